@@ -1,0 +1,21 @@
+-- average_precision = Σ_t (R_t − R_{t−1}) · P_t over the distinct scores t from the
+-- highest down (scikit-learn's step sum; tied scores form one threshold), where
+-- P_t, R_t are precision and recall when predicting score >= t positive.
+-- Since R_t − R_{t−1} = w⁺(t) / W⁺:  AP = Σ_t w⁺(t) · TP_t / (TP_t + FP_t) / W⁺.
+-- NULL when the slice lacks positives or negatives.
+--
+-- reads:  score_hist({{ by }}, score, w_pos, w_neg)
+-- output: {{ by }}, average_precision
+SELECT {{ by }},
+       CASE WHEN SUM(w_neg) > 0
+            THEN SUM(w_pos * tp / NULLIF(tp + fp, 0)) / NULLIF(SUM(w_pos), 0)
+       END AS average_precision
+FROM (
+    SELECT {{ by }}, w_pos, w_neg,
+           SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp,
+           SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp
+    FROM score_hist
+) AS thresholds
+GROUP BY {{ by }}

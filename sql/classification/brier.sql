@@ -1,0 +1,10 @@
+-- brier = Σ w · (p − y)² / Σ w, the mean squared error of the predicted probability.
+-- NULL on an empty slice (or one whose weights are all 0).
+--
+-- reads:  score_hist({{ by }}, score, w_pos, w_neg)
+-- output: {{ by }}, brier
+SELECT {{ by }},
+       SUM(w_pos * (1 - score) * (1 - score) + w_neg * score * score)
+       / NULLIF(SUM(w_pos + w_neg), 0) AS brier
+FROM score_hist
+GROUP BY {{ by }}

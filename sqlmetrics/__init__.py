@@ -1,0 +1,49 @@
+"""sqlmetrics: model-evaluation metrics as SQL templates and polars expressions.
+
+    import sqlmetrics as sm
+    sm.evaluate("logs/*.parquet", ["auc", "gauc", "logloss"], label="click",
+                score="pctr", query="user_id", by="date")
+
+Every registered metric is also a factory here: ``sm.fbeta(beta=2)`` is
+``sm.metric("fbeta", beta=2)``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from sqlmetrics.api import evaluate, to_sql
+from sqlmetrics.errors import (
+    ColumnNotFoundError,
+    InvalidInputError,
+    InvalidParameterError,
+    SourceError,
+    SqlMetricsError,
+    UnknownMetricError,
+)
+from sqlmetrics.registry import metric, registry
+from sqlmetrics.spec import Metric, MetricCall
+
+__all__ = [
+    "ColumnNotFoundError",
+    "InvalidInputError",
+    "InvalidParameterError",
+    "Metric",
+    "MetricCall",
+    "SourceError",
+    "SqlMetricsError",
+    "UnknownMetricError",
+    "evaluate",
+    "metric",
+    "registry",
+    "to_sql",
+]
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    """``sm.<metric>(**params)`` for every registered metric."""
+    if name in registry():
+        return partial(metric, name)
+    raise AttributeError(f"module 'sqlmetrics' has no attribute {name!r}")

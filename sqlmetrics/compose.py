@@ -1,0 +1,175 @@
+"""Composing many metrics into one SQL statement that scans the source once.
+
+The statement is a chain of CTEs:
+
+``input``       the only place user column names appear (quoted): slices, label, score,
+                weight, query under canonical names, plus an ``excluded`` flag for rows
+                with a NULL in a bound column;
+``base``        the one aggregation over the source, rows grouped by slice, [query,]
+                score, label and ``excluded`` (materialized: everything else reads it);
+``checks``      the input rules of ``checks.py``, raising ``error()`` on bad data;
+``row_counts``  n_rows and n_excluded per slice, the spine of the result;
+intermediates   ``score_hist``, ``confusion``, ``query_score_hist``: rendered once each,
+                only if a metric reads them;
+``m_<label>``   one CTE per metric, its template from ``sql/``;
+
+and a final SELECT that left-joins every metric onto ``row_counts`` by slice (NULL-safe)
+and sorts by the slice keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from sqlmetrics import templates
+from sqlmetrics.binding import Binding
+from sqlmetrics.checks import BAD_WEIGHT_SQL, checks_for, message_parts
+
+
+@dataclass(frozen=True)
+class Intermediate:
+    """A shared step between ``base`` and the metrics, rendered once per call.
+
+    ``collects`` names a metric parameter whose distinct values across the call are
+    rendered as a one-column table ``{{ <collects>s }}`` (e.g. every threshold used).
+    """
+
+    template: str
+    after: tuple[str, ...] = ()
+    collects: str | None = None
+
+
+INTERMEDIATES = {
+    "score_hist": Intermediate("intermediates/score_hist.sql"),
+    "query_score_hist": Intermediate("intermediates/query_score_hist.sql"),
+    "confusion": Intermediate("intermediates/confusion.sql", after=("score_hist",), collects="threshold"),
+}
+
+
+def quote(name: str) -> str:
+    """A column name as a quoted DuckDB identifier: any text is just a name."""
+    return exp.to_identifier(name, quoted=True).sql("duckdb")
+
+
+def compose(binding: Binding, source_sql: str) -> str:
+    """The one SQL statement computing every metric of ``binding`` over ``source_sql``."""
+    by = ", ".join(binding.slices)
+    ctes = {
+        "input": _input_sql(binding, source_sql),
+        "base": _base_sql(binding, by),
+        "checks": _checks_sql(binding),
+        "row_counts": _row_counts_sql(binding, by),
+    }
+    for name in _intermediates_needed(binding):
+        ctes[name] = templates.render(INTERMEDIATES[name].template, {"by": by, **_collected(binding, name)})
+    for call in binding.calls:
+        values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
+        ctes[f"m_{call.label}"] = templates.render(call.spec.template, values)
+    with_clause = ",\n".join(
+        f"{name} AS {'MATERIALIZED ' if name == 'base' else ''}(\n{_indent(sql)}\n)" for name, sql in ctes.items()
+    )
+    return f"WITH\n{with_clause}\n{_final_select(binding)}"
+
+
+def _input_sql(binding: Binding, source_sql: str) -> str:
+    slices = [f"{quote(col)} AS slice_{i}" for i, col in enumerate(binding.by, 1)] or ["0 AS slice_0"]
+    roles = binding.roles
+    columns = [
+        *slices,
+        f"CAST({quote(roles['label'])} AS DOUBLE) AS label",
+        f"CAST({quote(roles['score'])} AS DOUBLE) AS score",
+        f"CAST({quote(roles['weight'])} AS DOUBLE) AS weight" if "weight" in roles else "CAST(1 AS DOUBLE) AS weight",
+    ]
+    if binding.needs_query:
+        columns.append(f"{quote(roles['query'])} AS query")
+    excluded = " OR ".join(f"{quote(column)} IS NULL" for column in roles.values())
+    columns.append(f"({excluded}) AS excluded")
+    return f"SELECT {', '.join(columns)}\nFROM {source_sql}"
+
+
+def _base_sql(binding: Binding, by: str) -> str:
+    keys = f"{by}, {'query, ' if binding.needs_query else ''}score, label, excluded"
+    aggregates = ["COUNT(*) AS n", "SUM(weight) AS w"]
+    if binding.weight is not None:
+        aggregates += [
+            f"SUM(CASE WHEN {BAD_WEIGHT_SQL} THEN 1 ELSE 0 END) AS n_bad_weight",
+            f"MIN(CASE WHEN {BAD_WEIGHT_SQL} THEN weight END) AS bad_weight",
+        ]
+    return f"SELECT {keys}, {', '.join(aggregates)}\nFROM input\nGROUP BY {keys}"
+
+
+def _checks_sql(binding: Binding) -> str:
+    """One row whose ``failure`` raises an error naming the first rule the data breaks."""
+    cases = []
+    for check, metrics in checks_for(binding.calls, binding.weight is not None):
+        before, between = message_parts(check, binding.roles[check.role], metrics)
+        count = f"SUM(CASE WHEN {check.sql} THEN {check.count} ELSE 0 END)"
+        example = f"MIN(CASE WHEN {check.sql} THEN {check.value} END)"
+        message = (
+            f"{templates.literal(before)} || CAST({count} AS VARCHAR) || {templates.literal(between)}"
+            f" || CAST({example} AS VARCHAR)"
+        )
+        cases.append(f"    WHEN {count} > 0 THEN error({message})")
+    return "SELECT CASE\n" + "\n".join(cases) + "\n  END AS failure\nFROM base"
+
+
+def _row_counts_sql(binding: Binding, by: str) -> str:
+    counts = (
+        "CAST(COALESCE(SUM(CASE WHEN excluded THEN 0 ELSE n END), 0) AS BIGINT) AS n_rows, "
+        "CAST(COALESCE(SUM(CASE WHEN excluded THEN n ELSE 0 END), 0) AS BIGINT) AS n_excluded"
+    )
+    if not binding.by:  # one row even for an empty source
+        return f"SELECT 0 AS slice_0, {counts}\nFROM base"
+    return f"SELECT {by}, {counts}\nFROM base\nGROUP BY {by}"
+
+
+def _intermediates_needed(binding: Binding) -> list[str]:
+    """The intermediates the metrics read, each after the ones it reads, in a stable order."""
+    ordered: list[str] = []
+
+    def add(name: str) -> None:
+        for dependency in INTERMEDIATES[name].after:
+            add(dependency)
+        if name not in ordered:
+            ordered.append(name)
+
+    for call in binding.calls:
+        add(call.spec.reads)
+    return ordered
+
+
+def _collected(binding: Binding, name: str) -> dict[str, str]:
+    param = INTERMEDIATES[name].collects
+    if param is None:
+        return {}
+    values = sorted({dict(call.params)[param] for call in binding.calls if call.spec.reads == name})
+    rows = ", ".join(f"({templates.literal(value)})" for value in values)
+    return {f"{param}s": f"(VALUES {rows}) AS t({param})"}
+
+
+def _final_select(binding: Binding) -> str:
+    slices = binding.slices
+    columns = [f"row_counts.{s} AS {quote(user)}" for s, user in zip(slices, binding.by)]
+    columns += ["row_counts.n_rows", "row_counts.n_excluded"]
+    joins = []
+    for call in binding.calls:
+        cte = f"m_{call.label}"
+        columns.append(f"{cte}.{call.spec.name} AS {call.label}")
+        columns += [
+            f"COALESCE({cte}.{call.spec.name}_{out}, 0) AS {call.label}_{out}" for out in call.spec.outputs
+        ]
+        on = " AND ".join(f"row_counts.{s} IS NOT DISTINCT FROM {cte}.{s}" for s in slices)
+        joins.append(f"LEFT JOIN {cte} ON {on}")
+    order = f"\nORDER BY {', '.join(f'row_counts.{s}' for s in slices)}" if binding.by else ""
+    return (
+        f"SELECT {', '.join(columns)}\nFROM row_counts\n"
+        + "\n".join(joins)
+        + "\nCROSS JOIN checks\nWHERE checks.failure IS NULL"
+        + order
+    )
+
+
+def _indent(sql: str, prefix: str = "  ") -> str:
+    return "\n".join(prefix + line if line else line for line in sql.splitlines())

@@ -1,0 +1,52 @@
+"""The DuckDB engine: runs the composed SQL in-process and returns a polars frame."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from sqlmetrics.binding import Binding, check_schema
+from sqlmetrics.checks import ERROR_PREFIX
+from sqlmetrics.compose import compose
+from sqlmetrics.errors import InvalidInputError, SourceError
+from sqlmetrics.sources import FRAME_VIEW, is_frame, source_sql
+
+
+def run(binding: Binding, source: Any, con: duckdb.DuckDBPyConnection | None) -> pl.DataFrame:
+    """Compute every metric of ``binding`` over ``source`` with one SQL statement."""
+    connection = con if con is not None else duckdb.connect()
+    if is_frame(source):
+        connection.register(FRAME_VIEW, source)
+    try:
+        from_sql = source_sql(source)
+        check_schema(binding, _schema(connection, from_sql, source))
+        return _execute(connection, compose(binding, from_sql))
+    finally:
+        if is_frame(source):
+            connection.unregister(FRAME_VIEW)
+        if con is None:
+            connection.close()
+
+
+def _schema(connection: duckdb.DuckDBPyConnection, from_sql: str, source: Any) -> dict[str, str]:
+    try:
+        described = connection.sql(f"DESCRIBE SELECT * FROM {from_sql}").fetchall()
+    except duckdb.Error as error:
+        if isinstance(source, str) and from_sql.startswith('"'):
+            raise SourceError(
+                f"no table or view named {source!r} in the DuckDB connection (pass con=... or a Parquet path)"
+            ) from None
+        raise SourceError(f"cannot read {source!r}: {error}") from None
+    return {name: str(kind) for name, kind, *_ in described}
+
+
+def _execute(connection: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
+    try:
+        return connection.sql(sql).pl()
+    except duckdb.InvalidInputException as error:
+        text = str(error)
+        if ERROR_PREFIX in text:
+            raise InvalidInputError(text.split(ERROR_PREFIX, 1)[1].strip()) from None
+        raise

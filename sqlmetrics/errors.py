@@ -1,0 +1,36 @@
+"""The errors sqlmetrics raises for bad input: each says what is wrong and how to fix it."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class SqlMetricsError(ValueError):
+    """Base class of every error caused by the caller's input (not a bug in sqlmetrics)."""
+
+
+class UnknownMetricError(SqlMetricsError):
+    """A metric name that is not registered."""
+
+
+class InvalidParameterError(SqlMetricsError):
+    """A metric parameter (threshold, beta, weighting, ...) that breaks its rule."""
+
+
+class ColumnNotFoundError(SqlMetricsError):
+    """A bound column that the source does not have."""
+
+
+class InvalidInputError(SqlMetricsError):
+    """Data that no metric can be computed from: bad labels, NaN scores, negative weights."""
+
+
+class SourceError(SqlMetricsError):
+    """A source that cannot be read: missing file, empty glob, unsupported object."""
+
+
+def closest(name: str, candidates: Iterable[str], n: int = 3) -> str:
+    """A phrase suggesting the closest candidates to a misspelt name."""
+    matches = difflib.get_close_matches(name, list(candidates), n=n, cutoff=0.5)
+    return f"; did you mean {', '.join(repr(m) for m in matches)}?" if matches else ""

@@ -1,0 +1,1 @@
+"""Binary classification: threshold metrics, ranking quality of scores, probability quality."""

@@ -1,0 +1,30 @@
+"""accuracy: the weighted share of rows whose predicted class equals the label."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion, ratio
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="accuracy",
+    family="classification",
+    summary="share of rows whose predicted class (score >= threshold) equals the label",
+    template="classification/accuracy.sql",
+    reads="confusion",
+    params=(THRESHOLD,),
+    reference="sklearn.metrics.accuracy_score",
+)
+
+
+def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, threshold: float = 0.5) -> pl.Expr:
+    """accuracy = (TP + TN) / (TP + FP + TN + FN), weighted; NULL on an empty slice.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"score": [0.9, 0.6, 0.4, 0.2, 0.7], "label": [1, 0, 0, 0, 1]})
+    >>> df.select(smp.accuracy("score", "label")).item()  # TP 2, FP 1, TN 2, FN 0: 4/5
+    0.8
+    """
+    tp, fp, tn, fn = confusion(score, label, weight, threshold)
+    return ratio(tp + tn, tp + fp + tn + fn)

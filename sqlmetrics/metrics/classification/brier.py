@@ -1,0 +1,31 @@
+"""brier: the mean squared error of the predicted probabilities."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="brier",
+    family="classification",
+    summary="Σ w·(p − y)² / Σ w",
+    template="classification/brier.sql",
+    reads="score_hist",
+    score_domain="probability",
+    higher_is_better=False,
+    reference="sklearn.metrics.brier_score_loss",
+)
+
+
+def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
+    """brier = Σ w·(p − y)² / Σ w; scores must be probabilities. NULL on an empty slice.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"score": [0.9, 0.2], "label": [1, 0]})
+    >>> round(df.select(smp.brier("score", "label")).item(), 12)  # (0.1² + 0.2²) / 2
+    0.025
+    """
+    s, w_pos, w_neg = binary_weights(score, label, weight)
+    return ratio((w_pos * (1 - s) ** 2 + w_neg * s**2).sum(), (w_pos + w_neg).sum())

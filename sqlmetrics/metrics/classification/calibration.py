@@ -1,0 +1,32 @@
+"""calibration: predicted over observed positives (Σ score / Σ label)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="calibration",
+    family="classification",
+    summary="Σ w·p / Σ w·y: 1 is calibrated on average, above 1 over-predicts",
+    template="classification/calibration.sql",
+    reads="score_hist",
+    score_domain="finite",
+    higher_is_better=None,
+    range=(0.0, float("inf")),
+    reference="numpy: sum(w * score) / sum(w * label)",
+)
+
+
+def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
+    """calibration = Σ w·p / Σ w·y; NULL when the slice has no positive.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"score": [0.1, 0.3, 0.2, 0.4], "label": [0, 1, 0, 0]})
+    >>> round(df.select(smp.calibration("score", "label")).item(), 12)  # 1.0 / 1
+    1.0
+    """
+    s, w_pos, w_neg = binary_weights(score, label, weight)
+    return ratio(((w_pos + w_neg) * s).sum(), w_pos.sum())

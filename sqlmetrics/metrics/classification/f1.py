@@ -1,0 +1,33 @@
+"""f1: the harmonic mean of precision and recall."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion, ratio
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="f1",
+    family="classification",
+    summary="2·TP / (2·TP + FP + FN): harmonic mean of precision and recall",
+    template="classification/f1.sql",
+    reads="confusion",
+    params=(THRESHOLD,),
+    reference="sklearn.metrics.f1_score",
+)
+
+
+def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, threshold: float = 0.5) -> pl.Expr:
+    """f1 = 2·TP / (2·TP + FP + FN), weighted.
+
+    Written this way it is 0, not undefined, when precision or recall alone is undefined
+    (as scikit-learn since 1.3); NULL only when TP + FP + FN = 0.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"score": [0.9, 0.6, 0.4, 0.2, 0.7], "label": [1, 0, 0, 0, 1]})
+    >>> df.select(smp.f1("score", "label")).item()  # TP 2, FP 1, FN 0: 4 / 5
+    0.8
+    """
+    tp, fp, _, fn = confusion(score, label, weight, threshold)
+    return ratio(2 * tp, 2 * tp + fp + fn)

@@ -1,0 +1,46 @@
+"""fbeta: the F-score that weighs recall beta times as much as precision."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion, ratio
+from sqlmetrics.spec import Metric, Param
+
+BETA = Param(
+    "beta",
+    float,
+    1.0,
+    "recall counts beta times as much as precision",
+    rule=lambda beta: math.isfinite(beta) and beta > 0,
+    rule_text="must be a finite number > 0",
+)
+
+SPEC = Metric(
+    name="fbeta",
+    family="classification",
+    summary="(1 + β²)·TP / ((1 + β²)·TP + β²·FN + FP)",
+    template="classification/fbeta.sql",
+    reads="confusion",
+    params=(BETA, THRESHOLD),
+    reference="sklearn.metrics.fbeta_score",
+)
+
+
+def expr(
+    score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, beta: float = 1.0, threshold: float = 0.5
+) -> pl.Expr:
+    """fbeta = (1 + β²)·TP / ((1 + β²)·TP + β²·FN + FP), weighted; β = 1 is f1.
+
+    NULL only when TP + FP + FN = 0 (see f1).
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"score": [0.9, 0.6, 0.4, 0.2, 0.7], "label": [1, 0, 0, 0, 1]})
+    >>> df.select(smp.fbeta("score", "label", beta=2)).item()  # TP 2, FP 1, FN 0: 10 / 11
+    0.9090909090909091
+    """
+    tp, fp, _, fn = confusion(score, label, weight, threshold)
+    b2 = beta * beta
+    return ratio((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)

@@ -1,0 +1,81 @@
+"""gauc: group AUC, the weighted mean of per-query (per-user) AUC."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+import polars as pl
+
+from sqlmetrics.metrics.classification import auc
+from sqlmetrics.metrics.classification._binary import binary_weights, col, ratio
+from sqlmetrics.spec import Metric, Param
+
+WEIGHTING = Param(
+    "weighting",
+    str,
+    "impressions",
+    "how queries are weighted: impressions (rows or summed weight), positives, uniform",
+    choices=("impressions", "positives", "uniform"),
+)
+
+SPEC = Metric(
+    name="gauc",
+    family="classification",
+    summary="Σ_u g_u·AUC_u / Σ_u g_u over queries with both classes",
+    template="classification/gauc.sql",
+    reads="query_score_hist",
+    needs=("label", "score", "query"),
+    params=(WEIGHTING,),
+    outputs=("groups", "skipped"),
+    reference="per-query sklearn.metrics.roc_auc_score, averaged in Python",
+)
+
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+
+
+def frame(
+    data: Frame,
+    *,
+    score: str,
+    label: str,
+    query: str,
+    weight: str | None = None,
+    by: Sequence[str] = (),
+    weighting: str = "impressions",
+) -> Frame:
+    """GAUC = Σ_u g_u·AUC_u / Σ_u g_u over the queries u that have both classes.
+
+    AUC_u is the query's tie-correct AUC (see ``auc``). The query weight g_u is its
+    summed weight, i.e. its row count without weights (``weighting="impressions"``, the
+    DIN definition), its positives' weight (``"positives"``) or 1 (``"uniform"``).
+    One-class queries are skipped and counted. Rows with a NULL score, label, weight or
+    query are left out first.
+
+    Returns one row per slice of ``by``: ``gauc``, ``gauc_groups`` (queries used) and
+    ``gauc_skipped`` (one-class queries). GAUC needs two aggregation levels, so it is a
+    function of a frame rather than an expression.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"user": ["A", "A", "A", "B", "B", "C"],
+    ...                    "score": [0.9, 0.2, 0.5, 0.3, 0.4, 0.7],
+    ...                    "click": [1, 0, 1, 1, 0, 1]})
+    >>> # A: AUC 1 over 3 rows, B: AUC 0 over 2 rows, C: one class, skipped
+    >>> smp.gauc(df, score="score", label="click", query="user").row(0)
+    (0.6, 2, 1)
+    """
+    present = [pl.col(c).is_not_null() for c in (score, label, query, weight) if c is not None]
+    _, w_pos, w_neg = binary_weights(score, label, weight)
+    group_weight = {"impressions": (w_pos + w_neg).sum(), "positives": w_pos.sum(), "uniform": pl.lit(1.0)}
+    per_query = (
+        data.filter(*present)
+        .group_by([*by, query])
+        .agg(auc=auc.expr(score, label, weight), group_weight=group_weight[WEIGHTING.validate("gauc", weighting)])
+    )
+    value, g = col("auc"), col("group_weight")
+    summary = [
+        ratio((g * value).sum(), g.filter(value.is_not_null()).sum()).alias("gauc"),
+        value.count().cast(pl.Int64).alias("gauc_groups"),
+        value.null_count().cast(pl.Int64).alias("gauc_skipped"),
+    ]
+    return per_query.group_by(list(by)).agg(summary) if by else per_query.select(summary)

@@ -1,0 +1,30 @@
+"""label_mean: the observed positive rate (click-through rate)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="label_mean",
+    family="classification",
+    summary="Σ w·y / Σ w: observed positive rate",
+    template="classification/label_mean.sql",
+    reads="score_hist",
+    higher_is_better=None,
+    reference="numpy.average(label, weights=w)",
+)
+
+
+def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
+    """label_mean = Σ w·y / Σ w over rows with a score; NULL on an empty slice.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"score": [0.1, 0.3, 0.2, 0.4], "label": [0, 1, 0, 0]})
+    >>> df.select(smp.label_mean("score", "label")).item()  # 1 of 4
+    0.25
+    """
+    _, w_pos, w_neg = binary_weights(score, label, weight)
+    return ratio(w_pos.sum(), (w_pos + w_neg).sum())

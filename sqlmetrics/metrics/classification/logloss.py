@@ -1,0 +1,40 @@
+"""logloss: the mean binary cross-entropy of the predicted probabilities."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
+from sqlmetrics.spec import Metric
+
+EPSILON = 2.220446049250313e-16  # float64 machine epsilon, scikit-learn's clip
+
+SPEC = Metric(
+    name="logloss",
+    family="classification",
+    summary="−Σ w·(y·ln p + (1−y)·ln(1−p)) / Σ w, p clipped to [ε, 1−ε]",
+    template="classification/logloss.sql",
+    reads="score_hist",
+    score_domain="probability",
+    higher_is_better=False,
+    range=(0.0, float("inf")),
+    reference="sklearn.metrics.log_loss",
+)
+
+
+def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
+    """logloss = −Σ w·(y·ln p + (1 − y)·ln(1 − p)) / Σ w.
+
+    p is the score clipped to [ε, 1 − ε] with ε = 2⁻⁵² (float64 machine epsilon, as
+    scikit-learn's ``log_loss``), so a confident mistake costs at most −ln ε ≈ 36.04.
+    Scores must be probabilities in [0, 1]; ``sm.evaluate`` rejects others.
+    NULL on an empty slice.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"score": [0.9, 0.2], "label": [1, 0]})
+    >>> df.select(smp.logloss("score", "label")).item()  # −(ln 0.9 + ln 0.8) / 2
+    0.164252033486018
+    """
+    s, w_pos, w_neg = binary_weights(score, label, weight)
+    p = s.clip(EPSILON, 1 - EPSILON)
+    return ratio(-(w_pos * p.log() + w_neg * (1 - p).log()).sum(), (w_pos + w_neg).sum())

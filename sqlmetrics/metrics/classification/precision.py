@@ -1,0 +1,33 @@
+"""precision: the weighted share of predicted positives that are positive."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion, ratio
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="precision",
+    family="classification",
+    summary="TP / (TP + FP): share of predicted positives that are positive",
+    template="classification/precision.sql",
+    reads="confusion",
+    params=(THRESHOLD,),
+    reference="sklearn.metrics.precision_score",
+)
+
+
+def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, threshold: float = 0.5) -> pl.Expr:
+    """precision = TP / (TP + FP), weighted.
+
+    NULL when nothing is predicted positive (scikit-learn warns and returns 0 there, or
+    ``zero_division``).
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"score": [0.9, 0.6, 0.4, 0.2, 0.7], "label": [1, 0, 0, 0, 1]})
+    >>> df.select(smp.precision("score", "label")).item()  # TP 2, FP 1: 2/3
+    0.6666666666666666
+    """
+    tp, fp, _, _ = confusion(score, label, weight, threshold)
+    return ratio(tp, tp + fp)

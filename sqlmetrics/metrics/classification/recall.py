@@ -1,0 +1,30 @@
+"""recall: the weighted share of positives predicted positive (true positive rate)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion, ratio
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="recall",
+    family="classification",
+    summary="TP / (TP + FN): share of positives predicted positive",
+    template="classification/recall.sql",
+    reads="confusion",
+    params=(THRESHOLD,),
+    reference="sklearn.metrics.recall_score",
+)
+
+
+def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, threshold: float = 0.5) -> pl.Expr:
+    """recall = TP / (TP + FN), weighted; NULL when the slice has no positive.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"score": [0.9, 0.6, 0.4, 0.2, 0.7], "label": [1, 0, 0, 0, 1]})
+    >>> df.select(smp.recall("score", "label", threshold=0.8)).item()  # TP 1 (0.9), FN 1 (0.7)
+    0.5
+    """
+    tp, _, _, fn = confusion(score, label, weight, threshold)
+    return ratio(tp, tp + fn)

@@ -1,0 +1,32 @@
+"""score_mean: the mean predicted score."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="score_mean",
+    family="classification",
+    summary="Σ w·p / Σ w: mean predicted score",
+    template="classification/score_mean.sql",
+    reads="score_hist",
+    score_domain="finite",
+    higher_is_better=None,
+    range=None,
+    reference="numpy.average(score, weights=w)",
+)
+
+
+def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
+    """score_mean = Σ w·p / Σ w over rows with a label; NULL on an empty slice.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"score": [0.1, 0.3, 0.2, 0.4], "label": [0, 1, 0, 0]})
+    >>> round(df.select(smp.score_mean("score", "label")).item(), 12)  # 1.0 / 4
+    0.25
+    """
+    s, w_pos, w_neg = binary_weights(score, label, weight)
+    return ratio(((w_pos + w_neg) * s).sum(), (w_pos + w_neg).sum())

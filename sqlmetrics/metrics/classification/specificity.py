@@ -1,0 +1,30 @@
+"""specificity: the weighted share of negatives predicted negative (true negative rate)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion, ratio
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="specificity",
+    family="classification",
+    summary="TN / (TN + FP): share of negatives predicted negative",
+    template="classification/specificity.sql",
+    reads="confusion",
+    params=(THRESHOLD,),
+    reference="sklearn.metrics.recall_score(pos_label=0)",
+)
+
+
+def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, threshold: float = 0.5) -> pl.Expr:
+    """specificity = TN / (TN + FP), weighted; NULL when the slice has no negative.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"score": [0.9, 0.6, 0.4, 0.2, 0.7], "label": [1, 0, 0, 0, 1]})
+    >>> df.select(smp.specificity("score", "label")).item()  # TN 2 (0.4, 0.2), FP 1 (0.6)
+    0.6666666666666666
+    """
+    _, fp, tn, _ = confusion(score, label, weight, threshold)
+    return ratio(tn, tn + fp)

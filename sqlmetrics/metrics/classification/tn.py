@@ -1,0 +1,34 @@
+"""tn: the weighted count of negatives predicted negative (label 0, score < threshold)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="tn",
+    family="classification",
+    summary="weighted count of negatives predicted negative (label 0, score < threshold)",
+    template="classification/tn.sql",
+    reads="confusion",
+    params=(THRESHOLD,),
+    higher_is_better=True,
+    range=None,
+    reference="sklearn.metrics.confusion_matrix",
+)
+
+
+def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, threshold: float = 0.5) -> pl.Expr:
+    """The weighted count of negatives predicted negative: Σ w·[label 0, score < threshold].
+
+    Without weights it is a row count (as a float, like every weighted count). Rows with
+    a NULL score, label or weight count for nothing.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"score": [0.9, 0.6, 0.4, 0.2, 0.7], "label": [1, 0, 0, 0, 1]})
+    >>> df.select(smp.tn("score", "label")).item()
+    1.0
+    """
+    return confusion(score, label, weight, threshold)[2]

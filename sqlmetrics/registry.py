@@ -1,0 +1,95 @@
+"""The metric registry: discovers every ``SPEC`` under ``sqlmetrics.metrics`` and turns
+names like ``"auc"`` or ``"ndcg@10"`` into validated metric calls."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+from sqlmetrics import metrics as _metrics_package
+from sqlmetrics.errors import InvalidParameterError, UnknownMetricError, closest
+from sqlmetrics.spec import Metric, MetricCall
+
+
+@cache
+def registry() -> dict[str, Metric]:
+    """Every registered metric by name, discovered from the metric modules.
+
+    A module under ``sqlmetrics/metrics/<family>/`` registers a metric by defining
+    ``SPEC``; modules whose name starts with ``_`` hold shared helpers.
+    """
+    found: dict[str, Metric] = {}
+    prefix = _metrics_package.__name__ + "."
+    for info in pkgutil.walk_packages(_metrics_package.__path__, prefix):
+        if info.name.rsplit(".", 1)[-1].startswith("_") or info.ispkg:
+            continue
+        module = importlib.import_module(info.name)
+        spec: Metric | None = getattr(module, "SPEC", None)
+        if spec is None:
+            continue
+        if spec.name in found:
+            raise RuntimeError(f"metric {spec.name!r} is registered twice")
+        found[spec.name] = Metric(**{**spec.__dict__, "module": module})
+    return dict(sorted(found.items()))
+
+
+def get(name: str) -> Metric:
+    """The spec of a registered metric, or an error listing the closest names."""
+    specs = registry()
+    if name not in specs:
+        raise UnknownMetricError(f"unknown metric {name!r}{closest(name, specs)}")
+    return specs[name]
+
+
+def metric(name: str, **params: Any) -> MetricCall:
+    """A metric with parameters: ``metric("fbeta", beta=2)``, ``metric("ndcg@10")``.
+
+    ``name@k`` sets the parameter ``k``. Parameters not given take their defaults;
+    every value is checked against the parameter's rule.
+    """
+    if "@" in name:
+        name, k_text = name.split("@", 1)
+        if "k" in params:
+            raise InvalidParameterError(f"{name}: k given twice ('@{k_text}' and k={params['k']!r})")
+        params["k"] = _parse_k(name, k_text)
+    spec = get(name)
+    known = {p.name for p in spec.params}
+    for key in params:
+        if key not in known:
+            allowed = ", ".join(sorted(known)) or "none"
+            raise InvalidParameterError(
+                f"{name}: unknown parameter {key!r} (parameters: {allowed}){closest(key, known)}"
+            )
+    values = tuple(
+        (p.name, p.validate(name, params[p.name]) if p.name in params else p.default)
+        for p in spec.params
+    )
+    return MetricCall(spec, values)
+
+
+def _parse_k(name: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise InvalidParameterError(f"{name}: parameter 'k' must be an integer >= 1, got {text!r}") from None
+
+
+def resolve(metrics: Iterable[str | MetricCall] | str | MetricCall) -> list[MetricCall]:
+    """Metric names and calls as a list of calls with distinct result columns."""
+    if isinstance(metrics, (str, MetricCall)):
+        metrics = [metrics]
+    calls = [m if isinstance(m, MetricCall) else metric(m) for m in metrics]
+    if not calls:
+        raise InvalidParameterError("no metrics given")
+    seen: dict[str, MetricCall] = {}
+    for call in calls:
+        for column in call.columns:
+            if column in seen:
+                raise InvalidParameterError(
+                    f"metrics {seen[column]!r} and {call!r} both produce the column {column!r}"
+                )
+            seen[column] = call
+    return calls

@@ -1,0 +1,148 @@
+"""Declarative metric specs (what a metric is) and metric calls (a metric with parameters).
+
+A metric module holds one ``SPEC = Metric(...)`` next to the code that computes it; the
+registry discovers the specs, and everything else (composition, both engines, the CLI,
+the shared tests) works from them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlmetrics.errors import InvalidParameterError
+
+ROLES = ("label", "score", "query", "item", "weight")
+
+# What a metric requires of the score column beyond "not NaN".
+SCORE_DOMAINS = ("any", "finite", "probability")
+
+
+@dataclass(frozen=True)
+class Param:
+    """A metric parameter: its type, default, and the rule a value must satisfy.
+
+    ``rule`` returns True for an acceptable value; ``rule_text`` says the rule in words
+    for error messages ("must be > 0").
+    """
+
+    name: str
+    kind: type
+    default: Any
+    doc: str
+    rule: Callable[[Any], bool] = lambda value: True
+    rule_text: str = ""
+    choices: tuple[str, ...] = ()
+
+    def validate(self, metric: str, value: Any) -> Any:
+        """Return the value coerced to the parameter's type, or raise naming metric and rule."""
+        if self.choices:
+            if value not in self.choices:
+                raise InvalidParameterError(
+                    f"{metric}: parameter {self.name!r} must be one of "
+                    f"{', '.join(map(repr, self.choices))}, got {value!r}"
+                )
+            return value
+        coerced = _coerce(value, self.kind)
+        if coerced is None or not self.rule(coerced):
+            raise InvalidParameterError(
+                f"{metric}: parameter {self.name!r} {self.rule_text or f'must be a {self.kind.__name__}'}"
+                f", got {value!r}"
+            )
+        return coerced
+
+
+def _coerce(value: Any, kind: type) -> Any:
+    if isinstance(value, bool):
+        return None
+    if kind is float and isinstance(value, (int, float)):
+        return float(value)
+    if kind is int and isinstance(value, int):
+        return value
+    if kind is int and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def finite(value: float) -> bool:
+    return math.isfinite(value)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """What a metric is, independent of how an engine computes it.
+
+    * ``template``: its SQL file under ``sql/``, read by the composer;
+    * ``reads``: the shared intermediate the template selects from (``score_hist``, ...);
+    * ``needs``: the column roles it requires (``weight`` is always optional);
+    * ``outputs``: extra result columns after the main one (``label + "_" + output``);
+    * ``score_domain``: ``any`` (only order matters), ``finite`` or ``probability``;
+    * ``label_domain``: what labels must be (``binary``: 0/1 or boolean);
+    * ``reference``: the independent implementation the tests compare with.
+    """
+
+    name: str
+    family: str
+    summary: str
+    template: str
+    reads: str
+    needs: tuple[str, ...] = ("label", "score")
+    params: tuple[Param, ...] = ()
+    outputs: tuple[str, ...] = ()
+    score_domain: str = "any"
+    label_domain: str = "binary"
+    higher_is_better: bool | None = True
+    range: tuple[float, float] | None = (0.0, 1.0)
+    reference: str = ""
+    module: Any = field(default=None, compare=False, repr=False)
+
+    def param(self, name: str) -> Param:
+        return next(p for p in self.params if p.name == name)
+
+
+@dataclass(frozen=True)
+class MetricCall:
+    """A metric bound to parameter values; what ``evaluate`` computes one column for."""
+
+    spec: Metric
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    @property
+    def label(self) -> str:
+        """The result column: the metric name, then one part per parameter that differs
+        from its default: ``_at_<k>`` for ``k`` (``ndcg_at_10``), ``_<value>`` for a
+        choice (``gauc_uniform``), ``_<param>_<value>`` for a number
+        (``precision_threshold_0p3``, ``fbeta_beta_2``). In numbers ``.`` is written
+        ``p`` and ``-`` ``m``, so every label is a plain SQL identifier."""
+        parts = [self.spec.name]
+        for param in self.spec.params:
+            value = self.kwargs[param.name]
+            if value == param.default:
+                continue
+            if param.name == "k":
+                parts.append(f"at_{value}")
+            elif param.choices:
+                parts.append(str(value))
+            else:
+                parts.append(f"{param.name}_{_format_value(value)}")
+        return "_".join(parts)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Every result column this call produces, main one first."""
+        return (self.label, *(f"{self.label}_{out}" for out in self.spec.outputs))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params)
+        return f"{self.spec.name}({args})"
+
+
+def _format_value(value: Any) -> str:
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return text.replace(".", "p").replace("-", "m").replace("+", "")

@@ -1,0 +1,67 @@
+"""Loading the SQL templates shipped in ``sql/`` and filling their ``{{ placeholders }}``.
+
+Templates are plain DuckDB SQL with two kinds of placeholder:
+
+* ``{{ by }}``: the slice columns of the call (``slice_1, slice_2``); when the call has no
+  slices, a constant column ``slice_0`` stands in, so templates never special-case it;
+* ``{{ <parameter> }}``: a metric parameter, rendered as a typed SQL literal.
+
+Nothing else is substituted, and values are never pasted as raw text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from sqlglot import exp
+
+_PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+
+
+@cache
+def load(name: str) -> str:
+    """The text of ``sql/<name>``, read from the installed package."""
+    try:
+        root = resources.files("sqlmetrics.sql")
+    except ModuleNotFoundError:  # running from a source tree that was not installed
+        root = Path(__file__).resolve().parent.parent / "sql"
+    return (root / name).read_text(encoding="utf-8")
+
+
+def body(name: str) -> str:
+    """The template's SQL without its leading comment block and trailing semicolon."""
+    lines = load(name).strip().splitlines()
+    while lines and lines[0].lstrip().startswith("--"):
+        lines.pop(0)
+    return "\n".join(lines).strip().rstrip(";")
+
+
+def literal(value: object) -> str:
+    """A Python value as a typed SQL literal (floats as DOUBLE, never DECIMAL)."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"cannot render non-finite {value!r} as a literal")
+        return f"CAST({value!r} AS DOUBLE)"
+    if isinstance(value, str):
+        return exp.Literal.string(value).sql("duckdb")
+    raise TypeError(f"cannot render {type(value).__name__} as a SQL literal")
+
+
+def render(name: str, values: dict[str, str]) -> str:
+    """The template body with every placeholder replaced by already-rendered SQL."""
+
+    def fill(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key not in values:
+            raise KeyError(f"template {name} needs {{{{ {key} }}}}, which was not given")
+        return values[key]
+
+    return _PLACEHOLDER.sub(fill, body(name))
