@@ -1,0 +1,3 @@
+from sqlmetrics.cli import main
+
+raise SystemExit(main())

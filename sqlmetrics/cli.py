@@ -1,0 +1,289 @@
+"""The ``sqlmetrics`` command: evaluate metrics over Parquet, list them, show their SQL.
+
+Usage examples (quote globs so the shell leaves them to sqlmetrics)::
+
+    sqlmetrics eval 'logs/*.parquet' --metrics auc,gauc,logloss \\
+        --label click --score pctr --query user_id --by date,country
+    sqlmetrics eval logs/ --metrics 'fbeta:beta=2,precision:threshold=0.3' --format csv
+    sqlmetrics eval logs.parquet --metrics auc --format parquet --output auc.parquet
+    sqlmetrics metrics
+    sqlmetrics sql 'logs/*.parquet' --metrics auc,gauc:weighting=uniform --query user_id
+
+Metric specs in ``--metrics`` are comma separated; each is ``NAME[@K][:PARAM=VALUE]...``:
+``fbeta:beta=2``, ``precision:threshold=0.3``, ``fbeta:beta=0.5:threshold=0.7``,
+``gauc:weighting=uniform``, ``ndcg@10``. A value is read as an int, else a float, else
+a string. ``sqlmetrics metrics`` lists every metric with its parameters.
+
+Output formats: ``table`` (default, every row and column), ``csv``, ``json`` (one JSON
+array of row objects) and ``parquet`` (needs ``--output``).
+
+Errors in the input (unknown metric, missing column, missing file, bad parameter) print
+one line ``sqlmetrics: error: <message>`` to stderr and exit with status 1; bad command
+line usage exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+import sqlmetrics
+from sqlmetrics.api import DIALECTS, ENGINES
+from sqlmetrics.errors import SqlMetricsError
+from sqlmetrics.spec import Metric, MetricCall, Param
+
+PROG = "sqlmetrics"
+FORMATS = ("table", "csv", "json", "parquet")
+TABLE_CONFIG = {
+    "tbl_cols": -1,
+    "tbl_rows": -1,
+    "tbl_width_chars": -1,
+    "fmt_str_lengths": 1000,
+    "float_precision": 6,
+    "tbl_hide_column_data_types": True,
+    "tbl_hide_dataframe_shape": True,
+}
+METRIC_SYNTAX = """\
+metric specs: comma separated, each NAME[@K][:PARAM=VALUE]..., e.g.
+  auc,gauc:weighting=uniform,fbeta:beta=2:threshold=0.3,ndcg@10
+values are read as int, else float, else string; `sqlmetrics metrics` lists parameters."""
+
+
+class UsageError(Exception):
+    """A bad command line: reported in one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (raised, printed by ``main``)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+# --- parsing the command line -------------------------------------------------------
+
+
+def parse_value(text: str) -> int | float | str:
+    """A parameter value as an int, else a float, else the string itself."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_metric(text: str) -> tuple[str, dict[str, Any]]:
+    """``"fbeta:beta=2:threshold=0.3"`` -> ``("fbeta", {"beta": 2, "threshold": 0.3})``."""
+    name, *assignments = (part.strip() for part in text.split(":"))
+    if not name:
+        raise argparse.ArgumentTypeError(f"metric spec {text!r} has no metric name")
+    params: dict[str, Any] = {}
+    for assignment in assignments:
+        key, equals, value = (part.strip() for part in assignment.partition("="))
+        if not (key and equals and value):
+            raise argparse.ArgumentTypeError(
+                f"metric spec {text!r}: write parameters as {name}:PARAM=VALUE, got {assignment!r}"
+            )
+        if key in params:
+            raise argparse.ArgumentTypeError(f"metric spec {text!r} sets {key!r} twice")
+        params[key] = parse_value(value)
+    return name, params
+
+
+def parse_metrics(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """The comma separated metric specs of ``--metrics``."""
+    return [parse_metric(spec) for spec in _split_list(text, "--metrics")]
+
+
+def parse_columns(text: str) -> list[str]:
+    """The comma separated column names of ``--by``."""
+    return _split_list(text, "--by")
+
+
+def _split_list(text: str, option: str) -> list[str]:
+    items = [item.strip() for item in text.split(",")]
+    if not all(items):
+        raise argparse.ArgumentTypeError(f"empty item in {option} {text!r}")
+    return items
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Model-evaluation metrics over Parquet, as SQL.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {sqlmetrics.__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    binding = _binding_options()
+    formatter = argparse.RawDescriptionHelpFormatter
+
+    run = commands.add_parser(
+        "eval", parents=[binding], help="compute metrics over a Parquet source", epilog=METRIC_SYNTAX,
+        formatter_class=formatter,
+    )
+    run.add_argument("--engine", choices=ENGINES, default="duckdb", help="default: %(default)s")
+    run.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv, json (an array of "
+                     "row objects) or parquet (needs --output)")
+    run.add_argument("--output", "-o", metavar="PATH", help="write the result here instead of stdout")
+    run.set_defaults(handler=run_eval)
+
+    listing = commands.add_parser("metrics", help="list every metric with its parameters")
+    listing.set_defaults(handler=run_metrics)
+
+    sql = commands.add_parser(
+        "sql", parents=[binding], help="print the SQL statement eval runs", epilog=METRIC_SYNTAX,
+        formatter_class=formatter,
+    )
+    sql.add_argument("--dialect", choices=DIALECTS, default="duckdb", help="default: %(default)s")
+    sql.set_defaults(handler=run_sql)
+    return parser
+
+
+def _binding_options() -> argparse.ArgumentParser:
+    """The source, metrics and column options shared by ``eval`` and ``sql``."""
+    options = _Parser(add_help=False)
+    options.add_argument("source", metavar="SOURCE", help="Parquet file, glob (quote it) or directory; "
+                         "for `sql` also a table name (catalog.schema.table)")
+    options.add_argument("--metrics", "-m", required=True, type=parse_metrics, metavar="SPECS",
+                         help="comma separated metric specs (see below)")
+    options.add_argument("--label", default="label", help="truth column (default: %(default)s)")
+    options.add_argument("--score", default="score", help="prediction column (default: %(default)s)")
+    options.add_argument("--query", help="group column for gauc and ranking metrics (user, request, query id)")
+    options.add_argument("--item", help="item/document id column (ranking metrics)")
+    options.add_argument("--weight", help="non-negative sample weight column")
+    options.add_argument("--by", type=parse_columns, default=[], metavar="COLUMNS",
+                         help="comma separated slice columns: one result row per slice")
+    return options
+
+
+# --- the commands -------------------------------------------------------------------
+
+
+def metric_calls(specs: Sequence[tuple[str, dict[str, Any]]]) -> list[MetricCall]:
+    return [sqlmetrics.metric(name, **params) for name, params in specs]
+
+
+def binding_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The column options as keyword arguments of ``evaluate`` and ``to_sql``."""
+    return {
+        "label": args.label,
+        "score": args.score,
+        "query": args.query,
+        "item": args.item,
+        "weight": args.weight,
+        "by": args.by,
+    }
+
+
+def run_eval(args: argparse.Namespace) -> None:
+    if args.format == "parquet" and args.output is None:
+        raise UsageError("--format parquet writes a binary file: pass --output PATH")
+    calls = metric_calls(args.metrics)
+    # The CLI has no DuckDB tables to name, so SOURCE is always a path or glob.
+    source = Path(args.source)
+    if args.engine == "duckdb":
+        with duckdb_connection() as con:
+            result = sqlmetrics.evaluate(source, calls, engine="duckdb", con=con, **binding_kwargs(args))
+    else:
+        result = sqlmetrics.evaluate(source, calls, engine=args.engine, **binding_kwargs(args))
+    write_result(result, args.format, args.output)
+
+
+def duckdb_connection() -> duckdb.DuckDBPyConnection:
+    """A connection that shows DuckDB's progress bar only when someone can watch it.
+
+    DuckDB draws the bar on stdout, so it is shown only when both stdout and stderr are
+    terminals: piped or redirected output stays clean.
+    """
+    con = duckdb.connect()
+    show = sys.stderr.isatty() and sys.stdout.isatty()
+    con.execute(f"SET enable_progress_bar = {str(show).lower()}")
+    return con
+
+
+def write_result(result: pl.DataFrame, fmt: str, output: str | None) -> None:
+    """Write ``result`` as ``fmt`` to ``output``, or to stdout when it is None."""
+    if fmt == "parquet":
+        result.write_parquet(output)
+        return
+    text = render(result, fmt)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        Path(output).write_text(text, encoding="utf-8")
+
+
+def render(result: pl.DataFrame, fmt: str) -> str:
+    """``result`` as text: a readable table, CSV, or a JSON array of row objects."""
+    if fmt == "csv":
+        return result.write_csv()
+    if fmt == "json":
+        return result.write_json() + "\n"
+    with pl.Config(**TABLE_CONFIG):
+        return f"{result}\n"
+
+
+def run_metrics(args: argparse.Namespace) -> None:
+    rows = [("metric", "family", "parameters", "summary")]
+    rows += [(spec.name, spec.family, describe_params(spec), spec.summary) for spec in sqlmetrics.registry().values()]
+    sys.stdout.write(align(rows))
+
+
+def describe_params(spec: Metric) -> str:
+    """``beta=1, threshold=0.5`` or ``weighting=impressions (impressions|positives|uniform)``."""
+    return ", ".join(_describe_param(param) for param in spec.params) or "-"
+
+
+def _describe_param(param: Param) -> str:
+    default = f"{param.default:g}" if isinstance(param.default, float) else str(param.default)
+    choices = f" ({'|'.join(param.choices)})" if param.choices else ""
+    return f"{param.name}={default}{choices}"
+
+
+def align(rows: Sequence[Sequence[str]]) -> str:
+    """Rows as text columns separated by two spaces, padded to the widest cell."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)
+    return "\n".join(lines) + "\n"
+
+
+def run_sql(args: argparse.Namespace) -> None:
+    statement = sqlmetrics.to_sql(
+        metric_calls(args.metrics), source=args.source, dialect=args.dialect, **binding_kwargs(args)
+    )
+    sys.stdout.write(statement.rstrip("\n") + "\n")
+
+
+# --- the entry point ----------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help, --version
+        return done.code if isinstance(done.code, int) else 0
+    except UsageError as error:
+        return _fail(error, 2)
+    handler: Callable[[argparse.Namespace], None] = args.handler
+    try:
+        handler(args)
+    except UsageError as error:
+        return _fail(error, 2)
+    except BrokenPipeError:  # `sqlmetrics ... | head`: the reader left; not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (SqlMetricsError, OSError) as error:
+        return _fail(error, 1)
+    return 0
+
+
+def _fail(error: Exception, status: int) -> int:
+    print(f"{PROG}: error: {error}", file=sys.stderr)
+    return status
