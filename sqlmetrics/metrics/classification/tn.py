@@ -28,7 +28,7 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, th
 
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"score": [0.9, 0.6, 0.4, 0.2, 0.7], "label": [1, 0, 0, 0, 1]})
-    >>> df.select(smp.tn("score", "label")).item()
-    1.0
+    >>> df.select(smp.tn("score", "label")).item()  # 0.4 and 0.2
+    2.0
     """
     return confusion(score, label, weight, threshold)[2]
