@@ -1,0 +1,170 @@
+"""Bad input gets a clear error; degenerate but valid input gets defined (NULL) results."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+import polars as pl
+import pytest
+
+import sqlmetrics as sm
+
+FRAME = pl.DataFrame(
+    {
+        "click": [1, 0, 1, 0, 1, 0],
+        "pctr": [0.9, 0.2, 0.6, 0.4, 0.8, 0.1],
+        "w": [1.0, 2.0, 1.0, 1.0, 0.5, 1.0],
+        "user": [1, 1, 2, 2, 3, 3],
+        "day": ["d1", "d1", "d1", "d2", "d2", "d2"],
+    }
+)
+ROLES = {"label": "click", "score": "pctr"}
+
+
+def evaluate(frame, metrics, engine, **kwargs):
+    return sm.evaluate(frame, metrics, engine=engine, **{**ROLES, **kwargs})
+
+
+def test_missing_column_is_named_with_the_columns_that_exist(engine):
+    with pytest.raises(sm.ColumnNotFoundError, match=r"score column 'p_ctr' not found; the source has: click, pctr"):
+        evaluate(FRAME, ["auc"], engine, score="p_ctr")
+    with pytest.raises(sm.ColumnNotFoundError, match=r"by column 'country' not found"):
+        evaluate(FRAME, ["auc"], engine, by=["day", "country"])
+
+
+def test_label_outside_0_1_gives_count_and_example(engine):
+    frame = FRAME.with_columns(click=pl.Series([1, 0, 2, 0, 3, 2]))
+    message = r"label column 'click' must be 0 or 1 \(or boolean\) \(for auc, f1\): 3 rows are not, e\.g\. 2\.0"
+    with pytest.raises(sm.InvalidInputError, match=message):
+        evaluate(frame, ["auc", "f1"], engine)
+
+
+def test_nan_score_is_an_error(engine):
+    frame = FRAME.with_columns(pctr=pl.Series([0.9, float("nan"), 0.6, 0.4, float("nan"), 0.1]))
+    with pytest.raises(sm.InvalidInputError, match=r"score column 'pctr' must not be NaN: 2 rows are not"):
+        evaluate(frame, ["auc"], engine)
+
+
+def test_probability_metrics_need_scores_in_0_1_but_auc_does_not(engine):
+    logits = FRAME.with_columns(pctr=pl.Series([2.2, -1.4, 0.4, -0.4, 1.4, -2.2]))
+    assert evaluate(logits, ["auc"], engine)["auc"].item() == 1.0
+    message = r"score column 'pctr' must be a probability in \[0, 1\] \(for logloss, brier\): 5 rows are not, e\.g\. -2\.2"
+    with pytest.raises(sm.InvalidInputError, match=message):
+        evaluate(logits, ["auc", "logloss", "brier"], engine)
+
+
+def test_infinite_score_is_an_error_where_a_mean_needs_it(engine):
+    frame = FRAME.with_columns(pctr=pl.Series([float("inf"), 0.2, 0.6, 0.4, 0.8, 0.1]))
+    assert evaluate(frame, ["auc"], engine)["auc"].item() == 1.0
+    with pytest.raises(sm.InvalidInputError, match=r"score column 'pctr' must be finite \(for score_mean\): 1 rows"):
+        evaluate(frame, ["score_mean"], engine)
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf")])
+def test_negative_or_non_finite_weight_is_an_error(bad, engine):
+    frame = FRAME.with_columns(w=pl.Series([1.0, bad, 1.0, 1.0, 1.0, 1.0]))
+    with pytest.raises(sm.InvalidInputError, match=r"weight column 'w' must be finite and >= 0: 1 rows are not"):
+        evaluate(frame, ["auc"], engine, weight="w")
+
+
+def test_string_label_is_a_type_error(engine):
+    with pytest.raises(sm.SqlMetricsError, match=r"label column 'day' has type"):
+        evaluate(FRAME, ["auc"], engine, label="day")
+
+
+def test_missing_file_and_empty_glob_name_the_path(tmp_path, engine):
+    with pytest.raises(sm.SourceError, match=re.escape(f"file not found: '{tmp_path}/nope.parquet'")):
+        sm.evaluate(tmp_path / "nope.parquet", ["auc"], engine=engine)
+    with pytest.raises(sm.SourceError, match=re.escape(f"no files match '{tmp_path}/*.parquet'")):
+        sm.evaluate(f"{tmp_path}/*.parquet", ["auc"], engine=engine)
+
+
+def test_unknown_table_in_connection():
+    with pytest.raises(sm.SourceError, match="no table or view named 'impressions'"):
+        sm.evaluate("impressions", ["auc"], con=duckdb.connect())
+
+
+def test_empty_source_gives_one_row_of_nulls(engine):
+    result = evaluate(FRAME.clear(), list(sm.registry()), engine, query="user")
+    assert result.height == 1
+    assert result.row(0, named=True) == {
+        "n_rows": 0,
+        "n_excluded": 0,
+        **{c: None for c in result.columns[2:]},
+        "gauc_groups": 0,
+        "gauc_skipped": 0,
+    }
+
+
+def test_slice_whose_rows_are_all_excluded_gives_nulls(engine):
+    frame = FRAME.with_columns(pctr=pl.when(pl.col("day") == "d2").then(None).otherwise(pl.col("pctr")))
+    result = evaluate(frame, ["auc", "logloss", "gauc"], engine, query="user", by="day")
+    assert result.filter(day="d2").row(0) == ("d2", 0, 3, None, None, None, 0, 0)
+    assert result.filter(day="d1")["n_rows"].item() == 3
+
+
+def test_one_class_slices_are_null_where_undefined(engine):
+    one_class = FRAME.with_columns(click=pl.lit(1))
+    result = evaluate(one_class, ["auc", "average_precision", "gauc", "mcc", "recall"], engine, query="user")
+    assert result.select("auc", "average_precision", "gauc", "mcc").row(0) == (None, None, None, None)
+    assert result["gauc_skipped"].item() == 3
+    assert result["recall"].item() == 0.5  # scores 0.9, 0.6, 0.8 of six are >= 0.5
+
+
+def test_nothing_predicted_positive(engine):
+    result = evaluate(FRAME, [sm.precision(threshold=0.95), sm.mcc(threshold=0.95), sm.recall(threshold=0.95)], engine)
+    assert result.row(0)[2:] == (None, None, 0.0)
+
+
+def test_hostile_column_names_are_just_names(engine):
+    hostile = 'a"; DROP TABLE t; --'
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT 1 AS x")
+    frame = FRAME.rename({"click": hostile, "day": "it's"})
+    result = sm.evaluate(frame, ["auc"], label=hostile, score="pctr", by="it's", engine=engine, con=con if engine == "duckdb" else None)
+    assert result.columns == ["it's", "n_rows", "n_excluded", "auc"]
+    assert con.sql("SELECT x FROM t").fetchall() == [(1,)]
+    sql = sm.to_sql(["auc"], source=frame, label=hostile, score="pctr", by="it's")
+    assert '"a""; DROP TABLE t; --"' in sql
+
+
+def test_table_in_a_connection_with_a_quote_in_its_name():
+    con = duckdb.connect()
+    con.execute('CREATE TABLE "imp""ressions" AS SELECT * FROM FRAME')
+    result = sm.evaluate('imp"ressions', ["auc"], **ROLES, con=con)
+    assert result["auc"].item() == evaluate(FRAME, ["auc"], "duckdb")["auc"].item()
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: sm.fbeta(beta=0), r"fbeta: parameter 'beta' must be a finite number > 0, got 0"),
+        (lambda: sm.precision(threshold=float("nan")), r"precision: parameter 'threshold' must be a finite number, got nan"),
+        (lambda: sm.precision(threshold="high"), r"precision: parameter 'threshold' must be a finite number, got 'high'"),
+        (lambda: sm.gauc(weighting="users"), r"gauc: parameter 'weighting' must be one of 'impressions', 'positives', 'uniform', got 'users'"),
+        (lambda: sm.auc(threshold=0.3), r"auc: unknown parameter 'threshold' \(parameters: none\)"),
+        (lambda: sm.metric("auc@10"), r"auc: unknown parameter 'k'"),
+        (lambda: sm.metric("precision@x"), r"precision: parameter 'k' must be an integer >= 1, got 'x'"),
+    ],
+)
+def test_invalid_parameters_name_metric_rule_and_value(make, message):
+    with pytest.raises(sm.InvalidParameterError, match=message):
+        make()
+
+
+def test_unknown_metric_suggests_the_closest():
+    with pytest.raises(sm.UnknownMetricError, match=r"unknown metric 'acu'; did you mean 'auc'"):
+        sm.evaluate(FRAME, ["acu"], **ROLES)
+
+
+def test_gauc_without_query_says_what_to_pass():
+    with pytest.raises(sm.InvalidParameterError, match=r"gauc averages over queries: pass query="):
+        sm.evaluate(FRAME, ["gauc"], **ROLES)
+
+
+def test_duplicate_result_columns_and_unknown_engine():
+    with pytest.raises(sm.InvalidParameterError, match="both produce the column 'auc'"):
+        sm.evaluate(FRAME, ["auc", sm.auc()], **ROLES)
+    with pytest.raises(sm.InvalidParameterError, match="engine must be one of 'duckdb', 'polars', got 'spark'"):
+        sm.evaluate(FRAME, ["auc"], **ROLES, engine="spark")
