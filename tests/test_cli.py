@@ -279,7 +279,8 @@ def test_version(capsys):
 
 
 def _progress_bar(con: duckdb.DuckDBPyConnection) -> bool:
-    return con.sql("SELECT current_setting('enable_progress_bar')").fetchone()[0]
+    [(value,)] = con.sql("SELECT current_setting('enable_progress_bar')").fetchall()
+    return value
 
 
 def test_progress_bar_off_when_piped():
