@@ -1,9 +1,12 @@
 """The input rules a composed call enforces before any number is trusted.
 
-Each rule is written once, for both engines: a SQL condition and a polars condition over
-the ``base`` aggregation (rows grouped by slice, score and label), true for bad rows.
-The DuckDB engine raises from inside the query (``error()``), so the SQL that
-``to_sql`` prints refuses bad data by itself; the polars engine raises the same message.
+Each rule is written once for both engines: a row condition in SQL and in polars over the
+canonical columns of ``input``, true for a bad row. Where the rule's column is a grouping
+key of ``base`` (the score), the rule is checked on base's groups; otherwise base counts
+the bad rows of each group and keeps the smallest bad value as an example
+(``n_bad_<name>``, ``bad_<name>``). The DuckDB engine raises from inside the query
+(``error()``), so the SQL that ``to_sql`` prints refuses bad data by itself; the polars
+engine raises the same message.
 """
 
 from __future__ import annotations
@@ -18,42 +21,44 @@ from sqlmetrics.spec import MetricCall
 
 ERROR_PREFIX = "sqlmetrics: "
 
+# Columns of base that are grouping keys: rules on them need no per-row counting.
+BASE_KEYS = ("score",)
+
 
 @dataclass(frozen=True)
 class Check:
     """A rule over one column role: ``{role} column "x" must {rule}: n rows are not, e.g. v``."""
 
+    name: str
     role: str
     rule: str
-    sql: str  # condition over base's columns, true for groups of bad rows
+    sql: str  # row condition over input's canonical columns, true for a bad row
     polars: Callable[[], pl.Expr]
-    value: str  # the base column an example is taken from
-    count: str = "n"  # the base column counting the bad rows of a group
+
+    @property
+    def on_key(self) -> bool:
+        return self.role in BASE_KEYS
 
 
 LABEL_BINARY = Check(
-    "label", "be 0 or 1 (or boolean)", "label NOT IN (0, 1)", lambda: ~pl.col("label").is_in([0.0, 1.0]), "label"
+    "label", "label", "be 0 or 1 (or boolean)", "label NOT IN (0, 1)", lambda: ~pl.col("label").is_in([0.0, 1.0])
 )
-SCORE_NOT_NAN = Check("score", "not be NaN", "isnan(score)", lambda: pl.col("score").is_nan(), "score")
-SCORE_FINITE = Check("score", "be finite", "isinf(score)", lambda: pl.col("score").is_infinite(), "score")
+SCORE_NOT_NAN = Check("nan", "score", "not be NaN", "isnan(score)", lambda: pl.col("score").is_nan())
+SCORE_FINITE = Check("inf", "score", "be finite", "isinf(score)", lambda: pl.col("score").is_infinite())
 SCORE_PROBABILITY = Check(
+    "probability",
     "score",
     "be a probability in [0, 1]",
     "(score < 0 OR score > 1)",
     lambda: (pl.col("score") < 0) | (pl.col("score") > 1),
-    "score",
 )
 WEIGHT_VALID = Check(
-    "weight", "be finite and >= 0", "n_bad_weight > 0", lambda: pl.col("n_bad_weight") > 0, "bad_weight", "n_bad_weight"
+    "weight",
+    "weight",
+    "be finite and >= 0",
+    "(weight < 0 OR isnan(weight) OR isinf(weight))",
+    lambda: (pl.col("weight") < 0) | pl.col("weight").is_nan() | pl.col("weight").is_infinite(),
 )
-
-# Per-row weight rule, aggregated into base as n_bad_weight / bad_weight.
-BAD_WEIGHT_SQL = "(weight < 0 OR isnan(weight) OR isinf(weight))"
-
-
-def bad_weight_polars() -> pl.Expr:
-    weight = pl.col("weight")
-    return (weight < 0) | weight.is_nan() | weight.is_infinite()
 
 
 def checks_for(calls: Sequence[MetricCall], weighted: bool) -> list[tuple[Check, str]]:
@@ -78,12 +83,27 @@ def message_parts(check: Check, column: str, metrics: str) -> tuple[str, str]:
     return f"{ERROR_PREFIX}{check.role} column {column!r} must {check.rule}{scope}: ", " rows are not, e.g. "
 
 
+def row_counters_polars(checks: list[tuple[Check, str]]) -> list[pl.Expr]:
+    """base's per-group count and example of bad rows, for the rules not on a key."""
+    counters = []
+    for check, _ in checks:
+        if not check.on_key:
+            bad = check.polars().fill_null(False)
+            counters += [
+                bad.sum().cast(pl.Int64).alias(f"n_bad_{check.name}"),
+                pl.col(check.role).filter(bad).min().alias(f"bad_{check.name}"),
+            ]
+    return counters
+
+
 def raise_failed(base: pl.DataFrame, checks: list[tuple[Check, str]], columns: dict[str, str]) -> None:
     """Raise InvalidInputError for the first rule the polars ``base`` frame breaks."""
     for check, metrics in checks:
-        bad = base.filter(check.polars().fill_null(False))
-        if bad.height:
-            count = int(bad[check.count].sum())
-            example = bad[check.value].min()
+        if check.on_key:
+            bad = base.filter(check.polars().fill_null(False))
+            count, example = bad["n_all"].sum(), bad[check.role].min()
+        else:
+            count, example = base[f"n_bad_{check.name}"].sum(), base[f"bad_{check.name}"].min()
+        if count:
             before, between = message_parts(check, columns[check.role], metrics)
             raise InvalidInputError(f"{before}{count}{between}{example}".removeprefix(ERROR_PREFIX))

@@ -3,14 +3,16 @@
 The statement is a chain of CTEs:
 
 ``input``       the only place user column names appear (quoted): slices, label, score,
-                weight, query under canonical names, plus an ``excluded`` flag for rows
-                with a NULL in a bound column;
-``base``        the one aggregation over the source, rows grouped by slice, [query,]
-                score, label and ``excluded`` (materialized: everything else reads it);
+                weight, query under canonical names, and ``w``: the weight of a used row,
+                NULL for a row with a NULL in a bound column;
+``base``        the one aggregation over the source: one row per slice and distinct
+                score with positive and total weight, row counts and bad-row counters
+                (materialized: everything else reads it);
 ``checks``      the input rules of ``checks.py``, raising ``error()`` on bad data;
 ``row_counts``  n_rows and n_excluded per slice, the spine of the result;
-intermediates   ``score_hist``, ``confusion``, ``query_score_hist``: rendered once each,
-                only if a metric reads them;
+intermediates   ``score_hist``, ``confusion`` (from base), ``query_rows`` (the used rows
+                of the source, for metrics that sort within queries): rendered once
+                each, only if a metric reads them;
 ``m_<label>``   one CTE per metric, its template from ``sql/``;
 
 and a final SELECT that left-joins every metric onto ``row_counts`` by slice (NULL-safe)
@@ -25,7 +27,7 @@ from sqlglot import exp
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.checks import BAD_WEIGHT_SQL, checks_for, message_parts
+from sqlmetrics.checks import checks_for, message_parts
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ class Intermediate:
 
 INTERMEDIATES = {
     "score_hist": Intermediate("intermediates/score_hist.sql"),
-    "query_score_hist": Intermediate("intermediates/query_score_hist.sql"),
+    "query_rows": Intermediate("intermediates/query_rows.sql"),
     "confusion": Intermediate("intermediates/confusion.sql", after=("score_hist",), collects="threshold"),
 }
 
@@ -74,30 +76,40 @@ def compose(binding: Binding, source_sql: str) -> str:
 
 
 def _input_sql(binding: Binding, source_sql: str) -> str:
+    """The source under canonical names. ``w`` is the weight of a used row and NULL for a
+    row excluded for a NULL in a bound column, so sums over ``w`` skip excluded rows."""
     slices = [f"{quote(col)} AS slice_{i}" for i, col in enumerate(binding.by, 1)] or ["0 AS slice_0"]
     roles = binding.roles
+    weight = f"CAST({quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
+    excluded = " OR ".join(f"{quote(column)} IS NULL" for column in roles.values())
     columns = [
         *slices,
         f"CAST({quote(roles['label'])} AS DOUBLE) AS label",
         f"CAST({quote(roles['score'])} AS DOUBLE) AS score",
-        f"CAST({quote(roles['weight'])} AS DOUBLE) AS weight" if "weight" in roles else "CAST(1 AS DOUBLE) AS weight",
+        f"{weight} AS weight",
+        f"CASE WHEN {excluded} THEN NULL ELSE {weight} END AS w",
     ]
     if binding.needs_query:
         columns.append(f"{quote(roles['query'])} AS query")
-    excluded = " OR ".join(f"{quote(column)} IS NULL" for column in roles.values())
-    columns.append(f"({excluded}) AS excluded")
     return f"SELECT {', '.join(columns)}\nFROM {source_sql}"
 
 
 def _base_sql(binding: Binding, by: str) -> str:
-    keys = f"{by}, {'query, ' if binding.needs_query else ''}score, label, excluded"
-    aggregates = ["COUNT(*) AS n", "SUM(weight) AS w"]
-    if binding.weight is not None:
-        aggregates += [
-            f"SUM(CASE WHEN {BAD_WEIGHT_SQL} THEN 1 ELSE 0 END) AS n_bad_weight",
-            f"MIN(CASE WHEN {BAD_WEIGHT_SQL} THEN weight END) AS bad_weight",
-        ]
-    return f"SELECT {keys}, {', '.join(aggregates)}\nFROM input\nGROUP BY {keys}"
+    """One row per slice and distinct score: the score histogram plus what the checks
+    and the row counts need."""
+    aggregates = [
+        "COUNT(*) AS n_all",
+        "COUNT(w) AS n",
+        "SUM(w) AS w",
+        "SUM(w * label) AS w_pos",
+    ]
+    for check, _ in checks_for(binding.calls, binding.weight is not None):
+        if not check.on_key:
+            aggregates += [
+                f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END) AS n_bad_{check.name}",
+                f"MIN(CASE WHEN {check.sql} THEN {check.role} END) AS bad_{check.name}",
+            ]
+    return f"SELECT {by}, score, {', '.join(aggregates)}\nFROM input\nGROUP BY {by}, score"
 
 
 def _checks_sql(binding: Binding) -> str:
@@ -105,8 +117,11 @@ def _checks_sql(binding: Binding) -> str:
     cases = []
     for check, metrics in checks_for(binding.calls, binding.weight is not None):
         before, between = message_parts(check, binding.roles[check.role], metrics)
-        count = f"SUM(CASE WHEN {check.sql} THEN {check.count} ELSE 0 END)"
-        example = f"MIN(CASE WHEN {check.sql} THEN {check.value} END)"
+        if check.on_key:
+            count = f"SUM(CASE WHEN {check.sql} THEN n_all ELSE 0 END)"
+            example = f"MIN(CASE WHEN {check.sql} THEN {check.role} END)"
+        else:
+            count, example = f"SUM(n_bad_{check.name})", f"MIN(bad_{check.name})"
         message = (
             f"{templates.literal(before)} || CAST({count} AS VARCHAR) || {templates.literal(between)}"
             f" || CAST({example} AS VARCHAR)"
@@ -117,8 +132,8 @@ def _checks_sql(binding: Binding) -> str:
 
 def _row_counts_sql(binding: Binding, by: str) -> str:
     counts = (
-        "CAST(COALESCE(SUM(CASE WHEN excluded THEN 0 ELSE n END), 0) AS BIGINT) AS n_rows, "
-        "CAST(COALESCE(SUM(CASE WHEN excluded THEN n ELSE 0 END), 0) AS BIGINT) AS n_excluded"
+        "CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n_rows, "
+        "CAST(COALESCE(SUM(n_all) - SUM(n), 0) AS BIGINT) AS n_excluded"
     )
     if not binding.by:  # one row even for an empty source
         return f"SELECT 0 AS slice_0, {counts}\nFROM base"

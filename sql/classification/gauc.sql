@@ -2,10 +2,15 @@
 --   GAUC = Σ_u g_u · AUC_u / Σ_u g_u   over queries u that have both classes,
 -- with g_u = the query's summed weight (weighting 'impressions', the default: its row
 -- count without weights), its positives' weight ('positives') or 1 ('uniform').
--- AUC_u is the Mann–Whitney statistic of the query, ties counting ½ (see auc.sql).
+-- AUC_u is the query's Mann–Whitney statistic, ties counting ½ (see auc.sql), from one
+-- sort of the query's rows: with P, N the query's positive and negative weight and
+-- N(<=s), P(<=s) the weight at or below score s (ties included),
+--   AUC_u = (P·N + Σ_pos w·N(<=s) − Σ_neg w·P(<=s)) / (2·P·N)
+-- since Σ_pos w·N(<=s) − Σ_neg w·P(<=s) = wins − losses and P·N = wins + ties + losses.
+-- One-class queries are not sorted: one row of each is kept, to be counted as skipped.
 -- gauc_groups counts the queries used, gauc_skipped the one-class queries left out.
 --
--- reads:  query_score_hist({{ by }}, query, score, w_pos, w_neg)
+-- reads:  query_rows({{ by }}, query, score, w_pos, w_neg)
 -- params: {{ weighting }} -- 'impressions' | 'positives' | 'uniform'
 -- output: {{ by }}, gauc, gauc_groups, gauc_skipped
 SELECT {{ by }},
@@ -14,18 +19,27 @@ SELECT {{ by }},
        COUNT(*) - COUNT(auc) AS gauc_skipped
 FROM (
     SELECT {{ by }}, query,
-           SUM(w_pos * (neg_below + w_neg / 2)) / NULLIF(SUM(w_pos) * SUM(w_neg), 0) AS auc,
+           (MAX(pos) * MAX(neg) + SUM(w_pos * neg_up_to) - SUM(w_neg * pos_up_to))
+           / NULLIF(2 * MAX(pos) * MAX(neg), 0) AS auc,
            CASE {{ weighting }}
-               WHEN 'impressions' THEN SUM(w_pos + w_neg)
-               WHEN 'positives' THEN SUM(w_pos)
+               WHEN 'impressions' THEN MAX(pos + neg)
+               WHEN 'positives' THEN MAX(pos)
                ELSE 1
            END AS group_weight
     FROM (
-        SELECT {{ by }}, query, w_pos, w_neg,
-               COALESCE(SUM(w_neg) OVER (
-                   PARTITION BY {{ by }}, query ORDER BY score
-                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS neg_below
-        FROM query_score_hist
+        SELECT {{ by }}, query, pos, neg, w_pos, w_neg,
+               SUM(w_neg) OVER (PARTITION BY {{ by }}, query ORDER BY score
+                                RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS neg_up_to,
+               SUM(w_pos) OVER (PARTITION BY {{ by }}, query ORDER BY score
+                                RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS pos_up_to
+        FROM (
+            SELECT {{ by }}, query, score, w_pos, w_neg,
+                   SUM(w_pos) OVER (PARTITION BY {{ by }}, query) AS pos,
+                   SUM(w_neg) OVER (PARTITION BY {{ by }}, query) AS neg,
+                   ROW_NUMBER() OVER (PARTITION BY {{ by }}, query) AS nth  -- any one row
+            FROM query_rows
+        ) AS totals
+        WHERE (pos > 0 AND neg > 0) OR nth = 1
     ) AS ranked
     GROUP BY {{ by }}, query
 ) AS per_query

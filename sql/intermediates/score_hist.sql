@@ -2,12 +2,10 @@
 -- and of its negatives. Shared by auc, average_precision, the threshold metrics and the
 -- probability metrics: once the rows are summed by score, none of them needs a row.
 --
--- reads:  base({{ by }}, [query,] score, label, excluded, n, w)
---         the one aggregation over the source (rows grouped by slice, score and label)
+-- reads:  base({{ by }}, score, n, w, w_pos)
+--         the one aggregation over the source: per slice and score, n used rows of
+--         total weight w, w_pos of it on positives (label 1)
 -- output: {{ by }}, score, w_pos, w_neg
-SELECT {{ by }}, score,
-       SUM(CASE WHEN label = 1 THEN w ELSE 0 END) AS w_pos,
-       SUM(CASE WHEN label = 0 THEN w ELSE 0 END) AS w_neg
+SELECT {{ by }}, score, w_pos, w - w_pos AS w_neg
 FROM base
-WHERE NOT excluded
-GROUP BY {{ by }}, score
+WHERE n > 0

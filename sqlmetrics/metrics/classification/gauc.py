@@ -8,7 +8,7 @@ from typing import TypeVar
 import polars as pl
 
 from sqlmetrics.metrics.classification import auc
-from sqlmetrics.metrics.classification._binary import binary_weights, col, ratio
+from sqlmetrics.metrics.classification._binary import binary_weights, ratio
 from sqlmetrics.spec import Metric, Param
 
 WEIGHTING = Param(
@@ -24,7 +24,7 @@ SPEC = Metric(
     family="classification",
     summary="Σ_u g_u·AUC_u / Σ_u g_u over queries with both classes",
     template="classification/gauc.sql",
-    reads="query_score_hist",
+    reads="query_rows",
     needs=("label", "score", "query"),
     params=(WEIGHTING,),
     outputs=("groups", "skipped"),
@@ -49,8 +49,8 @@ def frame(
     AUC_u is the query's tie-correct AUC (see ``auc``). The query weight g_u is its
     summed weight, i.e. its row count without weights (``weighting="impressions"``, the
     DIN definition), its positives' weight (``"positives"``) or 1 (``"uniform"``).
-    One-class queries are skipped and counted. Rows with a NULL score, label, weight or
-    query are left out first.
+    One-class queries are skipped and counted; only the rows of the others are sorted.
+    Rows with a NULL score, label, weight or query are left out first.
 
     Returns one row per slice of ``by``: ``gauc``, ``gauc_groups`` (queries used) and
     ``gauc_skipped`` (one-class queries). GAUC needs two aggregation levels, so it is a
@@ -64,15 +64,20 @@ def frame(
     >>> smp.gauc(df, score="score", label="click", query="user").row(0)
     (0.6, 2, 1)
     """
-    present = [pl.col(c).is_not_null() for c in (score, label, query, weight) if c is not None]
+    keys = [*by, query]
     _, w_pos, w_neg = binary_weights(score, label, weight)
-    group_weight = {"impressions": (w_pos + w_neg).sum(), "positives": w_pos.sum(), "uniform": pl.lit(1.0)}
-    per_query = (
-        data.filter(*present)
-        .group_by([*by, query])
-        .agg(auc=auc.expr(score, label, weight), group_weight=group_weight[WEIGHTING.validate("gauc", weighting)])
+    rows = data.filter(*(pl.col(c).is_not_null() for c in (score, label, query, weight) if c is not None))
+    totals = rows.group_by(keys).agg(pos=w_pos.sum(), neg=w_neg.sum())
+    two_class = totals.filter((pl.col("pos") > 0) & (pl.col("neg") > 0)).select(keys)
+    aucs = rows.join(two_class, on=keys, how="semi", nulls_equal=True).group_by(keys).agg(
+        auc=auc.expr(score, label, weight)
     )
-    value, g = col("auc"), col("group_weight")
+    pos, neg = pl.col("pos"), pl.col("neg")
+    group_weight = {"impressions": pos + neg, "positives": pos, "uniform": pl.lit(1.0)}
+    per_query = totals.join(aucs, on=keys, how="left", nulls_equal=True).with_columns(
+        group_weight=group_weight[WEIGHTING.validate("gauc", weighting)]
+    )
+    value, g = pl.col("auc"), pl.col("group_weight")
     summary = [
         ratio((g * value).sum(), g.filter(value.is_not_null()).sum()).alias("gauc"),
         value.count().cast(pl.Int64).alias("gauc_groups"),
