@@ -88,3 +88,10 @@ def test_boolean_and_float_labels(label, engine):
     arrays = {"y": frame["click_float"].to_numpy(), "s": frame["score"].to_numpy(), "w": np.ones(4)}
     assert_close(result["auc"].item(), reference.auc(**arrays), "auc")
     assert_close(result["precision"].item(), reference.precision(**arrays), "precision")
+
+
+def test_seed_auc_example(engine):
+    # positives .5 .5 .7 .8 against negatives .3 .5 .5: 4·3 = 12 pairs; .7 and .8 win
+    # all 3 (6), each .5 wins against .3 and ties the two .5 (2 · (1 + 2·½) = 4): 10/12
+    frame = pl.DataFrame({"label": [0, 1, 1, 0, 0, 1, 1], "score": [0.3, 0.5, 0.5, 0.5, 0.5, 0.7, 0.8]})
+    assert sm.evaluate(frame, ["auc"], engine=engine)["auc"].item() == pytest.approx(10 / 12, abs=1e-15)
