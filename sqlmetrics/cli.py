@@ -123,12 +123,19 @@ def build_parser() -> argparse.ArgumentParser:
     formatter = argparse.RawDescriptionHelpFormatter
 
     run = commands.add_parser(
-        "eval", parents=[binding], help="compute metrics over a Parquet source", epilog=METRIC_SYNTAX,
+        "eval",
+        parents=[binding],
+        help="compute metrics over a Parquet source",
+        epilog=METRIC_SYNTAX,
         formatter_class=formatter,
     )
     run.add_argument("--engine", choices=ENGINES, default="duckdb", help="default: %(default)s")
-    run.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv, json (an array of "
-                     "row objects) or parquet (needs --output)")
+    run.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (default), csv, json (an array of row objects) or parquet (needs --output)",
+    )
     run.add_argument("--output", "-o", metavar="PATH", help="write the result here instead of stdout")
     run.set_defaults(handler=run_eval)
 
@@ -136,7 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
     listing.set_defaults(handler=run_metrics)
 
     sql = commands.add_parser(
-        "sql", parents=[binding], help="print the SQL statement eval runs", epilog=METRIC_SYNTAX,
+        "sql",
+        parents=[binding],
+        help="print the SQL statement eval runs",
+        epilog=METRIC_SYNTAX,
         formatter_class=formatter,
     )
     sql.add_argument("--dialect", choices=DIALECTS, default="duckdb", help="default: %(default)s")
@@ -147,17 +157,31 @@ def build_parser() -> argparse.ArgumentParser:
 def _binding_options() -> argparse.ArgumentParser:
     """The source, metrics and column options shared by ``eval`` and ``sql``."""
     options = _Parser(add_help=False)
-    options.add_argument("source", metavar="SOURCE", help="Parquet file, glob (quote it) or directory; "
-                         "for `sql` also a table name (catalog.schema.table)")
-    options.add_argument("--metrics", "-m", required=True, type=parse_metrics, metavar="SPECS",
-                         help="comma separated metric specs (see below)")
+    options.add_argument(
+        "source",
+        metavar="SOURCE",
+        help="Parquet file, glob (quote it) or directory; for `sql` also a table name (catalog.schema.table)",
+    )
+    options.add_argument(
+        "--metrics",
+        "-m",
+        required=True,
+        type=parse_metrics,
+        metavar="SPECS",
+        help="comma separated metric specs (see below)",
+    )
     options.add_argument("--label", default="label", help="truth column (default: %(default)s)")
     options.add_argument("--score", default="score", help="prediction column (default: %(default)s)")
     options.add_argument("--query", help="group column for gauc and ranking metrics (user, request, query id)")
     options.add_argument("--item", help="item/document id column (ranking metrics)")
     options.add_argument("--weight", help="non-negative sample weight column")
-    options.add_argument("--by", type=parse_columns, default=[], metavar="COLUMNS",
-                         help="comma separated slice columns: one result row per slice")
+    options.add_argument(
+        "--by",
+        type=parse_columns,
+        default=[],
+        metavar="COLUMNS",
+        help="comma separated slice columns: one result row per slice",
+    )
     return options
 
 

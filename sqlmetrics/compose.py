@@ -132,8 +132,7 @@ def _checks_sql(binding: Binding) -> str:
 
 def _row_counts_sql(binding: Binding, by: str) -> str:
     counts = (
-        "CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n_rows, "
-        "CAST(COALESCE(SUM(n_all) - SUM(n), 0) AS BIGINT) AS n_excluded"
+        "CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n_rows, CAST(COALESCE(SUM(n_all) - SUM(n), 0) AS BIGINT) AS n_excluded"
     )
     if not binding.by:  # one row even for an empty source
         return f"SELECT 0 AS slice_0, {counts}\nFROM base"
@@ -172,9 +171,7 @@ def _final_select(binding: Binding) -> str:
     for call in binding.calls:
         cte = f"m_{call.label}"
         columns.append(f"{cte}.{call.spec.name} AS {call.label}")
-        columns += [
-            f"COALESCE({cte}.{call.spec.name}_{out}, 0) AS {call.label}_{out}" for out in call.spec.outputs
-        ]
+        columns += [f"COALESCE({cte}.{call.spec.name}_{out}, 0) AS {call.label}_{out}" for out in call.spec.outputs]
         on = " AND ".join(f"row_counts.{s} IS NOT DISTINCT FROM {cte}.{s}" for s in slices)
         joins.append(f"LEFT JOIN {cte} ON {on}")
     order = f"\nORDER BY {', '.join(f'row_counts.{s}' for s in slices)}" if binding.by else ""

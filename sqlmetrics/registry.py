@@ -63,10 +63,7 @@ def metric(name: str, **params: Any) -> MetricCall:
             raise InvalidParameterError(
                 f"{name}: unknown parameter {key!r} (parameters: {allowed}){closest(key, known)}"
             )
-    values = tuple(
-        (p.name, p.validate(name, params[p.name]) if p.name in params else p.default)
-        for p in spec.params
-    )
+    values = tuple((p.name, p.validate(name, params[p.name]) if p.name in params else p.default) for p in spec.params)
     return MetricCall(spec, values)
 
 
@@ -88,8 +85,6 @@ def resolve(metrics: Iterable[str | MetricCall] | str | MetricCall) -> list[Metr
     for call in calls:
         for column in call.columns:
             if column in seen:
-                raise InvalidParameterError(
-                    f"metrics {seen[column]!r} and {call!r} both produce the column {column!r}"
-                )
+                raise InvalidParameterError(f"metrics {seen[column]!r} and {call!r} both produce the column {column!r}")
             seen[column] = call
     return calls

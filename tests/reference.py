@@ -82,9 +82,7 @@ def specificity(y, s, w, threshold=0.5):
     if w.sum() == 0:
         return None
     pred = _predicted(s, threshold)
-    return _none_if_nan(
-        skm.recall_score(y, pred, pos_label=0, sample_weight=w, zero_division=np.nan, labels=[0, 1])
-    )
+    return _none_if_nan(skm.recall_score(y, pred, pos_label=0, sample_weight=w, zero_division=np.nan, labels=[0, 1]))
 
 
 def f1(y, s, w, threshold=0.5):

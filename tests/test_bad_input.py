@@ -49,7 +49,9 @@ def test_nan_score_is_an_error(engine):
 def test_probability_metrics_need_scores_in_0_1_but_auc_does_not(engine):
     logits = FRAME.with_columns(pctr=pl.Series([2.2, -1.4, 0.4, -0.4, 1.4, -2.2]))
     assert evaluate(logits, ["auc"], engine)["auc"].item() == 1.0
-    message = r"score column 'pctr' must be a probability in \[0, 1\] \(for logloss, brier\): 5 rows are not, e\.g\. -2\.2"
+    message = (
+        r"score column 'pctr' must be a probability in \[0, 1\] \(for logloss, brier\): 5 rows are not, e\.g\. -2\.2"
+    )
     with pytest.raises(sm.InvalidInputError, match=message):
         evaluate(logits, ["auc", "logloss", "brier"], engine)
 
@@ -122,7 +124,9 @@ def test_hostile_column_names_are_just_names(engine):
     con = duckdb.connect()
     con.execute("CREATE TABLE t AS SELECT 1 AS x")
     frame = FRAME.rename({"click": hostile, "day": "it's"})
-    result = sm.evaluate(frame, ["auc"], label=hostile, score="pctr", by="it's", engine=engine, con=con if engine == "duckdb" else None)
+    result = sm.evaluate(
+        frame, ["auc"], label=hostile, score="pctr", by="it's", engine=engine, con=con if engine == "duckdb" else None
+    )
     assert result.columns == ["it's", "n_rows", "n_excluded", "auc"]
     assert con.sql("SELECT x FROM t").fetchall() == [(1,)]
     sql = sm.to_sql(["auc"], source=frame, label=hostile, score="pctr", by="it's")
@@ -140,9 +144,18 @@ def test_table_in_a_connection_with_a_quote_in_its_name():
     "make, message",
     [
         (lambda: sm.fbeta(beta=0), r"fbeta: parameter 'beta' must be a finite number > 0, got 0"),
-        (lambda: sm.precision(threshold=float("nan")), r"precision: parameter 'threshold' must be a finite number, got nan"),
-        (lambda: sm.precision(threshold="high"), r"precision: parameter 'threshold' must be a finite number, got 'high'"),
-        (lambda: sm.gauc(weighting="users"), r"gauc: parameter 'weighting' must be one of 'impressions', 'positives', 'uniform', got 'users'"),
+        (
+            lambda: sm.precision(threshold=float("nan")),
+            r"precision: parameter 'threshold' must be a finite number, got nan",
+        ),
+        (
+            lambda: sm.precision(threshold="high"),
+            r"precision: parameter 'threshold' must be a finite number, got 'high'",
+        ),
+        (
+            lambda: sm.gauc(weighting="users"),
+            r"gauc: parameter 'weighting' must be one of 'impressions', 'positives', 'uniform', got 'users'",
+        ),
         (lambda: sm.auc(threshold=0.3), r"auc: unknown parameter 'threshold' \(parameters: none\)"),
         (lambda: sm.metric("auc@10"), r"auc: unknown parameter 'k'"),
         (lambda: sm.metric("precision@x"), r"precision: parameter 'k' must be an integer >= 1, got 'x'"),

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sqlmetrics as sm
+
 import reference
 from strategies import impressions
 

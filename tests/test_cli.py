@@ -260,8 +260,15 @@ def test_missing_query_for_gauc(capsys, logs):
 
 @pytest.mark.parametrize(
     "argv",
-    [[], ["evaluate"], ["eval"], ["eval", "x.parquet"], ["eval", "x.parquet", "-m", "auc", "--engine", "spark"],
-     ["sql", "x.parquet", "-m", "auc", "--dialect", "nosuch"], ["metrics", "--bogus"]],
+    [
+        [],
+        ["evaluate"],
+        ["eval"],
+        ["eval", "x.parquet"],
+        ["eval", "x.parquet", "-m", "auc", "--engine", "spark"],
+        ["sql", "x.parquet", "-m", "auc", "--dialect", "nosuch"],
+        ["metrics", "--bogus"],
+    ],
 )
 def test_bad_command_lines_exit_2(capsys, argv):
     code, out, err = run(capsys, *argv)
@@ -308,7 +315,9 @@ def test_console_script(logs):
     assert script, "the sqlmetrics console script is not installed (pip install -e .)"
     done = subprocess.run(
         [script, "eval", str(logs), "-m", "auc,gauc", *BINDING, "--format", "csv"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert (done.returncode, done.stderr) == (0, "")
     expected = sm.evaluate(logs, ["auc", "gauc"], **KWARGS)

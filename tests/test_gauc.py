@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import reference
 import sqlmetrics as sm
 import sqlmetrics.polars as smp
+
+import reference
 from strategies import impressions
 
 # users A A A A B B B C C D D D
@@ -31,9 +32,7 @@ ISSUE_VECTOR = pl.DataFrame(
 )
 
 
-@pytest.mark.parametrize(
-    "weighting, expected", [("impressions", 0.45), ("positives", 0.5), ("uniform", 1.25 / 3)]
-)
+@pytest.mark.parametrize("weighting, expected", [("impressions", 0.45), ("positives", 0.5), ("uniform", 1.25 / 3)])
 def test_issue_vector(weighting, expected, engine):
     call = sm.gauc(weighting=weighting)
     result = sm.evaluate(ISSUE_VECTOR, [call], label="click", score="pctr", query="user", engine=engine)
@@ -53,11 +52,12 @@ def test_matches_python_reference(frame, weighting, engine):
         frame, [call], label="label", score="score", query="query", weight="weight", by="slice", engine=engine
     )
     for row in result.iter_rows(named=True):
-        used = frame.filter(pl.col("slice").eq_missing(row["slice"])).drop_nulls(
-            ["label", "score", "weight", "query"]
-        )
+        used = frame.filter(pl.col("slice").eq_missing(row["slice"])).drop_nulls(["label", "score", "weight", "query"])
         expected, groups, skipped = reference.gauc(
-            used["label"].to_numpy(), used["score"].to_numpy(), used["weight"].to_numpy(), used["query"].to_numpy(),
+            used["label"].to_numpy(),
+            used["score"].to_numpy(),
+            used["weight"].to_numpy(),
+            used["query"].to_numpy(),
             weighting,
         )
         assert row["n_rows"] == used.height

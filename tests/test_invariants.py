@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import sqlmetrics as sm
 from sqlmetrics import templates
+
 from strategies import impressions
 
 METRICS = list(sm.registry())
@@ -122,3 +123,19 @@ def test_values_stay_in_range(frame):
         low, high = spec.range
         values = result[name].drop_nulls()
         assert ((values >= low - 1e-12) & (values <= high + 1e-12)).all(), name
+
+
+ROW_METRICS = [name for name, spec in sm.registry().items() if hasattr(spec.module, "expr")]
+
+
+@settings(max_examples=30)
+@given(frame=impressions())
+def test_row_expressions_in_group_by_and_over_equal_evaluate(frame):
+    """The public polars expressions, applied to rows (ties, NULLs, weights), give the
+    numbers of the engines, which compute from the score histogram."""
+    evaluated = sm.evaluate(frame, ROW_METRICS, weight="weight", by="slice").drop("n_rows", "n_excluded")
+    exprs = [sm.registry()[name].module.expr("score", "label", "weight").alias(name) for name in ROW_METRICS]
+    grouped = frame.group_by("slice").agg(exprs).sort("slice", nulls_last=True)
+    assert_same(grouped, evaluated)
+    over = frame.select("slice", *(e.over("slice") for e in exprs)).unique().sort("slice", nulls_last=True)
+    assert_same(over, evaluated)

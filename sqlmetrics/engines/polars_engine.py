@@ -2,10 +2,9 @@
 expressions over LazyFrames.
 
 ``base`` (one row per slice and distinct score) is the one aggregation over the source;
-the checks and row counts read it; every single-level metric is its polars expression
-evaluated on the score histogram, with the summed weights as weights (which gives the
-row-level value); metrics that sort within queries (gauc) call their frame function on
-the used rows.
+the checks and row counts read it; every single-level metric is its ``from_histogram``
+expression evaluated on the score histogram; metrics that sort within queries (gauc)
+call their frame function on the used rows.
 """
 
 from __future__ import annotations
@@ -29,10 +28,11 @@ def run(binding: Binding, source: Any) -> pl.DataFrame:
 
     slices = list(binding.slices)
     results = _row_counts(binding, base)
-    single = [call for call in binding.calls if hasattr(call.spec.module, "expr")]
+    single = [call for call in binding.calls if hasattr(call.spec.module, "from_histogram")]
     if single:
-        exprs = [call.spec.module.expr("score", "label", "w", **call.kwargs).alias(call.label) for call in single]
-        values = _score_hist(binding, base).group_by(slices).agg(exprs)
+        hist = [pl.col("score"), pl.col("w_pos"), pl.col("w_neg")]
+        exprs = [call.spec.module.from_histogram(*hist, **call.kwargs).alias(call.label) for call in single]
+        values = _score_hist(base).lazy().group_by(slices).agg(exprs).collect()
         results = results.join(values, on=slices, how="left", nulls_equal=True)
     used_rows = rows.filter(pl.col("w").is_not_null())
     for call in binding.calls:
@@ -41,7 +41,7 @@ def run(binding: Binding, source: Any) -> pl.DataFrame:
         frame = call.spec.module.frame(
             used_rows, score="score", label="label", query="query", weight="w", by=slices, **call.kwargs
         ).collect(engine="streaming")
-        renamed = frame.rename({f"{call.spec.name}{c[len(call.label):]}": c for c in call.columns})
+        renamed = frame.rename({f"{call.spec.name}{c[len(call.label) :]}": c for c in call.columns})
         results = results.join(renamed, on=slices, how="left", nulls_equal=True)
 
     counts = [f"{call.label}_{out}" for call in binding.calls for out in call.spec.outputs]
@@ -82,14 +82,10 @@ def _base(binding: Binding, rows: pl.LazyFrame, checks: list) -> pl.LazyFrame:
     return rows.group_by([*binding.slices, "score"]).agg(aggregates)
 
 
-def _score_hist(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
-    """score_hist in long form (one row per slice, score and label, weight ``w``), the
-    shape the metric expressions take."""
-    used = base.filter(pl.col("n") > 0)
-    keys = [*binding.slices, "score"]
-    positives = used.select(*keys, label=pl.lit(1.0), w=pl.col("w_pos"))
-    negatives = used.select(*keys, label=pl.lit(0.0), w=pl.col("w") - pl.col("w_pos"))
-    return pl.concat([positives, negatives])
+def _score_hist(base: pl.DataFrame) -> pl.DataFrame:
+    """score_hist: one row per slice and distinct score with its positive and negative
+    weight, the input of every metric's ``from_histogram``."""
+    return base.filter(pl.col("n") > 0).with_columns(w_neg=pl.col("w") - pl.col("w_pos"))
 
 
 def _row_counts(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:

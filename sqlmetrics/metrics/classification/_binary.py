@@ -1,9 +1,17 @@
 """Shared pieces of the binary-classification metrics' polars forms.
 
-Every polars expression here mirrors its SQL template: rows are reduced to a positive
-weight ``w_pos = w·[y = 1]`` and a negative weight ``w_neg = w·[y = 0]``, exactly the two
-columns of ``score_hist``. A row with a NULL score, label or weight gets weight 0, so it
-counts for nothing (``sm.evaluate`` also reports how many such rows it excluded).
+Every binary metric module has two polars forms that mirror its SQL template:
+
+* ``from_histogram(s, w_pos, w_neg, **params)``: the metric from each score's positive
+  and negative weight, exactly the columns of ``score_hist`` (the polars engine
+  evaluates it on the histogram, where every score is distinct);
+* ``expr(score, label, weight=None, **params)``: the public row-level expression. Rows are
+  reduced to ``w_pos = w·[y = 1]`` and ``w_neg = w·[y = 0]`` by ``binary_weights``;
+  metrics that sum over rows apply ``from_histogram`` to those, metrics that sort
+  (auc, average_precision) also resolve tied scores.
+
+A row with a NULL score, label or weight gets NULL weights, so it counts for nothing
+(``sm.evaluate`` also reports how many such rows it excluded).
 """
 
 from __future__ import annotations
@@ -29,14 +37,16 @@ def col(value: IntoExpr) -> pl.Expr:
 
 
 def binary_weights(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-    """``(score, w_pos, w_neg)`` as Float64 expressions; NULL rows weigh 0."""
+    """``(score, w_pos, w_neg)`` as Float64 expressions; both weights are NULL for a row
+    with a NULL score, label or weight, so sums skip it and ``w_pos.count()`` counts the
+    rows used."""
     s, y = col(score).cast(pl.Float64), col(label).cast(pl.Float64)
     present = s.is_not_null() & y.is_not_null()
     if weight is None:
-        w = present.cast(pl.Float64)
+        w = pl.when(present).then(1.0)
     else:
         w = col(weight).cast(pl.Float64)
-        w = pl.when(present & w.is_not_null()).then(w).otherwise(0.0)
+        w = pl.when(present & w.is_not_null()).then(w)
     return s, w * (y == 1).cast(pl.Float64), w * (y == 0).cast(pl.Float64)
 
 
@@ -46,14 +56,16 @@ def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
 
 
 def confusion(
-    score: IntoExpr, label: IntoExpr, weight: IntoExpr | None, threshold: float
+    s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr, threshold: float
 ) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
-    """The weighted ``(tp, fp, tn, fn)`` at ``threshold`` (score >= threshold predicts 1)."""
-    s, w_pos, w_neg = binary_weights(score, label, weight)
+    """The weighted ``(tp, fp, tn, fn)`` at ``threshold`` (score >= threshold predicts 1);
+    NULL when no row is used (an empty slice has no counts, as in SQL)."""
     predicted = (s >= threshold).fill_null(False)
-    return (
-        pl.when(predicted).then(w_pos).otherwise(0.0).sum(),
-        pl.when(predicted).then(w_neg).otherwise(0.0).sum(),
-        pl.when(predicted).then(0.0).otherwise(w_neg).sum(),
-        pl.when(predicted).then(0.0).otherwise(w_pos).sum(),
+    used = w_pos.is_not_null().any()
+    counts = (
+        pl.when(predicted).then(w_pos).otherwise(0.0),
+        pl.when(predicted).then(w_neg).otherwise(0.0),
+        pl.when(predicted).then(0.0).otherwise(w_neg),
+        pl.when(predicted).then(0.0).otherwise(w_pos),
     )
+    return tuple(pl.when(used).then(count.sum()) for count in counts)

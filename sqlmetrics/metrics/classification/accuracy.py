@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion, ratio
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -18,6 +18,12 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr, *, threshold: float = 0.5) -> pl.Expr:
+    """accuracy from each score's positive and negative weight (rows or a histogram)."""
+    tp, fp, tn, fn = confusion(s, w_pos, w_neg, threshold)
+    return ratio(tp + tn, tp + fp + tn + fn)
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, threshold: float = 0.5) -> pl.Expr:
     """accuracy = (TP + TN) / (TP + FP + TN + FN), weighted; NULL on an empty slice.
 
@@ -26,5 +32,4 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, th
     >>> df.select(smp.accuracy("score", "label")).item()  # TP 2, FP 1, TN 2, FN 0: 4/5
     0.8
     """
-    tp, fp, tn, fn = confusion(score, label, weight, threshold)
-    return ratio(tp + tn, tp + fp + tn + fn)
+    return from_histogram(*binary_weights(score, label, weight), threshold=threshold)

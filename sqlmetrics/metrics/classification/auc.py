@@ -17,6 +17,12 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr) -> pl.Expr:
+    """AUC from a score histogram (every score distinct): one sort, one running sum."""
+    pos, neg = w_pos.sort_by(s), w_neg.sort_by(s)
+    return ratio((pos * (neg.cum_sum() - neg / 2)).sum(), w_pos.sum() * w_neg.sum())
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
     """AUC = Σ_pos w⁺(s)·(W⁻(< s) + W⁻(= s)/2) / (W⁺·W⁻).
 
@@ -26,8 +32,9 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     Only the order of scores matters, so any real score (probability, logit) works.
     NULL when there are no positives or no negatives (scikit-learn raises there).
 
-    The rows are sorted by score once; each run of tied scores gets the negative weight
-    strictly below it and up to its end from one cumulative sum.
+    Ties are resolved with two sorts of the rows by score, negatives first within a tie
+    and then positives first: the negative weight below a positive is W⁻(<= s) in the
+    first order and W⁻(< s) in the second, and their mean is the tie-corrected credit.
 
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"score": [0.3, 0.5, 0.5, 0.5, 0.5, 0.7, 0.8],
@@ -36,10 +43,12 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     0.8333333333333334
     """
     s, w_pos, w_neg = binary_weights(score, label, weight)
-    s_sorted, pos, neg = s.sort_by(s), w_pos.sort_by(s), w_neg.sort_by(s)
-    neg_cum = neg.cum_sum()
-    first_of_tie = (s_sorted != s_sorted.shift(1)).fill_null(True)
-    last_of_tie = (s_sorted != s_sorted.shift(-1)).fill_null(True)
-    neg_below = pl.when(first_of_tie).then(neg_cum - neg).forward_fill()
-    neg_up_to = pl.when(last_of_tie).then(neg_cum).backward_fill()
-    return ratio((pos * (neg_below + neg_up_to) / 2).sum(), w_pos.sum() * w_neg.sum())
+    w_pos, w_neg = w_pos.fill_null(0.0), w_neg.fill_null(0.0)  # running sums must not stop at NULLs
+
+    def credit(positives_first: bool) -> pl.Expr:
+        order = [s, w_pos > 0]
+        pos = w_pos.sort_by(order, descending=[False, positives_first])
+        neg = w_neg.sort_by(order, descending=[False, positives_first])
+        return (pos * neg.cum_sum()).sum()
+
+    return ratio((credit(False) + credit(True)) / 2, w_pos.sum() * w_neg.sum())

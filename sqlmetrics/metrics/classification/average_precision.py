@@ -17,6 +17,14 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr) -> pl.Expr:
+    """AP from a score histogram (every score distinct): one descending running sum."""
+    pos, neg = w_pos.sort_by(s, descending=True), w_neg.sort_by(s, descending=True)
+    tp = pos.cum_sum()
+    ap = ratio((pos * ratio(tp, tp + neg.cum_sum())).sum(), w_pos.sum())
+    return pl.when(w_neg.sum() > 0).then(ap)
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
     """AP = Σ_t (R_t − R_{t−1})·P_t = Σ_t w⁺(t)·TP_t / (TP_t + FP_t) / W⁺.
 
@@ -35,6 +43,7 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     0.833333333333
     """
     s, w_pos, w_neg = binary_weights(score, label, weight)
+    w_pos, w_neg = w_pos.fill_null(0.0), w_neg.fill_null(0.0)  # running sums must not stop at NULLs
     s_sorted = s.sort_by(s, descending=True)
     pos = w_pos.sort_by(s, descending=True)
     last_of_tie = (s_sorted != s_sorted.shift(-1)).fill_null(True)

@@ -19,6 +19,11 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr) -> pl.Expr:
+    """brier from each score's positive and negative weight (rows or a histogram)."""
+    return ratio((w_pos * (1 - s) ** 2 + w_neg * s**2).sum(), (w_pos + w_neg).sum())
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
     """brier = Σ w·(p − y)² / Σ w; scores must be probabilities. NULL on an empty slice.
 
@@ -27,5 +32,4 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     >>> round(df.select(smp.brier("score", "label")).item(), 12)  # (0.1² + 0.2²) / 2
     0.025
     """
-    s, w_pos, w_neg = binary_weights(score, label, weight)
-    return ratio((w_pos * (1 - s) ** 2 + w_neg * s**2).sum(), (w_pos + w_neg).sum())
+    return from_histogram(*binary_weights(score, label, weight))

@@ -20,6 +20,11 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr) -> pl.Expr:
+    """calibration from each score's positive and negative weight (rows or a histogram)."""
+    return ratio(((w_pos + w_neg) * s).sum(), w_pos.sum())
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
     """calibration = Σ w·p / Σ w·y; NULL when the slice has no positive.
 
@@ -28,5 +33,4 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     >>> round(df.select(smp.calibration("score", "label")).item(), 12)  # 1.0 / 1
     1.0
     """
-    s, w_pos, w_neg = binary_weights(score, label, weight)
-    return ratio(((w_pos + w_neg) * s).sum(), w_pos.sum())
+    return from_histogram(*binary_weights(score, label, weight))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion, ratio
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -18,6 +18,12 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr, *, threshold: float = 0.5) -> pl.Expr:
+    """f1 from each score's positive and negative weight (rows or a histogram)."""
+    tp, fp, _, fn = confusion(s, w_pos, w_neg, threshold)
+    return ratio(2 * tp, 2 * tp + fp + fn)
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, threshold: float = 0.5) -> pl.Expr:
     """f1 = 2·TP / (2·TP + FP + FN), weighted.
 
@@ -29,5 +35,4 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, th
     >>> df.select(smp.f1("score", "label")).item()  # TP 2, FP 1, FN 0: 4 / 5
     0.8
     """
-    tp, fp, _, fn = confusion(score, label, weight, threshold)
-    return ratio(2 * tp, 2 * tp + fp + fn)
+    return from_histogram(*binary_weights(score, label, weight), threshold=threshold)

@@ -6,7 +6,7 @@ import math
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion, ratio
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
 from sqlmetrics.spec import Metric, Param
 
 BETA = Param(
@@ -29,6 +29,13 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr, *, beta: float = 1.0, threshold: float = 0.5) -> pl.Expr:
+    """fbeta from each score's positive and negative weight (rows or a histogram)."""
+    tp, fp, _, fn = confusion(s, w_pos, w_neg, threshold)
+    b2 = beta * beta
+    return ratio((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
+
+
 def expr(
     score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, beta: float = 1.0, threshold: float = 0.5
 ) -> pl.Expr:
@@ -41,6 +48,4 @@ def expr(
     >>> df.select(smp.fbeta("score", "label", beta=2)).item()  # TP 2, FP 1, FN 0: 10 / 11
     0.9090909090909091
     """
-    tp, fp, _, fn = confusion(score, label, weight, threshold)
-    b2 = beta * beta
-    return ratio((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
+    return from_histogram(*binary_weights(score, label, weight), beta=beta, threshold=threshold)

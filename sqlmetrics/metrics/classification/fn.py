@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -20,6 +20,11 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr, *, threshold: float = 0.5) -> pl.Expr:
+    """fn from each score's positive and negative weight (rows or a histogram)."""
+    return confusion(s, w_pos, w_neg, threshold)[3]
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, threshold: float = 0.5) -> pl.Expr:
     """The weighted count of positives predicted negative: Σ w·[label 1, score < threshold].
 
@@ -31,4 +36,4 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, th
     >>> df.select(smp.fn("score", "label")).item()  # none
     0.0
     """
-    return confusion(score, label, weight, threshold)[3]
+    return from_histogram(*binary_weights(score, label, weight), threshold=threshold)

@@ -18,6 +18,11 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr) -> pl.Expr:
+    """label_mean from each score's positive and negative weight (rows or a histogram)."""
+    return ratio(w_pos.sum(), (w_pos + w_neg).sum())
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
     """label_mean = Σ w·y / Σ w over rows with a score; NULL on an empty slice.
 
@@ -26,5 +31,4 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     >>> df.select(smp.label_mean("score", "label")).item()  # 1 of 4
     0.25
     """
-    _, w_pos, w_neg = binary_weights(score, label, weight)
-    return ratio(w_pos.sum(), (w_pos + w_neg).sum())
+    return from_histogram(*binary_weights(score, label, weight))

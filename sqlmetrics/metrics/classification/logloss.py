@@ -22,6 +22,12 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr) -> pl.Expr:
+    """logloss from each score's positive and negative weight (rows or a histogram)."""
+    p = s.clip(EPSILON, 1 - EPSILON)
+    return ratio(-(w_pos * p.log() + w_neg * (1 - p).log()).sum(), (w_pos + w_neg).sum())
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
     """logloss = −Σ w·(y·ln p + (1 − y)·ln(1 − p)) / Σ w.
 
@@ -35,6 +41,4 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     >>> df.select(smp.logloss("score", "label")).item()  # −(ln 0.9 + ln 0.8) / 2
     0.164252033486018
     """
-    s, w_pos, w_neg = binary_weights(score, label, weight)
-    p = s.clip(EPSILON, 1 - EPSILON)
-    return ratio(-(w_pos * p.log() + w_neg * (1 - p).log()).sum(), (w_pos + w_neg).sum())
+    return from_histogram(*binary_weights(score, label, weight))

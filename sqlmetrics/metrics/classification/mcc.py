@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion, ratio
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -19,6 +19,12 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr, *, threshold: float = 0.5) -> pl.Expr:
+    """mcc from each score's positive and negative weight (rows or a histogram)."""
+    tp, fp, tn, fn = confusion(s, w_pos, w_neg, threshold)
+    return ratio(tp * tn - fp * fn, ((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)).sqrt())
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, threshold: float = 0.5) -> pl.Expr:
     """mcc = (TP·TN − FP·FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN)), weighted.
 
@@ -30,5 +36,4 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, th
     >>> df.select(smp.mcc("score", "label")).item()  # (2·2 − 1·0) / sqrt(3·2·3·2) = 4/6
     0.6666666666666666
     """
-    tp, fp, tn, fn = confusion(score, label, weight, threshold)
-    return ratio(tp * tn - fp * fn, ((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)).sqrt())
+    return from_histogram(*binary_weights(score, label, weight), threshold=threshold)

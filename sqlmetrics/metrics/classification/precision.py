@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion, ratio
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -18,6 +18,12 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr, *, threshold: float = 0.5) -> pl.Expr:
+    """precision from each score's positive and negative weight (rows or a histogram)."""
+    tp, fp, _, _ = confusion(s, w_pos, w_neg, threshold)
+    return ratio(tp, tp + fp)
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, threshold: float = 0.5) -> pl.Expr:
     """precision = TP / (TP + FP), weighted.
 
@@ -29,5 +35,4 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, th
     >>> df.select(smp.precision("score", "label")).item()  # TP 2, FP 1: 2/3
     0.6666666666666666
     """
-    tp, fp, _, _ = confusion(score, label, weight, threshold)
-    return ratio(tp, tp + fp)
+    return from_histogram(*binary_weights(score, label, weight), threshold=threshold)

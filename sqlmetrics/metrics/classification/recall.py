@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion, ratio
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -18,6 +18,12 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr, *, threshold: float = 0.5) -> pl.Expr:
+    """recall from each score's positive and negative weight (rows or a histogram)."""
+    tp, _, _, fn = confusion(s, w_pos, w_neg, threshold)
+    return ratio(tp, tp + fn)
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, threshold: float = 0.5) -> pl.Expr:
     """recall = TP / (TP + FN), weighted; NULL when the slice has no positive.
 
@@ -26,5 +32,4 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, th
     >>> df.select(smp.recall("score", "label", threshold=0.8)).item()  # TP 1 (0.9), FN 1 (0.7)
     0.5
     """
-    tp, _, _, fn = confusion(score, label, weight, threshold)
-    return ratio(tp, tp + fn)
+    return from_histogram(*binary_weights(score, label, weight), threshold=threshold)

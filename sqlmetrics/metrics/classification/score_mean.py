@@ -20,6 +20,11 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr) -> pl.Expr:
+    """score_mean from each score's positive and negative weight (rows or a histogram)."""
+    return ratio(((w_pos + w_neg) * s).sum(), (w_pos + w_neg).sum())
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
     """score_mean = Σ w·p / Σ w over rows with a label; NULL on an empty slice.
 
@@ -28,5 +33,4 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     >>> round(df.select(smp.score_mean("score", "label")).item(), 12)  # 1.0 / 4
     0.25
     """
-    s, w_pos, w_neg = binary_weights(score, label, weight)
-    return ratio(((w_pos + w_neg) * s).sum(), (w_pos + w_neg).sum())
+    return from_histogram(*binary_weights(score, label, weight))

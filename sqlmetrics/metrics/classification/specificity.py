@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, confusion, ratio
+from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -18,6 +18,12 @@ SPEC = Metric(
 )
 
 
+def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr, *, threshold: float = 0.5) -> pl.Expr:
+    """specificity from each score's positive and negative weight (rows or a histogram)."""
+    _, fp, tn, _ = confusion(s, w_pos, w_neg, threshold)
+    return ratio(tn, tn + fp)
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, threshold: float = 0.5) -> pl.Expr:
     """specificity = TN / (TN + FP), weighted; NULL when the slice has no negative.
 
@@ -26,5 +32,4 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None, *, th
     >>> df.select(smp.specificity("score", "label")).item()  # TN 2 (0.4, 0.2), FP 1 (0.6)
     0.6666666666666666
     """
-    _, fp, tn, _ = confusion(score, label, weight, threshold)
-    return ratio(tn, tn + fp)
+    return from_histogram(*binary_weights(score, label, weight), threshold=threshold)
