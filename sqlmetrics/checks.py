@@ -2,11 +2,12 @@
 
 Each rule is written once for both engines: a row condition in SQL and in polars over the
 canonical columns of ``input``, true for a bad row. Where the rule's column is a grouping
-key of ``base`` (the score), the rule is checked on base's groups; otherwise base counts
-the bad rows of each group and keeps the smallest bad value as an example
-(``n_bad_<name>``, ``bad_<name>``). The DuckDB engine raises from inside the query
-(``error()``), so the SQL that ``to_sql`` prints refuses bad data by itself; the polars
-engine raises the same message.
+key of the engine's ``base`` (score and label in SQL, the score in polars), the rule is
+checked on base's groups; otherwise base counts the bad rows of each group
+(``n_bad_<name>``) and, in SQL, keeps the smallest bad value as an example
+(``bad_<name>``). The DuckDB engine raises from inside the query (``error()``), so the SQL
+that ``to_sql`` prints refuses bad data by itself; the polars engine raises the same
+message, reading its example from the rows only once a rule has failed.
 """
 
 from __future__ import annotations
@@ -21,9 +22,6 @@ from sqlmetrics.spec import MetricCall
 
 ERROR_PREFIX = "sqlmetrics: "
 
-# Columns of base that are grouping keys: rules on them need no per-row counting.
-BASE_KEYS = ("score",)
-
 
 @dataclass(frozen=True)
 class Check:
@@ -34,10 +32,6 @@ class Check:
     rule: str
     sql: str  # row condition over input's canonical columns, true for a bad row
     polars: Callable[[], pl.Expr]
-
-    @property
-    def on_key(self) -> bool:
-        return self.role in BASE_KEYS
 
 
 LABEL_BINARY = Check(
@@ -83,27 +77,30 @@ def message_parts(check: Check, column: str, metrics: str) -> tuple[str, str]:
     return f"{ERROR_PREFIX}{check.role} column {column!r} must {check.rule}{scope}: ", " rows are not, e.g. "
 
 
-def row_counters_polars(checks: list[tuple[Check, str]]) -> list[pl.Expr]:
-    """base's per-group count and example of bad rows, for the rules not on a key."""
-    counters = []
-    for check, _ in checks:
-        if not check.on_key:
-            bad = check.polars().fill_null(False)
-            counters += [
-                bad.sum().cast(pl.Int64).alias(f"n_bad_{check.name}"),
-                pl.col(check.role).filter(bad).min().alias(f"bad_{check.name}"),
-            ]
-    return counters
+def row_counters_polars(checks: list[tuple[Check, str]], keys: Sequence[str]) -> list[pl.Expr]:
+    """base's per-group count of bad rows, for the rules whose column is not a key."""
+    return [
+        check.polars().fill_null(False).sum().cast(pl.Int64).alias(f"n_bad_{check.name}")
+        for check, _ in checks
+        if check.role not in keys
+    ]
 
 
-def raise_failed(base: pl.DataFrame, checks: list[tuple[Check, str]], columns: dict[str, str]) -> None:
+def raise_failed(
+    base: pl.DataFrame,
+    rows: pl.LazyFrame,
+    checks: list[tuple[Check, str]],
+    keys: Sequence[str],
+    columns: dict[str, str],
+) -> None:
     """Raise InvalidInputError for the first rule the polars ``base`` frame breaks."""
     for check, metrics in checks:
-        if check.on_key:
-            bad = base.filter(check.polars().fill_null(False))
-            count, example = bad["n_all"].sum(), bad[check.role].min()
+        bad = check.polars().fill_null(False)
+        if check.role in keys:
+            count = base.filter(bad)["n_all"].sum()
         else:
-            count, example = base[f"n_bad_{check.name}"].sum(), base[f"bad_{check.name}"].min()
+            count = base[f"n_bad_{check.name}"].sum()
         if count:
+            example = rows.filter(bad).select(pl.col(check.role).min()).collect().item()
             before, between = message_parts(check, columns[check.role], metrics)
             raise InvalidInputError(f"{before}{count}{between}{example}".removeprefix(ERROR_PREFIX))

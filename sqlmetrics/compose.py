@@ -5,8 +5,8 @@ The statement is a chain of CTEs:
 ``input``       the only place user column names appear (quoted): slices, label, score,
                 weight, query under canonical names, and ``w``: the weight of a used row,
                 NULL for a row with a NULL in a bound column;
-``base``        the one aggregation over the source: one row per slice and distinct
-                score with positive and total weight, row counts and bad-row counters
+``base``        the one aggregation over the source: one row per slice, distinct score
+                and label with its weight, row counts and bad-row counters
                 (materialized: everything else reads it);
 ``checks``      the input rules of ``checks.py``, raising ``error()`` on bad data;
 ``row_counts``  n_rows and n_excluded per slice, the spine of the result;
@@ -94,22 +94,24 @@ def _input_sql(binding: Binding, source_sql: str) -> str:
     return f"SELECT {', '.join(columns)}\nFROM {source_sql}"
 
 
+# base's grouping keys besides the slices; rules on them are checked on base's groups.
+BASE_KEYS = ("score", "label")
+
+
 def _base_sql(binding: Binding, by: str) -> str:
-    """One row per slice and distinct score: the score histogram plus what the checks
-    and the row counts need."""
-    aggregates = [
-        "COUNT(*) AS n_all",
-        "COUNT(w) AS n",
-        "SUM(w) AS w",
-        "SUM(w * label) AS w_pos",
-    ]
+    """One row per slice, distinct score and label: the score histogram plus what the
+    checks and the row counts need. Labels are keys rather than summed into positive
+    and negative weights: fewer aggregate states per group, which is what costs when
+    nearly every score is distinct, and bad labels show up as groups."""
+    aggregates = ["COUNT(*) AS n_all", "COUNT(w) AS n", "SUM(w) AS w"]
     for check, _ in checks_for(binding.calls, binding.weight is not None):
-        if not check.on_key:
+        if check.role not in BASE_KEYS:
             aggregates += [
                 f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END) AS n_bad_{check.name}",
                 f"MIN(CASE WHEN {check.sql} THEN {check.role} END) AS bad_{check.name}",
             ]
-    return f"SELECT {by}, score, {', '.join(aggregates)}\nFROM input\nGROUP BY {by}, score"
+    keys = f"{by}, {', '.join(BASE_KEYS)}"
+    return f"SELECT {keys}, {', '.join(aggregates)}\nFROM input\nGROUP BY {keys}"
 
 
 def _checks_sql(binding: Binding) -> str:
@@ -117,7 +119,7 @@ def _checks_sql(binding: Binding) -> str:
     cases = []
     for check, metrics in checks_for(binding.calls, binding.weight is not None):
         before, between = message_parts(check, binding.roles[check.role], metrics)
-        if check.on_key:
+        if check.role in BASE_KEYS:
             count = f"SUM(CASE WHEN {check.sql} THEN n_all ELSE 0 END)"
             example = f"MIN(CASE WHEN {check.sql} THEN {check.role} END)"
         else:

@@ -2,6 +2,7 @@
 -- highest down (scikit-learn's step sum; tied scores form one threshold), where
 -- P_t, R_t are precision and recall when predicting score >= t positive.
 -- Since R_t − R_{t−1} = w⁺(t) / W⁺:  AP = Σ_t w⁺(t) · TP_t / (TP_t + FP_t) / W⁺.
+-- The RANGE frames take every row of a tied score into TP_t and FP_t.
 -- NULL when the slice lacks positives or negatives.
 --
 -- reads:  score_hist({{ by }}, score, w_pos, w_neg)
@@ -13,9 +14,9 @@ SELECT {{ by }},
 FROM (
     SELECT {{ by }}, w_pos, w_neg,
            SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
-                            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp,
+                            RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp,
            SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
-                            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp
+                            RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp
     FROM score_hist
 ) AS thresholds
 GROUP BY {{ by }}
