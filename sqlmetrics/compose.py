@@ -65,10 +65,12 @@ def compose(binding: Binding, source_sql: str) -> str:
         "row_counts": _row_counts_sql(binding, by),
     }
     for name in _intermediates_needed(binding):
-        ctes[name] = templates.render(INTERMEDIATES[name].template, {"by": by, **_collected(binding, name)})
+        ctes[name] = templates.render(
+            INTERMEDIATES[name].template, {"by": by, **_collected(binding, name)}, binding.slices
+        )
     for call in binding.calls:
         values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
-        ctes[f"m_{call.label}"] = templates.render(call.spec.template, values)
+        ctes[f"m_{call.label}"] = templates.render(call.spec.template, values, binding.slices)
     with_clause = ",\n".join(
         f"{name} AS {'MATERIALIZED ' if name == 'base' else ''}(\n{_indent(sql)}\n)" for name, sql in ctes.items()
     )
@@ -174,8 +176,7 @@ def _final_select(binding: Binding) -> str:
         cte = f"m_{call.label}"
         columns.append(f"{cte}.{call.spec.name} AS {call.label}")
         columns += [f"COALESCE({cte}.{call.spec.name}_{out}, 0) AS {call.label}_{out}" for out in call.spec.outputs]
-        on = " AND ".join(f"row_counts.{s} IS NOT DISTINCT FROM {cte}.{s}" for s in slices)
-        joins.append(f"LEFT JOIN {cte} ON {on}")
+        joins.append(f"LEFT JOIN {cte} ON {templates.same_slice(slices, 'row_counts', cte)}")
     order = f"\nORDER BY {', '.join(f'row_counts.{s}' for s in slices)}" if binding.by else ""
     return (
         f"SELECT {', '.join(columns)}\nFROM row_counts\n"

@@ -1,9 +1,11 @@
 """Loading the SQL templates shipped in ``sql/`` and filling their ``{{ placeholders }}``.
 
-Templates are plain DuckDB SQL with two kinds of placeholder:
+Templates are plain DuckDB SQL with three kinds of placeholder:
 
 * ``{{ by }}``: the slice columns of the call (``slice_1, slice_2``); when the call has no
   slices, a constant column ``slice_0`` stands in, so templates never special-case it;
+* ``{{ same_slice(a, b) }}``: relations ``a`` and ``b`` are in the same slice
+  (``a.slice_1 IS NOT DISTINCT FROM b.slice_1 AND ...``: a NULL slice key is a key);
 * ``{{ <parameter> }}``: a metric parameter, rendered as a typed SQL literal.
 
 Nothing else is substituted, and values are never pasted as raw text.
@@ -20,6 +22,7 @@ from pathlib import Path
 from sqlglot import exp
 
 _PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+_SAME_SLICE = re.compile(r"\{\{\s*same_slice\((\w+),\s*(\w+)\)\s*\}\}")
 
 
 @cache
@@ -55,7 +58,12 @@ def literal(value: object) -> str:
     raise TypeError(f"cannot render {type(value).__name__} as a SQL literal")
 
 
-def render(name: str, values: dict[str, str]) -> str:
+def same_slice(slices: list[str] | tuple[str, ...], left: str, right: str) -> str:
+    """SQL that is true when relations ``left`` and ``right`` are in the same slice."""
+    return " AND ".join(f"{left}.{s} IS NOT DISTINCT FROM {right}.{s}" for s in slices)
+
+
+def render(name: str, values: dict[str, str], slices: tuple[str, ...] = ()) -> str:
     """The template body with every placeholder replaced by already-rendered SQL."""
 
     def fill(match: re.Match[str]) -> str:
@@ -64,4 +72,5 @@ def render(name: str, values: dict[str, str]) -> str:
             raise KeyError(f"template {name} needs {{{{ {key} }}}}, which was not given")
         return values[key]
 
-    return _PLACEHOLDER.sub(fill, body(name))
+    text = _SAME_SLICE.sub(lambda m: same_slice(slices, m.group(1), m.group(2)), body(name))
+    return _PLACEHOLDER.sub(fill, text)

@@ -139,3 +139,11 @@ def test_row_expressions_in_group_by_and_over_equal_evaluate(frame):
     assert_same(grouped, evaluated)
     over = frame.select("slice", *(e.over("slice") for e in exprs)).unique().sort("slice", nulls_last=True)
     assert_same(over, evaluated)
+
+
+def test_result_types_are_the_same_for_both_engines(engine):
+    frame = pl.DataFrame({"label": [0, 1, 1, 0], "score": [0.2, 0.8, 0.4, 0.5], "query": [1, 1, 2, 2]})
+    schema = evaluate(frame, METRICS, engine).schema
+    counts = {"n_rows", "n_excluded", *(f"{name}_{out}" for name in METRICS for out in sm.registry()[name].outputs)}
+    assert {name: dtype for name, dtype in schema.items() if name in counts} == dict.fromkeys(counts, pl.Int64)
+    assert all(dtype == pl.Float64 for name, dtype in schema.items() if name not in counts)

@@ -39,8 +39,9 @@ def run(binding: Binding, source: Any) -> pl.DataFrame:
     for call in binding.calls:
         if call in single:
             continue
+        weight = "w" if binding.weight is not None else None  # unweighted: faster rank-based forms
         frame = call.spec.module.frame(
-            used_rows, score="score", label="label", query="query", weight="w", by=slices, **call.kwargs
+            used_rows, score="score", label="label", query="query", weight=weight, by=slices, **call.kwargs
         ).collect(engine="streaming")
         renamed = frame.rename({f"{call.spec.name}{c[len(call.label) :]}": c for c in call.columns})
         results = results.join(renamed, on=slices, how="left", nulls_equal=True)

@@ -32,9 +32,11 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     Only the order of scores matters, so any real score (probability, logit) works.
     NULL when there are no positives or no negatives (scikit-learn raises there).
 
-    Ties are resolved with two sorts of the rows by score, negatives first within a tie
-    and then positives first: the negative weight below a positive is W⁻(<= s) in the
-    first order and W⁻(< s) in the second, and their mean is the tie-corrected credit.
+    Without weights it is the rank-sum formula (R⁺ − P(P + 1)/2) / (P·N), R⁺ the sum of
+    the positives' average ranks: one sort. With weights, ties are resolved with two
+    sorts by score, negatives first within a tie and then positives first: the negative
+    weight below a positive is W⁻(<= s) in the first order and W⁻(< s) in the second,
+    and their mean is the tie-corrected credit.
 
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"score": [0.3, 0.5, 0.5, 0.5, 0.5, 0.7, 0.8],
@@ -43,6 +45,11 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     0.8333333333333334
     """
     s, w_pos, w_neg = binary_weights(score, label, weight)
+    if weight is None:
+        used = w_pos.is_not_null()
+        positives, n = w_pos.sum(), used.sum()
+        rank_sum = s.filter(used).rank("average").filter(w_pos.filter(used) > 0).sum()
+        return ratio(rank_sum - positives * (positives + 1) / 2, positives * (n - positives))
     w_pos, w_neg = w_pos.fill_null(0.0), w_neg.fill_null(0.0)  # running sums must not stop at NULLs
 
     def credit(positives_first: bool) -> pl.Expr:
