@@ -16,7 +16,7 @@ from sqlmetrics.sources import FRAME_VIEW, is_frame, source_sql
 
 def run(binding: Binding, source: Any, con: duckdb.DuckDBPyConnection | None) -> pl.DataFrame:
     """Compute every metric of ``binding`` over ``source`` with one SQL statement."""
-    connection = con if con is not None else duckdb.connect()
+    connection = con if con is not None else _quiet_connection()
     if is_frame(source):
         connection.register(FRAME_VIEW, source)
     try:
@@ -28,6 +28,13 @@ def run(binding: Binding, source: Any, con: duckdb.DuckDBPyConnection | None) ->
             connection.unregister(FRAME_VIEW)
         if con is None:
             connection.close()
+
+
+def _quiet_connection() -> duckdb.DuckDBPyConnection:
+    """A private in-process connection that prints no progress bar (the CLI asks for one)."""
+    connection = duckdb.connect()
+    connection.execute("SET enable_progress_bar = false")
+    return connection
 
 
 def _schema(connection: duckdb.DuckDBPyConnection, from_sql: str, source: Any) -> dict[str, str]:
