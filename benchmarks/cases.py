@@ -4,7 +4,7 @@
 
 prints one JSON line: the case's numbers, ``seconds`` (read + compute, timed after the
 imports), ``import_rss_mb`` (resident memory after the imports) and ``peak_rss_mb`` (the
-process's max RSS, from getrusage).
+process's peak RSS, VmHWM).
 
 A case is a function ``(parquet_glob, data_dir) -> run``: it does its imports, and
 ``run()`` does the timed work (reading the Parquet included) and returns a dict of numbers.
@@ -148,6 +148,18 @@ case("sqlmetrics_composed_duckdb", "composed")(_sqlmetrics(_COMPOSED, "pctr", "d
 case("sqlmetrics_composed_polars", "composed")(_sqlmetrics(_COMPOSED, "pctr", "polars", query="user_id"))
 
 
+def _peak_rss_mb() -> float:
+    """This process's peak RSS: VmHWM belongs to the address space exec created, so, unlike
+    getrusage's ru_maxrss (kept across exec on Linux), it excludes the parent's memory."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
 def _rss_mb() -> float:
     import psutil
 
@@ -162,15 +174,19 @@ def main(argv: list[str]) -> None:
     started = time.perf_counter()
     values = run()
     seconds = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    peak = _peak_rss_mb()
     values = {k: (v if isinstance(v, (int, float, str)) or v is None else float(v)) for k, v in values.items()}
-    print(json.dumps({
-        "case": name,
-        "seconds": seconds,
-        "import_rss_mb": import_rss,
-        "peak_rss_mb": peak,
-        "values": values,
-    }))
+    print(
+        json.dumps(
+            {
+                "case": name,
+                "seconds": seconds,
+                "import_rss_mb": import_rss,
+                "peak_rss_mb": peak,
+                "values": values,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

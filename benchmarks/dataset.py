@@ -74,3 +74,9 @@ def prepare(rows: int, log=print) -> Path:
         raise RuntimeError(f"generator wrote {offset} rows, expected {rows}")
     manifest_path.write_text(json.dumps(wanted, indent=2) + "\n")
     return out
+
+
+if __name__ == "__main__":
+    import sys
+
+    prepare(int(sys.argv[1].replace("_", "")))

@@ -215,8 +215,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     paths = generate(args.out_dir, rows=args.rows, seed=args.seed)
-    print(f"wrote {args.rows:,} rows to {len(paths)} files in {args.out_dir} "
-          f"({time.perf_counter() - started:.1f} s)")
+    print(f"wrote {args.rows:,} rows to {len(paths)} files in {args.out_dir} ({time.perf_counter() - started:.1f} s)")
     print(_summary(paths))
 
 

@@ -1,0 +1,497 @@
+"""Time sqlmetrics against the tools a user would otherwise pick, end to end over Parquet.
+
+    python benchmarks/run.py [--rows 1_000_000] [--repeat 3] [--out benchmarks/results-<rows>.md]
+                             [--cases 'sqlmetrics_*,sklearn_*']
+
+Every run of every case is a fresh interpreter (``benchmarks/cases.py``), so its peak RSS
+is that one process's. The timed part is reading the Parquet plus computing (imports
+excluded; the whole process time is reported too). Repeats are interleaved (case A, B,
+..., then A, B, ... again) and the files are read once beforehand, so every case sees a
+warm OS page cache. The report holds the medians, the ratios the performance targets
+are about (all from this one run) and a check that the numbers agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import fnmatch
+import importlib.metadata
+import json
+import math
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import dataset  # noqa: E402
+from cases import CASES  # noqa: E402
+
+PANDAS_MAX_ROWS = 1_000_000  # pandas_sklearn_gauc runs at min(rows, this), scaled linearly
+TOLERANCE = 1e-9
+
+# (label, numerator case, denominator case or "best_handwritten"); > 1 means the numerator is slower.
+RATIOS = [
+    ("sqlmetrics auc (duckdb) / bare DuckDB scan", "sqlmetrics_auc_duckdb", "duckdb_scan"),
+    ("sklearn / sqlmetrics auc (duckdb)", "sklearn_auc", "sqlmetrics_auc_duckdb"),
+    ("sklearn / sqlmetrics auc (duckdb), no ties", "sklearn_auc_cont", "sqlmetrics_auc_duckdb_cont"),
+    ("polars-ds / sqlmetrics auc (duckdb)", "polars_ds_auc", "sqlmetrics_auc_duckdb"),
+    ("polars-ds / sqlmetrics auc (polars)", "polars_ds_auc", "sqlmetrics_auc_polars"),
+    ("polars-ds / sqlmetrics auc (duckdb), no ties", "polars_ds_auc_cont", "sqlmetrics_auc_duckdb_cont"),
+    ("polars-ds / sqlmetrics auc (polars), no ties", "polars_ds_auc_cont", "sqlmetrics_auc_polars_cont"),
+    ("pandas+sklearn gauc (scaled) / sqlmetrics gauc (duckdb)", "pandas_sklearn_gauc", "sqlmetrics_gauc_duckdb"),
+    ("sqlmetrics gauc (duckdb) / best hand-written", "sqlmetrics_gauc_duckdb", "best_handwritten"),
+    ("sqlmetrics gauc (polars) / best hand-written", "sqlmetrics_gauc_polars", "best_handwritten"),
+    ("composed 4 metrics / gauc alone (duckdb)", "sqlmetrics_composed_duckdb", "sqlmetrics_gauc_duckdb"),
+    ("composed 4 metrics / gauc alone (polars)", "sqlmetrics_composed_polars", "sqlmetrics_gauc_polars"),
+    ("polars engine / duckdb engine: auc", "sqlmetrics_auc_polars", "sqlmetrics_auc_duckdb"),
+    ("polars engine / duckdb engine: auc, no ties", "sqlmetrics_auc_polars_cont", "sqlmetrics_auc_duckdb_cont"),
+    ("polars engine / duckdb engine: gauc", "sqlmetrics_gauc_polars", "sqlmetrics_gauc_duckdb"),
+    ("polars engine / duckdb engine: composed", "sqlmetrics_composed_polars", "sqlmetrics_composed_duckdb"),
+]
+HANDWRITTEN = ("handwritten_gauc_duckdb", "handwritten_gauc_polars")
+
+
+def _rows(text: str) -> int:
+    return int(text.replace("_", ""))
+
+
+SNAPSHOT: Path | None = None  # the copy of sqlmetrics/ and sql/ every case imports
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+
+
+def snapshot_sqlmetrics(ref: str) -> tuple[Path, str]:
+    """Copy sqlmetrics/ and sql/ (from the work tree, or from git ``ref``) to a temporary
+    directory, so that every run of one benchmark sees the same code even while the work
+    tree is being edited. Returns the directory and a description of the revision."""
+    target = Path(tempfile.mkdtemp(prefix="sqlmetrics-bench-"))
+    if ref == "worktree":
+        for part in ("sqlmetrics", "sql"):
+            if (ROOT / part).exists():
+                shutil.copytree(ROOT / part, target / part, ignore=shutil.ignore_patterns("__pycache__"))
+        dirty = _git("status", "--porcelain", "--", "sqlmetrics", "sql")
+        commit = _git("rev-parse", "--short", "HEAD") or "no commit"
+        return target, f"the work tree at {commit}" + (
+            " with uncommitted changes in sqlmetrics/ or sql/" if dirty else ""
+        )
+    archive = subprocess.run(["git", "archive", ref, "sqlmetrics", "sql"], capture_output=True, cwd=ROOT, check=True)
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target, f"commit {_git('rev-parse', '--short', ref)} ({ref})"
+
+
+def sqlmetrics_importable() -> str | None:
+    """None if ``import sqlmetrics; sqlmetrics.evaluate`` works from the snapshot, else the error."""
+    probe = subprocess.run(
+        [sys.executable, "-c", "import sqlmetrics; sqlmetrics.evaluate"],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        cwd=SNAPSHOT or ROOT,
+    )
+    return None if probe.returncode == 0 else (probe.stderr.strip().splitlines() or ["?"])[-1]
+
+
+def child_env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SNAPSHOT or ROOT), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _cpu_seconds(who) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _busy_seconds() -> float:
+    """CPU seconds spent by the whole machine (all processes, all cores) so far."""
+    t = psutil.cpu_times()
+    return sum(t) - t.idle - getattr(t, "iowait", 0.0)
+
+
+def run_case(name: str, data_dir: Path, timeout: float) -> dict:
+    """One fresh-process run, with ``other_load``: the cores other processes kept busy meanwhile."""
+    ours = _cpu_seconds(resource.RUSAGE_CHILDREN) + _cpu_seconds(resource.RUSAGE_SELF)
+    busy = _busy_seconds()
+    started = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(HERE / "cases.py"), name, str(data_dir)],
+            capture_output=True,
+            text=True,
+            env=child_env(),
+            cwd=ROOT,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return {"case": name, "error": f"timed out after {timeout:.0f} s"}
+    wall = time.perf_counter() - started
+    ours = _cpu_seconds(resource.RUSAGE_CHILDREN) + _cpu_seconds(resource.RUSAGE_SELF) - ours
+    other_load = max(0.0, (_busy_seconds() - busy - ours) / wall)
+    if proc.returncode != 0:
+        tail = " | ".join(proc.stderr.strip().splitlines()[-3:])
+        return {"case": name, "error": f"exit {proc.returncode}: {tail}"}
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["process_seconds"] = wall
+    result["other_load"] = other_load
+    return result
+
+
+def wait_until_quiet(limit: float, patience: float) -> None:
+    """Wait (up to ``patience`` s) for two consecutive seconds with fewer than ``limit`` busy cores."""
+    deadline, quiet = time.monotonic() + patience, 0
+    while quiet < 2 and time.monotonic() < deadline:
+        busy = psutil.cpu_percent(interval=1.0) / 100 * psutil.cpu_count()
+        quiet = quiet + 1 if busy < limit else 0
+
+
+def run_quietly(name: str, data_dir: Path, args) -> dict:
+    """Run once the machine is quiet; rerun while other processes kept > ``--max-other-load`` cores busy."""
+    for attempt in range(args.retries + 1):
+        wait_until_quiet(args.max_other_load, args.patience)
+        result = run_case(name, data_dir, args.timeout)
+        if "error" in result or result["other_load"] <= args.max_other_load or attempt == args.retries:
+            result["discarded"] = attempt
+            return result
+        print(f"    {name}: other processes used {result['other_load']:.2f} cores, rerunning", flush=True)
+    raise AssertionError("unreachable")
+
+
+def prepare(rows: int) -> Path:
+    """The dataset, generated in a child process so that this one stays small (forked
+    children start from a copy of it)."""
+    subprocess.run([sys.executable, str(HERE / "dataset.py"), str(rows)], check=True, cwd=ROOT)
+    return dataset.data_dir(rows)
+
+
+def warm_page_cache(data_dir: Path) -> None:
+    for path in sorted(data_dir.glob("*.parquet")):
+        with open(path, "rb") as f:
+            while f.read(1 << 24):
+                pass
+
+
+def summarize(runs: list[dict], scale: float) -> dict:
+    ok = [r for r in runs if "error" not in r]
+    if not ok:
+        return {"error": runs[-1]["error"]}
+    return {
+        "seconds": statistics.median(r["seconds"] for r in ok) * scale,
+        "all_seconds": [r["seconds"] * scale for r in ok],
+        "process_seconds": statistics.median(r["process_seconds"] for r in ok),
+        "peak_rss_mb": max(r["peak_rss_mb"] for r in ok),
+        "import_rss_mb": statistics.median(r["import_rss_mb"] for r in ok),
+        "other_load": max(r["other_load"] for r in ok),
+        "discarded": sum(r["discarded"] for r in ok),
+        "values": ok[0]["values"],
+        "errors": [r["error"] for r in runs if "error" in r],
+    }
+
+
+# ---------------------------------------------------------------- agreement checks
+
+
+def reference_values(data_dir: Path) -> dict:
+    """Untimed in-process references that no timed case provides."""
+    import duckdb
+
+    con = duckdb.connect()
+    logloss, n = con.execute(
+        "SELECT avg(-(click * ln(pctr) + (1 - click) * ln(1 - pctr))), count(*) FROM read_parquet(?)",
+        [str(data_dir / "*.parquet")],
+    ).fetchall()[0]
+    return {"logloss": logloss, "n_rows": n}
+
+
+def agreement_rows(results: dict, refs: dict, rows: int, pandas_rows: int) -> list[tuple]:
+    """(quantity, case, value, reference name, reference value) for every comparison we can make."""
+
+    def value(case, key):
+        r = results.get(case, {})
+        return r.get("values", {}).get(key) if "values" in r else None
+
+    out = []
+
+    def compare(quantity, ref_name, ref_value, candidates):
+        if ref_value is None:
+            return
+        for case, key in candidates:
+            v = value(case, key)
+            if v is not None or case in results:
+                out.append((quantity, f"{case}.{key}", v, ref_name, ref_value))
+
+    compare(
+        "auc",
+        "sklearn_auc",
+        value("sklearn_auc", "auc"),
+        [
+            ("polars_ds_auc", "auc"),
+            ("sqlmetrics_auc_duckdb", "auc"),
+            ("sqlmetrics_auc_polars", "auc"),
+            ("sqlmetrics_composed_duckdb", "auc"),
+            ("sqlmetrics_composed_polars", "auc"),
+        ],
+    )
+    compare(
+        "auc, no ties",
+        "sklearn_auc_cont",
+        value("sklearn_auc_cont", "auc"),
+        [("polars_ds_auc_cont", "auc"), ("sqlmetrics_auc_duckdb_cont", "auc"), ("sqlmetrics_auc_polars_cont", "auc")],
+    )
+    gauc_cases = [
+        ("handwritten_gauc_polars", "gauc"),
+        ("sqlmetrics_gauc_duckdb", "gauc"),
+        ("sqlmetrics_gauc_polars", "gauc"),
+        ("sqlmetrics_composed_duckdb", "gauc"),
+        ("sqlmetrics_composed_polars", "gauc"),
+    ]
+    group_cases = [
+        ("handwritten_gauc_polars", "groups"),
+        ("sqlmetrics_gauc_duckdb", "gauc_groups"),
+        ("sqlmetrics_gauc_polars", "gauc_groups"),
+        ("sqlmetrics_composed_duckdb", "gauc_groups"),
+        ("sqlmetrics_composed_polars", "gauc_groups"),
+    ]
+    if pandas_rows == rows:
+        gauc_cases.append(("pandas_sklearn_gauc", "gauc"))
+        group_cases.append(("pandas_sklearn_gauc", "groups"))
+    compare("gauc", "handwritten_gauc_duckdb", value("handwritten_gauc_duckdb", "gauc"), gauc_cases)
+    compare("gauc groups", "handwritten_gauc_duckdb", value("handwritten_gauc_duckdb", "groups"), group_cases)
+    if pandas_rows != rows and "pandas_sample" in refs:
+        name = f"handwritten_gauc_duckdb on the {pandas_rows:,}-row data"
+        compare(f"gauc ({pandas_rows:,} rows)", name, refs["pandas_sample"][0], [("pandas_sklearn_gauc", "gauc")])
+        compare(
+            f"gauc groups ({pandas_rows:,} rows)", name, refs["pandas_sample"][1], [("pandas_sklearn_gauc", "groups")]
+        )
+    scan = results.get("duckdb_scan", {}).get("values")
+    if scan:
+        compare(
+            "calibration",
+            "duckdb_scan sum(pctr)/sum(click)",
+            scan["sum_pctr"] / scan["sum_click"],
+            [("sqlmetrics_composed_duckdb", "calibration"), ("sqlmetrics_composed_polars", "calibration")],
+        )
+    compare(
+        "logloss",
+        "DuckDB avg(-y ln p - (1-y) ln(1-p))",
+        refs.get("logloss"),
+        [("sqlmetrics_composed_duckdb", "logloss"), ("sqlmetrics_composed_polars", "logloss")],
+    )
+    sm_cases = [c for c in results if c.startswith("sqlmetrics_")]
+    compare("n_rows", "row count", rows, [(c, "n_rows") for c in sm_cases])
+    compare("n_excluded", "no NULLs in the data", 0, [(c, "n_excluded") for c in sm_cases])
+    return out
+
+
+def agrees(v, ref) -> bool:
+    if v is None or ref is None or (isinstance(v, float) and math.isnan(v)):
+        return False
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        return v == ref
+    return abs(v - ref) < TOLERANCE
+
+
+# ---------------------------------------------------------------- report
+
+
+def versions() -> str:
+    names = ["duckdb", "polars", "pyarrow", "numpy", "scikit-learn", "pandas", "polars-ds", "sqlglot"]
+    parts = []
+    for name in names:
+        try:
+            parts.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return ", ".join(parts)
+
+
+def fmt_s(seconds: float) -> str:
+    return f"{seconds:.3f}" if seconds < 10 else f"{seconds:.1f}"
+
+
+def report(args, rows, data_dir, summaries, results, refs, pandas_rows, notes, revision) -> str:
+    files = sorted(data_dir.glob("*.parquet"))
+    size_mb = sum(f.stat().st_size for f in files) / 2**20
+    lines = [
+        f"# sqlmetrics benchmark: {rows:,} rows",
+        "",
+        f"Run {dt.datetime.now().isoformat(timespec='minutes')} with "
+        f"`python benchmarks/run.py --rows {rows} --repeat {args.repeat}"
+        + (f" --ref {args.ref}" if args.ref != "worktree" else "")
+        + "`"
+        + (f" `--cases '{args.cases}'`" if args.cases else "")
+        + ".",
+        f"Machine: {platform.platform()}, {os.cpu_count()} CPUs, "
+        f"{psutil.virtual_memory().total / 2**30:.0f} GiB RAM; Python {platform.python_version()}; {versions()}; "
+        f"sqlmetrics: {revision}.",
+        f"Data: `{data_dir.relative_to(ROOT)}/`, {len(files)} Parquet files, {size_mb:.0f} MiB "
+        "(examples/generate_impressions.py, seed 0, plus the tie-free `pctr_cont`).",
+        "",
+        "Each run is a fresh Python process; *median s* is read + compute (imports excluded), "
+        "*process s* the whole process (interpreter start and imports included), *peak MB* the "
+        "process's peak RSS (VmHWM; max over the repeats), *import MB* its RSS after the imports, *other load* "
+        "the most cores other processes kept busy during a kept run (each run waits for a quiet machine; "
+        f"runs above {args.max_other_load:g} were rerun, up to {args.retries} times). "
+        "Label `click`, score `pctr` (ties: 4-5 decimals) or `pctr_cont` (`_cont`: no ties), query `user_id`. "
+        "DuckDB and polars use all cores; scikit-learn and pandas are single-threaded; "
+        'polars-ds and the hand-written polars query use `collect(engine="streaming")`.',
+        "",
+        "## Timings",
+        "",
+        "| case | median s | runs s | process s | peak MB | import MB | other load | note |",
+        "|---|---:|---|---:|---:|---:|---:|---|",
+    ]
+    for name, s in summaries.items():
+        note = ""
+        if name == "pandas_sklearn_gauc" and pandas_rows != rows:
+            note = (
+                f"measured at {pandas_rows:,} rows: median s and runs s scaled x{rows / pandas_rows:g} "
+                "(linear); process s and MB as measured"
+            )
+        if "error" in s:
+            lines.append(f"| {name} | failed | | | | | | {s['error']} |")
+            continue
+        if s["errors"]:
+            note = (note + "; " if note else "") + f"{len(s['errors'])} failed run(s): {s['errors'][0]}"
+        if s["discarded"]:
+            note = (note + "; " if note else "") + f"{s['discarded']} noisy run(s) discarded and rerun"
+        runs = ", ".join(fmt_s(x) for x in s["all_seconds"])
+        lines.append(
+            f"| {name} | {fmt_s(s['seconds'])} | {runs} | {fmt_s(s['process_seconds'])} | "
+            f"{s['peak_rss_mb']:.0f} | {s['import_rss_mb']:.0f} | {s['other_load']:.2f} | {note} |"
+        )
+
+    lines += [
+        "",
+        "## Ratios (medians of this run; > 1 means the first is slower / bigger)",
+        "",
+        "| ratio | time | peak MB |",
+        "|---|---:|---:|",
+    ]
+    ok = {k: v for k, v in summaries.items() if "error" not in v}
+    hand = [h for h in HANDWRITTEN if h in ok]
+    best = min(hand, key=lambda h: ok[h]["seconds"]) if hand else None
+    for label, num, den in RATIOS:
+        den_case = best if den == "best_handwritten" else den
+        if num not in ok or den_case not in ok:
+            continue
+        t = ok[num]["seconds"] / ok[den_case]["seconds"]
+        scaled = pandas_rows != rows and "pandas_sklearn_gauc" in (num, den_case)
+        m = "n/a" if scaled else f"{ok[num]['peak_rss_mb'] / ok[den_case]['peak_rss_mb']:.2f}x"
+        suffix = f" (best: {den_case})" if den == "best_handwritten" else ""
+        lines.append(f"| {label}{suffix} | {t:.2f}x | {m} |")
+
+    lines += [
+        "",
+        f"## Agreement (|diff| < {TOLERANCE:g}; counts exact)",
+        "",
+        "| quantity | case | value | reference | reference value | abs diff | ok |",
+        "|---|---|---:|---|---:|---:|---|",
+    ]
+    bad = 0
+    for quantity, case, v, ref_name, ref in agreement_rows(results, refs, rows, pandas_rows):
+        good = agrees(v, ref)
+        bad += not good
+        diff = "" if v is None or ref is None else f"{abs(v - ref):.2e}"
+        shown = "missing" if v is None else repr(v)
+        lines.append(
+            f"| {quantity} | {case} | {shown} | {ref_name} | {ref!r} | {diff} | {'yes' if good else '**NO**'} |"
+        )
+    lines += ["", f"{bad} disagreement(s)." if bad else "All numbers agree."]
+    if notes:
+        lines += ["", "## Notes", "", *[f"- {n}" for n in notes]]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=_rows, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--out", type=Path, help="default: benchmarks/results-<rows>.md")
+    parser.add_argument("--cases", default="", help="comma-separated name patterns, e.g. 'sqlmetrics_*,sklearn_auc'")
+    parser.add_argument(
+        "--ref",
+        default="worktree",
+        help="benchmark sqlmetrics as in this git revision (default: the work tree, copied at the start)",
+    )
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds per run")
+    parser.add_argument(
+        "--max-other-load",
+        type=float,
+        default=0.25,
+        help="rerun a run while other processes kept more cores than this busy (default 0.25)",
+    )
+    parser.add_argument("--retries", type=int, default=3, help="reruns per run for --max-other-load")
+    parser.add_argument(
+        "--patience",
+        type=float,
+        default=300.0,
+        help="seconds to wait for a quiet machine before each run (default 300)",
+    )
+    args = parser.parse_args(argv)
+    rows = args.rows
+    out = args.out or HERE / f"results-{rows}.md"
+
+    names = list(CASES)
+    if args.cases:
+        patterns = [p.strip() for p in args.cases.split(",") if p.strip()]
+        names = [n for n in names if any(fnmatch.fnmatch(n, p) for p in patterns)]
+    notes = []
+    global SNAPSHOT
+    SNAPSHOT, revision = snapshot_sqlmetrics(args.ref)
+    problem = sqlmetrics_importable() if any(n.startswith("sqlmetrics_") for n in names) else None
+    if problem:
+        notes.append(f"sqlmetrics cases skipped: `import sqlmetrics; sqlmetrics.evaluate` failed ({problem}).")
+        names = [n for n in names if not n.startswith("sqlmetrics_")]
+        print(f"warning: {notes[-1]}", file=sys.stderr)
+
+    data_dir = prepare(rows)
+    pandas_rows = min(rows, PANDAS_MAX_ROWS)
+    pandas_dir = prepare(pandas_rows) if "pandas_sklearn_gauc" in names else data_dir
+    warm_page_cache(data_dir)
+    if pandas_dir != data_dir:
+        warm_page_cache(pandas_dir)
+
+    runs: dict[str, list[dict]] = {n: [] for n in names}
+    for i in range(args.repeat):
+        for name in names:
+            where = pandas_dir if name == "pandas_sklearn_gauc" else data_dir
+            result = run_quietly(name, where, args)
+            runs[name].append(result)
+            shown = result.get("error") or (
+                f"{result['seconds']:.3f} s, {result['peak_rss_mb']:.0f} MB, other load {result['other_load']:.2f}"
+            )
+            print(f"[{i + 1}/{args.repeat}] {name}: {shown}", flush=True)
+
+    summaries = {n: summarize(r, rows / pandas_rows if n == "pandas_sklearn_gauc" else 1.0) for n, r in runs.items()}
+    results = {n: s for n, s in summaries.items() if "error" not in s}
+    refs = reference_values(data_dir)
+    if "pandas_sklearn_gauc" in names and pandas_rows != rows:
+        import duckdb
+        import handwritten
+
+        refs["pandas_sample"] = handwritten.gauc_duckdb(duckdb.connect(), str(pandas_dir / "*.parquet"))
+    shutil.rmtree(SNAPSHOT, ignore_errors=True)
+    text = report(args, rows, data_dir, summaries, results, refs, pandas_rows, notes, revision)
+    out.write_text(text)
+    print()
+    print(text)
+    print(f"written to {out}")
+
+
+if __name__ == "__main__":
+    main()
