@@ -29,26 +29,13 @@ def main(data_dir: Path) -> None:
     pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, float_precision=4, tbl_hide_dataframe_shape=True)
 
     # 1. One call, one query, one scan: AUC, GAUC, logloss and calibration by day and model.
-    report = sm.evaluate(
-        logs,
-        ["auc", "gauc", "logloss", "calibration", sm.precision(threshold=0.05)],
-        label="click",
-        score="pctr",
-        query="user_id",
-        by=["date", "model_version"],
-    )
+    metrics = ["auc", "gauc", "logloss", "calibration", sm.precision(threshold=0.05)]
+    columns = {"label": "click", "score": "pctr", "query": "user_id", "by": ["date", "model_version"]}
+    report = sm.evaluate(logs, metrics, **columns)
     print(report)
 
     # 2. The same numbers from the polars engine (Parquet scanned lazily).
-    same = sm.evaluate(
-        logs,
-        ["auc", "gauc", "logloss", "calibration", sm.precision(threshold=0.05)],
-        label="click",
-        score="pctr",
-        query="user_id",
-        by=["date", "model_version"],
-        engine="polars",
-    )
+    same = sm.evaluate(logs, metrics, **columns, engine="polars")
     pl.testing.assert_frame_equal(report, same, rel_tol=1e-9, abs_tol=1e-12)
 
     # 3. Polars expressions inside your own pipeline.

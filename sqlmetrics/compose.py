@@ -60,7 +60,7 @@ def compose(binding: Binding, source_sql: str) -> str:
     by = ", ".join(binding.slices)
     ctes = {
         "input": _input_sql(binding, source_sql),
-        "base": _base_sql(binding, by),
+        "base": _base_sql(binding),
         "checks": _checks_sql(binding),
         "row_counts": _row_counts_sql(binding, by),
     }
@@ -100,7 +100,7 @@ def _input_sql(binding: Binding, source_sql: str) -> str:
 BASE_KEYS = ("score", "label")
 
 
-def _base_sql(binding: Binding, by: str) -> str:
+def _base_sql(binding: Binding) -> str:
     """One row per slice, distinct score and label: the score histogram plus what the
     checks and the row counts need. Labels are keys rather than summed into positive
     and negative weights: fewer aggregate states per group, which is what costs when
@@ -112,8 +112,9 @@ def _base_sql(binding: Binding, by: str) -> str:
                 f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END) AS n_bad_{check.name}",
                 f"MIN(CASE WHEN {check.sql} THEN {check.role} END) AS bad_{check.name}",
             ]
-    keys = f"{by}, {', '.join(BASE_KEYS)}"
-    return f"SELECT {keys}, {', '.join(aggregates)}\nFROM input\nGROUP BY {keys}"
+    keys = [*(binding.slices if binding.by else ()), *BASE_KEYS]  # a constant slice_0 is no key
+    columns = [*(() if binding.by else ("0 AS slice_0",)), *keys, *aggregates]
+    return f"SELECT {', '.join(columns)}\nFROM input\nGROUP BY {', '.join(keys)}"
 
 
 def _checks_sql(binding: Binding) -> str:
