@@ -50,6 +50,10 @@ INTERMEDIATES = {
 }
 
 
+# base's grouping keys besides the slices; rules on them are checked on base's groups.
+BASE_KEYS = ("score", "label")
+
+
 def quote(name: str) -> str:
     """A column name as a quoted DuckDB identifier: any text is just a name."""
     return exp.to_identifier(name, quoted=True).sql("duckdb")
@@ -94,10 +98,6 @@ def _input_sql(binding: Binding, source_sql: str) -> str:
     if binding.needs_query:
         columns.append(f"{quote(roles['query'])} AS query")
     return f"SELECT {', '.join(columns)}\nFROM {source_sql}"
-
-
-# base's grouping keys besides the slices; rules on them are checked on base's groups.
-BASE_KEYS = ("score", "label")
 
 
 def _base_sql(binding: Binding) -> str:
