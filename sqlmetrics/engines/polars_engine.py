@@ -40,9 +40,12 @@ def run(binding: Binding, source: Any) -> pl.DataFrame:
         if call in single:
             continue
         weight = "w" if binding.weight is not None else None  # unweighted: faster rank-based forms
+        by = slices if binding.by else []  # grouping by the constant slice_0 costs time
         frame = call.spec.module.frame(
-            used_rows, score="score", label="label", query="query", weight=weight, by=slices, **call.kwargs
+            used_rows, score="score", label="label", query="query", weight=weight, by=by, **call.kwargs
         ).collect(engine="streaming")
+        if not binding.by:
+            frame = frame.with_columns(pl.lit(0, pl.Int32).alias("slice_0"))
         renamed = frame.rename({f"{call.spec.name}{c[len(call.label) :]}": c for c in call.columns})
         results = results.join(renamed, on=slices, how="left", nulls_equal=True)
 

@@ -23,6 +23,13 @@ def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr) -> pl.Expr:
     return ratio((pos * (neg.cum_sum() - neg / 2)).sum(), w_pos.sum() * w_neg.sum())
 
 
+def rank_sum(s: pl.Expr, positive: pl.Expr) -> pl.Expr:
+    """Unweighted AUC of rows without NULLs: (R⁺ − P(P + 1)/2) / (P·N), R⁺ the sum of the
+    positives' average ranks (ties share the mean of their ranks)."""
+    p, rows = positive.sum(), positive.len()
+    return ratio(s.rank("average").filter(positive).sum() - p * (p + 1) / 2, p * (rows - p))
+
+
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
     """AUC = Σ_pos w⁺(s)·(W⁻(< s) + W⁻(= s)/2) / (W⁺·W⁻).
 
@@ -47,9 +54,7 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     s, w_pos, w_neg = binary_weights(score, label, weight)
     if weight is None:
         used = w_pos.is_not_null()
-        positives, n = w_pos.sum(), used.sum()
-        rank_sum = s.filter(used).rank("average").filter(w_pos.filter(used) > 0).sum()
-        return ratio(rank_sum - positives * (positives + 1) / 2, positives * (n - positives))
+        return rank_sum(s.filter(used), w_pos.filter(used) > 0)
     w_pos, w_neg = w_pos.fill_null(0.0), w_neg.fill_null(0.0)  # running sums must not stop at NULLs
 
     def credit(positives_first: bool) -> pl.Expr:

@@ -69,11 +69,9 @@ def frame(
     rows = data.filter(*(pl.col(c).is_not_null() for c in (score, label, query, weight) if c is not None))
     totals = rows.group_by(keys).agg(pos=w_pos.sum(), neg=w_neg.sum())
     two_class = totals.filter((pl.col("pos") > 0) & (pl.col("neg") > 0)).select(keys)
-    aucs = (
-        rows.join(two_class, on=keys, how="semi", nulls_equal=True)
-        .group_by(keys)
-        .agg(auc=auc.expr(score, label, weight))
-    )
+    # rows are free of NULLs here: without weights, the one-sort rank-sum form applies
+    query_auc = auc.rank_sum(pl.col(score), pl.col(label) == 1) if weight is None else auc.expr(score, label, weight)
+    aucs = rows.join(two_class, on=keys, how="semi", nulls_equal=True).group_by(keys).agg(auc=query_auc)
     pos, neg = pl.col("pos"), pl.col("neg")
     group_weight = {"impressions": pos + neg, "positives": pos, "uniform": pl.lit(1.0)}
     per_query = totals.join(aucs, on=keys, how="left", nulls_equal=True).with_columns(
