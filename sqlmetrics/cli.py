@@ -122,13 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     binding = _binding_options()
     formatter = argparse.RawDescriptionHelpFormatter
 
-    run = commands.add_parser(
-        "eval",
-        parents=[binding],
-        help="compute metrics over a Parquet source",
-        epilog=METRIC_SYNTAX,
-        formatter_class=formatter,
-    )
+    def metrics_command(name: str, help: str) -> argparse.ArgumentParser:
+        """A subcommand that takes a source, --metrics and the column bindings."""
+        return commands.add_parser(name, parents=[binding], help=help, epilog=METRIC_SYNTAX, formatter_class=formatter)
+
+    run = metrics_command("eval", "compute metrics over a Parquet source")
     run.add_argument("--engine", choices=ENGINES, default="duckdb", help="default: %(default)s")
     run.add_argument(
         "--format",
@@ -142,13 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("metrics", help="list every metric with its parameters")
     listing.set_defaults(handler=run_metrics)
 
-    sql = commands.add_parser(
-        "sql",
-        parents=[binding],
-        help="print the SQL statement eval runs",
-        epilog=METRIC_SYNTAX,
-        formatter_class=formatter,
-    )
+    sql = metrics_command("sql", "print the SQL statement eval runs")
     sql.add_argument("--dialect", choices=DIALECTS, default="duckdb", help="default: %(default)s")
     sql.set_defaults(handler=run_sql)
     return parser
