@@ -24,6 +24,7 @@ from sqlmetrics.errors import (
 )
 from sqlmetrics.registry import metric, registry
 from sqlmetrics.spec import Metric, MetricCall
+from sqlmetrics.trec import read_trec_qrels, read_trec_run
 
 __all__ = [
     "ColumnNotFoundError",
@@ -36,6 +37,8 @@ __all__ = [
     "UnknownMetricError",
     "evaluate",
     "metric",
+    "read_trec_qrels",
+    "read_trec_run",
     "registry",
     "to_sql",
 ]
