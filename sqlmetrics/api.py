@@ -13,7 +13,7 @@ from sqlmetrics.compose import compose
 from sqlmetrics.engines import duckdb_engine, polars_engine
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.registry import resolve
-from sqlmetrics.sources import source_sql
+from sqlmetrics.sources import JUDGMENTS_VIEW, source_sql
 from sqlmetrics.spec import MetricCall
 
 ENGINES = ("duckdb", "polars")
@@ -32,6 +32,7 @@ def evaluate(
     item: str | None = None,
     weight: str | None = None,
     by: str | Sequence[str] | None = None,
+    judgments: Any = None,
     engine: str = "duckdb",
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> pl.DataFrame:
@@ -41,9 +42,13 @@ def evaluate(
     pyarrow Table, or the name of a table or view in ``con`` (a DuckDB connection).
     ``metrics`` are names (``"auc"``, ``"gauc"``) or calls with parameters
     (``sm.fbeta(beta=2)``, ``sm.metric("precision", threshold=0.3)``).
-    ``label``, ``score``, ``query`` (the group of gauc), ``weight`` and ``by`` name the
-    source's columns; ``item`` is reserved for ranking metrics and unused by the
-    classification metrics.
+    ``label``, ``score``, ``query`` (the list of a ranking metric, the group of gauc),
+    ``item``, ``weight`` and ``by`` name the source's columns. Ranking metrics
+    (``"ndcg@10"``, ``"mrr"``, ...) read either an impressions log (``label`` is each
+    row's graded relevance) or, with ``judgments``, a run: ``source`` then holds
+    ``query``, ``item`` and ``score``, and ``judgments`` (any kind of source) holds
+    ``query``, ``item`` and ``label``, the relevance; unjudged run items have relevance 0,
+    and judged items missing from the run still count in ideal DCG, recall and MAP.
 
     The result has the slice columns (sorted, NULL last), ``n_rows`` (rows used),
     ``n_excluded`` (rows with a NULL label, score, weight or query, left out), then each
@@ -57,11 +62,20 @@ def evaluate(
     >>> sm.evaluate(df, ["auc", "logloss"], label="click", score="pctr").select("n_rows", "auc").row(0)
     (7, 0.8333333333333334)
     """
-    binding = bind(resolve(metrics), label=label, score=score, query=query, weight=weight, by=by)
+    binding = bind(
+        resolve(metrics),
+        label=label,
+        score=score,
+        query=query,
+        weight=weight,
+        by=by,
+        item=item,
+        judgments=judgments is not None,
+    )
     if engine == "duckdb":
-        return duckdb_engine.run(binding, source, con)
+        return duckdb_engine.run(binding, source, con, judgments)
     if engine == "polars":
-        return polars_engine.run(binding, source)
+        return polars_engine.run(binding, source, judgments)
     raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
 
 
@@ -75,16 +89,28 @@ def to_sql(
     item: str | None = None,
     weight: str | None = None,
     by: str | Sequence[str] | None = None,
+    judgments: Any = None,
     dialect: str = "duckdb",
 ) -> str:
     """The one SQL statement ``evaluate(..., engine="duckdb")`` runs for the same arguments.
 
     ``source`` may be a Parquet path or glob (read with ``read_parquet``), a table or view
     name (quoted part by part: ``"catalog"."schema"."table"``), or a frame, which the
-    statement reads as the view ``sqlmetrics_source``. Parquet paths are not required
-    to exist. Bad data makes the statement fail with a message starting "sqlmetrics: ".
+    statement reads as the view ``sqlmetrics_source``; ``judgments`` likewise (a frame
+    is read as the view ``sqlmetrics_judgments``). Parquet paths are not required to
+    exist. Bad data makes the statement fail with a message starting "sqlmetrics: ".
     """
     if dialect not in DIALECTS:
         raise InvalidParameterError(f"dialect must be one of {', '.join(map(repr, DIALECTS))}, got {dialect!r}")
-    binding = bind(resolve(metrics), label=label, score=score, query=query, weight=weight, by=by)
-    return compose(binding, source_sql(source, check_paths=False))
+    binding = bind(
+        resolve(metrics),
+        label=label,
+        score=score,
+        query=query,
+        weight=weight,
+        by=by,
+        item=item,
+        judgments=judgments is not None,
+    )
+    judged = None if judgments is None else source_sql(judgments, check_paths=False, view=JUDGMENTS_VIEW)
+    return compose(binding, source_sql(source, check_paths=False), judged)

@@ -27,10 +27,16 @@ class Binding:
     query: str | None = None
     weight: str | None = None
     by: tuple[str, ...] = ()
+    item: str | None = None
+    judgments: bool = False  # the label is read from separate judgments, joined by (query, item)
 
     @property
     def needs_query(self) -> bool:
         return any("query" in call.spec.needs for call in self.calls)
+
+    @property
+    def ranking(self) -> bool:
+        return any(call.spec.family == "ranking" for call in self.calls)
 
     @property
     def slices(self) -> tuple[str, ...]:
@@ -39,9 +45,30 @@ class Binding:
 
     @property
     def roles(self) -> dict[str, str]:
-        """Bound role -> user column; a NULL in any of these excludes the row."""
-        bound = {"label": self.label, "score": self.score, "query": self.query, "weight": self.weight}
+        """Bound role -> the source's column; a NULL in any of these excludes the row.
+
+        With judgments the label is the judgments' column, so it is not among them; the
+        item is a role only for ranking metrics (the others ignore it)."""
+        bound = {
+            "label": None if self.judgments else self.label,
+            "score": self.score,
+            "query": self.query,
+            "item": self.item if self.ranking else None,
+            "weight": self.weight,
+        }
         return {role: column for role, column in bound.items() if column is not None}
+
+    @property
+    def role_columns(self) -> dict[str, str]:
+        """Role -> the user's column name, wherever it lives (for messages)."""
+        return {"label": self.label, **self.roles}
+
+    @property
+    def judgment_roles(self) -> dict[str, str]:
+        """Role -> the judgments' column, when the labels come from judgments."""
+        if not self.judgments:
+            return {}
+        return {"query": self.query or "", "item": self.item or "", "label": self.label}
 
     @property
     def output_columns(self) -> list[str]:
@@ -56,13 +83,16 @@ def bind(
     query: str | None,
     weight: str | None,
     by: str | Sequence[str] | None,
+    item: str | None = None,
+    judgments: bool = False,
 ) -> Binding:
     """Check that the roles the metrics need are bound and that names do not collide."""
     slices = (by,) if isinstance(by, str) else tuple(by or ())
-    binding = Binding(tuple(calls), label, score, query, weight, slices)
+    binding = Binding(tuple(calls), label, score, query, weight, slices, item, judgments)
     if binding.needs_query and query is None:
         needing = ", ".join(c.label for c in calls if "query" in c.spec.needs)
         raise InvalidParameterError(f"{needing} averages over queries: pass query=<the user/request/query id column>")
+    _check_ranking_roles(binding)
     if len(set(slices)) != len(slices):
         raise InvalidParameterError(f"by lists a column twice: {list(slices)}")
     clashes = sorted(set(slices) & set(binding.output_columns[len(slices) :]))
@@ -71,14 +101,43 @@ def bind(
     return binding
 
 
-def check_schema(binding: Binding, schema: Mapping[str, str]) -> None:
-    """Raise for a bound column the source lacks, or a label/score/weight that is not numeric.
+def _check_ranking_roles(binding: Binding) -> None:
+    calls = binding.calls
+    unweighted = [c.label for c in calls if not c.spec.weighted]
+    if binding.weight is not None and unweighted:
+        raise InvalidParameterError(
+            f"{', '.join(unweighted)} take no row weights (a ranking metric orders rows, it does not weigh them): "
+            "evaluate them in a call without weight="
+        )
+    by_item = [c.label for c in calls if c.kwargs.get("ties") == "item"]
+    if by_item and binding.item is None:
+        raise InvalidParameterError(f"{', '.join(by_item)} break ties by item: pass item=<the item/document id column>")
+    if binding.judgments:
+        others = [c.label for c in calls if c.spec.family != "ranking"]
+        if others:
+            raise InvalidParameterError(
+                f"judgments give relevance to ranking metrics only; evaluate {', '.join(others)} over a labelled source"
+            )
+        if binding.item is None or binding.query is None:
+            raise InvalidParameterError(
+                "judgments are joined to the run by query and item: "
+                "pass query=<query id column> and item=<item id column>"
+            )
+
+
+def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool = False) -> None:
+    """Raise for a bound column the source (or the judgments) lacks, or a label, score or
+    weight that is not numeric.
 
     ``schema`` maps column names to type names (DuckDB's or polars' spelling).
     """
-    for role, column in [*binding.roles.items(), *(("by", c) for c in binding.by)]:
+    if judgments:
+        columns, where = list(binding.judgment_roles.items()), "the judgments have"
+    else:
+        columns, where = [*binding.roles.items(), *(("by", c) for c in binding.by)], "the source has"
+    for role, column in columns:
         if column not in schema:
             available = ", ".join(schema) or "none"
-            raise ColumnNotFoundError(f"{role} column {column!r} not found; the source has: {available}")
+            raise ColumnNotFoundError(f"{role} column {column!r} not found; {where}: {available}")
         if role in ("label", "score", "weight") and not is_numeric_type(schema[column]):
             raise SqlMetricsError(f"{role} column {column!r} has type {schema[column]}; expected a number or boolean")

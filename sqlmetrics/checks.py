@@ -37,6 +37,13 @@ class Check:
 LABEL_BINARY = Check(
     "label", "label", "be 0 or 1 (or boolean)", "label NOT IN (0, 1)", lambda: ~pl.col("label").is_in([0.0, 1.0])
 )
+LABEL_RELEVANCE = Check(
+    "relevance",
+    "label",
+    "be a finite relevance >= 0",
+    "(label < 0 OR isnan(label) OR isinf(label))",
+    lambda: (pl.col("label") < 0) | pl.col("label").is_nan() | pl.col("label").is_infinite(),
+)
 SCORE_NOT_NAN = Check("nan", "score", "not be NaN", "isnan(score)", lambda: pl.col("score").is_nan())
 SCORE_FINITE = Check("inf", "score", "be finite", "isinf(score)", lambda: pl.col("score").is_infinite())
 SCORE_PROBABILITY = Check(
@@ -63,6 +70,7 @@ def checks_for(calls: Sequence[MetricCall], weighted: bool) -> list[tuple[Check,
 
     rules = [
         (LABEL_BINARY, needing(lambda c: c.spec.label_domain == "binary")),
+        (LABEL_RELEVANCE, needing(lambda c: c.spec.label_domain == "relevance")),
         (SCORE_NOT_NAN, "every metric"),
         (SCORE_FINITE, needing(lambda c: c.spec.score_domain in ("finite", "probability"))),
         (SCORE_PROBABILITY, needing(lambda c: c.spec.score_domain == "probability")),
@@ -104,3 +112,39 @@ def raise_failed(
             example = rows.filter(bad).select(pl.col(check.role).min()).collect().item()
             before, between = message_parts(check, columns[check.role], metrics)
             raise InvalidInputError(f"{before}{count}{between}{example}".removeprefix(ERROR_PREFIX))
+
+
+@dataclass(frozen=True)
+class RunRule:
+    """A rule on judgments and a run, over whole rows or (query, item) pairs:
+    ``{before}{count}{between}{example}``."""
+
+    name: str
+    before: str
+    between: str
+
+
+def run_rules(relevance_column: str) -> list[RunRule]:
+    """The rules of a call with judgments, in the order they are checked."""
+    return [
+        RunRule(
+            "judgment_nulls",
+            "judgments must have a query, item and relevance in every row: ",
+            " rows do not, e.g. query, item = ",
+        ),
+        RunRule(
+            "judgment_relevance",
+            f"judgments column {relevance_column!r} must be a finite relevance >= 0: ",
+            " rows are not, e.g. ",
+        ),
+        RunRule(
+            "judgment_repeated",
+            "judgments must judge each (query, item) once: ",
+            " pairs are judged more than once, e.g. query, item = ",
+        ),
+        RunRule(
+            "run_repeated",
+            "a run must rank each item once per query: ",
+            " (query, item) pairs have more than one row, e.g. query, item = ",
+        ),
+    ]

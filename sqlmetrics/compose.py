@@ -27,26 +27,33 @@ from sqlglot import exp
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.checks import checks_for, message_parts
+from sqlmetrics.checks import ERROR_PREFIX, checks_for, message_parts, run_rules
 
 
 @dataclass(frozen=True)
 class Intermediate:
     """A shared step between ``base`` and the metrics, rendered once per call.
 
-    ``collects`` names a metric parameter whose distinct values across the call are
-    rendered as a one-column table ``{{ <collects>s }}`` (e.g. every threshold used).
+    ``collects`` names metric parameters whose distinct combinations across the call's
+    metrics that read this step are rendered as the table ``{{ <table> }}`` (every
+    threshold used; every tie policy and relevance threshold used).
     """
 
     template: str
     after: tuple[str, ...] = ()
-    collects: str | None = None
+    collects: tuple[str, ...] = ()
+    table: str = ""
 
 
 INTERMEDIATES = {
     "score_hist": Intermediate("intermediates/score_hist.sql"),
     "query_rows": Intermediate("intermediates/query_rows.sql"),
-    "confusion": Intermediate("intermediates/confusion.sql", after=("score_hist",), collects="threshold"),
+    "confusion": Intermediate(
+        "intermediates/confusion.sql", after=("score_hist",), collects=("threshold",), table="thresholds"
+    ),
+    "ranked": Intermediate("intermediates/ranked.sql", collects=("ties", "min_relevance"), table="rankings"),
+    "judged": Intermediate("intermediates/judged.sql"),
+    "positions": Intermediate("intermediates/positions.sql", after=("ranked", "judged")),
 }
 
 
@@ -59,15 +66,25 @@ def quote(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql("duckdb")
 
 
-def compose(binding: Binding, source_sql: str) -> str:
-    """The one SQL statement computing every metric of ``binding`` over ``source_sql``."""
+def compose(binding: Binding, source_sql: str, judgments_sql: str | None = None) -> str:
+    """The one SQL statement computing every metric of ``binding`` over ``source_sql``
+    (and, for ranking metrics of a run, the judgments read from ``judgments_sql``)."""
     by = ", ".join(binding.slices)
-    ctes = {
-        "input": _input_sql(binding, source_sql),
+    ctes = {}
+    if binding.judgments:
+        ctes["judgments"] = _judgments_sql(binding, judgments_sql)
+        ctes["input"] = _run_input_sql(binding, source_sql)
+    else:
+        ctes["input"] = _input_sql(binding, source_sql)
+    ctes |= {
         "base": _base_sql(binding),
         "checks": _checks_sql(binding),
         "row_counts": _row_counts_sql(binding, by),
     }
+    if binding.ranking:
+        ctes["ideal_rows"] = _ideal_rows_sql(binding, by)
+    if binding.judgments:
+        ctes["run_checks"] = _run_checks_sql(binding, by)
     for name in _intermediates_needed(binding):
         ctes[name] = templates.render(
             INTERMEDIATES[name].template, {"by": by, **_collected(binding, name)}, binding.slices
@@ -88,16 +105,92 @@ def _input_sql(binding: Binding, source_sql: str) -> str:
     roles = binding.roles
     weight = f"CAST({quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
     excluded = " OR ".join(f"{quote(column)} IS NULL" for column in roles.values())
+    label = [] if binding.judgments else [f"CAST({quote(roles['label'])} AS DOUBLE) AS label"]
     columns = [
         *slices,
-        f"CAST({quote(roles['label'])} AS DOUBLE) AS label",
+        *label,
         f"CAST({quote(roles['score'])} AS DOUBLE) AS score",
         f"{weight} AS weight",
         f"CASE WHEN {excluded} THEN NULL ELSE {weight} END AS w",
     ]
     if binding.needs_query:
         columns.append(f"{quote(roles['query'])} AS query")
+    if binding.ranking:
+        columns.append(f"{quote(roles['item'])} AS item" if "item" in roles else "NULL AS item")
     return f"SELECT {', '.join(columns)}\nFROM {source_sql}"
+
+
+def _judgments_sql(binding: Binding, judgments_sql: str | None) -> str:
+    """The judgments under canonical names: query, item, label (the relevance)."""
+    roles = binding.judgment_roles
+    return (
+        f"SELECT {quote(roles['query'])} AS query, {quote(roles['item'])} AS item, "
+        f"CAST({quote(roles['label'])} AS DOUBLE) AS label\nFROM {judgments_sql}"
+    )
+
+
+def _run_input_sql(binding: Binding, source_sql: str) -> str:
+    """A run as ``input``: each row's label is its judged relevance, 0 when unjudged."""
+    run = _input_sql(binding, source_sql)
+    columns = [*binding.slices, "run.query", "run.item", "run.score", "COALESCE(j.label, 0) AS label", "weight", "w"]
+    return (
+        f"SELECT {', '.join(columns)}\nFROM (\n{_indent(run)}\n) AS run\n"
+        "LEFT JOIN judgments AS j ON run.query = j.query AND run.item = j.item"
+    )
+
+
+def _ideal_rows_sql(binding: Binding, by: str) -> str:
+    """The judged items of every list: its own used rows, or with judgments every judged
+    item of the list's query."""
+    if not binding.judgments:
+        return f"SELECT {by}, query, label\nFROM input\nWHERE w IS NOT NULL"
+    lists = f"SELECT DISTINCT {by}, query FROM input WHERE w IS NOT NULL"
+    qualified = ", ".join(f"lists.{s}" for s in binding.slices)
+    return (
+        f"SELECT {qualified}, j.query, j.label\nFROM ({lists}) AS lists\nJOIN judgments AS j ON lists.query = j.query"
+    )
+
+
+def _run_checks_sql(binding: Binding, by: str) -> str:
+    """The rules of ``checks.run_rules``: no NULL or negative relevance, each (query,
+    item) judged at most once and ranked at most once per list."""
+    null = "query IS NULL OR item IS NULL OR label IS NULL"
+    bad = "label < 0 OR isnan(label) OR isinf(label)"
+    pair = "CAST(query AS VARCHAR) || ', ' || CAST(item AS VARCHAR)"
+    counted = {
+        "judgment_nulls": (
+            f"SUM(CASE WHEN {null} THEN 1 ELSE 0 END)",
+            f"MIN(CASE WHEN {null} THEN COALESCE(CAST(query AS VARCHAR), 'NULL') || ', ' "
+            "|| COALESCE(CAST(item AS VARCHAR), 'NULL') END)",
+            "judgments",
+        ),
+        "judgment_relevance": (
+            f"SUM(CASE WHEN {bad} THEN 1 ELSE 0 END)",
+            f"MIN(CASE WHEN {bad} THEN label END)",
+            "judgments",
+        ),
+        "judgment_repeated": (
+            "COUNT(*)",
+            f"MIN({pair})",
+            "(SELECT query, item FROM judgments GROUP BY query, item HAVING COUNT(*) > 1) AS repeated",
+        ),
+        "run_repeated": (
+            "COUNT(*)",
+            f"MIN({pair})",
+            f"(SELECT {by}, query, item FROM input WHERE w IS NOT NULL GROUP BY {by}, query, item "
+            "HAVING COUNT(*) > 1) AS repeated",
+        ),
+    }
+    selects, cases = [], []
+    for rule in run_rules(binding.judgment_roles["label"]):
+        count, example, source = counted[rule.name]
+        selects.append(f"(SELECT {count} AS n, {example} AS e FROM {source}) AS {rule.name}")
+        message = (
+            f"{templates.literal(ERROR_PREFIX + rule.before)} || CAST({rule.name}.n AS VARCHAR)"
+            f" || {templates.literal(rule.between)} || CAST({rule.name}.e AS VARCHAR)"
+        )
+        cases.append(f"    WHEN {rule.name}.n > 0 THEN error({message})")
+    return "SELECT CASE\n" + "\n".join(cases) + "\n  END AS failure\nFROM " + "\nCROSS JOIN ".join(selects)
 
 
 def _base_sql(binding: Binding) -> str:
@@ -121,7 +214,7 @@ def _checks_sql(binding: Binding) -> str:
     """One row whose ``failure`` raises an error naming the first rule the data breaks."""
     cases = []
     for check, metrics in checks_for(binding.calls, binding.weight is not None):
-        before, between = message_parts(check, binding.roles[check.role], metrics)
+        before, between = message_parts(check, binding.role_columns[check.role], metrics)
         if check.role in BASE_KEYS:
             count = f"SUM(CASE WHEN {check.sql} THEN n_all ELSE 0 END)"
             example = f"MIN(CASE WHEN {check.sql} THEN {check.role} END)"
@@ -155,17 +248,30 @@ def _intermediates_needed(binding: Binding) -> list[str]:
             ordered.append(name)
 
     for call in binding.calls:
-        add(call.spec.reads)
+        for name in call.spec.intermediates:
+            add(name)
     return ordered
 
 
+def _reads(name: str, reads: tuple[str, ...]) -> bool:
+    """Whether a metric reading ``reads`` reads intermediate ``name``, directly or not."""
+    return any(r == name or _reads(name, INTERMEDIATES[r].after) for r in reads if r in INTERMEDIATES)
+
+
 def _collected(binding: Binding, name: str) -> dict[str, str]:
-    param = INTERMEDIATES[name].collects
-    if param is None:
+    """``{{ <table> }}``: every combination of the collected parameters in use, as rows."""
+    step = INTERMEDIATES[name]
+    if not step.collects:
         return {}
-    values = sorted({dict(call.params)[param] for call in binding.calls if call.spec.reads == name})
-    rows = ", ".join(f"({templates.literal(value)})" for value in values)
-    return {f"{param}s": f"(VALUES {rows}) AS t({param})"}
+    combinations = sorted(
+        {
+            tuple(call.kwargs[param] for param in step.collects)
+            for call in binding.calls
+            if _reads(name, call.spec.intermediates)
+        }
+    )
+    rows = ", ".join(f"({', '.join(templates.literal(v) for v in values)})" for values in combinations)
+    return {step.table: f"(VALUES {rows}) AS t({', '.join(step.collects)})"}
 
 
 def _final_select(binding: Binding) -> str:
@@ -174,15 +280,18 @@ def _final_select(binding: Binding) -> str:
     columns += ["row_counts.n_rows", "row_counts.n_excluded"]
     joins = []
     for call in binding.calls:
-        cte = f"m_{call.label}"
-        columns.append(f"{cte}.{call.spec.name} AS {call.label}")
-        columns += [f"COALESCE({cte}.{call.spec.name}_{out}, 0) AS {call.label}_{out}" for out in call.spec.outputs]
+        cte, name = f"m_{call.label}", call.base_name
+        columns.append(f"{cte}.{name} AS {call.label}")
+        columns += [f"COALESCE({cte}.{name}_{out}, 0) AS {call.label}_{out}" for out in call.spec.outputs]
         joins.append(f"LEFT JOIN {cte} ON {templates.same_slice(slices, 'row_counts', cte)}")
     order = f"\nORDER BY {', '.join(f'row_counts.{s}' for s in slices)}" if binding.by else ""
     return (
         f"SELECT {', '.join(columns)}\nFROM row_counts\n"
         + "\n".join(joins)
-        + "\nCROSS JOIN checks\nWHERE checks.failure IS NULL"
+        + "\nCROSS JOIN checks"
+        + ("\nCROSS JOIN run_checks" if binding.judgments else "")
+        + "\nWHERE checks.failure IS NULL"
+        + (" AND run_checks.failure IS NULL" if binding.judgments else "")
         + order
     )
 

@@ -47,14 +47,20 @@ def get(name: str) -> Metric:
 def metric(name: str, **params: Any) -> MetricCall:
     """A metric with parameters: ``metric("fbeta", beta=2)``, ``metric("ndcg@10")``.
 
-    ``name@k`` sets the parameter ``k``. Parameters not given take their defaults;
-    every value is checked against the parameter's rule.
+    ``name@k`` sets the parameter ``k``; where a ranking metric shares its name with a
+    classification metric (``precision``, ``recall``), the ranking one is registered as
+    ``precision@k`` and ``"precision@10"`` means it. Parameters not given take their
+    defaults; every value is checked against the parameter's rule.
     """
-    if "@" in name:
+    if "@" in name and name not in registry():
         name, k_text = name.split("@", 1)
         if "k" in params:
             raise InvalidParameterError(f"{name}: k given twice ('@{k_text}' and k={params['k']!r})")
         params["k"] = _parse_k(name, k_text)
+        if f"{name}@k" in registry():
+            name = f"{name}@k"
+    elif "k" in params and f"{name}@k" in registry():
+        name = f"{name}@k"
     spec = get(name)
     known = {p.name for p in spec.params}
     for key in params:
@@ -63,13 +69,18 @@ def metric(name: str, **params: Any) -> MetricCall:
             raise InvalidParameterError(
                 f"{name}: unknown parameter {key!r} (parameters: {allowed}){closest(key, known)}"
             )
+    missing = [p.name for p in spec.params if p.required and params.get(p.name) is None]
+    if missing:
+        raise InvalidParameterError(
+            f"{name}: parameter {missing[0]!r} is required (e.g. {name.replace('@k', '@10')!r})"
+        )
     values = tuple((p.name, p.validate(name, params[p.name]) if p.name in params else p.default) for p in spec.params)
     return MetricCall(spec, values)
 
 
 def _parse_k(name: str, text: str) -> int:
     try:
-        return int(text)
+        return int(text.strip())
     except ValueError:
         raise InvalidParameterError(f"{name}: parameter 'k' must be an integer >= 1, got {text!r}") from None
 

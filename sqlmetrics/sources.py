@@ -14,8 +14,9 @@ from sqlmetrics import templates
 from sqlmetrics.compose import quote
 from sqlmetrics.errors import SourceError
 
-# The name under which an in-memory frame is visible to the composed SQL.
+# The names under which in-memory frames are visible to the composed SQL.
 FRAME_VIEW = "sqlmetrics_source"
+JUDGMENTS_VIEW = "sqlmetrics_judgments"
 
 _GLOB_CHARS = ("*", "?", "[")
 _FRAMES = (pl.DataFrame, pl.LazyFrame, pa.Table)
@@ -60,10 +61,10 @@ def table_sql(name: str) -> str:
     return ".".join(quote(part) for part in name.split("."))
 
 
-def source_sql(source: Any, *, check_paths: bool = True) -> str:
-    """The FROM expression the composed SQL reads ``source`` through."""
+def source_sql(source: Any, *, check_paths: bool = True, view: str = FRAME_VIEW) -> str:
+    """The FROM expression the composed SQL reads ``source`` through (a frame: ``view``)."""
     if is_frame(source):
-        return FRAME_VIEW
+        return view
     if is_path(source):
         pattern = parquet_pattern(source) if check_paths else str(source)
         return f"read_parquet({templates.literal(pattern)})"

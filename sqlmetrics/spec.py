@@ -19,6 +19,9 @@ ROLES = ("label", "score", "query", "item", "weight")
 # What a metric requires of the score column beyond "not NaN".
 SCORE_DOMAINS = ("any", "finite", "probability")
 
+# What a metric requires of the label column: 0/1 (or boolean), or a graded relevance >= 0.
+LABEL_DOMAINS = ("binary", "relevance")
+
 
 @dataclass(frozen=True)
 class Param:
@@ -35,9 +38,12 @@ class Param:
     rule: Callable[[Any], bool] = lambda value: True
     rule_text: str = ""
     choices: tuple[str, ...] = ()
+    required: bool = False  # no default: the call must give a value (``precision@k`` needs k)
 
     def validate(self, metric: str, value: Any) -> Any:
         """Return the value coerced to the parameter's type, or raise naming metric and rule."""
+        if value is None and self.default is None and not self.required:
+            return None
         if self.choices:
             if value not in self.choices:
                 raise InvalidParameterError(
@@ -75,11 +81,14 @@ class Metric:
     """What a metric is, independent of how an engine computes it.
 
     * ``template``: its SQL file under ``sql/``, read by the composer;
-    * ``reads``: the shared intermediate the template selects from (``score_hist``, ...);
+    * ``reads``: the shared intermediate(s) the template selects from (``score_hist``, ...);
     * ``needs``: the column roles it requires (``weight`` is always optional);
     * ``outputs``: extra result columns after the main one (``label + "_" + output``);
     * ``score_domain``: ``any`` (only order matters), ``finite`` or ``probability``;
-    * ``label_domain``: what labels must be (``binary``: 0/1 or boolean);
+    * ``label_domain``: what labels must be (``binary``: 0/1 or boolean; ``relevance``:
+      a finite graded relevance >= 0);
+    * ``weighted``: whether it takes row weights (ranking metrics order rows, they do not
+      weigh them);
     * ``reference``: the independent implementation the tests compare with.
     """
 
@@ -87,16 +96,21 @@ class Metric:
     family: str
     summary: str
     template: str
-    reads: str
+    reads: str | tuple[str, ...]
     needs: tuple[str, ...] = ("label", "score")
     params: tuple[Param, ...] = ()
     outputs: tuple[str, ...] = ()
     score_domain: str = "any"
     label_domain: str = "binary"
+    weighted: bool = True
     higher_is_better: bool | None = True
     range: tuple[float, float] | None = (0.0, 1.0)
     reference: str = ""
     module: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def intermediates(self) -> tuple[str, ...]:
+        return (self.reads,) if isinstance(self.reads, str) else self.reads
 
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)
@@ -114,16 +128,21 @@ class MetricCall:
         return dict(self.params)
 
     @property
+    def base_name(self) -> str:
+        """The name without a ``@k`` suffix: ``precision`` for ``precision@k``."""
+        return self.spec.name.removesuffix("@k")
+
+    @property
     def label(self) -> str:
         """The result column: the metric name, then one part per parameter that differs
         from its default: ``_at_<k>`` for ``k`` (``ndcg_at_10``), ``_<value>`` for a
         choice (``gauc_uniform``), ``_<param>_<value>`` for a number
         (``precision_threshold_0p3``, ``fbeta_beta_2``). In numbers ``.`` is written
         ``p`` and ``-`` ``m``, so every label is a plain SQL identifier."""
-        parts = [self.spec.name]
+        parts = [self.base_name]
         for param in self.spec.params:
             value = self.kwargs[param.name]
-            if value == param.default:
+            if value == param.default and not param.required:
                 continue
             if param.name == "k":
                 parts.append(f"at_{value}")

@@ -4,6 +4,7 @@ Templates are plain DuckDB SQL with three kinds of placeholder:
 
 * ``{{ by }}``: the slice columns of the call (``slice_1, slice_2``); when the call has no
   slices, a constant column ``slice_0`` stands in, so templates never special-case it;
+* ``{{ by(a) }}``: the slice columns of relation ``a`` (``a.slice_1, a.slice_2``);
 * ``{{ same_slice(a, b) }}``: relations ``a`` and ``b`` are in the same slice
   (``a.slice_1 IS NOT DISTINCT FROM b.slice_1 AND ...``: a NULL slice key is a key);
 * ``{{ <parameter> }}``: a metric parameter, rendered as a typed SQL literal.
@@ -23,6 +24,7 @@ from sqlglot import exp
 
 _PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 _SAME_SLICE = re.compile(r"\{\{\s*same_slice\((\w+),\s*(\w+)\)\s*\}\}")
+_QUALIFIED_BY = re.compile(r"\{\{\s*by\((\w+)\)\s*\}\}")
 
 
 @cache
@@ -45,6 +47,8 @@ def body(name: str) -> str:
 
 def literal(value: object) -> str:
     """A Python value as a typed SQL literal (floats as DOUBLE, never DECIMAL)."""
+    if value is None:
+        return "NULL"
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, int):
@@ -73,4 +77,5 @@ def render(name: str, values: dict[str, str], slices: tuple[str, ...] = ()) -> s
         return values[key]
 
     text = _SAME_SLICE.sub(lambda m: same_slice(slices, m.group(1), m.group(2)), body(name))
+    text = _QUALIFIED_BY.sub(lambda m: ", ".join(f"{m.group(1)}.{s}" for s in slices), text)
     return _PLACEHOLDER.sub(fill, text)

@@ -16,6 +16,16 @@ from sqlmetrics import templates
 from strategies import impressions
 
 METRICS = list(sm.registry())
+# Classification metrics take weights; ranking metrics order rows and take none. Every
+# test below runs the weighted ones with weights and, in the same call shape, all of
+# them without (binary labels are relevances too).
+WEIGHTED = [name for name, spec in sm.registry().items() if spec.weighted]
+RANKING = [
+    sm.metric(name)
+    for name in ["ndcg@3", "dcg", "cg@2", "mrr", "map@3", "hit_rate@2", "precision@2", "recall@3", "rank_corr"]
+]
+assert {call.spec.name for call in RANKING} == {n for n, s in sm.registry().items() if s.family == "ranking"}
+ALL = [*(sm.metric(name) for name in WEIGHTED), *RANKING]
 ROLES = {"label": "label", "score": "score", "query": "query"}
 
 
@@ -51,17 +61,18 @@ def test_docstring_examples_run(name):
 def test_row_order_does_not_matter(frame, engine, seed):
     shuffled = frame.sample(fraction=1.0, shuffle=True, seed=seed)
     assert_same(
-        evaluate(frame, METRICS, engine, weight="weight", by="slice"),
-        evaluate(shuffled, METRICS, engine, weight="weight", by="slice"),
+        evaluate(frame, WEIGHTED, engine, weight="weight", by="slice"),
+        evaluate(shuffled, WEIGHTED, engine, weight="weight", by="slice"),
     )
+    assert_same(evaluate(frame, ALL, engine, by="slice"), evaluate(shuffled, ALL, engine, by="slice"))
 
 
 @settings(max_examples=30)
 @given(frame=impressions(weighted=False), engine=st.sampled_from(["duckdb", "polars"]))
 def test_weights_of_one_are_no_weights(frame, engine):
     assert_same(
-        evaluate(frame, METRICS, engine, by="slice"),
-        evaluate(frame.with_columns(weight=pl.lit(1.0)), METRICS, engine, weight="weight", by="slice"),
+        evaluate(frame, WEIGHTED, engine, by="slice"),
+        evaluate(frame.with_columns(weight=pl.lit(1.0)), WEIGHTED, engine, weight="weight", by="slice"),
     )
 
 
@@ -72,8 +83,8 @@ def test_integer_weight_equals_repeated_rows(frame, repeats):
     repeated = weighted.select(pl.all().repeat_by(pl.col("weight").cast(pl.Int64)).explode()).drop("weight")
     metric_columns = pl.exclude("n_rows", "n_excluded")
     assert_same(
-        evaluate(weighted, METRICS, weight="weight", by="slice").select(metric_columns),
-        evaluate(repeated, METRICS, by="slice").select(metric_columns),
+        evaluate(weighted, WEIGHTED, weight="weight", by="slice").select(metric_columns),
+        evaluate(repeated, WEIGHTED, by="slice").select(metric_columns),
     )
 
 
@@ -81,48 +92,62 @@ def test_integer_weight_equals_repeated_rows(frame, repeats):
 @given(frame=impressions())
 def test_engines_agree(frame):
     kwargs = {"weight": "weight", "by": "slice"}
-    assert_same(evaluate(frame, METRICS, "duckdb", **kwargs), evaluate(frame, METRICS, "polars", **kwargs))
-    assert_same(evaluate(frame, METRICS, "duckdb"), evaluate(frame, METRICS, "polars"))
+    assert_same(evaluate(frame, WEIGHTED, "duckdb", **kwargs), evaluate(frame, WEIGHTED, "polars", **kwargs))
+    assert_same(evaluate(frame, ALL, "duckdb", by="slice"), evaluate(frame, ALL, "polars", by="slice"))
+    assert_same(evaluate(frame, ALL, "duckdb"), evaluate(frame, ALL, "polars"))
 
 
 @settings(max_examples=15)
 @given(frame=impressions(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_composition_does_not_change_numbers(frame, engine):
-    composed = evaluate(frame, METRICS, engine, weight="weight", by="slice")
-    for name in METRICS:
+    composed = evaluate(frame, WEIGHTED, engine, weight="weight", by="slice")
+    for name in WEIGHTED:
         alone = evaluate(frame, [name], engine, weight="weight", by="slice")
+        assert_same(alone, composed.select(alone.columns))
+    composed = evaluate(frame, ALL, engine, by="slice")
+    for call in ALL:
+        alone = evaluate(frame, [call], engine, by="slice")
         assert_same(alone, composed.select(alone.columns))
 
 
 @settings(max_examples=15)
 @given(frame=impressions(nulls=False), engine=st.sampled_from(["duckdb", "polars"]))
 def test_slicing_equals_filtering(frame, engine):
-    sliced = evaluate(frame, METRICS, engine, weight="weight", by="slice")
-    for row in sliced.iter_rows(named=True):
-        part = frame.filter(pl.col("slice").eq_missing(row["slice"]))
-        alone = evaluate(part, METRICS, engine, weight="weight")
-        assert_same(alone, sliced.filter(pl.col("slice").eq_missing(row["slice"])).drop("slice"))
+    for metrics, weight in [(WEIGHTED, "weight"), (ALL, None)]:
+        sliced = evaluate(frame, metrics, engine, weight=weight, by="slice")
+        for row in sliced.iter_rows(named=True):
+            part = frame.filter(pl.col("slice").eq_missing(row["slice"]))
+            alone = evaluate(part, metrics, engine, weight=weight)
+            assert_same(alone, sliced.filter(pl.col("slice").eq_missing(row["slice"])).drop("slice"))
 
 
-@pytest.mark.parametrize("name", [n for n, s in sm.registry().items() if s.range and s.higher_is_better is not None])
-def test_perfect_scores_give_the_ideal_value(name, engine):
-    spec = sm.registry()[name]
+# Their best value is not reached by any perfect ranking: precision@k needs k relevant
+# items per list, rank_corr distinct labels (pairs tied in label earn ½).
+NO_IDEAL = ("precision@k", "rank_corr")
+
+
+@pytest.mark.parametrize(
+    "call", [c for c in ALL if c.spec.range and c.spec.higher_is_better is not None and c.spec.name not in NO_IDEAL]
+)
+def test_perfect_scores_give_the_ideal_value(call, engine):
+    spec = call.spec
     labels = [0, 1, 1, 0, 1, 0, 0, 1]
     frame = pl.DataFrame({"label": labels, "score": [float(y) for y in labels], "query": [1, 1, 1, 1, 2, 2, 2, 2]})
     ideal = spec.range[1] if spec.higher_is_better else spec.range[0]
-    assert evaluate(frame, [name], engine)[name].item() == pytest.approx(ideal, abs=1e-12)
+    assert evaluate(frame, [call], engine)[call.label].item() == pytest.approx(ideal, abs=1e-12)
 
 
 @settings(max_examples=20)
 @given(frame=impressions())
 def test_values_stay_in_range(frame):
-    result = evaluate(frame, METRICS, weight="weight", by="slice")
-    for name, spec in sm.registry().items():
-        if spec.range is None:
+    ranking = evaluate(frame, RANKING, by="slice").drop("slice", "n_rows", "n_excluded")
+    result = pl.concat([evaluate(frame, WEIGHTED, weight="weight", by="slice"), ranking], how="horizontal")
+    for call in ALL:
+        if call.spec.range is None:
             continue
-        low, high = spec.range
-        values = result[name].drop_nulls()
-        assert ((values >= low - 1e-12) & (values <= high + 1e-12)).all(), name
+        low, high = call.spec.range
+        values = result[call.label].drop_nulls()
+        assert ((values >= low - 1e-12) & (values <= high + 1e-12)).all(), call.label
 
 
 ROW_METRICS = [name for name, spec in sm.registry().items() if hasattr(spec.module, "expr")]
@@ -143,7 +168,7 @@ def test_row_expressions_in_group_by_and_over_equal_evaluate(frame):
 
 def test_result_types_are_the_same_for_both_engines(engine):
     frame = pl.DataFrame({"label": [0, 1, 1, 0], "score": [0.2, 0.8, 0.4, 0.5], "query": [1, 1, 2, 2]})
-    schema = evaluate(frame, METRICS, engine).schema
-    counts = {"n_rows", "n_excluded", *(f"{name}_{out}" for name in METRICS for out in sm.registry()[name].outputs)}
+    schema = evaluate(frame, ALL, engine).schema
+    counts = {"n_rows", "n_excluded", *(f"{call.label}_{out}" for call in ALL for out in call.spec.outputs)}
     assert {name: dtype for name, dtype in schema.items() if name in counts} == dict.fromkeys(counts, pl.Int64)
     assert all(dtype == pl.Float64 for name, dtype in schema.items() if name not in counts)

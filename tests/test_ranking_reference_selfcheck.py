@@ -7,9 +7,10 @@ import math
 
 import polars as pl
 import pytest
-import ranking_reference as rr
 from hypothesis import given
 from hypothesis import strategies as st
+
+import ranking_reference as rr
 
 TOL = 1e-9
 QUERIES = ["q0", "q1", "q2", "q3", "q4"]

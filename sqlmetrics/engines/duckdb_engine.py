@@ -11,21 +11,27 @@ from sqlmetrics.binding import Binding, check_schema
 from sqlmetrics.checks import ERROR_PREFIX
 from sqlmetrics.compose import compose
 from sqlmetrics.errors import InvalidInputError, SourceError
-from sqlmetrics.sources import FRAME_VIEW, is_frame, source_sql
+from sqlmetrics.sources import FRAME_VIEW, JUDGMENTS_VIEW, is_frame, source_sql
 
 
-def run(binding: Binding, source: Any, con: duckdb.DuckDBPyConnection | None) -> pl.DataFrame:
-    """Compute every metric of ``binding`` over ``source`` with one SQL statement."""
+def run(binding: Binding, source: Any, con: duckdb.DuckDBPyConnection | None, judgments: Any = None) -> pl.DataFrame:
+    """Compute every metric of ``binding`` over ``source`` (and ``judgments``) with one
+    SQL statement."""
     connection = con if con is not None else _quiet_connection()
-    if is_frame(source):
-        connection.register(FRAME_VIEW, source)
+    frames = {view: data for view, data in ((FRAME_VIEW, source), (JUDGMENTS_VIEW, judgments)) if is_frame(data)}
+    for view, data in frames.items():
+        connection.register(view, data)
     try:
         from_sql = source_sql(source)
         check_schema(binding, _schema(connection, from_sql, source))
-        return _execute(connection, compose(binding, from_sql))
+        judged_sql = None
+        if judgments is not None:
+            judged_sql = source_sql(judgments, view=JUDGMENTS_VIEW)
+            check_schema(binding, _schema(connection, judged_sql, judgments), judgments=True)
+        return _execute(connection, compose(binding, from_sql, judged_sql))
     finally:
-        if is_frame(source):
-            connection.unregister(FRAME_VIEW)
+        for view in frames:
+            connection.unregister(view)
         if con is None:
             connection.close()
 

@@ -15,17 +15,29 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics.binding import Binding, check_schema
-from sqlmetrics.checks import checks_for, raise_failed, row_counters_polars
+from sqlmetrics.checks import checks_for, raise_failed, row_counters_polars, run_rules
+from sqlmetrics.errors import InvalidInputError
+from sqlmetrics.metrics.ranking._lists import Lists, run_lists
 from sqlmetrics.sources import polars_source
 
 
-def run(binding: Binding, source: Any) -> pl.DataFrame:
+def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
     lf = polars_source(source)
     check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
+    judged = None
+    if judgments is not None:
+        judged = polars_source(judgments)
+        check_schema(binding, {name: str(dtype) for name, dtype in judged.collect_schema().items()}, judgments=True)
+        judged = judged.select(
+            **{role: pl.col(column) for role, column in binding.judgment_roles.items() if role != "label"},
+            label=pl.col(binding.label).cast(pl.Float64),
+        )
     checks = checks_for(binding.calls, binding.weight is not None)
-    rows = _input(binding, lf)
+    rows = _input(binding, lf, judged)
     base = _base(binding, rows, checks).collect(engine="streaming")
-    raise_failed(base, rows, checks, BASE_KEYS, binding.roles)
+    raise_failed(base, rows, checks, BASE_KEYS, binding.role_columns)
+    if judged is not None:
+        raise_failed_run(rows, judged, binding)
 
     slices = list(binding.slices)
     results = _row_counts(binding, base)
@@ -36,17 +48,21 @@ def run(binding: Binding, source: Any) -> pl.DataFrame:
         values = _score_hist(base).lazy().group_by(slices).agg(exprs).collect()
         results = results.join(values, on=slices, how="left", nulls_equal=True)
     used_rows = rows.filter(pl.col("w").is_not_null())
+    by = slices if binding.by else []  # grouping by the constant slice_0 costs time
+    lists = _lists(binding, used_rows, judged, by) if binding.ranking else None
     for call in binding.calls:
         if call in single:
             continue
-        weight = "w" if binding.weight is not None else None  # unweighted: faster rank-based forms
-        by = slices if binding.by else []  # grouping by the constant slice_0 costs time
-        frame = call.spec.module.frame(
-            used_rows, score="score", label="label", query="query", weight=weight, by=by, **call.kwargs
-        ).collect(engine="streaming")
+        if call.spec.family == "ranking":
+            frame = call.spec.module.from_lists(lists, **call.kwargs).collect(engine="streaming")
+        else:
+            weight = "w" if binding.weight is not None else None  # unweighted: faster rank-based forms
+            frame = call.spec.module.frame(
+                used_rows, score="score", label="label", query="query", weight=weight, by=by, **call.kwargs
+            ).collect(engine="streaming")
         if not binding.by:
             frame = frame.with_columns(pl.lit(0, pl.Int32).alias("slice_0"))
-        renamed = frame.rename({f"{call.spec.name}{c[len(call.label) :]}": c for c in call.columns})
+        renamed = frame.rename({f"{call.base_name}{c[len(call.label) :]}": c for c in call.columns})
         results = results.join(renamed, on=slices, how="left", nulls_equal=True)
 
     counts = [f"{call.label}_{out}" for call in binding.calls for out in call.spec.outputs]
@@ -56,22 +72,60 @@ def run(binding: Binding, source: Any) -> pl.DataFrame:
     return results.rename(dict(zip(slices, binding.by))).select(binding.output_columns)
 
 
-def _input(binding: Binding, lf: pl.LazyFrame) -> pl.LazyFrame:
-    """The source under canonical names; ``w`` is NULL for an excluded row (see compose)."""
+def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFrame:
+    """The source under canonical names; ``w`` is NULL for an excluded row (see compose).
+    A run takes each row's label from the judgments (0 when unjudged)."""
     roles = binding.roles
     slices = [pl.col(c).alias(s) for s, c in zip(binding.slices, binding.by)] or [pl.lit(0, pl.Int32).alias("slice_0")]
     weight = pl.col(roles["weight"]).cast(pl.Float64) if "weight" in roles else pl.lit(1.0)
     excluded = pl.any_horizontal(pl.col(c).is_null() for c in roles.values())
     columns = [
         *slices,
-        pl.col(roles["label"]).cast(pl.Float64).alias("label"),
+        *([] if binding.judgments else [pl.col(roles["label"]).cast(pl.Float64).alias("label")]),
         pl.col(roles["score"]).cast(pl.Float64).alias("score"),
         weight.alias("weight"),
         pl.when(excluded).then(None).otherwise(weight).alias("w"),
     ]
     if binding.needs_query:
         columns.append(pl.col(roles["query"]).alias("query"))
-    return lf.select(columns)
+    if binding.ranking:
+        columns.append((pl.col(roles["item"]) if "item" in roles else pl.lit(None)).alias("item"))
+    rows = lf.select(columns)
+    if judged is None:
+        return rows
+    labels = judged.filter(pl.col("query").is_not_null() & pl.col("item").is_not_null())
+    return rows.join(labels, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
+
+
+def _lists(binding: Binding, used_rows: pl.LazyFrame, judged: pl.LazyFrame | None, by: list[str]) -> Lists:
+    """The ranking metrics' input: the used rows, and every list's judged items."""
+    rows = used_rows.select(*by, "query", "item", "score", "label")
+    if judged is None:
+        return Lists(rows, rows.select(*by, "query", "label"), by)
+    return run_lists(rows.drop("label"), judged, by)
+
+
+def raise_failed_run(rows: pl.LazyFrame, judged: pl.LazyFrame, binding: Binding) -> None:
+    """Raise InvalidInputError for the first of ``checks.run_rules`` the data breaks."""
+    null = pl.any_horizontal(pl.col(c).is_null() for c in ("query", "item", "label"))
+    bad = (pl.col("label") < 0) | pl.col("label").is_nan() | pl.col("label").is_infinite()
+    pair = pl.format("{}, {}", pl.col("query").cast(pl.String), pl.col("item").cast(pl.String))
+    null_pair = pl.format(
+        "{}, {}", pl.col("query").cast(pl.String).fill_null("NULL"), pl.col("item").cast(pl.String).fill_null("NULL")
+    )
+    repeated_judgments = judged.group_by("query", "item").len().filter(pl.col("len") > 1)
+    keys = [*binding.slices, "query", "item"]
+    repeated_run = rows.filter(pl.col("w").is_not_null()).group_by(keys).len().filter(pl.col("len") > 1)
+    found = {
+        "judgment_nulls": judged.filter(null).select(n=pl.len(), e=null_pair.min()),
+        "judgment_relevance": judged.filter(bad.fill_null(False)).select(n=pl.len(), e=pl.col("label").min()),
+        "judgment_repeated": repeated_judgments.select(n=pl.len(), e=pair.min()),
+        "run_repeated": repeated_run.select(n=pl.len(), e=pair.min()),
+    }
+    for rule in run_rules(binding.label):
+        count, example = found[rule.name].collect().row(0)
+        if count:
+            raise InvalidInputError(f"{rule.before}{count}{rule.between}{example}")
 
 
 # base's grouping keys besides the slices. Unlike the SQL plan (which also groups by

@@ -1,0 +1,22 @@
+-- positions: rank positions p = 0 .. the longest list or judged set, with running sums
+-- of the DCG discount 1/log2(p + 1) and of 1/p (both 0 at p = 0), so that a metric sums
+-- either over positions a..e as D(e) − D(a − 1).
+--
+-- reads:  ranked(last_position), judged({{ by }}, query, n)
+-- output: p, discount_through, harmonic_through
+SELECT p,
+       SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / LOG2(p + 1) END)
+           OVER (ORDER BY p ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS discount_through,
+       SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / CAST(p AS DOUBLE) END)
+           OVER (ORDER BY p ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS harmonic_through
+FROM (
+    SELECT UNNEST(RANGE(0, CAST(longest AS BIGINT) + 1)) AS p
+    FROM (
+        SELECT MAX(n) AS longest
+        FROM (
+            SELECT MAX(last_position) AS n FROM ranked
+            UNION ALL
+            SELECT SUM(n) FROM judged GROUP BY {{ by }}, query
+        ) AS lengths
+    ) AS longest_list
+) AS numbers

@@ -1,0 +1,38 @@
+-- dcg: discounted cumulative gain at k, the mean over lists of
+--   DCG@k = Σ_{p <= k} gain(rel_p) / log2(p + 1),
+-- positions p by score, descending; gain(rel) = 2^rel − 1 ('exponential') or rel
+-- ('linear'); k NULL means the whole list.
+-- A peer group at positions a..e (see ranked.sql) shares them evenly: each of its g rows
+-- earns gain(rel)·(D(min(e, k)) − D(a − 1))/g, D the running discount of positions.sql.
+-- Under ties = 'average' that is the exact mean over every order of a tie group.
+-- A list without a relevant judged item (label >= min_relevance) is skipped and counted
+-- (empty = 'skip') or scores 0 (empty = 'zero'); a list without judgments is skipped.
+--
+-- reads:  ranked, judged, positions
+-- params: {{ k }}, {{ gain }}, {{ ties }}, {{ min_relevance }}, {{ empty }}
+-- output: {{ by }}, dcg, dcg_queries (lists used), dcg_skipped (lists left out)
+WITH list_parts AS (
+    SELECT {{ by }}, query,
+           CASE WHEN {{ gain }} = 'linear' THEN label ELSE POWER(2, label) - 1 END
+           * (d_end.discount_through - d_start.discount_through)
+           / (last_position - first_position + 1) AS dcg,
+           0 AS relevant, 0 AS judged
+    FROM ranked
+    JOIN positions AS d_start ON d_start.p = first_position - 1
+    JOIN positions AS d_end ON d_end.p = LEAST(last_position, COALESCE({{ k }}, last_position))
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
+      AND first_position <= COALESCE({{ k }}, first_position)
+    UNION ALL
+    SELECT {{ by }}, query, 0, CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END, n
+    FROM judged
+),
+per_list AS (
+    SELECT {{ by }}, query,
+           CASE WHEN SUM(relevant) > 0 THEN SUM(dcg)
+                WHEN SUM(judged) > 0 AND {{ empty }} = 'zero' THEN 0 END AS dcg
+    FROM list_parts
+    GROUP BY {{ by }}, query
+)
+SELECT {{ by }}, AVG(dcg) AS dcg, COUNT(dcg) AS dcg_queries, COUNT(*) - COUNT(dcg) AS dcg_skipped
+FROM per_list
+GROUP BY {{ by }}

@@ -1,0 +1,62 @@
+-- hit_rate: the share of lists with a relevant item (label >= min_relevance) in the top
+-- k positions (k NULL: anywhere in the list). Positions by score, descending.
+-- Under ties the first relevant item matters: it lies in the first peer group holding
+-- one (see ranked.sql), at positions a..e with g rows of which m relevant. The list hits
+-- for sure when e <= k and never when a > k; when the group straddles k with
+-- s = k − a + 1 of its positions inside, it misses only if all s go to its g − m
+-- non-relevant rows, with probability Π_{t < s} (g − m − t)/(g − t) (0 when s > g − m).
+-- average = 'macro': that share; 'micro': Σ hits@k / Σ R over lists, hits@k the
+-- relevant items in the top k and R the list's relevant judged items (the HR@K of
+-- recommender papers).
+-- A list without a relevant judged item is skipped and counted (empty = 'skip') or
+-- scores 0 (empty = 'zero'); a list without judgments is skipped.
+--
+-- reads:  ranked, judged, positions
+-- params: {{ k }}, {{ ties }}, {{ min_relevance }}, {{ empty }}, {{ average }}
+-- output: {{ by }}, hit_rate, hit_rate_queries (lists used), hit_rate_skipped (lists left out)
+WITH first_relevant AS (
+    SELECT {{ by }}, query, MIN(first_position) AS a, MIN(last_position - first_position + 1) AS g,
+           MIN(group_relevant) AS m
+    FROM ranked
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND relevant_before = 0 AND group_relevant > 0
+    GROUP BY {{ by }}, query
+),
+list_parts AS (
+    SELECT {{ by }}, query,
+           CASE WHEN a + g - 1 <= COALESCE({{ k }}, a + g - 1) OR {{ k }} - a + 1 > g - m THEN 1 ELSE 0 END AS hit,
+           0 AS hits, 0 AS relevant, 0 AS judged
+    FROM first_relevant
+    WHERE a <= COALESCE({{ k }}, a)
+    UNION ALL
+    -- a straddling group: 1 − P(its s positions inside k all go to non-relevant rows)
+    SELECT {{ by }}, query, 1 - EXP(SUM(LN((g - m - p) / CAST(g - p AS DOUBLE)))), 0, 0, 0
+    FROM first_relevant
+    JOIN positions ON p < {{ k }} - a + 1
+    WHERE a <= {{ k }} AND a + g - 1 > {{ k }} AND {{ k }} - a + 1 <= g - m
+    GROUP BY {{ by }}, query
+    UNION ALL
+    SELECT {{ by }}, query, 0,
+           relevant * (LEAST(last_position, COALESCE({{ k }}, last_position)) - first_position + 1)
+           / CAST(last_position - first_position + 1 AS DOUBLE),
+           0, 0
+    FROM ranked
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
+      AND first_position <= COALESCE({{ k }}, first_position)
+    UNION ALL
+    SELECT {{ by }}, query, 0, 0, CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END, n
+    FROM judged
+),
+per_list AS (
+    SELECT {{ by }}, query, SUM(hit) AS hit, SUM(hits) AS hits, SUM(relevant) AS relevant,
+           SUM(relevant) > 0 OR (SUM(judged) > 0 AND {{ empty }} = 'zero') AS used
+    FROM list_parts
+    GROUP BY {{ by }}, query
+)
+SELECT {{ by }},
+       CASE WHEN {{ average }} = 'micro'
+            THEN SUM(CASE WHEN used THEN hits END) / NULLIF(SUM(CASE WHEN used THEN relevant END), 0)
+            ELSE AVG(CASE WHEN used THEN hit END) END AS hit_rate,
+       COUNT(CASE WHEN used THEN 1 END) AS hit_rate_queries,
+       COUNT(CASE WHEN NOT used THEN 1 END) AS hit_rate_skipped
+FROM per_list
+GROUP BY {{ by }}

@@ -1,0 +1,52 @@
+-- map: mean average precision at k, the mean over lists of
+--   AP@k = (1/R) Σ_{p <= k, item p relevant} P@p,   P@p = (relevant items in the top p)/p,
+-- R the list's relevant judged items (label >= min_relevance), retrieved or not; k NULL
+-- means the whole list. Positions by score, descending.
+-- A peer group at positions a..e (see ranked.sql) with g rows, m of them relevant and
+-- r relevant items ranked above it: a relevant row of the group is at each of its
+-- positions p with probability 1/g, with r + 1 + (p − a)(m − 1)/(g − 1) relevant items
+-- expected in the top p, so it adds
+--   (1/g)·Σ_{p = a .. min(e, k)} (r + 1 + (p − a)(m − 1)/(g − 1)) / p
+--   = (1/g)·((r + 1)·S + (m − 1)/(g − 1)·(c − a·S)),  S = H(min(e, k)) − H(a − 1),
+-- c = min(e, k) − a + 1 and H the running sum of 1/p (positions.sql); the fraction is 0
+-- when g = 1. Under ties = 'average' that is the exact mean over every order of a tie group.
+-- A list without a relevant judged item is skipped and counted (empty = 'skip') or
+-- scores 0 (empty = 'zero'); a list without judgments is skipped.
+--
+-- reads:  ranked, judged, positions
+-- params: {{ k }}, {{ ties }}, {{ min_relevance }}, {{ empty }}
+-- output: {{ by }}, map, map_queries (lists used), map_skipped (lists left out)
+WITH list_parts AS (
+    SELECT {{ by }}, query,
+           ((relevant_before + 1) * (h_end.harmonic_through - h_start.harmonic_through)
+            + CASE WHEN last_position > first_position
+                   THEN (group_relevant - 1) / CAST(last_position - first_position AS DOUBLE)
+                        * (h_end.p - first_position + 1
+                           - first_position * (h_end.harmonic_through - h_start.harmonic_through))
+                   ELSE 0 END)
+           / (last_position - first_position + 1) AS precision_sum,
+           0 AS relevant, 0 AS judged
+    FROM ranked
+    JOIN positions AS h_start ON h_start.p = first_position - 1
+    JOIN positions AS h_end ON h_end.p = LEAST(last_position, COALESCE({{ k }}, last_position))
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND relevant = 1
+      AND first_position <= COALESCE({{ k }}, first_position)
+    UNION ALL
+    SELECT {{ by }}, query, 0, CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END, n
+    FROM judged
+    UNION ALL
+    -- every list, even one without a relevant item in the top k or without judgments
+    SELECT {{ by }}, query, 0, 0, 0
+    FROM ranked
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND first_position = 1
+),
+per_list AS (
+    SELECT {{ by }}, query,
+           CASE WHEN SUM(relevant) > 0 THEN SUM(precision_sum) / SUM(relevant)
+                WHEN SUM(judged) > 0 AND {{ empty }} = 'zero' THEN 0 END AS ap
+    FROM list_parts
+    GROUP BY {{ by }}, query
+)
+SELECT {{ by }}, AVG(ap) AS map, COUNT(ap) AS map_queries, COUNT(*) - COUNT(ap) AS map_skipped
+FROM per_list
+GROUP BY {{ by }}

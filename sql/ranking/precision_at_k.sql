@@ -1,0 +1,36 @@
+-- precision@k: the share of the top k positions holding a relevant item (label >=
+-- min_relevance), P@k = hits@k / k, divided by k even for a list shorter than k.
+-- Positions by score, descending. A peer group at positions a..e (see ranked.sql) with
+-- g rows shares them evenly: each relevant row counts (min(e, k) − a + 1)/g hits, which
+-- under ties = 'average' is the exact mean over every order of a tie group.
+-- average = 'macro': the mean of P@k over lists; 'micro': Σ hits@k / Σ k over lists
+-- (the same number: every list divides by k).
+-- A list without a relevant judged item is skipped and counted (empty = 'skip') or
+-- scores 0 (empty = 'zero'); a list without judgments is skipped.
+--
+-- reads:  ranked, judged
+-- params: {{ k }}, {{ ties }}, {{ min_relevance }}, {{ empty }}, {{ average }}
+-- output: {{ by }}, precision, precision_queries (lists used), precision_skipped (lists left out)
+WITH list_parts AS (
+    SELECT {{ by }}, query,
+           relevant * (LEAST(last_position, {{ k }}) - first_position + 1)
+           / CAST(last_position - first_position + 1 AS DOUBLE) AS hits,
+           0 AS relevant, 0 AS judged
+    FROM ranked
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND first_position <= {{ k }}
+    UNION ALL
+    SELECT {{ by }}, query, 0, CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END, n
+    FROM judged
+),
+per_list AS (
+    SELECT {{ by }}, query,
+           CASE WHEN SUM(relevant) > 0 OR (SUM(judged) > 0 AND {{ empty }} = 'zero') THEN SUM(hits) END AS hits
+    FROM list_parts
+    GROUP BY {{ by }}, query
+)
+SELECT {{ by }},
+       CASE WHEN {{ average }} = 'micro' THEN SUM(hits) / (CAST({{ k }} AS DOUBLE) * COUNT(hits))
+            ELSE AVG(hits / {{ k }}) END AS precision,
+       COUNT(hits) AS precision_queries, COUNT(*) - COUNT(hits) AS precision_skipped
+FROM per_list
+GROUP BY {{ by }}

@@ -1,0 +1,1 @@
+"""Ranking metrics: lists (queries) ordered by score, judged by graded relevance."""

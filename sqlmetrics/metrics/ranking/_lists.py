@@ -1,0 +1,260 @@
+"""The polars form of the ranking plan: the same steps as the SQL intermediates.
+
+``Lists`` holds a call's used rows and judged items and computes, once each,
+
+* ``ranked(ties, min_relevance)``: every row with its peer group's positions
+  ``first_position .. last_position``, ``group_relevant`` and ``relevant_before``
+  (``sql/intermediates/ranked.sql``);
+* ``judged``: each list's relevance histogram (``judged.sql``);
+* ``discount_through`` / ``harmonic_through``: running sums over positions
+  (``positions.sql``), read with ``gather``;
+
+and the steps every metric ends with: ``per_list`` (lists, their relevant and judged
+counts, and whether the ``empty`` rule keeps them) and ``summarize`` (one row per slice:
+the metric, lists used, lists skipped). A list is one query within one slice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+LIST_END = "__list_end"
+
+
+@dataclass
+class Lists:
+    """A call's ranking input. ``rows``: the used rows with canonical columns (slices,
+    ``query``, ``item``, ``score``, ``label``); ``ideal_rows``: the judged items of every
+    list (slices, ``query``, ``label``); ``by``: the slice columns."""
+
+    rows: pl.LazyFrame
+    ideal_rows: pl.LazyFrame
+    by: list[str]
+    _cache: dict[Any, pl.DataFrame] = field(default_factory=dict)
+
+    @property
+    def keys(self) -> list[str]:
+        return [*self.by, "query"]
+
+    def _cached(self, key: Any, build: Callable[[], pl.LazyFrame]) -> pl.DataFrame:
+        if key not in self._cache:
+            self._cache[key] = build().collect(engine="streaming")
+        return self._cache[key]
+
+    def ranked(self, ties: str, min_relevance: float) -> pl.LazyFrame:
+        """Every used row with its peer group (see ``sql/intermediates/ranked.sql``)."""
+        return self._cached(("ranked", ties, min_relevance), lambda: _ranked(self, ties, min_relevance)).lazy()
+
+    @property
+    def judged(self) -> pl.LazyFrame:
+        return self._cached("judged", lambda: self.ideal_rows.group_by([*self.keys, "label"]).agg(n=pl.len())).lazy()
+
+    def _running(self, name: str, term: Callable[[pl.Expr], pl.Expr]) -> pl.Series:
+        def build() -> pl.LazyFrame:
+            longest = max(
+                self.ranked_lengths(),
+                self.judged.group_by(self.keys).agg(pl.col("n").sum()).select(pl.col("n").max()).collect().item() or 0,
+            )
+            p = pl.int_range(0, longest + 1, eager=False)
+            return pl.LazyFrame().select(
+                pl.when(p == 0).then(0.0).otherwise(term(p.cast(pl.Float64))).cum_sum().alias(name)
+            )
+
+        return self._cached(name, build)[name]
+
+    def ranked_lengths(self) -> int:
+        return self.rows.group_by(self.keys).len().select(pl.col("len").max()).collect().item() or 0
+
+    def discount_through(self, position: pl.Expr) -> pl.Expr:
+        """D(position) = Σ_{p <= position} 1/log2(p + 1)."""
+        return pl.lit(self._running("discount_through", lambda p: 1 / (p + 1).log(2))).gather(position)
+
+    def harmonic_through(self, position: pl.Expr) -> pl.Expr:
+        """H(position) = Σ_{p <= position} 1/p."""
+        return pl.lit(self._running("harmonic_through", lambda p: 1 / p)).gather(position)
+
+    def per_list(self, parts: pl.LazyFrame, min_relevance: float, empty: str) -> pl.LazyFrame:
+        """Every list with the metric's summed ``parts`` (0 where it has none), its
+        ``relevant`` and ``judged`` counts and ``used``: a list without a relevant judged
+        item is kept only under ``empty="zero"``, a list without judgments never."""
+        lists = self.rows.select(self.keys).unique()
+        totals = self.judged.group_by(self.keys).agg(
+            relevant=pl.col("n").filter(pl.col("label") >= min_relevance).sum(), judged=pl.col("n").sum()
+        )
+        values = [c for c in parts.collect_schema() if c not in self.keys]
+        joined = lists.join(parts, on=self.keys, how="left", nulls_equal=True).join(
+            totals, on=self.keys, how="left", nulls_equal=True
+        )
+        relevant, judged = pl.col("relevant").fill_null(0), pl.col("judged").fill_null(0)
+        return joined.with_columns(
+            pl.col(values).fill_null(0.0),
+            relevant=relevant,
+            used=(relevant > 0) | ((judged > 0) & (empty == "zero")),
+        )
+
+    def summarize(self, per_list: pl.LazyFrame, name: str, value: pl.Expr) -> pl.LazyFrame:
+        """One row per slice: ``name`` = mean of ``value`` over used lists, with the
+        counts of lists used (``<name>_queries``) and skipped (``<name>_skipped``)."""
+        used = pl.col("used")
+        return self.summarize_with(per_list, name, value.filter(used).mean())
+
+    def summarize_with(self, per_list: pl.LazyFrame, name: str, aggregate: pl.Expr) -> pl.LazyFrame:
+        used = pl.col("used")
+        summary = [
+            aggregate.alias(name),
+            used.sum().cast(pl.Int64).alias(f"{name}_queries"),
+            (~used).sum().cast(pl.Int64).alias(f"{name}_skipped"),
+        ]
+        return per_list.group_by(self.by).agg(summary) if self.by else per_list.select(summary)
+
+
+def _ranked(lists: Lists, ties: str, min_relevance: float) -> pl.LazyFrame:
+    """Rows sorted by list, score descending and the tie policy's order; peers (rows
+    still tied) are consecutive, so their span and the running relevant count come from
+    cumulative sums over the sorted rows, without a window per group."""
+    tie_label = {"average": pl.lit(0.0), "optimistic": -pl.col("label")}.get(ties, pl.col("label"))
+    tie_item = pl.col("item") if ties == "item" else pl.lit(None)
+    keys = lists.keys
+    rows = lists.rows.select(
+        *keys,
+        "score",
+        "label",
+        (pl.col("label") >= min_relevance).cast(pl.Int64).alias("relevant"),
+        tie_item.alias("tie_item"),
+        tie_label.alias("tie_label"),
+    ).sort(
+        [*keys, "score", "tie_item", "tie_label"],
+        descending=[False] * len(keys) + [True, True, False],
+        nulls_last=True,
+        maintain_order=False,
+    )
+    index = pl.int_range(pl.len(), dtype=pl.Int64)
+    new_list = _changed(keys)
+    new_peer = _changed([*keys, "score", "tie_item", "tie_label"])
+    cum_relevant = pl.col("relevant").cum_sum()
+    before = cum_relevant - pl.col("relevant")  # relevant rows strictly before this row
+    list_start = pl.when(new_list).then(index).forward_fill()
+    peer_start = pl.when(new_peer).then(index).forward_fill()
+    peer_end = pl.when(new_peer.shift(-1, fill_value=True)).then(index).backward_fill()
+    list_before = pl.when(new_list).then(before).forward_fill()
+    peer_before = pl.when(new_peer).then(before).forward_fill()
+    peer_through = pl.when(new_peer.shift(-1, fill_value=True)).then(cum_relevant).backward_fill()
+    return rows.select(
+        *keys,
+        "label",
+        "relevant",
+        (peer_start - list_start + 1).alias("first_position"),
+        (peer_end - list_start + 1).alias("last_position"),
+        (peer_through - peer_before).alias("group_relevant"),
+        (peer_before - list_before).alias("relevant_before"),
+    )
+
+
+def _changed(columns: Sequence[str]) -> pl.Expr:
+    """True on the first row and wherever any of ``columns`` differs from the row above
+    (NULL-safe)."""
+    changed = pl.any_horizontal(pl.col(c).ne_missing(pl.col(c).shift(1)) for c in columns)
+    return changed | (pl.int_range(pl.len()) == 0)
+
+
+def gain_expr(kind: str) -> pl.Expr:
+    """gain(rel): 2^rel − 1 (``exponential``) or rel (``linear``)."""
+    return pl.col("label") if kind == "linear" else pl.lit(2.0).pow(pl.col("label")) - 1
+
+
+def within(k: int | None, column: str = "last_position") -> pl.Expr:
+    """min(column, k), or the column itself when there is no cutoff."""
+    return pl.col(column) if k is None else pl.min_horizontal(pl.col(column), pl.lit(k))
+
+
+def group_size() -> pl.Expr:
+    return pl.col("last_position") - pl.col("first_position") + 1
+
+
+def from_frame(
+    data: pl.DataFrame | pl.LazyFrame,
+    *,
+    score: str,
+    label: str,
+    query: str,
+    item: str | None = None,
+    by: Sequence[str] = (),
+    judgments: pl.DataFrame | pl.LazyFrame | None = None,
+) -> Lists:
+    """``Lists`` of a user's frame: rows with a NULL in a used column are left out.
+    With ``judgments`` (columns ``query``, ``item`` and ``label`` named as in ``data``),
+    ``data`` is a run and each row's relevance is its judgment (0 if unjudged)."""
+    lf = data.lazy()
+    slices = [pl.col(c).alias(f"slice_{i}") for i, c in enumerate(by, 1)]
+    by_names = [f"slice_{i}" for i in range(1, len(by) + 1)]
+    item_expr = pl.col(item) if item is not None else pl.lit(None)
+    columns = [
+        *slices,
+        pl.col(query).alias("query"),
+        item_expr.alias("item"),
+        pl.col(score).cast(pl.Float64).alias("score"),
+    ]
+    used = [query, score, *(() if item is None else (item,))]
+    if judgments is None:
+        rows = lf.filter(*(pl.col(c).is_not_null() for c in [*used, label])).select(
+            *columns, pl.col(label).cast(pl.Float64).alias("label")
+        )
+        return Lists(rows, rows.select(*by_names, "query", "label"), by_names)
+    judged = judgments.lazy().select(
+        pl.col(query).alias("query"), pl.col(item).alias("item"), pl.col(label).cast(pl.Float64).alias("label")
+    )
+    return run_lists(lf.filter(*(pl.col(c).is_not_null() for c in used)).select(columns), judged, by_names)
+
+
+def run_lists(run: pl.LazyFrame, judged: pl.LazyFrame, by: list[str]) -> Lists:
+    """``Lists`` of a run (canonical columns, used rows) and its judgments."""
+    keys = [*by, "query"]
+    rows = run.join(judged, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
+    ideal = run.select(keys).unique().join(judged, on="query", how="inner").select(*keys, "label")
+    return Lists(rows, ideal, by)
+
+
+def frame_metric(
+    name: str,
+    compute: Callable[..., pl.LazyFrame],
+    data: pl.DataFrame | pl.LazyFrame,
+    *,
+    score: str,
+    label: str,
+    query: str,
+    item: str | None,
+    by: Sequence[str],
+    judgments: pl.DataFrame | pl.LazyFrame | None,
+    params: dict[str, Any],
+) -> pl.DataFrame:
+    """A ranking metric over a user's frame: validate ``params`` as ``sm.metric`` does,
+    compute per slice, and name the slice columns back."""
+    from sqlmetrics.registry import metric
+
+    call = metric(name, **{key: value for key, value in params.items() if value is not None})
+    lists = from_frame(data, score=score, label=label, query=query, item=item, by=by, judgments=judgments)
+    result = compute(lists, **call.kwargs).collect()
+    return result.rename(dict(zip(lists.by, by))).sort(list(by), nulls_last=True) if by else result
+
+
+def hits_in_top(lists: Lists, *, k: int | None, ties: str, min_relevance: float) -> pl.LazyFrame:
+    """Per list, ``hits``: the expected relevant rows in the top k; each relevant row of
+    a peer group at a..e with g rows counts (min(e, k) − a + 1)/g."""
+    rows = lists.ranked(ties, min_relevance)
+    if k is not None:
+        rows = rows.filter(pl.col("first_position") <= k)
+    share = (within(k) - pl.col("first_position") + 1) / group_size()
+    return rows.group_by(lists.keys).agg(hits=(pl.col("relevant") * share).sum())
+
+
+def first_relevant(lists: Lists, *, ties: str, min_relevance: float) -> pl.LazyFrame:
+    """Per list with a relevant row, its first peer group holding one: positions from
+    ``a``, ``g`` rows of which ``m`` relevant."""
+    rows = lists.ranked(ties, min_relevance).filter((pl.col("relevant_before") == 0) & (pl.col("group_relevant") > 0))
+    return rows.group_by(lists.keys).agg(
+        a=pl.col("first_position").min(), g=group_size().min(), m=pl.col("group_relevant").min()
+    )

@@ -1,0 +1,56 @@
+"""The parameters the ranking metrics share, declared once."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sqlmetrics.spec import Param, finite
+
+K = Param(
+    "k",
+    int,
+    None,
+    "cutoff: only the top k positions count (None: the whole list)",
+    rule=lambda value: value >= 1,
+    rule_text="must be an integer >= 1",
+)
+K_REQUIRED = replace(K, doc="cutoff: only the top k positions count", required=True)
+GAIN = Param(
+    "gain",
+    str,
+    "exponential",
+    "gain of a relevance: exponential (2^rel - 1) or linear (rel)",
+    choices=("exponential", "linear"),
+)
+TIES = Param(
+    "ties",
+    str,
+    "average",
+    "tied scores: average (exact mean over their orders), pessimistic, optimistic, item (item id descending)",
+    choices=("average", "pessimistic", "optimistic", "item"),
+)
+MIN_RELEVANCE = Param(
+    "min_relevance",
+    float,
+    1.0,
+    "an item is relevant when its label is >= this",
+    rule=lambda value: finite(value) and value > 0,
+    rule_text="must be a finite number > 0",
+)
+EMPTY = Param(
+    "empty",
+    str,
+    "skip",
+    "lists without a relevant item: skip (leave out and count) or zero (score 0)",
+    choices=("skip", "zero"),
+)
+AVERAGE = Param(
+    "average",
+    str,
+    "macro",
+    "macro (mean over lists) or micro (pooled over lists)",
+    choices=("macro", "micro"),
+)
+
+# What each ranking metric's result columns add: lists used and lists skipped.
+OUTPUTS = ("queries", "skipped")

@@ -1,0 +1,82 @@
+"""cg: cumulative gain in the top k, averaged over lists."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, gain_expr, group_size, within
+from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="cg",
+    family="ranking",
+    summary="Σ_{p<=k} gain(rel_p) per list, averaged over lists",
+    template="ranking/cg.sql",
+    reads=("ranked", "judged"),
+    needs=("label", "score", "query"),
+    params=(K, GAIN, TIES, MIN_RELEVANCE, EMPTY),
+    outputs=OUTPUTS,
+    label_domain="relevance",
+    weighted=False,
+    higher_is_better=True,
+    range=None,
+    reference="brute force over tie orders",
+)
+
+
+def from_lists(lists: Lists, *, k: int | None, gain: str, ties: str, min_relevance: float, empty: str) -> pl.LazyFrame:
+    """The polars form of ``sql/ranking/cg.sql``."""
+    rows = lists.ranked(ties, min_relevance)
+    if k is not None:
+        rows = rows.filter(pl.col("first_position") <= k)
+    share = (within(k) - pl.col("first_position") + 1) / group_size()
+    parts = rows.group_by(lists.keys).agg(cg=(gain_expr(gain) * share).sum())
+    per_list = lists.per_list(parts, min_relevance, empty)
+    return lists.summarize(per_list, "cg", pl.when(pl.col("relevant") > 0).then(pl.col("cg")).otherwise(0.0))
+
+
+def frame(
+    data: pl.DataFrame | pl.LazyFrame,
+    *,
+    score: str,
+    label: str,
+    query: str,
+    item: str | None = None,
+    by: Sequence[str] = (),
+    judgments: pl.DataFrame | pl.LazyFrame | None = None,
+    k: int | None = None,
+    gain: str = "exponential",
+    ties: str = "average",
+    min_relevance: float = 1.0,
+    empty: str = "skip",
+) -> pl.DataFrame:
+    """CG@k = Σ_{p <= k} gain(rel_p) per list (query), averaged over lists.
+
+    Positions p by score, descending; ``gain`` is ``"exponential"`` (2^rel − 1) or
+    ``"linear"`` (rel); ``k=None`` is the whole list. A tie group straddling k counts
+    its mean gain per position inside k (the exact mean over every order of the tie,
+    ``ties="average"``). Empty lists, judgments and the result columns are as in
+    ``ndcg``: ``cg``, ``cg_queries``, ``cg_skipped``.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"q": [1, 1, 1], "score": [0.9, 0.5, 0.5], "rel": [1, 3, 0]})
+    >>> # top 2: gain 1 at position 1, then one of the tied pair: (7 + 0) / 2
+    >>> smp.cg(df, score="score", label="rel", query="q", k=2).row(0)
+    (4.5, 1, 0)
+    """
+    params = {"k": k, "gain": gain, "ties": ties, "min_relevance": min_relevance, "empty": empty}
+    return frame_metric(
+        "cg",
+        from_lists,
+        data,
+        score=score,
+        label=label,
+        query=query,
+        item=item,
+        by=by,
+        judgments=judgments,
+        params=params,
+    )

@@ -1,0 +1,77 @@
+"""dcg: discounted cumulative gain at k, averaged over lists."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from sqlmetrics.metrics.ranking._lists import Lists, frame_metric
+from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
+from sqlmetrics.metrics.ranking.ndcg import dcg_parts
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="dcg",
+    family="ranking",
+    summary="Σ_{p<=k} gain(rel_p)/log2(p+1) per list, averaged over lists",
+    template="ranking/dcg.sql",
+    reads=("ranked", "judged", "positions"),
+    needs=("label", "score", "query"),
+    params=(K, GAIN, TIES, MIN_RELEVANCE, EMPTY),
+    outputs=OUTPUTS,
+    label_domain="relevance",
+    weighted=False,
+    higher_is_better=True,
+    range=None,
+    reference="sklearn.metrics.dcg_score (linear gain), brute force over tie orders",
+)
+
+
+def from_lists(lists: Lists, *, k: int | None, gain: str, ties: str, min_relevance: float, empty: str) -> pl.LazyFrame:
+    """The polars form of ``sql/ranking/dcg.sql``."""
+    parts = dcg_parts(lists, k=k, gain_kind=gain, ties=ties, min_relevance=min_relevance)
+    per_list = lists.per_list(parts, min_relevance, empty)
+    return lists.summarize(per_list, "dcg", pl.when(pl.col("relevant") > 0).then(pl.col("dcg")).otherwise(0.0))
+
+
+def frame(
+    data: pl.DataFrame | pl.LazyFrame,
+    *,
+    score: str,
+    label: str,
+    query: str,
+    item: str | None = None,
+    by: Sequence[str] = (),
+    judgments: pl.DataFrame | pl.LazyFrame | None = None,
+    k: int | None = None,
+    gain: str = "exponential",
+    ties: str = "average",
+    min_relevance: float = 1.0,
+    empty: str = "skip",
+) -> pl.DataFrame:
+    """DCG@k = Σ_{p <= k} gain(rel_p) / log2(p + 1) per list (query), averaged over lists.
+
+    Positions p by score, descending; ``gain`` is ``"exponential"`` (2^rel − 1) or
+    ``"linear"`` (rel); ``k=None`` is the whole list. Ties, empty lists, judgments and
+    the result columns are as in ``ndcg``: ``dcg``, ``dcg_queries``, ``dcg_skipped``.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"q": [1, 1, 1], "score": [0.9, 0.5, 0.5], "rel": [0, 2, 0]})
+    >>> # the relevant item shares positions 2 and 3 with a tie: (2^2 - 1)·(1/log2(3) + 1/log2(4))/2
+    >>> smp.dcg(df, score="score", label="rel", query="q").row(0)
+    (1.696394630357186, 1, 0)
+    """
+    params = {"k": k, "gain": gain, "ties": ties, "min_relevance": min_relevance, "empty": empty}
+    return frame_metric(
+        "dcg",
+        from_lists,
+        data,
+        score=score,
+        label=label,
+        query=query,
+        item=item,
+        by=by,
+        judgments=judgments,
+        params=params,
+    )

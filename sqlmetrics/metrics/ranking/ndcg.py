@@ -1,0 +1,113 @@
+"""ndcg: normalized discounted cumulative gain at k, averaged over lists."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, gain_expr, group_size, within
+from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="ndcg",
+    family="ranking",
+    summary="DCG@k / ideal DCG@k per list, averaged over lists",
+    template="ranking/ndcg.sql",
+    reads=("ranked", "judged", "positions"),
+    needs=("label", "score", "query"),
+    params=(K, GAIN, TIES, MIN_RELEVANCE, EMPTY),
+    outputs=OUTPUTS,
+    label_domain="relevance",
+    weighted=False,
+    reference="pytrec_eval ndcg_cut_k (linear gain), ranx ndcg@k / ndcg_burges@k, sklearn.metrics.ndcg_score",
+)
+
+
+def dcg_parts(lists: Lists, *, k: int | None, gain_kind: str, ties: str, min_relevance: float) -> pl.LazyFrame:
+    """Per list: Σ over rows in the top k of gain(rel)·(D(min(e, k)) − D(a − 1))/g."""
+    rows = lists.ranked(ties, min_relevance)
+    if k is not None:
+        rows = rows.filter(pl.col("first_position") <= k)
+    shared = lists.discount_through(within(k)) - lists.discount_through(pl.col("first_position") - 1)
+    term = gain_expr(gain_kind) * shared / group_size()
+    return rows.with_columns(term=term).group_by(lists.keys).agg(dcg=pl.col("term").sum())
+
+
+def ideal_dcg(lists: Lists, *, k: int | None, gain_kind: str) -> pl.LazyFrame:
+    """Per list: the DCG@k of its judged items in the ideal order (relevance descending)."""
+    ideal = lists.judged.sort([*lists.keys, "label"], descending=[False] * len(lists.keys) + [True]).with_columns(
+        last_position=pl.col("n").cum_sum().over(lists.keys)
+    )
+    first_before = pl.col("last_position") - pl.col("n")
+    end = within(k)
+    start = first_before if k is None else pl.min_horizontal(first_before, pl.lit(k))
+    shared = lists.discount_through(end) - lists.discount_through(start)
+    term = gain_expr(gain_kind) * shared
+    return ideal.with_columns(term=term).group_by(lists.keys).agg(idcg=pl.col("term").sum())
+
+
+def from_lists(lists: Lists, *, k: int | None, gain: str, ties: str, min_relevance: float, empty: str) -> pl.LazyFrame:
+    """The polars form of ``sql/ranking/ndcg.sql``."""
+    parts = dcg_parts(lists, k=k, gain_kind=gain, ties=ties, min_relevance=min_relevance).join(
+        ideal_dcg(lists, k=k, gain_kind=gain), on=lists.keys, how="full", coalesce=True, nulls_equal=True
+    )
+    per_list = lists.per_list(parts, min_relevance, empty)
+    value = pl.when(pl.col("relevant") > 0).then(pl.col("dcg") / pl.col("idcg")).otherwise(0.0)
+    return lists.summarize(per_list, "ndcg", value)
+
+
+def frame(
+    data: pl.DataFrame | pl.LazyFrame,
+    *,
+    score: str,
+    label: str,
+    query: str,
+    item: str | None = None,
+    by: Sequence[str] = (),
+    judgments: pl.DataFrame | pl.LazyFrame | None = None,
+    k: int | None = None,
+    gain: str = "exponential",
+    ties: str = "average",
+    min_relevance: float = 1.0,
+    empty: str = "skip",
+) -> pl.DataFrame:
+    """NDCG@k = DCG@k / IDCG@k per list (query), averaged over lists.
+
+    DCG@k = Σ_{p <= k} gain(rel_p) / log2(p + 1) with positions p by score, descending;
+    IDCG@k is the DCG@k of the list's judged items sorted by relevance (the ideal
+    ranking); ``gain`` is ``"exponential"`` (2^rel − 1, LightGBM's and XGBoost's) or
+    ``"linear"`` (rel, trec_eval's, scikit-learn's and ranx's ``ndcg``); ``k=None`` is
+    the whole list. ``ties="average"`` (default) gives the exact mean over every order of
+    tied scores (scikit-learn's ``ndcg_score`` does the same); ``"pessimistic"`` /
+    ``"optimistic"`` put relevant items last / first within a tie; ``"item"`` breaks ties
+    by ``item``, descending (trec_eval). Lists without a relevant item (label >=
+    ``min_relevance``) are skipped and counted (``empty="skip"``) or score 0
+    (``"zero"``, trec_eval). With ``judgments`` (a frame with the ``query``, ``item`` and
+    ``label`` columns), ``data`` is a run: unjudged items have relevance 0 and judged
+    items missing from the run still count in the ideal ranking.
+
+    Returns one row per slice of ``by``: ``ndcg``, ``ndcg_queries`` (lists used) and
+    ``ndcg_skipped``.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"q": [1, 1, 1, 2, 2], "score": [0.9, 0.8, 0.1, 0.5, 0.4],
+    ...                    "rel": [0, 1, 1, 0, 0]})
+    >>> # q1: DCG = 1/log2(3) + 1/log2(4) = 1.1309, IDCG = 1 + 1/log2(3) = 1.6309; q2 skipped
+    >>> smp.ndcg(df, score="score", label="rel", query="q", k=3).row(0)
+    (0.6934264036172708, 1, 1)
+    """
+    params = {"k": k, "gain": gain, "ties": ties, "min_relevance": min_relevance, "empty": empty}
+    return frame_metric(
+        "ndcg",
+        from_lists,
+        data,
+        score=score,
+        label=label,
+        query=query,
+        item=item,
+        by=by,
+        judgments=judgments,
+        params=params,
+    )

@@ -1,0 +1,79 @@
+"""precision@k: the share of the top k positions holding a relevant item, averaged over lists."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, hits_in_top
+from sqlmetrics.metrics.ranking._params import AVERAGE, EMPTY, K_REQUIRED, MIN_RELEVANCE, OUTPUTS, TIES
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="precision@k",
+    family="ranking",
+    summary="relevant items in the top k / k per list, averaged over lists",
+    template="ranking/precision_at_k.sql",
+    reads=("ranked", "judged"),
+    needs=("label", "score", "query"),
+    params=(K_REQUIRED, TIES, MIN_RELEVANCE, EMPTY, AVERAGE),
+    outputs=OUTPUTS,
+    label_domain="relevance",
+    weighted=False,
+    reference="pytrec_eval P_k, ranx precision@k",
+)
+
+
+def from_lists(lists: Lists, *, k: int, ties: str, min_relevance: float, empty: str, average: str) -> pl.LazyFrame:
+    """The polars form of ``sql/ranking/precision_at_k.sql``."""
+    per_list = lists.per_list(hits_in_top(lists, k=k, ties=ties, min_relevance=min_relevance), min_relevance, empty)
+    hits, used = pl.col("hits"), pl.col("used")
+    if average == "micro":
+        return lists.summarize_with(per_list, "precision", hits.filter(used).sum() / (k * used.sum()))
+    return lists.summarize(per_list, "precision", hits / k)
+
+
+def frame(
+    data: pl.DataFrame | pl.LazyFrame,
+    *,
+    score: str,
+    label: str,
+    query: str,
+    k: int,
+    item: str | None = None,
+    by: Sequence[str] = (),
+    judgments: pl.DataFrame | pl.LazyFrame | None = None,
+    ties: str = "average",
+    min_relevance: float = 1.0,
+    empty: str = "skip",
+    average: str = "macro",
+) -> pl.DataFrame:
+    """P@k = (relevant items in the top k) / k per list (query), averaged over lists.
+
+    Positions by score, descending; an item is relevant when its label is >=
+    ``min_relevance``. P@k divides by k even for a list shorter than k (trec_eval's
+    ``P_k``). ``average="micro"`` pools hits and k over lists, the same number. Ties,
+    empty lists and judgments are as in ``ndcg``. Reached as ``"precision@10"`` in
+    ``sm.evaluate`` (plain ``"precision"`` is the classification metric). Columns:
+    ``precision``, ``precision_queries``, ``precision_skipped``.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"q": [1, 1, 1, 1], "score": [0.9, 0.8, 0.8, 0.1], "rel": [1, 1, 0, 1]})
+    >>> # top 2: the first item, then one of a tied pair holding one relevant item: (1 + 1/2) / 2
+    >>> smp.precision_at_k(df, score="score", label="rel", query="q", k=2).row(0)
+    (0.75, 1, 0)
+    """
+    params = {"k": k, "ties": ties, "min_relevance": min_relevance, "empty": empty, "average": average}
+    return frame_metric(
+        "precision@k",
+        from_lists,
+        data,
+        score=score,
+        label=label,
+        query=query,
+        item=item,
+        by=by,
+        judgments=judgments,
+        params=params,
+    )

@@ -1,0 +1,80 @@
+"""recall@k: the share of a list's relevant items found in the top k, averaged over lists."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, hits_in_top
+from sqlmetrics.metrics.ranking._params import AVERAGE, EMPTY, K_REQUIRED, MIN_RELEVANCE, OUTPUTS, TIES
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="recall@k",
+    family="ranking",
+    summary="relevant items in the top k / relevant items per list, averaged over lists",
+    template="ranking/recall_at_k.sql",
+    reads=("ranked", "judged"),
+    needs=("label", "score", "query"),
+    params=(K_REQUIRED, TIES, MIN_RELEVANCE, EMPTY, AVERAGE),
+    outputs=OUTPUTS,
+    label_domain="relevance",
+    weighted=False,
+    reference="pytrec_eval recall_k, ranx recall@k",
+)
+
+
+def from_lists(lists: Lists, *, k: int, ties: str, min_relevance: float, empty: str, average: str) -> pl.LazyFrame:
+    """The polars form of ``sql/ranking/recall_at_k.sql``."""
+    per_list = lists.per_list(hits_in_top(lists, k=k, ties=ties, min_relevance=min_relevance), min_relevance, empty)
+    hits, relevant, used = pl.col("hits"), pl.col("relevant"), pl.col("used")
+    if average == "micro":
+        total = relevant.filter(used).sum()
+        return lists.summarize_with(per_list, "recall", pl.when(total > 0).then(hits.filter(used).sum() / total))
+    return lists.summarize(per_list, "recall", pl.when(relevant > 0).then(hits / relevant).otherwise(0.0))
+
+
+def frame(
+    data: pl.DataFrame | pl.LazyFrame,
+    *,
+    score: str,
+    label: str,
+    query: str,
+    k: int,
+    item: str | None = None,
+    by: Sequence[str] = (),
+    judgments: pl.DataFrame | pl.LazyFrame | None = None,
+    ties: str = "average",
+    min_relevance: float = 1.0,
+    empty: str = "skip",
+    average: str = "macro",
+) -> pl.DataFrame:
+    """R@k = (relevant items in the top k) / R per list (query), averaged over lists.
+
+    R counts the list's relevant judged items (label >= ``min_relevance``), retrieved or
+    not. ``average="micro"`` is Σ hits / Σ R over lists. Ties, empty lists and
+    judgments are as in ``ndcg``. Reached as ``"recall@10"`` in ``sm.evaluate`` (plain
+    ``"recall"`` is the classification metric). Columns: ``recall``,
+    ``recall_queries``, ``recall_skipped``.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"q": [1, 1, 1, 2, 2], "score": [0.9, 0.8, 0.1, 0.7, 0.2],
+    ...                    "rel": [1, 0, 1, 0, 1]})
+    >>> # top 1: q1 finds 1 of its 2 relevant items, q2 none of 1: (1/2 + 0) / 2
+    >>> smp.recall_at_k(df, score="score", label="rel", query="q", k=1).row(0)
+    (0.25, 2, 0)
+    """
+    params = {"k": k, "ties": ties, "min_relevance": min_relevance, "empty": empty, "average": average}
+    return frame_metric(
+        "recall@k",
+        from_lists,
+        data,
+        score=score,
+        label=label,
+        query=query,
+        item=item,
+        by=by,
+        judgments=judgments,
+        params=params,
+    )
