@@ -42,3 +42,53 @@ def impressions(draw, *, max_rows: int = 40, weighted: bool | None = None, nulls
     )
     schema = {"slice": pl.String, "query": pl.Int64, "label": pl.Int64, "score": pl.Float64, "weight": pl.Float64}
     return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+# Ranking: a few queries whose string ids order differently as bytes, numbers or case-insensitively.
+QUERIES = ["q0", "q1", "q2", "q3", "q4"]
+# String ids whose byte order differs from their numeric or case-insensitive order, to pin trec_eval's tie break.
+ITEMS = ["1", "10", "2", "9", "B", "a", "ab", "b", "d0", "d1"]
+RANKING_SCORES = [0.0, 0.5, 1.0]
+RUN_SCHEMA = {"query": pl.String, "item": pl.String, "score": pl.Float64}
+JUDGMENT_SCHEMA = {"query": pl.String, "item": pl.String, "label": pl.Int64}
+
+
+@st.composite
+def run_and_judgments(draw, *, tie_free: bool, max_rows: int = 8) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A run (query, item, score) and judgments (query, item, label 0..3) over a few queries.
+
+    Each query independently may be retrieved or not and judged or not; retrieved and judged items are drawn
+    separately, so some run items are unjudged and some judged items are not retrieved; labels are often all 0.
+    Scores are tied (three values) or, with tie_free, distinct within each query.
+    """
+    run, judgments = [], []
+    for query in QUERIES:
+        retrieved = draw(st.lists(st.sampled_from(ITEMS), max_size=max_rows, unique=True))
+        if tie_free:
+            scores = draw(st.permutations(range(len(retrieved))))
+        else:
+            scores = draw(st.lists(st.sampled_from(RANKING_SCORES), min_size=len(retrieved), max_size=len(retrieved)))
+        run += [(query, item, float(score)) for item, score in zip(retrieved, scores)]
+        judged = draw(st.lists(st.sampled_from(ITEMS), max_size=max_rows, unique=True))
+        labels = draw(st.lists(st.integers(0, 3), min_size=len(judged), max_size=len(judged)))
+        judgments += [(query, item, label) for item, label in zip(judged, labels)]
+    return (
+        pl.DataFrame(run, schema=RUN_SCHEMA, orient="row"),
+        pl.DataFrame(judgments, schema=JUDGMENT_SCHEMA, orient="row"),
+    )
+
+
+@st.composite
+def ranked_impressions(draw, *, min_rows: int = 2, max_rows: int = 6) -> pl.DataFrame:
+    """Impressions (query, item, score, label) of 1..3 lists of min_rows..max_rows rows, tied scores, labels
+    0..3 (often all 0, sometimes 1.5), item ids unique within a list."""
+    rows = []
+    for query in range(draw(st.integers(1, 3))):
+        items = draw(st.lists(st.sampled_from(ITEMS), min_size=min_rows, max_size=max_rows, unique=True))
+        scores = draw(st.lists(st.sampled_from(RANKING_SCORES), min_size=len(items), max_size=len(items)))
+        labels = draw(
+            st.lists(st.sampled_from([0.0, 0.0, 1.0, 1.5, 2.0, 3.0]), min_size=len(items), max_size=len(items))
+        )
+        rows += [(query, item, score, label) for item, score, label in zip(items, scores, labels)]
+    schema = {"query": pl.Int64, "item": pl.String, "score": pl.Float64, "label": pl.Float64}
+    return pl.DataFrame(rows, schema=schema, orient="row")

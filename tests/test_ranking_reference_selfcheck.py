@@ -11,15 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import ranking_reference as rr
+from strategies import ranked_impressions as impressions
+from strategies import run_and_judgments
 
 TOL = 1e-9
-QUERIES = ["q0", "q1", "q2", "q3", "q4"]
-# String ids whose byte order differs from their numeric or case-insensitive order, to pin trec_eval's tie break.
-ITEMS = ["1", "10", "2", "9", "B", "a", "ab", "b", "d0", "d1"]
-TIED_SCORES = [0.0, 0.5, 1.0]
-RUN_SCHEMA = {"query": pl.String, "item": pl.String, "score": pl.Float64}
-JUDGMENT_SCHEMA = {"query": pl.String, "item": pl.String, "label": pl.Int64}
-
 # trec_eval measure (with K where it has one) -> our metric and its k.
 TREC_MEASURES = {
     "ndcg_cut_{K}": ("ndcg", True),
@@ -44,43 +39,6 @@ RANX_METRICS = {
 POLICIES = ("pessimistic", "average", "optimistic")
 
 pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")  # ranx hashes item ids
-
-
-@st.composite
-def run_and_judgments(draw, *, tie_free: bool, max_rows: int = 8) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """A run (query, item, score) and judgments (query, item, label 0..3) over a few queries.
-
-    Each query independently may be retrieved or not and judged or not; retrieved and judged items are drawn
-    separately, so some run items are unjudged and some judged items are not retrieved; labels are often all 0.
-    Scores are tied (three values) or, with tie_free, distinct within each query.
-    """
-    run, judgments = [], []
-    for query in QUERIES:
-        retrieved = draw(st.lists(st.sampled_from(ITEMS), max_size=max_rows, unique=True))
-        if tie_free:
-            scores = draw(st.permutations(range(len(retrieved))))
-        else:
-            scores = draw(st.lists(st.sampled_from(TIED_SCORES), min_size=len(retrieved), max_size=len(retrieved)))
-        run += [(query, item, float(score)) for item, score in zip(retrieved, scores)]
-        judged = draw(st.lists(st.sampled_from(ITEMS), max_size=max_rows, unique=True))
-        labels = draw(st.lists(st.integers(0, 3), min_size=len(judged), max_size=len(judged)))
-        judgments += [(query, item, label) for item, label in zip(judged, labels)]
-    return (
-        pl.DataFrame(run, schema=RUN_SCHEMA, orient="row"),
-        pl.DataFrame(judgments, schema=JUDGMENT_SCHEMA, orient="row"),
-    )
-
-
-@st.composite
-def impressions(draw, *, max_rows: int = 6) -> pl.DataFrame:
-    """Impressions (query, score, label) of lists of 2..max_rows rows, tied scores, labels 0..3 (often all 0)."""
-    rows = []
-    for query in range(draw(st.integers(1, 3))):
-        n = draw(st.integers(2, max_rows))
-        scores = draw(st.lists(st.sampled_from(TIED_SCORES), min_size=n, max_size=n))
-        labels = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
-        rows += [(query, score, float(label)) for score, label in zip(scores, labels)]
-    return pl.DataFrame(rows, schema={"query": pl.Int64, "score": pl.Float64, "label": pl.Float64}, orient="row")
 
 
 def assert_close(actual: float | None, expected: float | None) -> None:

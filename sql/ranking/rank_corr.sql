@@ -60,8 +60,9 @@ list_parts AS (
 ),
 per_list AS (
     SELECT {{ by }}, query,
-           CASE WHEN SUM(n) >= 2 AND (SUM(relevant) > 0 OR (SUM(judged) > 0 AND {{ empty }} = 'zero'))
-                THEN 2 * SUM(won) / CAST(SUM(n) * (SUM(n) - 1) AS DOUBLE) END AS rc
+           CASE WHEN SUM(n) < 2 THEN NULL
+                WHEN SUM(relevant) > 0 THEN 2 * SUM(won) / CAST(SUM(n) * (SUM(n) - 1) AS DOUBLE)
+                WHEN SUM(judged) > 0 AND {{ empty }} = 'zero' THEN 0 END AS rc
     FROM list_parts
     GROUP BY {{ by }}, query
 )

@@ -65,7 +65,8 @@ def from_lists(lists: Lists, *, min_relevance: float, empty: str) -> pl.LazyFram
         used=pl.col("used") & (pl.col("n") >= 2)
     )
     n = pl.col("n")
-    return lists.summarize(per_list, "rank_corr", 2 * pl.col("won") / (n * (n - 1)))
+    value = pl.when(pl.col("relevant") > 0).then(2 * pl.col("won") / (n * (n - 1))).otherwise(0.0)
+    return lists.summarize(per_list, "rank_corr", value)
 
 
 def frame(

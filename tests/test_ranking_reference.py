@@ -1,0 +1,200 @@
+"""Every ranking metric against the brute-force reference (every parameter, both input
+shapes, both engines), and against pytrec_eval, ranx and scikit-learn where their
+conventions are ours (tests/ranking_reference.py documents each mapping)."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import sqlmetrics as sm
+
+import ranking_reference as rr
+from strategies import ranked_impressions, run_and_judgments
+
+TOL = 1e-9
+ENGINES = st.sampled_from(["duckdb", "polars"])
+ROLES = {"label": "label", "score": "score", "query": "query", "item": "item"}
+RANKING = [name for name, spec in sm.registry().items() if spec.family == "ranking"]
+REFERENCE_NAME = {"precision@k": "precision", "recall@k": "recall"}
+
+pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")  # ranx hashes ids
+
+
+@st.composite
+def ranking_calls(draw) -> sm.MetricCall:
+    """A ranking metric with random parameters (only those it takes)."""
+    name = draw(st.sampled_from(RANKING))
+    spec = sm.registry()[name]
+    cutoff = st.integers(1, 7)
+    strategies = {
+        "k": cutoff if any(p.required for p in spec.params) else st.one_of(st.none(), cutoff),
+        "gain": st.sampled_from(["exponential", "linear"]),
+        "ties": st.sampled_from(["average", "pessimistic", "optimistic", "item"]),
+        "min_relevance": st.sampled_from([1.0, 0.5, 2.0]),
+        "empty": st.sampled_from(["skip", "zero"]),
+        "average": st.sampled_from(["macro", "micro"]),
+    }
+    return sm.metric(name, **{p.name: draw(strategies[p.name]) for p in spec.params})
+
+
+def reference_name(call: sm.MetricCall) -> str:
+    return REFERENCE_NAME.get(call.spec.name, call.spec.name)
+
+
+def reference(rows: pl.DataFrame, call: sm.MetricCall, judgments: pl.DataFrame | None = None) -> tuple:
+    return rr.evaluate_ranking(rows, reference_name(call), judgments=judgments, **call.kwargs)
+
+
+def per_query_reference(rows: pl.DataFrame, call: sm.MetricCall, judgments: pl.DataFrame | None = None) -> dict:
+    return rr.per_list(rows, reference_name(call), judgments=judgments, **call.kwargs)
+
+
+def macro(call: sm.MetricCall) -> sm.MetricCall:
+    """The call with macro averaging: per list, micro pools the list's own hits and R,
+    while the reference's per-list value is the macro one."""
+    return sm.metric(call.spec.name, **{**call.kwargs, "average": "macro"}) if "average" in call.kwargs else call
+
+
+def assert_close(actual: float | None, expected: float | None) -> None:
+    assert (actual is None) == (expected is None), (actual, expected)
+    if expected is not None:
+        assert math.isclose(actual, expected, rel_tol=TOL, abs_tol=TOL), (actual, expected)
+
+
+def assert_matches(result: pl.DataFrame, call: sm.MetricCall, expected: tuple) -> None:
+    row = result.row(0, named=True)
+    assert_close(row[call.label], expected[0])
+    assert (row[f"{call.label}_queries"], row[f"{call.label}_skipped"]) == expected[1:]
+
+
+def per_query(result: pl.DataFrame, call: sm.MetricCall) -> dict:
+    """{query: value or None when skipped} from a result sliced by query."""
+    return {
+        row["query"]: row[call.label] if row[f"{call.label}_queries"] else None for row in result.iter_rows(named=True)
+    }
+
+
+def assert_per_query_close(actual: dict, expected: dict) -> None:
+    assert actual.keys() == expected.keys()
+    for query in expected:
+        assert_close(actual[query], expected[query])
+
+
+@given(rows=ranked_impressions(min_rows=1), call=ranking_calls(), engine=ENGINES)
+def test_impressions_match_brute_force(rows, call, engine):
+    expected = reference(rows, call)
+    assert_matches(sm.evaluate(rows, [call], **ROLES, engine=engine), call, expected)
+    call = macro(call)
+    sliced = sm.evaluate(rows, [call], **ROLES, by="query", engine=engine)
+    assert_per_query_close(per_query(sliced, call), per_query_reference(rows, call))
+
+
+@given(
+    data=run_and_judgments(tie_free=False, max_rows=6),
+    call=ranking_calls(),
+    engine=ENGINES,
+)
+def test_runs_with_judgments_match_brute_force(data, call, engine):
+    run, judgments = data
+    kwargs = {**ROLES, "judgments": judgments, "engine": engine}
+    result = sm.evaluate(run, [call], **kwargs)
+    # every run query is a list; those without judgments are skipped whatever `empty` says
+    unjudged = run.join(judgments, on="query", how="anti")["query"].n_unique()
+    value, used, skipped = reference(run, call, judgments)
+    assert_matches(result, call, (value, used, skipped + unjudged))
+    call = macro(call)
+    sliced = per_query(sm.evaluate(run, [call], **kwargs, by="query"), call)
+    expected = per_query_reference(run, call, judgments)
+    assert_per_query_close({q: v for q, v in sliced.items() if q in expected}, expected)
+
+
+TREC_MEASURES = {
+    "ndcg_cut_{K}": "ndcg",
+    "map": "map",
+    "map_cut_{K}": "map",
+    "recip_rank": "mrr",
+    "P_{K}": "precision@k",
+    "recall_{K}": "recall@k",
+    "success_{K}": "hit_rate",
+}
+
+
+@given(
+    data=run_and_judgments(tie_free=False),
+    measure=st.sampled_from(list(TREC_MEASURES)),
+    cut=st.integers(1, 10),
+    engine=ENGINES,
+)
+def test_matches_pytrec_eval_per_query_and_mean(data, measure, cut, engine):
+    """trec_eval: ties by item id descending, queries without relevant items score 0,
+    linear gain; it evaluates the queries both in the run and in the judgments."""
+    run, judgments = data
+    run = run.join(judgments.select("query").unique(), on="query", how="semi")
+    name = TREC_MEASURES[measure]
+    params = {"ties": "item", "empty": "zero"} | ({"gain": "linear"} if name == "ndcg" else {})
+    call = sm.metric(name, **params, **({"k": cut} if "{K}" in measure else {}))
+    expected, mean = rr.pytrec_eval_reference(run, judgments, measure.format(K=cut))
+    kwargs = {**ROLES, "judgments": judgments, "engine": engine}
+    assert_per_query_close(per_query(sm.evaluate(run, [call], **kwargs, by="query"), call), expected)
+    assert_close(sm.evaluate(run, [call], **kwargs)[call.label].item(), mean)
+
+
+RANX_METRICS = {
+    "ndcg": ("ndcg", "linear"),
+    "ndcg_burges": ("ndcg", "exponential"),
+    "mrr": ("mrr", None),
+    "map": ("map", None),
+    "hit_rate": ("hit_rate", None),
+    "precision": ("precision@k", None),
+    "recall": ("recall@k", None),
+}
+
+
+@given(data=run_and_judgments(tie_free=True), cut=st.integers(1, 10), engine=ENGINES)
+def test_matches_ranx_on_tie_free_runs(data, cut, engine):
+    """ranx scores queries without relevant items 0 and evaluates the queries both in the
+    run and in the judgments."""
+    run, judgments = data
+    run = run.join(judgments.select("query").unique(), on="query", how="semi")
+    calls = {
+        ranx_name: sm.metric(name, k=cut, empty="zero", **({"gain": gain} if gain else {}))
+        for ranx_name, (name, gain) in RANX_METRICS.items()
+    }
+    result = sm.evaluate(run, list(calls.values()), **ROLES, judgments=judgments, engine=engine)
+    for ranx_name, call in calls.items():
+        _, mean = rr.ranx_reference(run, judgments, f"{ranx_name}@{cut}")
+        assert_close(result[call.label].item(), mean)
+
+
+@given(rows=ranked_impressions(), cut=st.one_of(st.none(), st.integers(1, 8)), engine=ENGINES)
+def test_matches_sklearn_ndcg_and_dcg_with_averaged_ties(rows, cut, engine):
+    """scikit-learn averages the gains of tied scores as ties="average" does (linear gain,
+    the ideal from the same list, lists without relevant items scoring 0)."""
+    for name, sklearn_metric in (("ndcg", rr.sklearn_ndcg), ("dcg", rr.sklearn_dcg)):
+        call = sm.metric(name, k=cut, gain="linear", empty="zero")
+        expected = {
+            query: sklearn_metric(group["score"].to_list(), group["label"].to_list(), cut)
+            for (query,), group in rows.partition_by("query", as_dict=True).items()
+        }
+        result = sm.evaluate(rows, [call], **ROLES, by="query", engine=engine)
+        assert_per_query_close(per_query(result, call), expected)
+
+
+@pytest.mark.parametrize(("gain", "expected"), [("linear", 0.853491), ("exponential", 0.829613)])
+def test_seed_example_with_an_unretrieved_judgment(gain, expected, engine):
+    # The seeds' list: ranked relevances 5 3 2 1 2, judged also "f" (4, not retrieved) and
+    # "g" (0): the ideal order is 5 4 3 2 2. Discounts 1/log2(p+1): 1, 0.630930, 0.5, 0.430677, 0.386853.
+    # linear:      DCG  = 5 + 3*0.630930 + 2*0.5 + 1*0.430677 + 2*0.386853 = 9.097172
+    #              IDCG = 5 + 4*0.630930 + 3*0.5 + 2*0.430677 + 2*0.386853 = 10.658778 -> 0.853491
+    # exponential: DCG  = 31 + 7*0.630930 + 3*0.5 + 1*0.430677 + 3*0.386853 = 38.507743
+    #              IDCG = 31 + 15*0.630930 + 7*0.5 + 3*0.430677 + 3*0.386853 = 46.416534 -> 0.829613
+    run = pl.DataFrame({"query": ["q"] * 5, "item": list("abcde"), "score": [5.0, 4.0, 3.0, 2.0, 1.0]})
+    judgments = pl.DataFrame({"query": ["q"] * 7, "item": list("abcdefg"), "label": [5, 3, 2, 1, 2, 4, 0]})
+    call = sm.metric("ndcg@5", gain=gain)
+    result = sm.evaluate(run, [call], **ROLES, judgments=judgments, engine=engine)
+    assert result[call.label].item() == pytest.approx(expected, abs=1e-6)
