@@ -1,0 +1,133 @@
+"""Bad input to ranking metrics gets a clear error (the same from both engines); odd but
+valid input (one-item lists, all scores tied, a run that misses every judgment) gets a
+defined result."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import sqlmetrics as sm
+
+ROLES = {"label": "rel", "score": "score", "query": "q"}
+IMPRESSIONS = pl.DataFrame(
+    {"q": [1, 1, 1, 2, 2], "doc": ["a", "b", "c", "a", "d"], "score": [0.9, 0.5, 0.1, 0.4, 0.3], "rel": [2, 0, 1, 0, 1]}
+)
+RUN = pl.DataFrame({"q": ["x", "x", "y"], "doc": ["a", "b", "a"], "score": [0.9, 0.5, 0.4]})
+JUDGMENTS = pl.DataFrame({"q": ["x", "x", "y"], "doc": ["a", "c", "a"], "rel": [1, 2, 0]})
+RUN_ROLES = {**ROLES, "item": "doc"}
+
+
+def test_negative_relevance_names_column_count_and_example(engine):
+    frame = IMPRESSIONS.with_columns(rel=pl.Series([2, -1, 1, -3, 1]))
+    message = r"label column 'rel' must be a finite relevance >= 0 \(for ndcg_at_3\): 2 rows are not, e\.g\. -3\.0"
+    with pytest.raises(sm.InvalidInputError, match=message):
+        sm.evaluate(frame, ["ndcg@3"], **ROLES, engine=engine)
+
+
+def test_negative_relevance_in_judgments(engine):
+    judgments = JUDGMENTS.with_columns(rel=pl.Series([1, -2, 0]))
+    message = r"judgments column 'rel' must be a finite relevance >= 0: 1 rows are not, e\.g\. -2\.0"
+    with pytest.raises(sm.InvalidInputError, match=message):
+        sm.evaluate(RUN, ["map"], **RUN_ROLES, judgments=judgments, engine=engine)
+
+
+def test_null_in_judgments(engine):
+    judgments = JUDGMENTS.with_columns(rel=pl.Series([1, None, 0]))
+    with pytest.raises(sm.InvalidInputError, match=r"relevance in every row: 1 rows do not, e\.g\. query, item = x, c"):
+        sm.evaluate(RUN, ["map"], **RUN_ROLES, judgments=judgments, engine=engine)
+
+
+def test_repeated_judgment(engine):
+    judgments = pl.concat([JUDGMENTS, JUDGMENTS.head(1)])
+    with pytest.raises(
+        sm.InvalidInputError, match=r"judge each \(query, item\) once: 1 pairs .* e\.g\. query, item = x, a"
+    ):
+        sm.evaluate(RUN, ["map"], **RUN_ROLES, judgments=judgments, engine=engine)
+
+
+def test_repeated_item_in_a_run(engine):
+    run = pl.concat([RUN, RUN.tail(1).with_columns(score=pl.lit(0.1))])
+    with pytest.raises(sm.InvalidInputError, match=r"rank each item once per query: 1 \(query, item\) .* = y, a"):
+        sm.evaluate(run, ["map"], **RUN_ROLES, judgments=JUDGMENTS, engine=engine)
+
+
+def test_the_same_item_in_two_slices_of_a_run_is_two_lists(engine):
+    two_runs = pl.concat([RUN.with_columns(system=pl.lit("s1")), RUN.with_columns(system=pl.lit("s2"))])
+    result = sm.evaluate(two_runs, ["map"], **RUN_ROLES, judgments=JUDGMENTS, by="system", engine=engine)
+    alone = sm.evaluate(RUN, ["map"], **RUN_ROLES, judgments=JUDGMENTS, engine=engine)
+    assert result["map"].to_list() == [alone["map"].item()] * 2
+
+
+@pytest.mark.parametrize(
+    ("metric", "message"),
+    [
+        ("ndcg@0", r"ndcg: parameter 'k' must be an integer >= 1, got 0"),
+        ("ndcg@ten", r"ndcg: parameter 'k' must be an integer >= 1, got 'ten'"),
+        ("hit_rate@-2", r"hit_rate: parameter 'k' must be an integer >= 1, got -2"),
+        ("precision@k", r"precision@k: parameter 'k' is required \(e\.g\. 'precision@10'\)"),
+    ],
+)
+def test_bad_k(metric, message):
+    with pytest.raises(sm.InvalidParameterError, match=message):
+        sm.evaluate(IMPRESSIONS, [metric], **ROLES)
+
+
+def test_fractional_k():
+    with pytest.raises(sm.InvalidParameterError, match=r"mrr: parameter 'k' must be an integer >= 1, got 2\.5"):
+        sm.metric("mrr", k=2.5)
+
+
+def test_ties_by_item_need_an_item_column():
+    with pytest.raises(sm.InvalidParameterError, match=r"ndcg_at_3_item break ties by item: pass item="):
+        sm.evaluate(IMPRESSIONS, [sm.metric("ndcg@3", ties="item")], **ROLES)
+
+
+def test_ranking_metrics_take_no_weights():
+    frame = IMPRESSIONS.with_columns(w=pl.lit(1.0))
+    with pytest.raises(sm.InvalidParameterError, match=r"mrr take no row weights"):
+        sm.evaluate(frame, ["auc", "mrr"], **ROLES, weight="w")
+
+
+def test_judgments_are_for_ranking_metrics_only():
+    with pytest.raises(
+        sm.InvalidParameterError, match=r"judgments give relevance to ranking metrics only; evaluate auc"
+    ):
+        sm.evaluate(RUN, ["map", "auc"], **RUN_ROLES, judgments=JUDGMENTS)
+
+
+def test_judgments_need_item_and_query():
+    with pytest.raises(sm.InvalidParameterError, match=r"joined to the run by query and item"):
+        sm.evaluate(RUN, ["map"], **ROLES, judgments=JUDGMENTS)
+
+
+def test_missing_judgments_column_is_named(engine):
+    with pytest.raises(
+        sm.ColumnNotFoundError, match=r"label column 'rel' not found; the judgments have: q, doc, grade"
+    ):
+        sm.evaluate(RUN, ["map"], **RUN_ROLES, judgments=JUDGMENTS.rename({"rel": "grade"}), engine=engine)
+
+
+def test_precision_is_classification_and_precision_at_k_ranking():
+    assert sm.metric("precision").spec.family == "classification"
+    assert sm.metric("precision@5").spec.family == "ranking"
+    assert sm.metric("precision", k=5).label == "precision_at_5"
+
+
+def test_one_item_lists_and_all_tied_lists_are_defined(engine):
+    # q1: one relevant item; q2: three items tied, one relevant: E[1/rank] = (1 + 1/2 + 1/3)/3
+    frame = pl.DataFrame({"q": [1, 2, 2, 2], "score": [0.3, 0.5, 0.5, 0.5], "rel": [1, 0, 1, 0]})
+    result = sm.evaluate(frame, ["mrr", "ndcg", "hit_rate@1", "rank_corr"], **ROLES, engine=engine)
+    row = result.row(0, named=True)
+    assert row["mrr"] == pytest.approx((1 + (1 + 1 / 2 + 1 / 3) / 3) / 2)
+    assert row["hit_rate_at_1"] == pytest.approx((1 + 1 / 3) / 2)
+    # every pair of q2 is tied in score (1/2 each); q1 has no pair: skipped
+    assert (row["rank_corr"], row["rank_corr_queries"], row["rank_corr_skipped"]) == (0.5, 1, 1)
+
+
+def test_a_run_without_any_judged_item_retrieved(engine):
+    judgments = pl.DataFrame({"q": ["x", "y"], "doc": ["z", "z"], "rel": [1, 0]})
+    result = sm.evaluate(RUN, ["ndcg", "map", "recall@2"], **RUN_ROLES, judgments=judgments, engine=engine)
+    row = result.row(0, named=True)
+    # x: its relevant item is never retrieved (0); y: no relevant item (skipped)
+    assert [row[c] for c in ("ndcg", "ndcg_queries", "ndcg_skipped", "map", "recall_at_2")] == [0.0, 1, 1, 0.0, 0.0]
