@@ -6,6 +6,9 @@ Usage examples (quote globs so the shell leaves them to sqlmetrics)::
         --label click --score pctr --query user_id --by date,country
     sqlmetrics eval logs/ --metrics 'fbeta:beta=2,precision:threshold=0.3' --format csv
     sqlmetrics eval logs.parquet --metrics auc --format parquet --output auc.parquet
+    sqlmetrics eval 'logs/*.parquet' --metrics ndcg@10,mrr,map,hit_rate@10 \
+        --label click --score pctr --query request_id --by model_version
+    sqlmetrics eval run.txt --judgments qrels.txt --trec --metrics 'ndcg@10:gain=linear:ties=item,map'
     sqlmetrics metrics
     sqlmetrics sql 'logs/*.parquet' --metrics auc,gauc:weighting=uniform --query user_id
 
@@ -13,6 +16,12 @@ Metric specs in ``--metrics`` are comma separated; each is ``NAME[@K][:PARAM=VAL
 ``fbeta:beta=2``, ``precision:threshold=0.3``, ``fbeta:beta=0.5:threshold=0.7``,
 ``gauc:weighting=uniform``, ``ndcg@10``. A value is read as an int, else a float, else
 a string. ``sqlmetrics metrics`` lists every metric with its parameters.
+
+Ranking metrics read an impressions log (``--label`` is the graded relevance) or a run
+with ``--judgments PATH`` (Parquet with the ``--query``, ``--item`` and ``--label``
+columns). With ``--trec``, SOURCE is a TREC run file and ``--judgments`` a TREC qrels
+file (columns query, item, score / relevance), so numbers can be checked against
+trec_eval: ``--metrics 'ndcg@10:gain=linear:ties=item:empty=zero'``.
 
 Output formats: ``table`` (default, every row and column), ``csv``, ``json`` (one JSON
 array of row objects) and ``parquet`` (needs ``--output``).
@@ -168,6 +177,16 @@ def _binding_options() -> argparse.ArgumentParser:
     options.add_argument("--item", help="item/document id column (ranking metrics)")
     options.add_argument("--weight", help="non-negative sample weight column")
     options.add_argument(
+        "--judgments",
+        metavar="PATH",
+        help="relevance judgments for a run (Parquet with the --query, --item and --label columns)",
+    )
+    options.add_argument(
+        "--trec",
+        action="store_true",
+        help="SOURCE is a TREC run file and --judgments a TREC qrels file (trec_eval's formats)",
+    )
+    options.add_argument(
         "--by",
         type=parse_columns,
         default=[],
@@ -185,28 +204,35 @@ def metric_calls(specs: Sequence[tuple[str, dict[str, Any]]]) -> list[MetricCall
 
 
 def binding_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """The column options as keyword arguments of ``evaluate`` and ``to_sql``."""
-    return {
-        "label": args.label,
-        "score": args.score,
-        "query": args.query,
-        "item": args.item,
-        "weight": args.weight,
-        "by": args.by,
-    }
+    """The column options as keyword arguments of ``evaluate`` and ``to_sql``; TREC
+    files have fixed column names."""
+    columns = {"label": args.label, "score": args.score, "query": args.query, "item": args.item}
+    if args.trec:
+        columns = {"label": "relevance", "score": "score", "query": "query", "item": "item"}
+    return {**columns, "weight": args.weight, "by": args.by}
+
+
+def read_sources(args: argparse.Namespace) -> tuple[Any, Any]:
+    """SOURCE and --judgments: Parquet paths, or with --trec the frames of TREC files.
+    (The CLI has no DuckDB tables to name, so SOURCE is always a path or glob.)"""
+    if args.trec:
+        if args.judgments is None:
+            raise UsageError("--trec reads a run and its qrels: pass --judgments QRELS")
+        return sqlmetrics.read_trec_run(args.source), sqlmetrics.read_trec_qrels(args.judgments)
+    return Path(args.source), None if args.judgments is None else Path(args.judgments)
 
 
 def run_eval(args: argparse.Namespace) -> None:
     if args.format == "parquet" and args.output is None:
         raise UsageError("--format parquet writes a binary file: pass --output PATH")
     calls = metric_calls(args.metrics)
-    # The CLI has no DuckDB tables to name, so SOURCE is always a path or glob.
-    source = Path(args.source)
+    source, judgments = read_sources(args)
+    kwargs = {**binding_kwargs(args), "judgments": judgments}
     if args.engine == "duckdb":
         with duckdb_connection() as con:
-            result = sqlmetrics.evaluate(source, calls, engine="duckdb", con=con, **binding_kwargs(args))
+            result = sqlmetrics.evaluate(source, calls, engine="duckdb", con=con, **kwargs)
     else:
-        result = sqlmetrics.evaluate(source, calls, engine=args.engine, **binding_kwargs(args))
+        result = sqlmetrics.evaluate(source, calls, engine=args.engine, **kwargs)
     write_result(result, args.format, args.output)
 
 
@@ -269,8 +295,9 @@ def align(rows: Sequence[Sequence[str]]) -> str:
 
 
 def run_sql(args: argparse.Namespace) -> None:
+    source, judgments = (args.source, args.judgments) if not args.trec else read_sources(args)
     statement = sqlmetrics.to_sql(
-        metric_calls(args.metrics), source=args.source, dialect=args.dialect, **binding_kwargs(args)
+        metric_calls(args.metrics), source=source, judgments=judgments, dialect=args.dialect, **binding_kwargs(args)
     )
     sys.stdout.write(statement.rstrip("\n") + "\n")
 

@@ -325,3 +325,118 @@ def test_console_script(logs):
     failed = subprocess.run([script, "eval", str(logs), "-m", "acu"], capture_output=True, text=True, check=False)
     assert failed.returncode == 1
     assert failed.stderr.startswith("sqlmetrics: error: unknown metric 'acu'") and "Traceback" not in failed.stderr
+
+
+# --- ranking: impressions, judgments, TREC files ---------------------------------------
+
+
+def test_eval_ranking_over_impressions(capsys, logs):
+    metrics = "ndcg@5,mrr,map:ties=pessimistic,hit_rate@3,precision@3,rank_corr"
+    code, out, err = run(capsys, "eval", logs, "--metrics", metrics, *BINDING, "--by", "date", "--format", "csv")
+    assert (code, err) == (0, "")
+    calls = [
+        sm.metric("ndcg@5"),
+        sm.metric("mrr"),
+        sm.metric("map", ties="pessimistic"),
+        sm.metric("hit_rate@3"),
+        sm.metric("precision@3"),
+        sm.metric("rank_corr"),
+    ]
+    expected = sm.evaluate(logs, calls, **KWARGS, by="date")
+    assert_frame_equal(pl.read_csv(io.StringIO(out)), expected, check_dtypes=False)
+
+
+@pytest.fixture(scope="module")
+def trec_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A TREC run (3 topics, tied scores) and its qrels (graded, some unretrieved)."""
+    rng = random.Random(11)
+    folder = tmp_path_factory.mktemp("trec")
+    run_lines, qrels_lines = [], []
+    for topic in ("301", "302", "303"):
+        docs = [f"doc{n}" for n in rng.sample(range(40), 12)]
+        for rank, doc in enumerate(docs, 1):
+            run_lines.append(f"{topic} Q0 {doc} {rank} {round(rng.random(), 1)} system")
+        for doc in rng.sample(docs, 6) + [f"new{topic}"]:
+            qrels_lines.append(f"{topic} 0 {doc} {rng.choice([0, 1, 2])}")
+    (folder / "run.txt").write_text("\n".join(run_lines) + "\n")
+    (folder / "qrels.txt").write_text("\n".join(qrels_lines) + "\n")
+    return folder / "run.txt", folder / "qrels.txt"
+
+
+def test_eval_trec_files_match_trec_eval(capsys, trec_files):
+    import pytrec_eval
+
+    run_path, qrels_path = trec_files
+    metrics = "ndcg@10:gain=linear:ties=item:empty=zero,map:ties=item:empty=zero,precision@5:ties=item:empty=zero"
+    code, out, err = run(
+        capsys, "eval", run_path, "--judgments", qrels_path, "--trec", "--metrics", metrics, "--format", "json"
+    )
+    assert (code, err) == (0, "")
+    result = json.loads(out)[0]
+    run_frame, qrels = sm.read_trec_run(run_path), sm.read_trec_qrels(qrels_path)
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        {q: {i: int(r) for q2, i, r in qrels.iter_rows() if q2 == q} for q in qrels["query"].unique()},
+        {"ndcg_cut", "map", "P"},
+    )
+    per_query = evaluator.evaluate(
+        {q: {i: s for q2, i, s, *_ in run_frame.iter_rows() if q2 == q} for q in run_frame["query"].unique()}
+    )
+    for ours, theirs in (
+        ("ndcg_at_10_linear_item_zero", "ndcg_cut_10"),
+        ("map_item_zero", "map"),
+        ("precision_at_5_item_zero", "P_5"),
+    ):
+        expected = sum(values[theirs] for values in per_query.values()) / len(per_query)
+        assert result[ours] == pytest.approx(expected, abs=1e-9)
+
+
+def test_eval_judgments_from_parquet(capsys, tmp_path, trec_files):
+    run_path, qrels_path = trec_files
+    sm.read_trec_run(run_path).write_parquet(tmp_path / "run.parquet")
+    sm.read_trec_qrels(qrels_path).write_parquet(tmp_path / "qrels.parquet")
+    roles = ["--query", "query", "--item", "item", "--score", "score", "--label", "relevance"]
+    args = [
+        tmp_path / "run.parquet",
+        "--judgments",
+        tmp_path / "qrels.parquet",
+        "--metrics",
+        "ndcg@10,recall@5",
+        *roles,
+    ]
+    code, out, err = run(capsys, "eval", *args, "--format", "csv")
+    assert (code, err) == (0, "")
+    expected = sm.evaluate(
+        sm.read_trec_run(run_path),
+        ["ndcg@10", "recall@5"],
+        judgments=sm.read_trec_qrels(qrels_path),
+        query="query",
+        item="item",
+        score="score",
+        label="relevance",
+    )
+    assert_frame_equal(pl.read_csv(io.StringIO(out)), expected, check_dtypes=False)
+
+
+def test_trec_needs_judgments(capsys, trec_files):
+    code, _, err = run(capsys, "eval", trec_files[0], "--trec", "--metrics", "map")
+    assert_user_error(code, err, 2, "--judgments")
+
+
+def test_sql_for_a_run_reads_the_judgments(capsys):
+    code, out, err = run(
+        capsys,
+        "sql",
+        "run.parquet",
+        "--judgments",
+        "qrels.parquet",
+        "--metrics",
+        "ndcg@10",
+        "--query",
+        "q",
+        "--item",
+        "doc",
+        "--label",
+        "rel",
+    )
+    assert (code, err) == (0, "")
+    assert "read_parquet('qrels.parquet')" in out and "LEFT JOIN judgments" in out
