@@ -33,11 +33,15 @@ def case(name, group, score="pctr"):
 
 
 def _sqlmetrics(metrics, score, engine, query=None):
+    """``metrics`` is a list of names, or a function ``sqlmetrics -> list`` (for ``sm.metric(...)``)."""
+
     def setup(parquet_glob, data_dir):
         import sqlmetrics as sm
 
+        wanted = metrics(sm) if callable(metrics) else metrics
+
         def run():
-            frame = sm.evaluate(parquet_glob, metrics, label="click", score=score, query=query, engine=engine)
+            frame = sm.evaluate(parquet_glob, wanted, label="click", score=score, query=query, engine=engine)
             return frame.row(0, named=True)
 
         return run
@@ -146,6 +150,175 @@ def handwritten_gauc_polars(parquet_glob, data_dir):
 _COMPOSED = ["auc", "gauc", "logloss", "calibration"]
 case("sqlmetrics_composed_duckdb", "composed")(_sqlmetrics(_COMPOSED, "pctr", "duckdb", query="user_id"))
 case("sqlmetrics_composed_polars", "composed")(_sqlmetrics(_COMPOSED, "pctr", "polars", query="user_id"))
+
+
+# ---------------------------------------------------------------- ranking metrics
+# Query user_id, label click, score pctr_cont (no ties) unless the name says ties; queries
+# (users) without a click are left out of every mean, as sqlmetrics' default empty="skip".
+
+RANKING = {  # case stem -> (sqlmetrics metric, result column, hand-written function stem)
+    "ndcg": ("ndcg@10", "ndcg_at_10", "ndcg"),
+    "mrr": ("mrr", "mrr", "mrr"),
+    "map": ("map", "map", "map"),
+    "hit_rate": ("hit_rate@10", "hit_rate_at_10", "hit_rate"),
+}
+RANKING_METRICS = [metric for metric, _, _ in RANKING.values()]
+RANX_METRICS = {"ndcg@10": "ndcg_at_10", "mrr": "mrr", "map": "map", "hit_rate@10": "hit_rate_at_10"}
+
+
+def _handwritten_ranking(stem, engine):
+    def setup(parquet_glob, data_dir):
+        import handwritten
+
+        fn = getattr(handwritten, f"{stem}_{engine}")
+        column = RANKING[stem][1]
+
+        def run():
+            if engine == "duckdb":
+                import duckdb
+
+                value, queries = fn(duckdb.connect(), parquet_glob)
+            else:
+                value, queries = fn(parquet_glob)
+            return {column: value, "queries": queries}
+
+        return run
+
+    return setup
+
+
+for _stem, (_metric, _column, _fn) in RANKING.items():
+    for _engine in ("duckdb", "polars"):
+        case(f"sqlmetrics_{_stem}_{_engine}", "ranking", "pctr_cont")(
+            _sqlmetrics([_metric], "pctr_cont", _engine, query="user_id")
+        )
+        case(f"handwritten_{_stem}_{_engine}", "ranking", "pctr_cont")(_handwritten_ranking(_fn, _engine))
+
+for _engine in ("duckdb", "polars"):
+    case(f"sqlmetrics_ranking_composed_{_engine}", "ranking", "pctr_cont")(
+        _sqlmetrics(RANKING_METRICS, "pctr_cont", _engine, query="user_id")
+    )
+    for _ties in ("average", "pessimistic"):
+        case(f"sqlmetrics_ndcg_ties_{_ties}_{_engine}", "ranking", "pctr")(
+            _sqlmetrics(lambda sm, t=_ties: [sm.metric("ndcg@10", ties=t)], "pctr", _engine, query="user_id")
+        )
+
+
+@case("pandas_ranking", "ranking", "pctr_cont")
+def pandas_ranking(parquet_glob, data_dir):
+    """What a pandas user writes: drop users without a click, sort by (user, score desc),
+    ranks from groupby().cumcount(), then one groupby().agg over the clicked rows."""
+    import numpy as np
+    import pandas as pd
+
+    idcg = np.concatenate([[0.0], np.cumsum(1 / np.log2(np.arange(2, 12)))])  # IDCG@10 of 0..10 clicks
+
+    def run():
+        frame = pd.read_parquet(data_dir, columns=["user_id", "click", "pctr_cont"])
+        clicks = frame.groupby("user_id", sort=False)["click"].transform("sum")
+        frame = frame[clicks > 0].sort_values(["user_id", "pctr_cont"], ascending=[True, False])
+        frame["rank"] = frame.groupby("user_id", sort=False).cumcount() + 1
+        hits = frame[frame["click"] == 1].copy()
+        hits["hit"] = hits.groupby("user_id", sort=False).cumcount() + 1  # clicks at or above this one
+        hits["gain"] = np.where(hits["rank"] <= 10, 1 / np.log2(hits["rank"] + 1), 0.0)
+        hits["precision"] = hits["hit"] / hits["rank"]
+        per = hits.groupby("user_id", sort=False).agg(
+            clicks=("hit", "size"), dcg=("gain", "sum"), first=("rank", "min"), ap=("precision", "mean")
+        )
+        return {
+            "ndcg_at_10": (per["dcg"] / idcg[np.minimum(per["clicks"].to_numpy(), 10)]).mean(),
+            "mrr": (1 / per["first"]).mean(),
+            "map": per["ap"].mean(),
+            "hit_rate_at_10": (per["first"] <= 10).mean(),
+            "queries": len(per),
+        }
+
+    return run
+
+
+RANX_DOC_WIDTH = 8  # doc ids are zero-padded to this many digits (see ranx_ranking)
+
+
+def _ranx_inputs(frame):
+    """Qrels and Run from a frame (q: str, doc: str, y, s) whose rows are grouped by q: plain
+    dicts {q: {doc: relevance or score}} (qrels: the clicked docs only), then ranx's own
+    constructors, the documented way to build them."""
+    from ranx import Qrels, Run
+
+    qrels, run = {}, {}
+    for q, doc, y, s in zip(frame["q"].to_list(), frame["doc"].to_list(), frame["y"].to_list(), frame["s"].to_list()):
+        scores = run.get(q)
+        if scores is None:
+            scores = run[q] = {}
+            qrels[q] = {}
+        scores[doc] = s
+        if y:
+            qrels[q][doc] = 1
+    return Qrels(qrels), Run(run)
+
+
+@case("ranx_ranking", "ranking", "pctr_cont")
+def ranx_ranking(parquet_glob, data_dir):
+    """ranx 0.3: build Qrels and Run from the Parquet, then ``ranx.evaluate`` the four metrics.
+
+    Timed as two parts (``build_seconds``, ``evaluate_seconds``; ``seconds`` is their sum):
+
+    * build: polars reads user_id, click, pctr_cont, keeps the users with a click (ranx
+      scores a query without a relevant doc 0 and averages over every query of the qrels,
+      and needs qrels and run to hold the same queries: passing only users with a click is
+      what makes its means the skip-empty means the others compute), gives every row a doc
+      id unique within its user (item_id repeats within a user in this log, and ranx keys
+      docs by id, so it would collapse them): the row's index within the user in file
+      order, zero-padded to ``RANX_DOC_WIDTH`` digits; then Python dicts and
+      ``Qrels(dict)`` / ``Run(dict)`` (the faster of that and ``Qrels/Run.from_df``, whose
+      pandas groupby-apply took ~2x as long at 1M rows).
+    * evaluate: ``ranx.evaluate(qrels, run, [...])`` (which converts both to numba lists
+      and runs its parallel numba kernels).
+
+    ranx compiles its numba kernels on first use (``cache=True``: loaded from
+    ``__pycache__`` after the first process, still ~4 s). ``setup`` warms every kernel up
+    on a 12-query input with the same types (string ids, doc ids of the same width: numba
+    specialises on the width) so neither part pays for compiling. 12 queries, not fewer:
+    ``evaluate`` calls ``numba.set_num_threads(1)`` for fewer than 10 queries, and that
+    would stick for the timed call.
+    """
+    import numpy as np
+    import polars as pl
+    import ranx
+
+    metrics = list(RANX_METRICS)
+    warm = pl.DataFrame(
+        {
+            "q": [str(i // 5) for i in range(60)],
+            "doc": [f"{i:0{RANX_DOC_WIDTH}d}" for i in range(60)],
+            "y": [int(i % 5 == 0) for i in range(60)],
+            "s": np.random.default_rng(0).random(60),
+        }
+    )
+    ranx.evaluate(*_ranx_inputs(warm), metrics)
+
+    def run():
+        started = time.perf_counter()
+        frame = (
+            pl.scan_parquet(parquet_glob)
+            .select(q=pl.col("user_id"), y=pl.col("click"), s=pl.col("pctr_cont"))
+            .filter(pl.col("y").sum().over("q") > 0)
+            .with_columns(
+                doc=pl.int_range(pl.len()).over("q").cast(pl.String).str.zfill(RANX_DOC_WIDTH),
+                q=pl.col("q").cast(pl.String),
+            )
+            .sort("q", maintain_order=True)
+            .collect()
+        )
+        qrels, ranx_run = _ranx_inputs(frame)
+        built = time.perf_counter()
+        scores = ranx.evaluate(qrels, ranx_run, metrics)
+        done = time.perf_counter()
+        out = {column: float(scores[metric]) for metric, column in RANX_METRICS.items()}
+        out.update(queries=len(qrels), build_seconds=built - started, evaluate_seconds=done - built)
+        return out
+
+    return run
 
 
 def _peak_rss_mb() -> float:

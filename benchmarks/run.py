@@ -27,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -37,12 +38,15 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import dataset  # noqa: E402
-from cases import CASES  # noqa: E402
+from cases import CASES, RANKING  # noqa: E402
 
 PANDAS_MAX_ROWS = 1_000_000  # pandas_sklearn_gauc runs at min(rows, this), scaled linearly
 TOLERANCE = 1e-9
 
-# (label, numerator case, denominator case or "best_handwritten"); > 1 means the numerator is slower.
+# (label, numerator, denominator[, target]); > 1 means the numerator is slower. A numerator or
+# denominator is a case, "case:part" (a part a case timed separately, e.g. "ranx_ranking:build"),
+# or "best_handwritten:<metric>" (the faster of handwritten_<metric>_duckdb and _polars). A target
+# is "<= x" or ">= x", checked against the time ratio.
 RATIOS = [
     ("sqlmetrics auc (duckdb) / bare DuckDB scan", "sqlmetrics_auc_duckdb", "duckdb_scan"),
     ("sklearn / sqlmetrics auc (duckdb)", "sklearn_auc", "sqlmetrics_auc_duckdb"),
@@ -52,8 +56,8 @@ RATIOS = [
     ("polars-ds / sqlmetrics auc (duckdb), no ties", "polars_ds_auc_cont", "sqlmetrics_auc_duckdb_cont"),
     ("polars-ds / sqlmetrics auc (polars), no ties", "polars_ds_auc_cont", "sqlmetrics_auc_polars_cont"),
     ("pandas+sklearn gauc (scaled) / sqlmetrics gauc (duckdb)", "pandas_sklearn_gauc", "sqlmetrics_gauc_duckdb"),
-    ("sqlmetrics gauc (duckdb) / best hand-written", "sqlmetrics_gauc_duckdb", "best_handwritten"),
-    ("sqlmetrics gauc (polars) / best hand-written", "sqlmetrics_gauc_polars", "best_handwritten"),
+    ("sqlmetrics gauc (duckdb) / best hand-written", "sqlmetrics_gauc_duckdb", "best_handwritten:gauc"),
+    ("sqlmetrics gauc (polars) / best hand-written", "sqlmetrics_gauc_polars", "best_handwritten:gauc"),
     ("composed 4 metrics / gauc alone (duckdb)", "sqlmetrics_composed_duckdb", "sqlmetrics_gauc_duckdb"),
     ("composed 4 metrics / gauc alone (polars)", "sqlmetrics_composed_polars", "sqlmetrics_gauc_polars"),
     ("polars engine / duckdb engine: auc", "sqlmetrics_auc_polars", "sqlmetrics_auc_duckdb"),
@@ -61,7 +65,74 @@ RATIOS = [
     ("polars engine / duckdb engine: gauc", "sqlmetrics_gauc_polars", "sqlmetrics_gauc_duckdb"),
     ("polars engine / duckdb engine: composed", "sqlmetrics_composed_polars", "sqlmetrics_composed_duckdb"),
 ]
-HANDWRITTEN = ("handwritten_gauc_duckdb", "handwritten_gauc_polars")
+RANKING_NAMES = {"ndcg": "ndcg@10", "mrr": "mrr", "map": "map", "hit_rate": "hr@10"}
+for _engine in ("duckdb", "polars"):
+    for _stem, _name in RANKING_NAMES.items():
+        RATIOS.append(
+            (
+                f"ranx build + evaluate / sqlmetrics {_name} ({_engine})",
+                "ranx_ranking",
+                f"sqlmetrics_{_stem}_{_engine}",
+                ">= 30",
+            )
+        )
+for _engine in ("duckdb", "polars"):
+    for _stem, _name in RANKING_NAMES.items():
+        RATIOS.append(
+            (
+                f"sqlmetrics {_name} ({_engine}) / best hand-written",
+                f"sqlmetrics_{_stem}_{_engine}",
+                f"best_handwritten:{_stem}",
+                "<= 1.3",
+            )
+        )
+for _engine in ("duckdb", "polars"):
+    RATIOS += [
+        (
+            f"ranking composed 4 / ndcg@10 alone ({_engine})",
+            f"sqlmetrics_ranking_composed_{_engine}",
+            f"sqlmetrics_ndcg_{_engine}",
+            "<= 1.5",
+        ),
+        (
+            f"ndcg@10 ties=average / ties=pessimistic, pctr ({_engine})",
+            f"sqlmetrics_ndcg_ties_average_{_engine}",
+            f"sqlmetrics_ndcg_ties_pessimistic_{_engine}",
+            "<= 1.5",
+        ),
+    ]
+for _engine in ("duckdb", "polars"):
+    RATIOS += [
+        (
+            f"ranx build alone / sqlmetrics ranking composed 4 ({_engine})",
+            "ranx_ranking:build",
+            f"sqlmetrics_ranking_composed_{_engine}",
+        ),
+        (
+            f"ranx evaluate alone / sqlmetrics ranking composed 4 ({_engine})",
+            "ranx_ranking:evaluate",
+            f"sqlmetrics_ranking_composed_{_engine}",
+        ),
+        (
+            f"pandas ranking (4 metrics) / sqlmetrics ranking composed 4 ({_engine})",
+            "pandas_ranking",
+            f"sqlmetrics_ranking_composed_{_engine}",
+        ),
+    ]
+RATIOS += [
+    (
+        "polars engine / duckdb engine: ranking composed",
+        "sqlmetrics_ranking_composed_polars",
+        "sqlmetrics_ranking_composed_duckdb",
+    ),
+    ("polars engine / duckdb engine: ndcg@10", "sqlmetrics_ndcg_polars", "sqlmetrics_ndcg_duckdb"),
+]
+HANDWRITTEN = {
+    metric: (f"handwritten_{metric}_duckdb", f"handwritten_{metric}_polars")
+    for metric in ("gauc", "ndcg", "mrr", "map", "hit_rate")
+}
+# (label, case patterns, case group, limit in MB): the peak RSS every matching case must stay under.
+MEMORY_TARGETS = [("sqlmetrics ranking cases", "sqlmetrics_*", "ranking", 2048)]
 
 
 def _rows(text: str) -> int:
@@ -123,29 +194,53 @@ def _busy_seconds() -> float:
     return sum(t) - t.idle - getattr(t, "iowait", 0.0)
 
 
-def run_case(name: str, data_dir: Path, timeout: float) -> dict:
-    """One fresh-process run, with ``other_load``: the cores other processes kept busy meanwhile."""
+def run_case(name: str, data_dir: Path, timeout: float, max_rss_mb: float) -> dict:
+    """One fresh-process run, with ``other_load``: the cores other processes kept busy meanwhile.
+    The run is killed if its RSS passes ``max_rss_mb`` (so that a case that blows up cannot
+    take the machine down)."""
     ours = _cpu_seconds(resource.RUSAGE_CHILDREN) + _cpu_seconds(resource.RUSAGE_SELF)
     busy = _busy_seconds()
     started = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / "cases.py"), name, str(data_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=child_env(),
+        cwd=ROOT,
+    )
+    too_big = threading.Event()
+
+    def watch() -> None:
+        try:
+            child = psutil.Process(proc.pid)
+            while proc.poll() is None:
+                if child.memory_info().rss > max_rss_mb * 2**20:
+                    too_big.set()
+                    proc.kill()
+                    return
+                time.sleep(0.05)
+        except psutil.NoSuchProcess:
+            pass
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     try:
-        proc = subprocess.run(
-            [sys.executable, str(HERE / "cases.py"), name, str(data_dir)],
-            capture_output=True,
-            text=True,
-            env=child_env(),
-            cwd=ROOT,
-            timeout=timeout,
-        )
+        stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
         return {"case": name, "error": f"timed out after {timeout:.0f} s"}
+    watcher.join()
     wall = time.perf_counter() - started
     ours = _cpu_seconds(resource.RUSAGE_CHILDREN) + _cpu_seconds(resource.RUSAGE_SELF) - ours
     other_load = max(0.0, (_busy_seconds() - busy - ours) / wall)
+    if too_big.is_set():
+        return {"case": name, "error": f"killed after {wall:.0f} s: RSS above --max-rss-mb {max_rss_mb:.0f}"}
     if proc.returncode != 0:
-        tail = " | ".join(proc.stderr.strip().splitlines()[-3:])
+        tail = " | ".join(stderr.strip().splitlines()[-3:])
         return {"case": name, "error": f"exit {proc.returncode}: {tail}"}
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result = json.loads(stdout.strip().splitlines()[-1])
     result["process_seconds"] = wall
     result["other_load"] = other_load
     return result
@@ -163,7 +258,7 @@ def run_quietly(name: str, data_dir: Path, args) -> dict:
     """Run once the machine is quiet; rerun while other processes kept > ``--max-other-load`` cores busy."""
     for attempt in range(args.retries + 1):
         wait_until_quiet(args.max_other_load, args.patience)
-        result = run_case(name, data_dir, args.timeout)
+        result = run_case(name, data_dir, args.timeout, args.max_rss_mb)
         if "error" in result or result["other_load"] <= args.max_other_load or attempt == args.retries:
             result["discarded"] = attempt
             return result
@@ -198,23 +293,59 @@ def summarize(runs: list[dict], scale: float) -> dict:
         "other_load": max(r["other_load"] for r in ok),
         "discarded": sum(r["discarded"] for r in ok),
         "values": ok[0]["values"],
+        "parts": {
+            key.removesuffix("_seconds"): [r["values"][key] * scale for r in ok]
+            for key in ok[0]["values"]
+            if key.endswith("_seconds")
+        },
         "errors": [r["error"] for r in runs if "error" in r],
     }
+
+
+def timing(summaries: dict, name: str) -> dict | None:
+    """``{"seconds", "peak_rss_mb", "case"}`` of a case, of a ``case:part``, or of
+    ``best_handwritten:<metric>`` (the faster hand-written case); None if it did not run."""
+    ok = {k: v for k, v in summaries.items() if "error" not in v}
+    if name.startswith("best_handwritten:"):
+        hand = [h for h in HANDWRITTEN[name.split(":", 1)[1]] if h in ok]
+        if not hand:
+            return None
+        best = min(hand, key=lambda h: ok[h]["seconds"])
+        return {"seconds": ok[best]["seconds"], "peak_rss_mb": ok[best]["peak_rss_mb"], "case": best}
+    case_name, _, part = name.partition(":")
+    if case_name not in ok:
+        return None
+    s = ok[case_name]
+    if part:
+        if part not in s["parts"]:
+            return None
+        return {"seconds": statistics.median(s["parts"][part]), "peak_rss_mb": s["peak_rss_mb"], "case": case_name}
+    return {"seconds": s["seconds"], "peak_rss_mb": s["peak_rss_mb"], "case": case_name}
 
 
 # ---------------------------------------------------------------- agreement checks
 
 
-def reference_values(data_dir: Path) -> dict:
+def reference_values(data_dir: Path, names: list[str]) -> dict:
     """Untimed in-process references that no timed case provides."""
     import duckdb
 
     con = duckdb.connect()
-    logloss, n = con.execute(
-        "SELECT avg(-(click * ln(pctr) + (1 - click) * ln(1 - pctr))), count(*) FROM read_parquet(?)",
-        [str(data_dir / "*.parquet")],
+    glob = str(data_dir / "*.parquet")
+    logloss, n, users = con.execute(
+        "SELECT avg(-(click * ln(pctr) + (1 - click) * ln(1 - pctr))), count(*), count(DISTINCT user_id) "
+        "FROM read_parquet(?)",
+        [glob],
     ).fetchall()[0]
-    return {"logloss": logloss, "n_rows": n}
+    refs = {"logloss": logloss, "n_rows": n, "users": users}
+    if any(CASES[name]["group"] == "ranking" for name in names):
+        import handwritten
+
+        for stem in RANKING_NAMES:
+            refs[stem] = getattr(handwritten, f"{stem}_duckdb")(con, glob)
+        for ties in ("average", "pessimistic"):
+            refs[f"ndcg_{ties}"] = handwritten.ndcg_ties_duckdb(con, glob, ties)
+    return refs
 
 
 def agreement_rows(results: dict, refs: dict, rows: int, pandas_rows: int) -> list[tuple]:
@@ -291,10 +422,52 @@ def agreement_rows(results: dict, refs: dict, rows: int, pandas_rows: int) -> li
         refs.get("logloss"),
         [("sqlmetrics_composed_duckdb", "logloss"), ("sqlmetrics_composed_polars", "logloss")],
     )
+    ranking_agreement(compare, value, results, refs)
     sm_cases = [c for c in results if c.startswith("sqlmetrics_")]
     compare("n_rows", "row count", rows, [(c, "n_rows") for c in sm_cases])
     compare("n_excluded", "no NULLs in the data", 0, [(c, "n_excluded") for c in sm_cases])
     return out
+
+
+def meets(ratio: float, target: str) -> bool:
+    op, bound = target.split()
+    return ratio <= float(bound) if op == "<=" else ratio >= float(bound)
+
+
+def ranking_agreement(compare, value, results, refs) -> None:
+    """Every ranking case against the untimed hand-written DuckDB queries (``handwritten.py``)."""
+    composed = ("sqlmetrics_ranking_composed_duckdb", "sqlmetrics_ranking_composed_polars")
+    for stem, name in RANKING_NAMES.items():
+        if stem not in refs:
+            continue
+        column = RANKING[stem][1]
+        ref_value, ref_queries = refs[stem]
+        single = [f"sqlmetrics_{stem}_duckdb", f"sqlmetrics_{stem}_polars", *composed]
+        others = [f"handwritten_{stem}_duckdb", f"handwritten_{stem}_polars", "pandas_ranking", "ranx_ranking"]
+        source = f"handwritten.{stem}_duckdb (untimed)"
+        compare(name, source, ref_value, [(c, column) for c in single + others])
+        compare(
+            f"{name} queries",
+            source,
+            ref_queries,
+            [(c, f"{column}_queries") for c in single] + [(c, "queries") for c in others],
+        )
+        compare(
+            f"{name} skipped",
+            "users without a click",
+            refs["users"] - ref_queries,
+            [(c, f"{column}_skipped") for c in single],
+        )
+    for ties, column in (("average", "ndcg_at_10"), ("pessimistic", "ndcg_at_10_pessimistic")):
+        key = f"ndcg_{ties}"
+        if key not in refs:
+            continue
+        source = f"handwritten.ndcg_ties_duckdb(ties={ties!r}) (untimed)"
+        cases = [f"sqlmetrics_ndcg_ties_{ties}_{engine}" for engine in ("duckdb", "polars")]
+        compare(f"ndcg@10 on pctr, ties={ties}", source, refs[key][0], [(c, column) for c in cases])
+        compare(
+            f"ndcg@10 on pctr, ties={ties}: queries", source, refs[key][1], [(c, f"{column}_queries") for c in cases]
+        )
 
 
 def agrees(v, ref) -> bool:
@@ -309,7 +482,7 @@ def agrees(v, ref) -> bool:
 
 
 def versions() -> str:
-    names = ["duckdb", "polars", "pyarrow", "numpy", "scikit-learn", "pandas", "polars-ds", "sqlglot"]
+    names = ["duckdb", "polars", "pyarrow", "numpy", "scikit-learn", "pandas", "polars-ds", "sqlglot", "ranx", "numba"]
     parts = []
     for name in names:
         try:
@@ -348,7 +521,19 @@ def report(args, rows, data_dir, summaries, results, refs, pandas_rows, notes, r
         f"runs above {args.max_other_load:g} were rerun, up to {args.retries} times). "
         "Label `click`, score `pctr` (ties: 4-5 decimals) or `pctr_cont` (`_cont`: no ties), query `user_id`. "
         "DuckDB and polars use all cores; scikit-learn and pandas are single-threaded; "
-        'polars-ds and the hand-written polars query use `collect(engine="streaming")`.',
+        'polars-ds and the hand-written polars queries use `collect(engine="streaming")`.',
+        *(
+            [
+                "",
+                "Ranking cases (group `ranking`): score `pctr_cont` (no ties) except the `_ties_` cases "
+                "(`pctr`); queries (users) without a click are left out of every mean. ranx is timed after "
+                "a warm-up that compiles its numba kernels; `ranx_ranking:build` (Parquet to Qrels and Run) "
+                "and `ranx_ranking:evaluate` (`ranx.evaluate`) are the two parts of its run; ranx's numba "
+                "kernels use all cores.",
+            ]
+            if any(CASES[n]["group"] == "ranking" for n in summaries)
+            else []
+        ),
         "",
         "## Timings",
         "",
@@ -374,26 +559,44 @@ def report(args, rows, data_dir, summaries, results, refs, pandas_rows, notes, r
             f"| {name} | {fmt_s(s['seconds'])} | {runs} | {fmt_s(s['process_seconds'])} | "
             f"{s['peak_rss_mb']:.0f} | {s['import_rss_mb']:.0f} | {s['other_load']:.2f} | {note} |"
         )
+        for part, seconds in s["parts"].items():
+            runs = ", ".join(fmt_s(x) for x in seconds)
+            lines.append(
+                f"| {name}:{part} | {fmt_s(statistics.median(seconds))} | {runs} | | | | | "
+                f"part of {name} (timed inside the run) |"
+            )
 
     lines += [
         "",
         "## Ratios (medians of this run; > 1 means the first is slower / bigger)",
         "",
-        "| ratio | time | peak MB |",
-        "|---|---:|---:|",
+        "| ratio | time | peak MB | target | met |",
+        "|---|---:|---:|---|---|",
     ]
-    ok = {k: v for k, v in summaries.items() if "error" not in v}
-    hand = [h for h in HANDWRITTEN if h in ok]
-    best = min(hand, key=lambda h: ok[h]["seconds"]) if hand else None
-    for label, num, den in RATIOS:
-        den_case = best if den == "best_handwritten" else den
-        if num not in ok or den_case not in ok:
+    for label, num, den, *target in RATIOS:
+        a, b = timing(summaries, num), timing(summaries, den)
+        if a is None or b is None:
             continue
-        t = ok[num]["seconds"] / ok[den_case]["seconds"]
-        scaled = pandas_rows != rows and "pandas_sklearn_gauc" in (num, den_case)
-        m = "n/a" if scaled else f"{ok[num]['peak_rss_mb'] / ok[den_case]['peak_rss_mb']:.2f}x"
-        suffix = f" (best: {den_case})" if den == "best_handwritten" else ""
-        lines.append(f"| {label}{suffix} | {t:.2f}x | {m} |")
+        t = a["seconds"] / b["seconds"]
+        scaled = pandas_rows != rows and "pandas_sklearn_gauc" in (a["case"], b["case"])
+        parts = ":" in num.replace("best_handwritten:", "") or ":" in den.replace("best_handwritten:", "")
+        m = "n/a" if scaled or parts else f"{a['peak_rss_mb'] / b['peak_rss_mb']:.2f}x"
+        suffix = f" (best: {b['case']})" if den.startswith("best_handwritten:") else ""
+        goal = target[0] if target else ""
+        met = "" if not goal else ("yes" if meets(t, goal) else "**no**")
+        lines.append(f"| {label}{suffix} | {t:.2f}x | {m} | {goal.replace('>= ', '≥ ').replace('<= ', '≤ ')} | {met} |")
+    for label, pattern, group, limit in MEMORY_TARGETS:
+        peaks = {
+            n: v["peak_rss_mb"]
+            for n, v in summaries.items()
+            if "error" not in v and fnmatch.fnmatch(n, pattern) and CASES[n]["group"] == group
+        }
+        if peaks:
+            worst = max(peaks, key=peaks.get)
+            lines.append(
+                f"| peak RSS, {label} (max: {worst}) | | {peaks[worst]:.0f} MB | < {limit} MB | "
+                f"{'yes' if peaks[worst] < limit else '**no**'} |"
+            )
 
     lines += [
         "",
@@ -422,7 +625,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rows", type=_rows, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", type=Path, help="default: benchmarks/results-<rows>.md")
-    parser.add_argument("--cases", default="", help="comma-separated name patterns, e.g. 'sqlmetrics_*,sklearn_auc'")
+    parser.add_argument(
+        "--cases",
+        default="",
+        help="comma-separated name patterns or case groups, e.g. 'sqlmetrics_*,sklearn_auc' or 'ranking'",
+    )
     parser.add_argument(
         "--ref",
         default="worktree",
@@ -437,6 +644,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--retries", type=int, default=3, help="reruns per run for --max-other-load")
     parser.add_argument(
+        "--max-rss-mb",
+        type=float,
+        default=psutil.virtual_memory().total / 2**20 / 2,
+        help="kill a run whose RSS passes this (default: half the RAM)",
+    )
+    parser.add_argument(
         "--patience",
         type=float,
         default=300.0,
@@ -449,7 +662,7 @@ def main(argv: list[str] | None = None) -> None:
     names = list(CASES)
     if args.cases:
         patterns = [p.strip() for p in args.cases.split(",") if p.strip()]
-        names = [n for n in names if any(fnmatch.fnmatch(n, p) for p in patterns)]
+        names = [n for n in names if any(fnmatch.fnmatch(n, p) or p == CASES[n]["group"] for p in patterns)]
     notes = []
     global SNAPSHOT
     SNAPSHOT, revision = snapshot_sqlmetrics(args.ref)
@@ -479,7 +692,7 @@ def main(argv: list[str] | None = None) -> None:
 
     summaries = {n: summarize(r, rows / pandas_rows if n == "pandas_sklearn_gauc" else 1.0) for n, r in runs.items()}
     results = {n: s for n, s in summaries.items() if "error" not in s}
-    refs = reference_values(data_dir)
+    refs = reference_values(data_dir, names)
     if "pandas_sklearn_gauc" in names and pandas_rows != rows:
         import duckdb
         import handwritten
