@@ -6,8 +6,8 @@ The statement is a chain of CTEs:
                 weight, query under canonical names, and ``w``: the weight of a used row,
                 NULL for a row with a NULL in a bound column;
 ``base``        the one aggregation over the source: one row per slice, distinct score
-                and label with its weight, row counts and bad-row counters
-                (materialized: everything else reads it);
+                (when a metric reads the score histogram) and label with its weight,
+                row counts and bad-row counters (materialized: everything else reads it);
 ``checks``      the input rules of ``checks.py``, raising ``error()`` on bad data;
 ``row_counts``  n_rows and n_excluded per slice, the spine of the result;
 intermediates   ``score_hist``, ``confusion`` (from base), ``query_rows`` (the used rows
@@ -57,8 +57,12 @@ INTERMEDIATES = {
 }
 
 
-# base's grouping keys besides the slices; rules on them are checked on base's groups.
-BASE_KEYS = ("score", "label")
+def base_keys(binding: Binding) -> tuple[str, ...]:
+    """base's grouping keys besides the slices; rules on them are checked on base's
+    groups. The score is a key only when a metric reads the score histogram: grouping
+    by nearly distinct scores is the costliest part of base."""
+    by_score = any(_reads("score_hist", call.spec.intermediates) for call in binding.calls)
+    return ("score", "label") if by_score else ("label",)
 
 
 def quote(name: str) -> str:
@@ -199,13 +203,14 @@ def _base_sql(binding: Binding) -> str:
     and negative weights: fewer aggregate states per group, which is what costs when
     nearly every score is distinct, and bad labels show up as groups."""
     aggregates = ["COUNT(*) AS n_all", "COUNT(w) AS n", "SUM(w) AS w"]
+    base_roles = base_keys(binding)
     for check, _ in checks_for(binding.calls, binding.weight is not None):
-        if check.role not in BASE_KEYS:
+        if check.role not in base_roles:
             aggregates += [
                 f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END) AS n_bad_{check.name}",
                 f"MIN(CASE WHEN {check.sql} THEN {check.role} END) AS bad_{check.name}",
             ]
-    keys = [*(binding.slices if binding.by else ()), *BASE_KEYS]  # a constant slice_0 is no key
+    keys = [*(binding.slices if binding.by else ()), *base_roles]  # a constant slice_0 is no key
     columns = [*(() if binding.by else ("0 AS slice_0",)), *keys, *aggregates]
     return f"SELECT {', '.join(columns)}\nFROM input\nGROUP BY {', '.join(keys)}"
 
@@ -213,9 +218,10 @@ def _base_sql(binding: Binding) -> str:
 def _checks_sql(binding: Binding) -> str:
     """One row whose ``failure`` raises an error naming the first rule the data breaks."""
     cases = []
+    base_roles = base_keys(binding)
     for check, metrics in checks_for(binding.calls, binding.weight is not None):
         before, between = message_parts(check, binding.role_columns[check.role], metrics)
-        if check.role in BASE_KEYS:
+        if check.role in base_roles:
             count = f"SUM(CASE WHEN {check.sql} THEN n_all ELSE 0 END)"
             example = f"MIN(CASE WHEN {check.sql} THEN {check.role} END)"
         else:

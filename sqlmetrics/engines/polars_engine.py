@@ -34,8 +34,9 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
         )
     checks = checks_for(binding.calls, binding.weight is not None)
     rows = _input(binding, lf, judged)
-    base = _base(binding, rows, checks).collect(engine="streaming")
-    raise_failed(base, rows, checks, BASE_KEYS, binding.role_columns)
+    keys = _base_keys(binding)
+    base = _base(binding, rows, checks, keys).collect(engine="streaming")
+    raise_failed(base, rows, checks, keys, binding.role_columns)
     if judged is not None:
         raise_failed_run(rows, judged, binding)
 
@@ -128,23 +129,26 @@ def raise_failed_run(rows: pl.LazyFrame, judged: pl.LazyFrame, binding: Binding)
             raise InvalidInputError(f"{rule.before}{count}{rule.between}{example}")
 
 
-# base's grouping keys besides the slices. Unlike the SQL plan (which also groups by
-# label), polars sums the positives' weight: measured faster in polars at any number of
-# distinct scores, and it gives from_histogram distinct scores directly.
-BASE_KEYS = ("score",)
+def _base_keys(binding: Binding) -> tuple[str, ...]:
+    """base's grouping keys besides the slices: the score when a metric reads the score
+    histogram. Unlike the SQL plan (which also groups by label), polars sums the
+    positives' weight: measured faster in polars at any number of distinct scores, and it
+    gives from_histogram distinct scores directly."""
+    return ("score",) if any(hasattr(call.spec.module, "from_histogram") for call in binding.calls) else ()
 
 
-def _base(binding: Binding, rows: pl.LazyFrame, checks: list) -> pl.LazyFrame:
-    """One row per slice and distinct score: used rows, their weight and positive weight."""
+def _base(binding: Binding, rows: pl.LazyFrame, checks: list, keys: tuple[str, ...]) -> pl.LazyFrame:
+    """One row per slice and distinct score (or per slice): used rows, their weight and
+    positive weight."""
     w = pl.col("w")
     aggregates = [
         pl.len().cast(pl.Int64).alias("n_all"),
         w.count().cast(pl.Int64).alias("n"),
         w.sum().alias("w"),
         (w * pl.col("label")).sum().alias("w_pos"),
-        *row_counters_polars(checks, BASE_KEYS),
+        *row_counters_polars(checks, keys),
     ]
-    return rows.group_by([*binding.slices, *BASE_KEYS]).agg(aggregates)
+    return rows.group_by([*binding.slices, *keys]).agg(aggregates)
 
 
 def _score_hist(base: pl.DataFrame) -> pl.DataFrame:
