@@ -22,8 +22,6 @@ from typing import Any
 
 import polars as pl
 
-LIST_END = "__list_end"
-
 
 @dataclass
 class Lists:
@@ -54,20 +52,19 @@ class Lists:
         return self._cached("judged", lambda: self.ideal_rows.group_by([*self.keys, "label"]).agg(n=pl.len())).lazy()
 
     def _running(self, name: str, term: Callable[[pl.Expr], pl.Expr]) -> pl.Series:
+        """Σ_{p <= P} term(p) for P = 0 .. the longest list or judged set (0 at P = 0)."""
+
         def build() -> pl.LazyFrame:
-            longest = max(
-                self.ranked_lengths(),
-                self.judged.group_by(self.keys).agg(pl.col("n").sum()).select(pl.col("n").max()).collect().item() or 0,
-            )
-            p = pl.int_range(0, longest + 1, eager=False)
-            return pl.LazyFrame().select(
-                pl.when(p == 0).then(0.0).otherwise(term(p.cast(pl.Float64))).cum_sum().alias(name)
-            )
+            p = pl.int_range(0, self._longest() + 1, eager=False)
+            running = pl.when(p == 0).then(0.0).otherwise(term(p.cast(pl.Float64))).cum_sum()
+            return pl.LazyFrame().select(running.alias(name))
 
         return self._cached(name, build)[name]
 
-    def ranked_lengths(self) -> int:
-        return self.rows.group_by(self.keys).len().select(pl.col("len").max()).collect().item() or 0
+    def _longest(self) -> int:
+        listed = self.rows.group_by(self.keys).len().select(pl.col("len").max())
+        judged = self.judged.group_by(self.keys).agg(pl.col("n").sum()).select(pl.col("n").max())
+        return max(frame.collect().item() or 0 for frame in (listed, judged))
 
     def discount_through(self, position: pl.Expr) -> pl.Expr:
         """D(position) = Σ_{p <= position} 1/log2(p + 1)."""
@@ -93,16 +90,16 @@ class Lists:
         return joined.with_columns(
             pl.col(values).fill_null(0.0),
             relevant=relevant,
-            used=(relevant > 0) | ((judged > 0) & (empty == "zero")),
+            used=(relevant > 0) | ((judged > 0) & pl.lit(empty == "zero")),
         )
 
     def summarize(self, per_list: pl.LazyFrame, name: str, value: pl.Expr) -> pl.LazyFrame:
         """One row per slice: ``name`` = mean of ``value`` over used lists, with the
         counts of lists used (``<name>_queries``) and skipped (``<name>_skipped``)."""
-        used = pl.col("used")
-        return self.summarize_with(per_list, name, value.filter(used).mean())
+        return self.summarize_with(per_list, name, value.filter(pl.col("used")).mean())
 
     def summarize_with(self, per_list: pl.LazyFrame, name: str, aggregate: pl.Expr) -> pl.LazyFrame:
+        """Like ``summarize`` with any ``aggregate`` over the lists (micro averages)."""
         used = pl.col("used")
         summary = [
             aggregate.alias(name),
