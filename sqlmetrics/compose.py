@@ -28,6 +28,7 @@ from sqlglot import exp
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.checks import ERROR_PREFIX, checks_for, message_parts, run_rules
+from sqlmetrics.metrics.ranking._reach import floor_sql
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ INTERMEDIATES = {
     "confusion": Intermediate(
         "intermediates/confusion.sql", after=("score_hist",), collects=("threshold",), table="thresholds"
     ),
-    "ranked": Intermediate("intermediates/ranked.sql", collects=("ties", "min_relevance"), table="rankings"),
+    "ranked": Intermediate("intermediates/ranked.sql"),
     "judged": Intermediate("intermediates/judged.sql"),
     "positions": Intermediate("intermediates/positions.sql", after=("ranked", "judged")),
 }
@@ -87,6 +88,8 @@ def compose(binding: Binding, source_sql: str, judgments_sql: str | None = None)
     }
     if binding.ranking:
         ctes["ideal_rows"] = _ideal_rows_sql(binding, by)
+    if any(_reads("ranked", call.spec.intermediates) for call in binding.calls):
+        ctes["list_floors"] = _list_floors_sql(binding, by)
     if binding.judgments:
         ctes["run_checks"] = _run_checks_sql(binding, by)
     for name in _intermediates_needed(binding):
@@ -153,6 +156,25 @@ def _ideal_rows_sql(binding: Binding, by: str) -> str:
     return (
         f"SELECT {qualified}, j.query, j.label\nFROM ({lists}) AS lists\nJOIN judgments AS j ON lists.query = j.query"
     )
+
+
+def _list_floors_sql(binding: Binding, by: str) -> str:
+    """Per list and (tie policy, relevance threshold) in use: the lowest score any metric
+    of the call reads down to (``metrics/ranking/_reach.py``)."""
+    floors: dict[tuple[str, float], list[str]] = {}
+    for call in binding.calls:
+        if _reads("ranked", call.spec.intermediates):
+            kwargs = call.kwargs
+            combination = (kwargs["ties"], kwargs["min_relevance"])
+            floors.setdefault(combination, []).append(
+                floor_sql(call.spec.reach, kwargs.get("k"), kwargs["min_relevance"])
+            )
+    selects = [
+        f"SELECT {templates.literal(ties)} AS ties, {templates.literal(min_relevance)} AS min_relevance, {by}, query, "
+        f"LEAST({', '.join(sorted(set(exprs)))}) AS floor\nFROM input\nWHERE w IS NOT NULL\nGROUP BY {by}, query"
+        for (ties, min_relevance), exprs in sorted(floors.items())
+    ]
+    return "\nUNION ALL\n".join(selects)
 
 
 def _run_checks_sql(binding: Binding, by: str) -> str:

@@ -89,6 +89,8 @@ class Metric:
       a finite graded relevance >= 0);
     * ``weighted``: whether it takes row weights (ranking metrics order rows, they do not
       weigh them);
+    * ``reach``: for a ranking metric, the rows below its cutoff it still reads (see
+      ``metrics/ranking/_reach.py``);
     * ``reference``: the independent implementation the tests compare with.
     """
 
@@ -103,6 +105,7 @@ class Metric:
     score_domain: str = "any"
     label_domain: str = "binary"
     weighted: bool = True
+    reach: str = ""
     higher_is_better: bool | None = True
     range: tuple[float, float] | None = (0.0, 1.0)
     reference: str = ""

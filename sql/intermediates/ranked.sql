@@ -5,6 +5,9 @@
 --                  the exact expectation over every order of the group);
 --   'pessimistic'  label ascending (relevant items last), 'optimistic' label descending;
 --   'item'         item descending, as trec_eval does.
+-- Only rows at or above the list's floor are ranked (list_floors: rows no metric of the
+-- call can reach are dropped first; a tie group is kept or dropped whole, so every kept
+-- row's positions are exact).
 -- Rows that stay tied under the policy ("peers": same score, and same label or item)
 -- are interchangeable for every metric, so each row carries its peer group:
 --   first_position .. last_position   the positions the group occupies (1-based),
@@ -13,8 +16,8 @@
 -- All windows share one sort.
 --
 -- reads:  input({{ by }}, query, item, score, label, w)  -- w is NULL for an excluded row
--- params: {{ rankings }} -- one row per (ties, min_relevance) in use,
---                           e.g. (VALUES ('average', 1.0)) AS t(ties, min_relevance)
+--         list_floors(ties, min_relevance, {{ by }}, query, floor)  -- one row per list and
+--         (tie policy, relevance threshold) in use
 -- output: ties, min_relevance, {{ by }}, query, label, relevant,
 --         first_position, last_position, group_relevant, relevant_before
 SELECT ties, min_relevance, {{ by }}, query, label, relevant,
@@ -33,11 +36,11 @@ SELECT ties, min_relevance, {{ by }}, query, label, relevant,
                              ORDER BY score DESC, tie_item DESC, tie_label
                              RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS relevant_before
 FROM (
-    SELECT ties, min_relevance, {{ by }}, query, score, label,
-           CASE WHEN label >= min_relevance THEN 1 ELSE 0 END AS relevant,
-           CASE WHEN ties = 'item' THEN item END AS tie_item,
-           CASE ties WHEN 'average' THEN 0 WHEN 'optimistic' THEN -label ELSE label END AS tie_label
-    FROM input
-    CROSS JOIN {{ rankings }}
-    WHERE w IS NOT NULL
+    SELECT f.ties, f.min_relevance, {{ by(i) }}, i.query, i.score, i.label,
+           CASE WHEN i.label >= f.min_relevance THEN 1 ELSE 0 END AS relevant,
+           CASE WHEN f.ties = 'item' THEN i.item END AS tie_item,
+           CASE f.ties WHEN 'average' THEN 0 WHEN 'optimistic' THEN -i.label ELSE i.label END AS tie_label
+    FROM input AS i
+    JOIN list_floors AS f ON {{ same_slice(i, f) }} AND i.query = f.query AND i.score >= f.floor
+    WHERE i.w IS NOT NULL
 ) AS list_rows

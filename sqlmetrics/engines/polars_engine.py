@@ -50,7 +50,7 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
         results = results.join(values, on=slices, how="left", nulls_equal=True)
     used_rows = rows.filter(pl.col("w").is_not_null())
     by = slices if binding.by else []  # grouping by the constant slice_0 costs time
-    lists = _lists(binding, used_rows, judged, by) if binding.ranking else None
+    lists = _lists(binding, used_rows, judged, by).reached_by(binding.calls) if binding.ranking else None
     for call in binding.calls:
         if call in single:
             continue

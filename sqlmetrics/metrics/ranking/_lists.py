@@ -22,6 +22,9 @@ from typing import Any
 
 import polars as pl
 
+from sqlmetrics.metrics.ranking._reach import floor_expr
+from sqlmetrics.spec import MetricCall
+
 
 @dataclass
 class Lists:
@@ -32,7 +35,21 @@ class Lists:
     rows: pl.LazyFrame
     ideal_rows: pl.LazyFrame
     by: list[str]
+    # (ties, min_relevance) -> the floors of the metrics ranking that way (see _reach.py)
+    floors: dict[tuple[str, float], list[pl.Expr]] = field(default_factory=dict)
     _cache: dict[Any, pl.DataFrame] = field(default_factory=dict)
+
+    def reached_by(self, calls: Sequence[MetricCall]) -> Lists:
+        """These lists, ranking only the rows the ranking metrics of ``calls`` read."""
+        floors: dict[tuple[str, float], list[pl.Expr]] = {}
+        for call in calls:
+            if call.spec.reach:
+                kwargs = call.kwargs
+                combination = (kwargs["ties"], kwargs["min_relevance"])
+                floors.setdefault(combination, []).append(
+                    floor_expr(call.spec.reach, kwargs.get("k"), kwargs["min_relevance"])
+                )
+        return Lists(self.rows, self.ideal_rows, self.by, floors)
 
     @property
     def keys(self) -> list[str]:
@@ -116,7 +133,12 @@ def _ranked(lists: Lists, ties: str, min_relevance: float) -> pl.LazyFrame:
     tie_label = {"average": pl.lit(0.0), "optimistic": -pl.col("label")}.get(ties, pl.col("label"))
     tie_item = pl.col("item") if ties == "item" else pl.lit(None)
     keys = lists.keys
-    rows = lists.rows.select(
+    rows = lists.rows
+    if (ties, min_relevance) in lists.floors:
+        floor = pl.min_horizontal(lists.floors[ties, min_relevance]).alias("floor")
+        floors = rows.group_by(keys).agg(floor)
+        rows = rows.join(floors, on=keys, how="inner", nulls_equal=True).filter(pl.col("score") >= pl.col("floor"))
+    rows = rows.select(
         *keys,
         "score",
         "label",
@@ -234,6 +256,7 @@ def frame_metric(
 
     call = metric(name, **{key: value for key, value in params.items() if value is not None})
     lists = from_frame(data, score=score, label=label, query=query, item=item, by=by, judgments=judgments)
+    lists = lists.reached_by([call])
     result = compute(lists, **call.kwargs).collect()
     return result.rename(dict(zip(lists.by, by))).sort(list(by), nulls_last=True) if by else result
 

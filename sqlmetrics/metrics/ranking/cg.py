@@ -21,6 +21,7 @@ SPEC = Metric(
     outputs=OUTPUTS,
     label_domain="relevance",
     weighted=False,
+    reach="gain",
     higher_is_better=True,
     range=None,
     reference="brute force over tie orders",

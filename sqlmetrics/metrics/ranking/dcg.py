@@ -22,6 +22,7 @@ SPEC = Metric(
     outputs=OUTPUTS,
     label_domain="relevance",
     weighted=False,
+    reach="gain",
     higher_is_better=True,
     range=None,
     reference="sklearn.metrics.dcg_score (linear gain), brute force over tie orders",

@@ -21,6 +21,7 @@ SPEC = Metric(
     outputs=OUTPUTS,
     label_domain="relevance",
     weighted=False,
+    reach="relevant",  # micro counts every relevant row in the top k
     reference="pytrec_eval success_k, ranx hit_rate@k",
 )
 

@@ -21,6 +21,7 @@ SPEC = Metric(
     outputs=OUTPUTS,
     label_domain="relevance",
     weighted=False,
+    reach="relevant",
     reference="pytrec_eval map / map_cut_k, ranx map@k",
 )
 

@@ -21,6 +21,7 @@ SPEC = Metric(
     outputs=OUTPUTS,
     label_domain="relevance",
     weighted=False,
+    reach="first_relevant",
     reference="pytrec_eval recip_rank, ranx mrr@k",
 )
 

@@ -21,6 +21,7 @@ SPEC = Metric(
     outputs=OUTPUTS,
     label_domain="relevance",
     weighted=False,
+    reach="gain",
     reference="pytrec_eval ndcg_cut_k (linear gain), ranx ndcg@k / ndcg_burges@k, sklearn.metrics.ndcg_score",
 )
 

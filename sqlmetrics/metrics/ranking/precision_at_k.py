@@ -21,6 +21,7 @@ SPEC = Metric(
     outputs=OUTPUTS,
     label_domain="relevance",
     weighted=False,
+    reach="cutoff",
     reference="pytrec_eval P_k, ranx precision@k",
 )
 

@@ -21,6 +21,7 @@ SPEC = Metric(
     outputs=OUTPUTS,
     label_domain="relevance",
     weighted=False,
+    reach="cutoff",
     reference="pytrec_eval recall_k, ranx recall@k",
 )
 

@@ -1,0 +1,55 @@
+"""How deep into each list a ranking metric reads, so that rows no metric can reach are
+dropped before the one sort (``ranked``).
+
+A metric's ``reach`` says which rows below its cutoff it still needs:
+
+* ``cutoff``          none: only the top k (precision@k, recall@k);
+* ``gain``            down to the last row with a positive gain (ndcg, dcg, cg);
+* ``first_relevant``  down to the first relevant row (mrr);
+* ``relevant``        down to the last relevant row (map, hit_rate: its micro form counts them).
+
+Per list this is a score floor: a row is kept when its score is >= the floor, so a tie
+group is always kept or dropped whole, and every kept row has all rows ranked above it:
+its positions are exact. The floor is the larger of the k-th highest score (with a
+cutoff) and the score the reach needs; with no such row, the list's top score (every
+metric needs the list's first row to know it exists). A call keeps the smallest floor
+of its metrics, per tie policy and relevance threshold.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics import templates
+
+REACHES = ("cutoff", "gain", "first_relevant", "relevant")
+
+
+def floor_sql(reach: str, k: int | None, min_relevance: float) -> str:
+    """The floor as a SQL aggregate over a list's rows (columns ``score``, ``label``)."""
+    top_k = None if k is None else f"list_min(max(score, {k}))"
+    if reach == "cutoff":
+        return top_k
+    relevant = f"label >= {templates.literal(min_relevance)}"
+    needed = {
+        "gain": "MIN(CASE WHEN label > 0 THEN score END)",
+        "first_relevant": f"MAX(CASE WHEN {relevant} THEN score END)",
+        "relevant": f"MIN(CASE WHEN {relevant} THEN score END)",
+    }[reach]
+    floor = f"COALESCE({needed}, MAX(score))"
+    return floor if top_k is None else f"GREATEST({top_k}, {floor})"
+
+
+def floor_expr(reach: str, k: int | None, min_relevance: float) -> pl.Expr:
+    """The polars form of ``floor_sql``, for ``group_by().agg()``."""
+    score, label = pl.col("score"), pl.col("label")
+    top_k = None if k is None else score.top_k(k).min()
+    if reach == "cutoff":
+        return top_k
+    needed = {
+        "gain": score.filter(label > 0).min(),
+        "first_relevant": score.filter(label >= min_relevance).max(),
+        "relevant": score.filter(label >= min_relevance).min(),
+    }[reach]
+    floor = pl.coalesce(needed, score.max())
+    return floor if top_k is None else pl.max_horizontal(top_k, floor)
