@@ -99,8 +99,9 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
 
 
 def _lists(binding: Binding, used_rows: pl.LazyFrame, judged: pl.LazyFrame | None, by: list[str]) -> Lists:
-    """The ranking metrics' input: the used rows, and every list's judged items."""
-    rows = used_rows.select(*by, "query", "item", "score", "label")
+    """The ranking metrics' input: the used rows, and every list's judged items. The rows
+    are read once: every ranking step reads them again."""
+    rows = used_rows.select(*by, "query", "item", "score", "label").collect(engine="streaming").lazy()
     if judged is None:
         return Lists(rows, rows.select(*by, "query", "label"), by)
     return run_lists(rows.drop("label"), judged, by)
