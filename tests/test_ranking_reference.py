@@ -198,3 +198,17 @@ def test_seed_example_with_an_unretrieved_judgment(gain, expected, engine):
     call = sm.metric("ndcg@5", gain=gain)
     result = sm.evaluate(run, [call], **ROLES, judgments=judgments, engine=engine)
     assert result[call.label].item() == pytest.approx(expected, abs=1e-6)
+
+
+@given(
+    data=run_and_judgments(tie_free=False, max_rows=6),
+    name=st.sampled_from([n for n in RANKING if n != "rank_corr"]),
+    cut=st.integers(1, 6),
+    engine=ENGINES,
+)
+def test_average_ties_lie_between_pessimistic_and_optimistic(data, name, cut, engine):
+    run, judgments = data
+    calls = [sm.metric(name, k=cut, ties=ties) for ties in ("pessimistic", "average", "optimistic")]
+    result = sm.evaluate(run, calls, **ROLES, judgments=judgments, by="query", engine=engine)
+    for low, mid, high in result.select(call.label for call in calls).drop_nulls().iter_rows():
+        assert low - TOL <= mid <= high + TOL
