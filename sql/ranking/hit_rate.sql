@@ -11,7 +11,7 @@
 -- A list without a relevant judged item is skipped and counted (empty = 'skip') or
 -- scores 0 (empty = 'zero'); a list without judgments is skipped.
 --
--- reads:  ranked, judged, positions
+-- reads:  ranked, judged
 -- params: {{ k }}, {{ ties }}, {{ min_relevance }}, {{ empty }}, {{ average }}
 -- output: {{ by }}, hit_rate, hit_rate_queries (lists used), hit_rate_skipped (lists left out)
 WITH first_relevant AS (
@@ -29,10 +29,12 @@ list_parts AS (
     WHERE a <= COALESCE({{ k }}, a)
     UNION ALL
     -- a straddling group: 1 − P(its s positions inside k all go to non-relevant rows)
-    SELECT {{ by }}, query, 1 - EXP(SUM(LN((g - m - p) / CAST(g - p AS DOUBLE)))), 0, 0, 0
-    FROM first_relevant
-    JOIN positions ON p < {{ k }} - a + 1
-    WHERE a <= {{ k }} AND a + g - 1 > {{ k }} AND {{ k }} - a + 1 <= g - m
+    SELECT {{ by }}, query, 1 - EXP(SUM(LN((g - m - t) / CAST(g - t AS DOUBLE)))), 0, 0, 0
+    FROM (
+        SELECT {{ by }}, query, g, m, UNNEST(RANGE(0, CAST({{ k }} - a + 1 AS BIGINT))) AS t
+        FROM first_relevant
+        WHERE a <= {{ k }} AND a + g - 1 > {{ k }} AND {{ k }} - a + 1 <= g - m
+    ) AS slots
     GROUP BY {{ by }}, query
     UNION ALL
     SELECT {{ by }}, query, 0,

@@ -9,7 +9,7 @@
 -- A list without a relevant judged item is skipped and counted (empty = 'skip') or
 -- scores 0 (empty = 'zero'); a list without judgments is skipped.
 --
--- reads:  ranked, judged, positions
+-- reads:  ranked, judged
 -- params: {{ k }}, {{ ties }}, {{ min_relevance }}, {{ empty }}
 -- output: {{ by }}, mrr, mrr_queries (lists used), mrr_skipped (lists left out)
 WITH first_relevant AS (
@@ -21,12 +21,15 @@ WITH first_relevant AS (
     GROUP BY {{ by }}, query
 ),
 offsets AS (
-    SELECT {{ by }}, query, a, g, m, p AS j,
-           EXP(COALESCE(SUM(CASE WHEN p < g - m THEN LN((g - m - p) / CAST(g - p AS DOUBLE)) ELSE 0 END)
-                        OVER (PARTITION BY {{ by }}, query ORDER BY p
+    -- one row per possible j = 0 .. g − m, with P(J >= j) as a running product
+    SELECT {{ by }}, query, a, g, m, j,
+           EXP(COALESCE(SUM(CASE WHEN j < g - m THEN LN((g - m - j) / CAST(g - j AS DOUBLE)) ELSE 0 END)
+                        OVER (PARTITION BY {{ by }}, query ORDER BY j
                               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS at_least_j
-    FROM first_relevant
-    JOIN positions ON p <= g - m
+    FROM (
+        SELECT {{ by }}, query, a, g, m, UNNEST(RANGE(0, CAST(g - m + 1 AS BIGINT))) AS j
+        FROM first_relevant
+    ) AS expanded
 ),
 list_parts AS (
     SELECT {{ by }}, query, at_least_j * m / CAST((g - j) * (a + j) AS DOUBLE) AS rr, 0 AS relevant, 0 AS judged
