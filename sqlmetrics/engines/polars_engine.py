@@ -1,11 +1,13 @@
 """The polars engine: the plan of the composed SQL, computed with the metrics' polars
 expressions over LazyFrames.
 
-``base`` (one row per slice and distinct score) is the one aggregation over the source
-(the rows are read again only to show an example of a rule they break);
-the checks and row counts read it; every single-level metric is its ``from_histogram``
-expression evaluated on the score histogram; metrics that sort within queries (gauc)
-call their frame function on the used rows.
+``base`` (one row per slice, and per distinct score when a metric reads the histogram)
+is the one aggregation over the source (the rows are read again only to show an example
+of a rule they break); the checks and row counts read it; every single-level metric is
+its ``from_histogram`` expression evaluated on the score histogram; metrics that sort
+within queries (gauc) call their frame function on the used rows; ranking metrics read
+the used rows once more, into ``Lists`` (``metrics/ranking/_lists.py``), whose steps
+mirror the SQL intermediates.
 """
 
 from __future__ import annotations
@@ -24,14 +26,7 @@ from sqlmetrics.sources import polars_source
 def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
     lf = polars_source(source)
     check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
-    judged = None
-    if judgments is not None:
-        judged = polars_source(judgments)
-        check_schema(binding, {name: str(dtype) for name, dtype in judged.collect_schema().items()}, judgments=True)
-        judged = judged.select(
-            **{role: pl.col(column) for role, column in binding.judgment_roles.items() if role != "label"},
-            label=pl.col(binding.label).cast(pl.Float64),
-        )
+    judged = None if judgments is None else _judgments(binding, judgments)
     checks = checks_for(binding.calls, binding.weight is not None)
     rows = _input(binding, lf, judged)
     keys = _base_keys(binding)
@@ -55,12 +50,13 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
         if call in single:
             continue
         if call.spec.family == "ranking":
-            frame = call.spec.module.from_lists(lists, **call.kwargs).collect(engine="streaming")
+            frame = call.spec.module.from_lists(lists, **call.kwargs)
         else:
             weight = "w" if binding.weight is not None else None  # unweighted: faster rank-based forms
             frame = call.spec.module.frame(
                 used_rows, score="score", label="label", query="query", weight=weight, by=by, **call.kwargs
-            ).collect(engine="streaming")
+            )
+        frame = frame.collect(engine="streaming")
         if not binding.by:
             frame = frame.with_columns(pl.lit(0, pl.Int32).alias("slice_0"))
         renamed = frame.rename({f"{call.base_name}{c[len(call.label) :]}": c for c in call.columns})
@@ -71,6 +67,17 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
     if binding.by:
         results = results.sort(slices, nulls_last=True)
     return results.rename(dict(zip(slices, binding.by))).select(binding.output_columns)
+
+
+def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:
+    """The judgments under canonical names: query, item, label (the relevance)."""
+    judged = polars_source(judgments)
+    check_schema(binding, {name: str(dtype) for name, dtype in judged.collect_schema().items()}, judgments=True)
+    return judged.select(
+        query=pl.col(binding.judgment_roles["query"]),
+        item=pl.col(binding.judgment_roles["item"]),
+        label=pl.col(binding.label).cast(pl.Float64),
+    )
 
 
 def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFrame:
