@@ -282,6 +282,8 @@ def describe_params(spec: Metric) -> str:
 
 
 def _describe_param(param: Param) -> str:
+    if param.required:
+        return f"{param.name} (required)"
     default = f"{param.default:g}" if isinstance(param.default, float) else str(param.default)
     choices = f" ({'|'.join(param.choices)})" if param.choices else ""
     return f"{param.name}={default}{choices}"

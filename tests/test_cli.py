@@ -195,7 +195,7 @@ def test_metrics_lists_every_registered_metric(capsys):
         assert spec.family in line.split()
         assert line[summary_at:] == spec.summary  # aligned
         for param in spec.params:
-            assert f"{param.name}=" in line
+            assert f"{param.name} (required)" in line if param.required else f"{param.name}=" in line
             for choice in param.choices:
                 assert choice in line
     assert len(lines) == 1 + len(sm.registry())
