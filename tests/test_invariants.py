@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 import sqlmetrics as sm
 from sqlmetrics import templates
+from sqlmetrics.metrics.ranking._reach import REACHES
+from sqlmetrics.spec import LABEL_DOMAINS, SCORE_DOMAINS
 
 from strategies import impressions
 
@@ -41,6 +43,9 @@ def assert_same(left: pl.DataFrame, right: pl.DataFrame) -> None:
 def test_spec_is_complete(name):
     spec = sm.registry()[name]
     assert spec.summary and spec.reference and spec.family
+    assert spec.score_domain in SCORE_DOMAINS and spec.label_domain in LABEL_DOMAINS
+    if "ranked" in spec.intermediates:
+        assert spec.reach in REACHES, "a metric reading ranked says how deep it reads"
     text = templates.load(spec.template)
     assert text.startswith(f"-- {name}"), "a template opens with a comment naming its metric"
     assert "{{ by }}" in text
