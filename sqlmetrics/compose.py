@@ -2,17 +2,22 @@
 
 The statement is a chain of CTEs:
 
+``judgments``   (a run with judgments) the judgments under canonical names;
 ``input``       the only place user column names appear (quoted): slices, label, score,
-                weight, query under canonical names, and ``w``: the weight of a used row,
-                NULL for a row with a NULL in a bound column;
+                weight, query, item under canonical names, and ``w``: the weight of a
+                used row, NULL for a row with a NULL in a bound column (a run takes its
+                labels from the judgments);
 ``base``        the one aggregation over the source: one row per slice, distinct score
                 (when a metric reads the score histogram) and label with its weight,
                 row counts and bad-row counters (materialized: everything else reads it);
 ``checks``      the input rules of ``checks.py``, raising ``error()`` on bad data;
 ``row_counts``  n_rows and n_excluded per slice, the spine of the result;
+ranking         ``ideal_rows`` (every list's judged items), ``list_floors`` (per list, the
+                lowest score a metric reads), ``run_checks`` (judgments and run rules);
 intermediates   ``score_hist``, ``confusion`` (from base), ``query_rows`` (the used rows
-                of the source, for metrics that sort within queries): rendered once
-                each, only if a metric reads them;
+                of the source, for metrics that sort within queries), ``ranked``,
+                ``judged``, ``positions`` (ranking): rendered once each, only if a metric
+                reads them;
 ``m_<label>``   one CTE per metric, its template from ``sql/``;
 
 and a final SELECT that left-joins every metric onto ``row_counts`` by slice (NULL-safe)
