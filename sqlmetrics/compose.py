@@ -122,7 +122,7 @@ def _input_sql(binding: Binding, source_sql: str) -> str:
         *slices,
         *label,
         f"CAST({quote(roles['score'])} AS DOUBLE) AS score",
-        f"{weight} AS weight",
+        *([f"{weight} AS weight"] if "weight" in roles else []),  # read only by the weight check
         f"CASE WHEN {excluded} THEN NULL ELSE {weight} END AS w",
     ]
     if binding.needs_query:
@@ -144,7 +144,7 @@ def _judgments_sql(binding: Binding, judgments_sql: str | None) -> str:
 def _run_input_sql(binding: Binding, source_sql: str) -> str:
     """A run as ``input``: each row's label is its judged relevance, 0 when unjudged."""
     run = _input_sql(binding, source_sql)
-    columns = [*binding.slices, "run.query", "run.item", "run.score", "COALESCE(j.label, 0) AS label", "weight", "w"]
+    columns = [*binding.slices, "run.query", "run.item", "run.score", "COALESCE(j.label, 0) AS label", "w"]
     return (
         f"SELECT {', '.join(columns)}\nFROM (\n{_indent(run)}\n) AS run\n"
         "LEFT JOIN judgments AS j ON run.query = j.query AND run.item = j.item"
