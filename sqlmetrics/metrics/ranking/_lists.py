@@ -152,8 +152,8 @@ def _ranked(lists: Lists, ties: str, min_relevance: float) -> pl.LazyFrame:
         maintain_order=False,
     )
     index = pl.int_range(pl.len(), dtype=pl.Int64)
-    new_list = _changed(keys)
-    new_peer = _changed([*keys, "score", "tie_item", "tie_label"])
+    new_list = starts(keys)
+    new_peer = starts([*keys, "score", "tie_item", "tie_label"])
     cum_relevant = pl.col("relevant").cum_sum()
     before = cum_relevant - pl.col("relevant")  # relevant rows strictly before this row
     list_start = pl.when(new_list).then(index).forward_fill()
@@ -173,9 +173,11 @@ def _ranked(lists: Lists, ties: str, min_relevance: float) -> pl.LazyFrame:
     )
 
 
-def _changed(columns: Sequence[str]) -> pl.Expr:
+def starts(columns: Sequence[str]) -> pl.Expr:
     """True on the first row and wherever any of ``columns`` differs from the row above
-    (NULL-safe)."""
+    (NULL-safe): on sorted rows, the first row of each group. Running sums per group are
+    then a global cum_sum minus its value before the group's first row, much cheaper
+    than ``.over()`` on many small groups."""
     changed = pl.any_horizontal(pl.col(c).ne_missing(pl.col(c).shift(1)) for c in columns)
     return changed | (pl.int_range(pl.len()) == 0)
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, gain_expr, group_size, within
+from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, gain_expr, group_size, starts, within
 from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
 from sqlmetrics.spec import Metric
 
@@ -38,8 +38,10 @@ def dcg_parts(lists: Lists, *, k: int | None, gain_kind: str, ties: str, min_rel
 
 def ideal_dcg(lists: Lists, *, k: int | None, gain_kind: str) -> pl.LazyFrame:
     """Per list: the DCG@k of its judged items in the ideal order (relevance descending)."""
+    through = pl.col("n").cum_sum()
+    before_list = pl.when(starts(lists.keys)).then(through - pl.col("n")).forward_fill()
     ideal = lists.judged.sort([*lists.keys, "label"], descending=[False] * len(lists.keys) + [True]).with_columns(
-        last_position=pl.col("n").cum_sum().over(lists.keys)
+        last_position=through - before_list
     )
     first_before = pl.col("last_position") - pl.col("n")
     end = within(k)
