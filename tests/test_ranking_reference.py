@@ -212,3 +212,20 @@ def test_average_ties_lie_between_pessimistic_and_optimistic(data, name, cut, en
     result = sm.evaluate(run, calls, **ROLES, judgments=judgments, by="query", engine=engine)
     for low, mid, high in result.select(call.label for call in calls).drop_nulls().iter_rows():
         assert low - TOL <= mid <= high + TOL
+
+
+@given(data=run_and_judgments(tie_free=False, max_rows=6), call=ranking_calls())
+def test_polars_frame_functions_equal_evaluate(data, call):
+    """``smp.<metric>(run, judgments=...)`` (and over impressions) gives evaluate's numbers."""
+    import sqlmetrics.polars as smp
+
+    run, judgments = data
+    function = getattr(smp, call.spec.name.replace("@k", "_at_k"))
+    columns = {"score": "score", "query": "query", "item": "item", "label": "label"}
+    for rows, judged in ((run, judgments), (run.join(judgments, on=["query", "item"]), None)):
+        expected = sm.evaluate(rows, [call], **ROLES, judgments=judged, by="query")
+        result = function(rows, **columns, judgments=judged, by=["query"], **call.kwargs)
+        assert result.columns == ["query", call.base_name, f"{call.base_name}_queries", f"{call.base_name}_skipped"]
+        for got, want in zip(result.iter_rows(), expected.select("query", *call.columns).iter_rows()):
+            assert got[0] == want[0] and got[2:] == want[2:]
+            assert_close(got[1], want[1])

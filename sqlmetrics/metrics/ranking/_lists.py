@@ -254,7 +254,7 @@ def frame_metric(
 ) -> pl.DataFrame:
     """A ranking metric over a user's frame: validate ``params`` as ``sm.metric`` does,
     compute per slice, and name the slice columns back."""
-    from sqlmetrics.registry import metric
+    from sqlmetrics.registry import metric  # here: the registry imports the metric modules
 
     call = metric(name, **{key: value for key, value in params.items() if value is not None})
     lists = from_frame(data, score=score, label=label, query=query, item=item, by=by, judgments=judgments)
