@@ -247,16 +247,16 @@ def frame_metric(
     score: str,
     label: str,
     query: str,
-    item: str | None,
-    by: Sequence[str],
-    judgments: pl.DataFrame | pl.LazyFrame | None,
-    params: dict[str, Any],
+    item: str | None = None,
+    by: Sequence[str] = (),
+    judgments: pl.DataFrame | pl.LazyFrame | None = None,
+    **params: Any,
 ) -> pl.DataFrame:
-    """A ranking metric over a user's frame: validate ``params`` as ``sm.metric`` does,
-    compute per slice, and name the slice columns back."""
+    """A ranking metric's public frame function (``smp.<name>``): validate ``params`` as
+    ``sm.metric`` does, compute per slice, and name the slice columns back."""
     from sqlmetrics.registry import metric  # here: the registry imports the metric modules
 
-    call = metric(name, **{key: value for key, value in params.items() if value is not None})
+    call = metric(name, **params)
     lists = from_frame(data, score=score, label=label, query=query, item=item, by=by, judgments=judgments)
     lists = lists.reached_by([call])
     result = compute(lists, **call.kwargs).collect()

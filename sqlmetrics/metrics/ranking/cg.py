@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -39,21 +39,7 @@ def from_lists(lists: Lists, *, k: int | None, gain: str, ties: str, min_relevan
     return lists.summarize(per_list, "cg", pl.when(pl.col("relevant") > 0).then(pl.col("cg")).otherwise(0.0))
 
 
-def frame(
-    data: pl.DataFrame | pl.LazyFrame,
-    *,
-    score: str,
-    label: str,
-    query: str,
-    item: str | None = None,
-    by: Sequence[str] = (),
-    judgments: pl.DataFrame | pl.LazyFrame | None = None,
-    k: int | None = None,
-    gain: str = "exponential",
-    ties: str = "average",
-    min_relevance: float = 1.0,
-    empty: str = "skip",
-) -> pl.DataFrame:
+def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
     """CG@k = Σ_{p <= k} gain(rel_p) per list (query), averaged over lists.
 
     Positions p by score, descending; ``gain`` is ``"exponential"`` (2^rel − 1) or
@@ -62,22 +48,13 @@ def frame(
     ``ties="average"``). Empty lists, judgments and the result columns are as in
     ``ndcg``: ``cg``, ``cg_queries``, ``cg_skipped``.
 
+    Keywords: the columns ``score``, ``label``, ``query`` and optionally ``item``, the
+    slices ``by``, ``judgments``, and the parameters of ``sm.metric``.
+
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"q": [1, 1, 1], "score": [0.9, 0.5, 0.5], "rel": [1, 3, 0]})
     >>> # top 2: gain 1 at position 1, then one of the tied pair: (7 + 0) / 2
     >>> smp.cg(df, score="score", label="rel", query="q", k=2).row(0)
     (4.5, 1, 0)
     """
-    params = {"k": k, "gain": gain, "ties": ties, "min_relevance": min_relevance, "empty": empty}
-    return frame_metric(
-        "cg",
-        from_lists,
-        data,
-        score=score,
-        label=label,
-        query=query,
-        item=item,
-        by=by,
-        judgments=judgments,
-        params=params,
-    )
+    return frame_metric(SPEC.name, from_lists, data, **keywords)

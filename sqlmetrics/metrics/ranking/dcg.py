@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -36,26 +36,15 @@ def from_lists(lists: Lists, *, k: int | None, gain: str, ties: str, min_relevan
     return lists.summarize(per_list, "dcg", pl.when(pl.col("relevant") > 0).then(pl.col("dcg")).otherwise(0.0))
 
 
-def frame(
-    data: pl.DataFrame | pl.LazyFrame,
-    *,
-    score: str,
-    label: str,
-    query: str,
-    item: str | None = None,
-    by: Sequence[str] = (),
-    judgments: pl.DataFrame | pl.LazyFrame | None = None,
-    k: int | None = None,
-    gain: str = "exponential",
-    ties: str = "average",
-    min_relevance: float = 1.0,
-    empty: str = "skip",
-) -> pl.DataFrame:
+def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
     """DCG@k = Σ_{p <= k} gain(rel_p) / log2(p + 1) per list (query), averaged over lists.
 
     Positions p by score, descending; ``gain`` is ``"exponential"`` (2^rel − 1) or
     ``"linear"`` (rel); ``k=None`` is the whole list. Ties, empty lists, judgments and
     the result columns are as in ``ndcg``: ``dcg``, ``dcg_queries``, ``dcg_skipped``.
+
+    Keywords: the columns ``score``, ``label``, ``query`` and optionally ``item``, the
+    slices ``by``, ``judgments``, and the parameters of ``sm.metric``.
 
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"q": [1, 1, 1], "score": [0.9, 0.5, 0.5], "rel": [0, 2, 0]})
@@ -63,16 +52,4 @@ def frame(
     >>> smp.dcg(df, score="score", label="rel", query="q").row(0)
     (1.696394630357186, 1, 0)
     """
-    params = {"k": k, "gain": gain, "ties": ties, "min_relevance": min_relevance, "empty": empty}
-    return frame_metric(
-        "dcg",
-        from_lists,
-        data,
-        score=score,
-        label=label,
-        query=query,
-        item=item,
-        by=by,
-        judgments=judgments,
-        params=params,
-    )
+    return frame_metric(SPEC.name, from_lists, data, **keywords)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -65,21 +65,7 @@ def from_lists(
     return lists.summarize(per_list, "hit_rate", pl.col("hit"))
 
 
-def frame(
-    data: pl.DataFrame | pl.LazyFrame,
-    *,
-    score: str,
-    label: str,
-    query: str,
-    item: str | None = None,
-    by: Sequence[str] = (),
-    judgments: pl.DataFrame | pl.LazyFrame | None = None,
-    k: int | None = None,
-    ties: str = "average",
-    min_relevance: float = 1.0,
-    empty: str = "skip",
-    average: str = "macro",
-) -> pl.DataFrame:
+def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
     """HR@k: the share of lists (queries) with a relevant item in the top k.
 
     Positions by score, descending; ``k=None`` is the whole list (trec_eval's
@@ -90,6 +76,9 @@ def frame(
     Empty lists and judgments are as in ``ndcg``. Columns: ``hit_rate``,
     ``hit_rate_queries``, ``hit_rate_skipped``.
 
+    Keywords: the columns ``score``, ``label``, ``query`` and optionally ``item``, the
+    slices ``by``, ``judgments``, and the parameters of ``sm.metric``.
+
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"q": [1, 1, 1, 2, 2, 2], "score": [0.9, 0.5, 0.5, 0.9, 0.8, 0.7],
     ...                    "rel": [0, 1, 0, 0, 0, 1]})
@@ -97,16 +86,4 @@ def frame(
     >>> smp.hit_rate(df, score="score", label="rel", query="q", k=2).row(0)
     (0.25, 2, 0)
     """
-    params = {"k": k, "ties": ties, "min_relevance": min_relevance, "empty": empty, "average": average}
-    return frame_metric(
-        "hit_rate",
-        from_lists,
-        data,
-        score=score,
-        label=label,
-        query=query,
-        item=item,
-        by=by,
-        judgments=judgments,
-        params=params,
-    )
+    return frame_metric(SPEC.name, from_lists, data, **keywords)

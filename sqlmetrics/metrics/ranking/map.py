@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -52,20 +52,7 @@ def from_lists(lists: Lists, *, k: int | None, ties: str, min_relevance: float, 
     )
 
 
-def frame(
-    data: pl.DataFrame | pl.LazyFrame,
-    *,
-    score: str,
-    label: str,
-    query: str,
-    item: str | None = None,
-    by: Sequence[str] = (),
-    judgments: pl.DataFrame | pl.LazyFrame | None = None,
-    k: int | None = None,
-    ties: str = "average",
-    min_relevance: float = 1.0,
-    empty: str = "skip",
-) -> pl.DataFrame:
+def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
     """MAP@k: the mean over lists (queries) of AP@k = Σ_{p <= k, item p relevant} P@p / R.
 
     Positions by score, descending; R is the number of relevant judged items (label >=
@@ -74,22 +61,13 @@ def frame(
     ``ties="average"``, the exact mean over every order of tied items. Empty lists and
     judgments are as in ``ndcg``. Columns: ``map``, ``map_queries``, ``map_skipped``.
 
+    Keywords: the columns ``score``, ``label``, ``query`` and optionally ``item``, the
+    slices ``by``, ``judgments``, and the parameters of ``sm.metric``.
+
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"q": [1, 1, 1, 1], "score": [0.9, 0.8, 0.7, 0.6], "rel": [1, 0, 1, 0]})
     >>> # relevant at 1 and 3: (1/1 + 2/3) / 2
     >>> smp.map(df, score="score", label="rel", query="q").row(0)
     (0.8333333333333333, 1, 0)
     """
-    params = {"k": k, "ties": ties, "min_relevance": min_relevance, "empty": empty}
-    return frame_metric(
-        "map",
-        from_lists,
-        data,
-        score=score,
-        label=label,
-        query=query,
-        item=item,
-        by=by,
-        judgments=judgments,
-        params=params,
-    )
+    return frame_metric(SPEC.name, from_lists, data, **keywords)

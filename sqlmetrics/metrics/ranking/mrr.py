@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -51,20 +51,7 @@ def from_lists(lists: Lists, *, k: int | None, ties: str, min_relevance: float, 
     return lists.summarize(per_list, "mrr", pl.col("rr"))
 
 
-def frame(
-    data: pl.DataFrame | pl.LazyFrame,
-    *,
-    score: str,
-    label: str,
-    query: str,
-    item: str | None = None,
-    by: Sequence[str] = (),
-    judgments: pl.DataFrame | pl.LazyFrame | None = None,
-    k: int | None = None,
-    ties: str = "average",
-    min_relevance: float = 1.0,
-    empty: str = "skip",
-) -> pl.DataFrame:
+def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
     """MRR@k: the mean over lists (queries) of 1/p, p the position of the first relevant
     item (label >= ``min_relevance``), or 0 when it is not in the top k (``k=None``: no
     cutoff; trec_eval's ``recip_rank``, ranx's ``mrr@k``).
@@ -74,6 +61,9 @@ def frame(
     Empty lists and judgments are as in ``ndcg``. Columns: ``mrr``, ``mrr_queries``,
     ``mrr_skipped``.
 
+    Keywords: the columns ``score``, ``label``, ``query`` and optionally ``item``, the
+    slices ``by``, ``judgments``, and the parameters of ``sm.metric``.
+
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"q": [1, 1, 1, 2, 2], "score": [0.9, 0.5, 0.5, 0.9, 0.1],
     ...                    "rel": [0, 1, 0, 1, 0]})
@@ -81,16 +71,4 @@ def frame(
     >>> smp.mrr(df, score="score", label="rel", query="q").row(0)
     (0.7083333333333333, 2, 0)
     """
-    params = {"k": k, "ties": ties, "min_relevance": min_relevance, "empty": empty}
-    return frame_metric(
-        "mrr",
-        from_lists,
-        data,
-        score=score,
-        label=label,
-        query=query,
-        item=item,
-        by=by,
-        judgments=judgments,
-        params=params,
-    )
+    return frame_metric(SPEC.name, from_lists, data, **keywords)

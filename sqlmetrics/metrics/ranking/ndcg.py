@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -61,21 +61,7 @@ def from_lists(lists: Lists, *, k: int | None, gain: str, ties: str, min_relevan
     return lists.summarize(per_list, "ndcg", value)
 
 
-def frame(
-    data: pl.DataFrame | pl.LazyFrame,
-    *,
-    score: str,
-    label: str,
-    query: str,
-    item: str | None = None,
-    by: Sequence[str] = (),
-    judgments: pl.DataFrame | pl.LazyFrame | None = None,
-    k: int | None = None,
-    gain: str = "exponential",
-    ties: str = "average",
-    min_relevance: float = 1.0,
-    empty: str = "skip",
-) -> pl.DataFrame:
+def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
     """NDCG@k = DCG@k / IDCG@k per list (query), averaged over lists.
 
     DCG@k = Σ_{p <= k} gain(rel_p) / log2(p + 1) with positions p by score, descending;
@@ -94,6 +80,9 @@ def frame(
     Returns one row per slice of ``by``: ``ndcg``, ``ndcg_queries`` (lists used) and
     ``ndcg_skipped``.
 
+    Keywords: the columns ``score``, ``label``, ``query`` and optionally ``item``, the
+    slices ``by``, ``judgments``, and the parameters of ``sm.metric``.
+
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"q": [1, 1, 1, 2, 2], "score": [0.9, 0.8, 0.1, 0.5, 0.4],
     ...                    "rel": [0, 1, 1, 0, 0]})
@@ -101,16 +90,4 @@ def frame(
     >>> smp.ndcg(df, score="score", label="rel", query="q", k=3).row(0)
     (0.6934264036172708, 1, 1)
     """
-    params = {"k": k, "gain": gain, "ties": ties, "min_relevance": min_relevance, "empty": empty}
-    return frame_metric(
-        "ndcg",
-        from_lists,
-        data,
-        score=score,
-        label=label,
-        query=query,
-        item=item,
-        by=by,
-        judgments=judgments,
-        params=params,
-    )
+    return frame_metric(SPEC.name, from_lists, data, **keywords)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -36,21 +36,7 @@ def from_lists(lists: Lists, *, k: int, ties: str, min_relevance: float, empty: 
     return lists.summarize(per_list, "precision", hits / k)
 
 
-def frame(
-    data: pl.DataFrame | pl.LazyFrame,
-    *,
-    score: str,
-    label: str,
-    query: str,
-    k: int,
-    item: str | None = None,
-    by: Sequence[str] = (),
-    judgments: pl.DataFrame | pl.LazyFrame | None = None,
-    ties: str = "average",
-    min_relevance: float = 1.0,
-    empty: str = "skip",
-    average: str = "macro",
-) -> pl.DataFrame:
+def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
     """P@k = (relevant items in the top k) / k per list (query), averaged over lists.
 
     Positions by score, descending; an item is relevant when its label is >=
@@ -60,22 +46,13 @@ def frame(
     ``sm.evaluate`` (plain ``"precision"`` is the classification metric). Columns:
     ``precision``, ``precision_queries``, ``precision_skipped``.
 
+    Keywords: the columns ``score``, ``label``, ``query`` and optionally ``item``, the
+    slices ``by``, ``judgments``, and the parameters of ``sm.metric``.
+
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"q": [1, 1, 1, 1], "score": [0.9, 0.8, 0.8, 0.1], "rel": [1, 1, 0, 1]})
     >>> # top 2: the first item, then one of a tied pair holding one relevant item: (1 + 1/2) / 2
     >>> smp.precision_at_k(df, score="score", label="rel", query="q", k=2).row(0)
     (0.75, 1, 0)
     """
-    params = {"k": k, "ties": ties, "min_relevance": min_relevance, "empty": empty, "average": average}
-    return frame_metric(
-        "precision@k",
-        from_lists,
-        data,
-        score=score,
-        label=label,
-        query=query,
-        item=item,
-        by=by,
-        judgments=judgments,
-        params=params,
-    )
+    return frame_metric(SPEC.name, from_lists, data, **keywords)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -69,18 +69,7 @@ def from_lists(lists: Lists, *, min_relevance: float, empty: str) -> pl.LazyFram
     return lists.summarize(per_list, "rank_corr", value)
 
 
-def frame(
-    data: pl.DataFrame | pl.LazyFrame,
-    *,
-    score: str,
-    label: str,
-    query: str,
-    item: str | None = None,
-    by: Sequence[str] = (),
-    judgments: pl.DataFrame | pl.LazyFrame | None = None,
-    min_relevance: float = 1.0,
-    empty: str = "skip",
-) -> pl.DataFrame:
+def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
     """RC = Σ_{pairs u<v} (1 + sgn((s_u − s_v)·(l_u − l_v)))/2 / (n(n − 1)/2) per list
     (query), averaged over lists.
 
@@ -90,22 +79,13 @@ def frame(
     rows are skipped; empty lists and judgments are as in ``ndcg`` (only the run's rows
     form pairs). Columns: ``rank_corr``, ``rank_corr_queries``, ``rank_corr_skipped``.
 
+    Keywords: the columns ``score``, ``label``, ``query`` and optionally ``item``, the
+    slices ``by``, ``judgments``, and the parameters of ``sm.metric``.
+
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"q": [1, 1, 1], "score": [0.9, 0.5, 0.5], "rel": [2, 1, 0]})
     >>> # pairs: (2,1) and (2,0) ordered, (1,0) tied in score: (1 + 1 + 1/2) / 3
     >>> smp.rank_corr(df, score="score", label="rel", query="q").row(0)
     (0.8333333333333334, 1, 0)
     """
-    params = {"min_relevance": min_relevance, "empty": empty}
-    return frame_metric(
-        "rank_corr",
-        from_lists,
-        data,
-        score=score,
-        label=label,
-        query=query,
-        item=item,
-        by=by,
-        judgments=judgments,
-        params=params,
-    )
+    return frame_metric(SPEC.name, from_lists, data, **keywords)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -36,21 +36,7 @@ def from_lists(lists: Lists, *, k: int, ties: str, min_relevance: float, empty: 
     return lists.summarize(per_list, "recall", pl.when(relevant > 0).then(hits / relevant).otherwise(0.0))
 
 
-def frame(
-    data: pl.DataFrame | pl.LazyFrame,
-    *,
-    score: str,
-    label: str,
-    query: str,
-    k: int,
-    item: str | None = None,
-    by: Sequence[str] = (),
-    judgments: pl.DataFrame | pl.LazyFrame | None = None,
-    ties: str = "average",
-    min_relevance: float = 1.0,
-    empty: str = "skip",
-    average: str = "macro",
-) -> pl.DataFrame:
+def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
     """R@k = (relevant items in the top k) / R per list (query), averaged over lists.
 
     R counts the list's relevant judged items (label >= ``min_relevance``), retrieved or
@@ -59,6 +45,9 @@ def frame(
     ``"recall"`` is the classification metric). Columns: ``recall``,
     ``recall_queries``, ``recall_skipped``.
 
+    Keywords: the columns ``score``, ``label``, ``query`` and optionally ``item``, the
+    slices ``by``, ``judgments``, and the parameters of ``sm.metric``.
+
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"q": [1, 1, 1, 2, 2], "score": [0.9, 0.8, 0.1, 0.7, 0.2],
     ...                    "rel": [1, 0, 1, 0, 1]})
@@ -66,16 +55,4 @@ def frame(
     >>> smp.recall_at_k(df, score="score", label="rel", query="q", k=1).row(0)
     (0.25, 2, 0)
     """
-    params = {"k": k, "ties": ties, "min_relevance": min_relevance, "empty": empty, "average": average}
-    return frame_metric(
-        "recall@k",
-        from_lists,
-        data,
-        score=score,
-        label=label,
-        query=query,
-        item=item,
-        by=by,
-        judgments=judgments,
-        params=params,
-    )
+    return frame_metric(SPEC.name, from_lists, data, **keywords)
