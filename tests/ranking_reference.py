@@ -43,6 +43,27 @@ TIES = ("average", *TIE_BREAKS)
 EMPTY = ("skip", "zero")
 MICRO_METRICS = ("hit_rate", "precision", "recall")
 
+# trec_eval measure (with {K} where it takes a cutoff) -> our metric.
+TREC_MEASURES = {
+    "ndcg_cut_{K}": "ndcg",
+    "map": "map",
+    "map_cut_{K}": "map",
+    "recip_rank": "mrr",
+    "P_{K}": "precision",
+    "recall_{K}": "recall",
+    "success_{K}": "hit_rate",
+}
+# ranx metric -> our metric and the gain it matches (None: no gain).
+RANX_METRICS = {
+    "ndcg": ("ndcg", "linear"),
+    "ndcg_burges": ("ndcg", "exponential"),
+    "mrr": ("mrr", None),
+    "map": ("map", None),
+    "hit_rate": ("hit_rate", None),
+    "precision": ("precision", None),
+    "recall": ("recall", None),
+}
+
 
 @dataclass(frozen=True)
 class Row:

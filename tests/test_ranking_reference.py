@@ -21,6 +21,7 @@ ENGINES = st.sampled_from(["duckdb", "polars"])
 ROLES = {"label": "label", "score": "score", "query": "query", "item": "item"}
 RANKING = [name for name, spec in sm.registry().items() if spec.family == "ranking"]
 REFERENCE_NAME = {"precision@k": "precision", "recall@k": "recall"}
+OUR_NAME = {reference: ours for ours, reference in REFERENCE_NAME.items()}
 
 pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")  # ranx hashes ids
 
@@ -113,20 +114,9 @@ def test_runs_with_judgments_match_brute_force(data, call, engine):
     assert_per_query_close({q: v for q, v in sliced.items() if q in expected}, expected)
 
 
-TREC_MEASURES = {
-    "ndcg_cut_{K}": "ndcg",
-    "map": "map",
-    "map_cut_{K}": "map",
-    "recip_rank": "mrr",
-    "P_{K}": "precision@k",
-    "recall_{K}": "recall@k",
-    "success_{K}": "hit_rate",
-}
-
-
 @given(
     data=run_and_judgments(tie_free=False),
-    measure=st.sampled_from(list(TREC_MEASURES)),
+    measure=st.sampled_from(list(rr.TREC_MEASURES)),
     cut=st.integers(1, 10),
     engine=ENGINES,
 )
@@ -135,24 +125,13 @@ def test_matches_pytrec_eval_per_query_and_mean(data, measure, cut, engine):
     linear gain; it evaluates the queries both in the run and in the judgments."""
     run, judgments = data
     run = run.join(judgments.select("query").unique(), on="query", how="semi")
-    name = TREC_MEASURES[measure]
+    name = OUR_NAME.get(rr.TREC_MEASURES[measure], rr.TREC_MEASURES[measure])
     params = {"ties": "item", "empty": "zero"} | ({"gain": "linear"} if name == "ndcg" else {})
     call = sm.metric(name, **params, **({"k": cut} if "{K}" in measure else {}))
     expected, mean = rr.pytrec_eval_reference(run, judgments, measure.format(K=cut))
     kwargs = {**ROLES, "judgments": judgments, "engine": engine}
     assert_per_query_close(per_query(sm.evaluate(run, [call], **kwargs, by="query"), call), expected)
     assert_close(sm.evaluate(run, [call], **kwargs)[call.label].item(), mean)
-
-
-RANX_METRICS = {
-    "ndcg": ("ndcg", "linear"),
-    "ndcg_burges": ("ndcg", "exponential"),
-    "mrr": ("mrr", None),
-    "map": ("map", None),
-    "hit_rate": ("hit_rate", None),
-    "precision": ("precision@k", None),
-    "recall": ("recall@k", None),
-}
 
 
 @given(data=run_and_judgments(tie_free=True), cut=st.integers(1, 10), engine=ENGINES)
@@ -162,8 +141,8 @@ def test_matches_ranx_on_tie_free_runs(data, cut, engine):
     run, judgments = data
     run = run.join(judgments.select("query").unique(), on="query", how="semi")
     calls = {
-        ranx_name: sm.metric(name, k=cut, empty="zero", **({"gain": gain} if gain else {}))
-        for ranx_name, (name, gain) in RANX_METRICS.items()
+        ranx_name: sm.metric(OUR_NAME.get(name, name), k=cut, empty="zero", **({"gain": gain} if gain else {}))
+        for ranx_name, (name, gain) in rr.RANX_METRICS.items()
     }
     result = sm.evaluate(run, list(calls.values()), **ROLES, judgments=judgments, engine=engine)
     for ranx_name, call in calls.items():

@@ -15,26 +15,6 @@ from strategies import ranked_impressions as impressions
 from strategies import run_and_judgments
 
 TOL = 1e-9
-# trec_eval measure (with K where it has one) -> our metric and its k.
-TREC_MEASURES = {
-    "ndcg_cut_{K}": ("ndcg", True),
-    "map": ("map", False),
-    "map_cut_{K}": ("map", True),
-    "recip_rank": ("mrr", False),
-    "P_{K}": ("precision", True),
-    "recall_{K}": ("recall", True),
-    "success_{K}": ("hit_rate", True),
-}
-# ranx metric -> our metric and gain.
-RANX_METRICS = {
-    "ndcg": ("ndcg", "linear"),
-    "ndcg_burges": ("ndcg", "exponential"),
-    "mrr": ("mrr", "linear"),
-    "map": ("map", "linear"),
-    "hit_rate": ("hit_rate", "linear"),
-    "precision": ("precision", "linear"),
-    "recall": ("recall", "linear"),
-}
 
 POLICIES = ("pessimistic", "average", "optimistic")
 
@@ -58,13 +38,13 @@ TREC = {"ties": "item", "empty": "zero", "gain": "linear"}
 
 @given(
     data=run_and_judgments(tie_free=False),
-    measure=st.sampled_from(list(TREC_MEASURES)),
+    measure=st.sampled_from(list(rr.TREC_MEASURES)),
     cut=st.integers(1, 10),
     min_relevance=st.sampled_from([1, 2]),
 )
 def test_matches_pytrec_eval_per_query_and_mean(data, measure, cut, min_relevance):
     run, judgments = data
-    metric, has_k = TREC_MEASURES[measure]
+    metric, has_k = rr.TREC_MEASURES[measure], "{K}" in measure
     if metric == "ndcg":  # trec_eval's ndcg gains are raw labels whatever the relevance level
         min_relevance = 1
     expected, expected_mean = rr.pytrec_eval_reference(
@@ -94,11 +74,11 @@ def test_micro_averages_pool_pytrec_eval_counts(data, cut, min_relevance):
 @given(data=run_and_judgments(tie_free=True), cut=st.one_of(st.none(), st.integers(1, 10)))
 def test_matches_ranx_on_tie_free_runs(data, cut):
     run, judgments = data
-    for name, (metric, gain) in RANX_METRICS.items():
+    for name, (metric, gain) in rr.RANX_METRICS.items():
         if metric == "precision" and cut is None:  # ranx divides by the run length there, we need k
             continue
         expected, expected_mean = rr.ranx_reference(run, judgments, name if cut is None else f"{name}@{cut}")
-        params = {"k": cut, "gain": gain, "empty": "zero", "judgments": judgments}
+        params = {"k": cut, "gain": gain or "linear", "empty": "zero", "judgments": judgments}
         assert_per_query_close(rr.per_list(run, metric, **params), expected)
         assert_close(rr.evaluate_ranking(run, metric, **params)[0], expected_mean)
 
