@@ -51,8 +51,8 @@ def evaluate(
     and judged items missing from the run still count in ideal DCG, recall and MAP.
 
     The result has the slice columns (sorted, NULL last), ``n_rows`` (rows used),
-    ``n_excluded`` (rows with a NULL label, score, weight or query, left out), then each
-    metric's columns (see ``MetricCall.label``). ``engine="duckdb"`` runs the one SQL
+    ``n_excluded`` (rows with a NULL label, score, weight, query or, for ranking metrics,
+    item, left out), then each metric's columns (see ``MetricCall.label``). ``engine="duckdb"`` runs the one SQL
     statement that ``to_sql`` returns; ``engine="polars"`` computes the same plan with the
     polars expressions; both give the same numbers.
 

@@ -32,7 +32,7 @@ from sqlglot import exp
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.checks import ERROR_PREFIX, checks_for, message_parts, run_rules
+from sqlmetrics.checks import ERROR_PREFIX, LABEL_RELEVANCE, checks_for, message_parts, run_rules
 from sqlmetrics.metrics.ranking._reach import floor_sql
 
 
@@ -186,7 +186,7 @@ def _run_checks_sql(binding: Binding, by: str) -> str:
     """The rules of ``checks.run_rules``: no NULL or negative relevance, each (query,
     item) judged at most once and ranked at most once per list."""
     null = "query IS NULL OR item IS NULL OR label IS NULL"
-    bad = "label < 0 OR isnan(label) OR isinf(label)"
+    bad = LABEL_RELEVANCE.sql
     pair = "CAST(query AS VARCHAR) || ', ' || CAST(item AS VARCHAR)"
     counted = {
         "judgment_nulls": (

@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics.binding import Binding, check_schema
-from sqlmetrics.checks import checks_for, raise_failed, row_counters_polars, run_rules
+from sqlmetrics.checks import LABEL_RELEVANCE, checks_for, raise_failed, row_counters_polars, run_rules
 from sqlmetrics.errors import InvalidInputError
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
 from sqlmetrics.sources import polars_source
@@ -117,7 +117,7 @@ def _lists(binding: Binding, used_rows: pl.LazyFrame, judged: pl.LazyFrame | Non
 def raise_failed_run(rows: pl.LazyFrame, judged: pl.LazyFrame, binding: Binding) -> None:
     """Raise InvalidInputError for the first of ``checks.run_rules`` the data breaks."""
     null = pl.any_horizontal(pl.col(c).is_null() for c in ("query", "item", "label"))
-    bad = (pl.col("label") < 0) | pl.col("label").is_nan() | pl.col("label").is_infinite()
+    bad = LABEL_RELEVANCE.polars()
     pair = pl.format("{}, {}", pl.col("query").cast(pl.String), pl.col("item").cast(pl.String))
     null_pair = pl.format(
         "{}, {}", pl.col("query").cast(pl.String).fill_null("NULL"), pl.col("item").cast(pl.String).fill_null("NULL")
