@@ -152,6 +152,36 @@ case("sqlmetrics_composed_duckdb", "composed")(_sqlmetrics(_COMPOSED, "pctr", "d
 case("sqlmetrics_composed_polars", "composed")(_sqlmetrics(_COMPOSED, "pctr", "polars", query="user_id"))
 
 
+# ---------------------------------------------------------------- regression metrics
+# The predicted probability pctr against the click as a numeric target: regression metrics
+# only need numbers, and these are the columns the data has.
+
+REGRESSION = ["mae", "rmse", "r2", "median_absolute_error"]
+for _engine in ("duckdb", "polars"):
+    case(f"sqlmetrics_regression_{_engine}", "regression")(_sqlmetrics(REGRESSION, "pctr", _engine))
+
+
+@case("sklearn_regression", "regression")
+def sklearn_regression(parquet_glob, data_dir):
+    """What a scikit-learn user writes: read the two columns into numpy, call each metric."""
+    import pyarrow.dataset as ds
+    from sklearn import metrics
+
+    files = sorted(Path(data_dir).glob("*.parquet"))
+
+    def run():
+        table = ds.dataset(files, format="parquet").to_table(columns=["click", "pctr"])
+        y, p = table["click"].to_numpy().astype("float64"), table["pctr"].to_numpy()
+        return {
+            "mae": metrics.mean_absolute_error(y, p),
+            "rmse": metrics.root_mean_squared_error(y, p),
+            "r2": metrics.r2_score(y, p),
+            "median_absolute_error": metrics.median_absolute_error(y, p),
+        }
+
+    return run
+
+
 # ---------------------------------------------------------------- ranking metrics
 # Query user_id, label click, score pctr_cont (no ties) unless the name says ties; queries
 # (users) without a click are left out of every mean, as sqlmetrics' default empty="skip".

@@ -38,7 +38,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import dataset  # noqa: E402
-from cases import CASES, RANKING  # noqa: E402
+from cases import CASES, RANKING, REGRESSION  # noqa: E402
 
 PANDAS_MAX_ROWS = 1_000_000  # pandas_sklearn_gauc runs at min(rows, this), scaled linearly
 TOLERANCE = 1e-9
@@ -64,6 +64,8 @@ RATIOS = [
     ("polars engine / duckdb engine: auc, no ties", "sqlmetrics_auc_polars_cont", "sqlmetrics_auc_duckdb_cont"),
     ("polars engine / duckdb engine: gauc", "sqlmetrics_gauc_polars", "sqlmetrics_gauc_duckdb"),
     ("polars engine / duckdb engine: composed", "sqlmetrics_composed_polars", "sqlmetrics_composed_duckdb"),
+    ("sklearn / sqlmetrics regression 4 (duckdb)", "sklearn_regression", "sqlmetrics_regression_duckdb"),
+    ("sklearn / sqlmetrics regression 4 (polars)", "sklearn_regression", "sqlmetrics_regression_polars"),
 ]
 RANKING_NAMES = {"ndcg": "ndcg@10", "mrr": "mrr", "map": "map", "hit_rate": "hr@10"}
 for _engine in ("duckdb", "polars"):
@@ -422,6 +424,13 @@ def agreement_rows(results: dict, refs: dict, rows: int, pandas_rows: int) -> li
         refs.get("logloss"),
         [("sqlmetrics_composed_duckdb", "logloss"), ("sqlmetrics_composed_polars", "logloss")],
     )
+    for metric in REGRESSION:
+        compare(
+            metric,
+            "sklearn_regression",
+            value("sklearn_regression", metric),
+            [("sqlmetrics_regression_duckdb", metric), ("sqlmetrics_regression_polars", metric)],
+        )
     ranking_agreement(compare, value, results, refs)
     sm_cases = [c for c in results if c.startswith("sqlmetrics_")]
     compare("n_rows", "row count", rows, [(c, "n_rows") for c in sm_cases])

@@ -4,8 +4,8 @@
 
 Generates the log (200k rows, a few seconds) into DATA_DIR (default examples/data) if it
 is not there, then shows the three faces of the library: ``sm.evaluate`` over Parquet,
-polars expressions in a pipeline, ranking metrics over the requests, and the SQL an
-analyst can run elsewhere.
+polars expressions in a pipeline, ranking metrics over the requests, regression metrics
+of each item's observed CTR, and the SQL an analyst can run elsewhere.
 """
 
 from __future__ import annotations
@@ -64,7 +64,27 @@ def main(data_dir: Path) -> None:
     same = smp.ndcg(pl.scan_parquet(logs), score="pctr", label="click", query="request_id", k=10, by=["model_version"])
     pl.testing.assert_series_equal(same["ndcg"], ranking["ndcg_at_10"], check_names=False, rel_tol=1e-9)
 
-    # 5. The SQL behind report 1, ready for a SQL console.
+    # 5. Regression: each item's observed CTR per day against the mean predicted CTR,
+    #    weighted by impressions (a positive mean_error: the model over-predicts).
+    per_item = (
+        pl.scan_parquet(logs)
+        .group_by("item_id", "date", "model_version")
+        .agg(ctr=pl.col("click").mean(), predicted_ctr=pl.col("pctr").mean(), impressions=pl.len())
+        .collect()
+    )
+    errors = ["mae", "rmse", "r2", "mean_error", "median_absolute_error"]
+    regression = sm.evaluate(
+        per_item, errors, label="ctr", score="predicted_ctr", weight="impressions", by="model_version"
+    )
+    print(regression)
+    expressions = per_item.group_by("model_version").agg(
+        smp.rmse("predicted_ctr", "ctr", weight="impressions").alias("rmse")
+    )
+    pl.testing.assert_frame_equal(
+        regression.select("model_version", "rmse"), expressions.sort("model_version"), rel_tol=1e-9
+    )
+
+    # 6. The SQL behind report 1, ready for a SQL console.
     sql = sm.to_sql(["auc", "logloss"], source="logs/*.parquet", label="click", score="pctr", by="date")
     print(sql.splitlines()[0], "...", f"({len(sql.splitlines())} lines)")
 

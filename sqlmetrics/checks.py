@@ -44,6 +44,13 @@ LABEL_RELEVANCE = Check(
     "(label < 0 OR isnan(label) OR isinf(label))",
     lambda: (pl.col("label") < 0) | pl.col("label").is_nan() | pl.col("label").is_infinite(),
 )
+LABEL_FINITE = Check(
+    "target",
+    "label",
+    "be a finite number",
+    "(isnan(label) OR isinf(label))",
+    lambda: pl.col("label").is_nan() | pl.col("label").is_infinite(),
+)
 SCORE_NOT_NAN = Check("nan", "score", "not be NaN", "isnan(score)", lambda: pl.col("score").is_nan())
 SCORE_FINITE = Check("inf", "score", "be finite", "isinf(score)", lambda: pl.col("score").is_infinite())
 SCORE_PROBABILITY = Check(
@@ -71,6 +78,7 @@ def checks_for(calls: Sequence[MetricCall], weighted: bool) -> list[tuple[Check,
     rules = [
         (LABEL_BINARY, needing(lambda c: c.spec.label_domain == "binary")),
         (LABEL_RELEVANCE, needing(lambda c: c.spec.label_domain == "relevance")),
+        (LABEL_FINITE, needing(lambda c: c.spec.label_domain == "real")),
         (SCORE_NOT_NAN, "every metric"),
         (SCORE_FINITE, needing(lambda c: c.spec.score_domain in ("finite", "probability"))),
         (SCORE_PROBABILITY, needing(lambda c: c.spec.score_domain == "probability")),

@@ -14,8 +14,8 @@ The statement is a chain of CTEs:
 ``row_counts``  n_rows and n_excluded per slice, the spine of the result;
 ranking         ``ideal_rows`` (every list's judged items), ``list_floors`` (per list, the
                 lowest score a metric reads), ``run_checks`` (judgments and run rules);
-intermediates   ``score_hist``, ``confusion`` (from base), ``query_rows`` (the used rows
-                of the source, for metrics that sort within queries), ``ranked``,
+intermediates   ``score_hist``, ``confusion``, ``residuals`` (from base), ``query_rows``
+                (the used rows of the source, for metrics that sort within queries), ``ranked``,
                 ``judged``, ``positions`` (ranking): rendered once each, only if a metric
                 reads them;
 ``m_<label>``   one CTE per metric, its template from ``sql/``;
@@ -42,13 +42,30 @@ class Intermediate:
 
     ``collects`` names metric parameters whose distinct combinations across the call's
     metrics that read this step are rendered as the table ``{{ <table> }}`` (every
-    threshold used; every tie policy and relevance threshold used).
+    threshold used; every tie policy and relevance threshold used). ``base_aggregates``
+    are added to ``base`` when the step is rendered: sums over the rows that the step
+    then adds up per slice, so that the source is still aggregated once.
     """
 
     template: str
     after: tuple[str, ...] = ()
     collects: tuple[str, ...] = ()
     table: str = ""
+    base_aggregates: tuple[str, ...] = ()
+
+
+# The residual e = score − label (prediction minus target) of each row, summed in base.
+_RESIDUAL = "(score - label)"
+RESIDUAL_SUMS = (
+    "SUM(w * label) AS w_label",
+    f"SUM(w * ABS{_RESIDUAL}) AS abs_error",
+    f"SUM(w * {_RESIDUAL} * {_RESIDUAL}) AS squared_error",
+    f"SUM(w * {_RESIDUAL}) AS error",
+    f"SUM(CASE WHEN label <> 0 THEN w * ABS({_RESIDUAL} / label) END) AS abs_percentage_error",
+    "SUM(CASE WHEN label <> 0 THEN w END) AS w_nonzero_label",
+    "COUNT(CASE WHEN label = 0 THEN w END) AS n_zero_label",
+    f"MAX(CASE WHEN w > 0 THEN ABS{_RESIDUAL} END) AS max_abs_error",
+)
 
 
 INTERMEDIATES = {
@@ -60,15 +77,19 @@ INTERMEDIATES = {
     "ranked": Intermediate("intermediates/ranked.sql"),
     "judged": Intermediate("intermediates/judged.sql"),
     "positions": Intermediate("intermediates/positions.sql", after=("ranked", "judged")),
+    "residuals": Intermediate("intermediates/residuals.sql", base_aggregates=RESIDUAL_SUMS),
 }
 
 
 def base_keys(binding: Binding) -> tuple[str, ...]:
     """base's grouping keys besides the slices; rules on them are checked on base's
     groups. The score is a key only when a metric reads the score histogram: grouping
-    by nearly distinct scores is the costliest part of base."""
-    by_score = any(_reads("score_hist", call.spec.intermediates) for call in binding.calls)
-    return ("score", "label") if by_score else ("label",)
+    by nearly distinct scores is the costliest part of base. The label is a key unless a
+    metric takes any number as label (a regression target): then base is one row per
+    slice."""
+    if any(_reads("score_hist", call.spec.intermediates) for call in binding.calls):
+        return ("score", "label")
+    return () if any(call.spec.label_domain == "real" for call in binding.calls) else ("label",)
 
 
 def quote(name: str) -> str:
@@ -230,6 +251,8 @@ def _base_sql(binding: Binding) -> str:
     and negative weights: fewer aggregate states per group, which is what costs when
     nearly every score is distinct, and bad labels show up as groups."""
     aggregates = ["COUNT(*) AS n_all", "COUNT(w) AS n", "SUM(w) AS w"]
+    for name in _intermediates_needed(binding):
+        aggregates += INTERMEDIATES[name].base_aggregates
     base_roles = base_keys(binding)
     for check, _ in checks_for(binding.calls, binding.weight is not None):
         if check.role not in base_roles:
@@ -239,7 +262,8 @@ def _base_sql(binding: Binding) -> str:
             ]
     keys = [*(binding.slices if binding.by else ()), *base_roles]  # a constant slice_0 is no key
     columns = [*(() if binding.by else ("0 AS slice_0",)), *keys, *aggregates]
-    return f"SELECT {', '.join(columns)}\nFROM input\nGROUP BY {', '.join(keys)}"
+    group = f"\nGROUP BY {', '.join(keys)}" if keys else ""  # no keys: one row, even for no rows
+    return f"SELECT {', '.join(columns)}\nFROM input{group}"
 
 
 def _checks_sql(binding: Binding) -> str:

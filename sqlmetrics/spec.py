@@ -19,8 +19,9 @@ ROLES = ("label", "score", "query", "item", "weight")
 # What a metric requires of the score column beyond "not NaN".
 SCORE_DOMAINS = ("any", "finite", "probability")
 
-# What a metric requires of the label column: 0/1 (or boolean), or a graded relevance >= 0.
-LABEL_DOMAINS = ("binary", "relevance")
+# What a metric requires of the label column: 0/1 (or boolean), a graded relevance >= 0,
+# or any finite number (a regression target).
+LABEL_DOMAINS = ("binary", "relevance", "real")
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class Metric:
     * ``outputs``: extra result columns after the main one (``label + "_" + output``);
     * ``score_domain``: ``any`` (only order matters), ``finite`` or ``probability``;
     * ``label_domain``: what labels must be (``binary``: 0/1 or boolean; ``relevance``:
-      a finite graded relevance >= 0);
+      a finite graded relevance >= 0; ``real``: any finite number, a regression target);
     * ``weighted``: whether it takes row weights (ranking metrics order rows, they do not
       weigh them);
     * ``reach``: for a ranking metric, the rows below its cutoff it still reads (see

@@ -92,3 +92,39 @@ def ranked_impressions(draw, *, min_rows: int = 2, max_rows: int = 6) -> pl.Data
         rows += [(query, item, score, label) for item, score, label in zip(items, scores, labels)]
     schema = {"query": pl.Int64, "item": pl.String, "score": pl.Float64, "label": pl.Float64}
     return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+# Regression targets on a grid of quarters (sums of them and of the weights below are
+# exact, so "exactly half the weight" and "all targets equal" mean the same in every
+# implementation), with ties and zeros; predictions from the grid or continuous.
+TARGET_GRID = st.integers(-400, 400).map(lambda quarters: quarters / 4)
+
+
+@st.composite
+def regression_rows(draw, *, max_rows: int = 40, weighted: bool | None = None, nulls: bool = True) -> pl.DataFrame:
+    """A frame with columns slice, label (the target), score (the prediction), weight."""
+    n = draw(st.integers(0, max_rows))
+    tied = draw(st.booleans())
+    target = st.sampled_from([0.0, 1.0, 2.5, -3.0]) if tied else TARGET_GRID
+    prediction = st.one_of(target, st.floats(-1e3, 1e3, allow_nan=False))
+    if weighted is None:
+        weighted = draw(st.booleans())
+    weight = st.sampled_from([0.0, 0.5, 1.0, 2.5, 4.0]) if weighted else st.just(1.0)
+
+    def maybe_null(strategy):
+        return st.one_of(st.none(), strategy) if nulls and draw(st.booleans()) else strategy
+
+    rows = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["a", "a", "b", "c", None]),
+                maybe_null(target),
+                maybe_null(prediction),
+                maybe_null(weight),
+            ),
+            min_size=n,
+            max_size=n,
+        )
+    )
+    schema = {"slice": pl.String, "label": pl.Float64, "score": pl.Float64, "weight": pl.Float64}
+    return pl.DataFrame(rows, schema=schema, orient="row")

@@ -4,10 +4,11 @@ expressions over LazyFrames.
 ``base`` (one row per slice, and per distinct score when a metric reads the histogram)
 is the one aggregation over the source (the rows are read again only to show an example
 of a rule they break); the checks and row counts read it; every single-level metric is
-its ``from_histogram`` expression evaluated on the score histogram; metrics that sort
-within queries (gauc) call their frame function on the used rows; ranking metrics read
-the used rows once more, into ``Lists`` (``metrics/ranking/_lists.py``), whose steps
-mirror the SQL intermediates.
+its ``from_histogram`` expression evaluated on the score histogram; regression metrics
+are their row expressions, all in one aggregation of the used rows per slice; metrics
+that sort within queries (gauc) call their frame function on the used rows; ranking
+metrics read the used rows once more, into ``Lists`` (``metrics/ranking/_lists.py``),
+whose steps mirror the SQL intermediates.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from sqlmetrics.checks import LABEL_RELEVANCE, checks_for, raise_failed, row_cou
 from sqlmetrics.errors import InvalidInputError
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
 from sqlmetrics.sources import polars_source
+from sqlmetrics.spec import MetricCall
 
 
 def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
@@ -45,9 +47,13 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
         results = results.join(values, on=slices, how="left", nulls_equal=True)
     used_rows = rows.filter(pl.col("w").is_not_null())
     by = slices if binding.by else []  # grouping by the constant slice_0 costs time
+    row_level = [call for call in binding.calls if _is_row_level(call)]
+    if row_level:
+        values = used_rows.group_by(slices).agg(*(e for call in row_level for e in _row_aggregates(call)))
+        results = results.join(values.collect(engine="streaming"), on=slices, how="left", nulls_equal=True)
     lists = _lists(binding, used_rows, judged, by).reached_by(binding.calls) if binding.ranking else None
     for call in binding.calls:
-        if call in single:
+        if call in single or call in row_level:
             continue
         if call.spec.family == "ranking":
             frame = call.spec.module.from_lists(lists, **call.kwargs)
@@ -67,6 +73,22 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
     if binding.by:
         results = results.sort(slices, nulls_last=True)
     return results.rename(dict(zip(slices, binding.by))).select(binding.output_columns)
+
+
+def _is_row_level(call: MetricCall) -> bool:
+    """A metric computed by its row expression over each slice's used rows (regression)."""
+    module = call.spec.module
+    return hasattr(module, "expr") and not hasattr(module, "from_histogram")
+
+
+def _row_aggregates(call: MetricCall) -> list[pl.Expr]:
+    """The metric's expression over the canonical columns, and one per extra output: the
+    module's function of the output's name (``mape.skipped``)."""
+    module = call.spec.module
+    return [
+        module.expr("score", "label", "w", **call.kwargs).alias(call.label),
+        *(getattr(module, out)("score", "label", "w").alias(f"{call.label}_{out}") for out in call.spec.outputs),
+    ]
 
 
 def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:

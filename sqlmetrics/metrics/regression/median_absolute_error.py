@@ -1,0 +1,48 @@
+"""median_absolute_error: the weighted median of the absolute errors."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.metrics.classification._binary import IntoExpr
+from sqlmetrics.metrics.regression._residuals import residual_weights
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="median_absolute_error",
+    family="regression",
+    summary="weighted median of |ŷ − y|",
+    template="regression/median_absolute_error.sql",
+    reads=(),
+    label_domain="real",
+    score_domain="finite",
+    higher_is_better=False,
+    range=(0.0, float("inf")),
+    reference="sklearn.metrics.median_absolute_error",
+)
+
+
+def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
+    """The weighted median of |ŷ − y| over the rows of weight > 0.
+
+    With the absolute errors sorted, e₁ <= e₂ <= …, and W(i) the weight of the first i:
+    the first eᵢ with W(i) >= W / 2, or, when W(i) = W / 2 exactly, the mean of eᵢ and
+    the next error. Without weights this is the ordinary median (the mean of the two
+    middle values of an even count); with weights it is scikit-learn's "averaged
+    inverted CDF" weighted percentile. NULL on an empty slice.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"prediction": [1.0, 2.0, 4.0, 8.0], "target": [1.5, 3.0, 1.0, 0.0]})
+    >>> df.select(smp.median_absolute_error("prediction", "target")).item()  # errors 0.5 1 3 8
+    2.0
+    """
+    e, _, w = residual_weights(score, label, weight)
+    kept = w > 0
+    errors, weights = e.abs().filter(kept), w.filter(kept)
+    # tied errors are equal, so any order of their weights pairs each position right
+    errors, w_through = errors.sort(), weights.sort_by(errors).cum_sum()
+    half = w_through.last() / 2
+    reached = errors.filter(w_through >= half).first()
+    following = errors.filter(w_through > half).first()
+    exactly_half = w_through.filter(w_through >= half).first() == half
+    return pl.when(exactly_half).then((reached + following) / 2).otherwise(reached)
