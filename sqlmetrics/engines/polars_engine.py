@@ -49,7 +49,9 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
     by = slices if binding.by else []  # grouping by the constant slice_0 costs time
     row_level = [call for call in binding.calls if _is_row_level(call)]
     if row_level:
-        values = used_rows.group_by(slices).agg(*(e for call in row_level for e in _row_aggregates(call)))
+        weighted = binding.weight is not None
+        aggregates = [e for call in row_level for e in _row_aggregates(call, weighted)]
+        values = used_rows.group_by(slices).agg(aggregates)
         results = results.join(values.collect(engine="streaming"), on=slices, how="left", nulls_equal=True)
     lists = _lists(binding, used_rows, judged, by).reached_by(binding.calls) if binding.ranking else None
     for call in binding.calls:
@@ -81,13 +83,14 @@ def _is_row_level(call: MetricCall) -> bool:
     return hasattr(module, "expr") and not hasattr(module, "from_histogram")
 
 
-def _row_aggregates(call: MetricCall) -> list[pl.Expr]:
-    """The metric's expression over the canonical columns, and one per extra output: the
-    module's function of the output's name (``mape.skipped``)."""
-    module = call.spec.module
+def _row_aggregates(call: MetricCall, weighted: bool) -> list[pl.Expr]:
+    """The metric's expression over the canonical columns of the used rows, and one per
+    extra output: the module's function of the output's name (``mape.skipped``).
+    Unweighted, the expressions get no weight column (the median then needs no sort)."""
+    module, w = call.spec.module, "w" if weighted else None
     return [
-        module.expr("score", "label", "w", **call.kwargs).alias(call.label),
-        *(getattr(module, out)("score", "label", "w").alias(f"{call.label}_{out}") for out in call.spec.outputs),
+        module.expr("score", "label", w, **call.kwargs).alias(call.label),
+        *(getattr(module, out)("score", "label", w).alias(f"{call.label}_{out}") for out in call.spec.outputs),
     ]
 
 

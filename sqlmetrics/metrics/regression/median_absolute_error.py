@@ -26,10 +26,11 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     """The weighted median of |ŷ − y| over the rows of weight > 0.
 
     With the absolute errors sorted, e₁ <= e₂ <= …, and W(i) the weight of the first i:
-    the first eᵢ with W(i) >= W / 2, or, when W(i) = W / 2 exactly, the mean of eᵢ and
-    the next error. Without weights this is the ordinary median (the mean of the two
-    middle values of an even count); with weights it is scikit-learn's "averaged
-    inverted CDF" weighted percentile. NULL on an empty slice.
+    the mean of the first eᵢ with W(i) >= W / 2 and the first with W(i) > W / 2. They
+    are the same error unless W(i) = W / 2 exactly, so without weights this is the
+    ordinary median (the mean of the two middle values of an even count), and with
+    weights scikit-learn's "averaged inverted CDF" weighted percentile. NULL on an empty
+    slice.
 
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"prediction": [1.0, 2.0, 4.0, 8.0], "target": [1.5, 3.0, 1.0, 0.0]})
@@ -37,12 +38,11 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     2.0
     """
     e, _, w = residual_weights(score, label, weight)
+    if weight is None:  # every row weighs 1: the ordinary median, without a sort
+        return e.abs().median()
     kept = w > 0
     errors, weights = e.abs().filter(kept), w.filter(kept)
     # tied errors are equal, so any order of their weights pairs each position right
-    errors, w_through = errors.sort(), weights.sort_by(errors).cum_sum()
-    half = w_through.last() / 2
-    reached = errors.filter(w_through >= half).first()
-    following = errors.filter(w_through > half).first()
-    exactly_half = w_through.filter(w_through >= half).first() == half
-    return pl.when(exactly_half).then((reached + following) / 2).otherwise(reached)
+    w_through = weights.sort_by(errors).cum_sum()
+    half = weights.sum() / 2
+    return (errors.sort().filter(w_through >= half).first() + errors.sort().filter(w_through > half).first()) / 2
