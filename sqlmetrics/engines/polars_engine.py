@@ -27,11 +27,8 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
     lf = polars_source(source)
     check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
     judged = None if judgments is None else _judgments(binding, judgments)
-    checks = checks_for(binding.calls, binding.weight is not None)
     rows = _input(binding, lf, judged)
-    keys = _base_keys(binding)
-    base = _base(binding, rows, checks, keys).collect(engine="streaming")
-    raise_failed(base, rows, checks, keys, binding.role_columns)
+    base = _checked_base(binding, rows, _base_keys(binding))
     if judged is not None:
         raise_failed_run(rows, judged, binding)
 
@@ -67,6 +64,23 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
     if binding.by:
         results = results.sort(slices, nulls_last=True)
     return results.rename(dict(zip(slices, binding.by))).select(binding.output_columns)
+
+
+def score_hist(binding: Binding, source: Any) -> pl.DataFrame:
+    """The score histogram of ``source`` once the rules of ``binding``'s calls hold: one
+    row per slice and distinct score with n (used rows), w, w_pos, w_neg. Curves start
+    from it."""
+    lf = polars_source(source)
+    check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
+    return _score_hist(_checked_base(binding, _input(binding, lf, None), ("score",)))
+
+
+def _checked_base(binding: Binding, rows: pl.LazyFrame, keys: tuple[str, ...]) -> pl.DataFrame:
+    """base (see ``_base``), after raising for the first input rule the rows break."""
+    checks = checks_for(binding.calls, binding.weight is not None)
+    base = _base(binding, rows, checks, keys).collect(engine="streaming")
+    raise_failed(base, rows, checks, keys, binding.role_columns)
+    return base
 
 
 def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:
