@@ -34,6 +34,8 @@ STRATEGY = Param(
     choices=("uniform", "quantile"),
 )
 
+CUT_SCHEMA = {"j": pl.Int64, "fraction": pl.Float64, "level": pl.Float64}
+
 
 def cuts(bins: int) -> list[tuple[int, float, float]]:
     """(j, fraction, level) for j = 0 .. bins: fraction is numpy.linspace(0, 1, bins + 1)
@@ -70,9 +72,6 @@ def from_score_hist(hist: pl.DataFrame, slices: list[str], *, bins: int, strateg
             weight=w.sum(),
         )
     )
-
-
-CUT_SCHEMA = {"j": pl.Int64, "fraction": pl.Float64, "level": pl.Float64}
 
 
 def _binned(scores: pl.LazyFrame, edges: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
