@@ -66,23 +66,6 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
     return results.rename(dict(zip(slices, binding.by))).select(binding.output_columns)
 
 
-def score_hist(binding: Binding, source: Any) -> pl.DataFrame:
-    """The score histogram of ``source`` once the rules of ``binding``'s calls hold: one
-    row per slice and distinct score with n (used rows), w, w_pos, w_neg. Curves start
-    from it."""
-    lf = polars_source(source)
-    check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
-    return _score_hist(_checked_base(binding, _input(binding, lf, None), ("score",)))
-
-
-def _checked_base(binding: Binding, rows: pl.LazyFrame, keys: tuple[str, ...]) -> pl.DataFrame:
-    """base (see ``_base``), after raising for the first input rule the rows break."""
-    checks = checks_for(binding.calls, binding.weight is not None)
-    base = _base(binding, rows, checks, keys).collect(engine="streaming")
-    raise_failed(base, rows, checks, keys, binding.role_columns)
-    return base
-
-
 def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:
     """The judgments under canonical names: query, item, label (the relevance)."""
     judged = polars_source(judgments)
@@ -187,3 +170,20 @@ def _row_counts(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
     if not binding.by:  # one row even for an empty source
         return base.select(pl.lit(0, pl.Int32).alias("slice_0"), *counts)
     return base.group_by(list(binding.slices)).agg(counts)
+
+
+def score_hist(binding: Binding, source: Any) -> pl.DataFrame:
+    """The score histogram of ``source`` once the rules of ``binding``'s calls hold: one
+    row per slice and distinct score with n (used rows), w, w_pos, w_neg. Curves start
+    from it."""
+    lf = polars_source(source)
+    check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
+    return _score_hist(_checked_base(binding, _input(binding, lf, None), ("score",)))
+
+
+def _checked_base(binding: Binding, rows: pl.LazyFrame, keys: tuple[str, ...]) -> pl.DataFrame:
+    """base (see ``_base``), after raising for the first input rule the rows break."""
+    checks = checks_for(binding.calls, binding.weight is not None)
+    base = _base(binding, rows, checks, keys).collect(engine="streaming")
+    raise_failed(base, rows, checks, keys, binding.role_columns)
+    return base
