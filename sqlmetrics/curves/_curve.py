@@ -18,6 +18,7 @@ import duckdb
 import polars as pl
 
 from sqlmetrics import templates
+from sqlmetrics.api import ENGINES
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import quote, shared_steps, statement
 from sqlmetrics.curves._thin import thin
@@ -25,8 +26,6 @@ from sqlmetrics.engines import duckdb_engine, polars_engine
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.sources import source_sql
 from sqlmetrics.spec import Metric, MetricCall, Param
-
-ENGINES = ("duckdb", "polars")
 
 DROP_INTERMEDIATE = Param(
     "drop_intermediate",
