@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any
 
 from sqlmetrics.api import evaluate, to_sql
+from sqlmetrics.curves import calibration_curve, curve_sql, pr_curve, roc_curve
 from sqlmetrics.errors import (
     ColumnNotFoundError,
     InvalidInputError,
@@ -35,11 +36,15 @@ __all__ = [
     "SourceError",
     "SqlMetricsError",
     "UnknownMetricError",
+    "calibration_curve",
+    "curve_sql",
     "evaluate",
     "metric",
+    "pr_curve",
     "read_trec_qrels",
     "read_trec_run",
     "registry",
+    "roc_curve",
     "to_sql",
 ]
 __version__ = "0.1.0"

@@ -11,6 +11,9 @@ Usage examples (quote globs so the shell leaves them to sqlmetrics)::
     sqlmetrics eval run.txt --judgments qrels.txt --trec --metrics 'ndcg@10:gain=linear:ties=item,map'
     sqlmetrics metrics
     sqlmetrics sql 'logs/*.parquet' --metrics auc,gauc:weighting=uniform --query user_id
+    sqlmetrics curve roc 'logs/*.parquet' --label click --score pctr --by date --max-points 500 \
+        --format csv --output roc.csv --plot roc.png
+    sqlmetrics curve calibration logs/ --label click --score pctr --bins 20 --strategy quantile
 
 Metric specs in ``--metrics`` are comma separated; each is ``NAME[@K][:PARAM=VALUE]...``:
 ``fbeta:beta=2``, ``precision:threshold=0.3``, ``fbeta:beta=0.5:threshold=0.7``,
@@ -22,6 +25,10 @@ with ``--judgments PATH`` (Parquet with the ``--query``, ``--item`` and ``--labe
 columns). With ``--trec``, SOURCE is a TREC run file and ``--judgments`` a TREC qrels
 file (columns query, item, score / relevance), so numbers can be checked against
 trec_eval: ``--metrics 'ndcg@10:gain=linear:ties=item:empty=zero'``.
+
+``curve roc|pr|calibration`` writes a curve as a long table (one row per threshold or
+bin and slice) and, with ``--plot PATH`` (.png, .svg), draws it (needs matplotlib: the
+``plot`` extra).
 
 Output formats: ``table`` (default, every row and column), ``csv``, ``json`` (one JSON
 array of row objects) and ``parquet`` (needs ``--output``).
@@ -152,6 +159,25 @@ def build_parser() -> argparse.ArgumentParser:
     sql = metrics_command("sql", "print the SQL statement eval runs")
     sql.add_argument("--dialect", choices=DIALECTS, default="duckdb", help="default: %(default)s")
     sql.set_defaults(handler=run_sql)
+
+    curve = commands.add_parser("curve", help="compute a ROC, precision-recall or calibration curve")
+    curve.add_argument("kind", choices=CURVES, metavar="CURVE", help="roc, pr or calibration")
+    curve.add_argument("source", metavar="SOURCE", help="Parquet file, glob (quote it) or directory")
+    curve.add_argument("--label", default="label", help="0/1 truth column (default: %(default)s)")
+    curve.add_argument("--score", default="score", help="prediction column (default: %(default)s)")
+    curve.add_argument("--weight", help="non-negative sample weight column")
+    curve.add_argument("--by", type=parse_columns, default=[], metavar="COLUMNS", help="comma separated slice columns")
+    curve.add_argument(
+        "--drop-intermediate", action="store_true", default=None, help="roc, pr: keep only the turning points"
+    )
+    curve.add_argument("--max-points", type=int, metavar="N", help="roc, pr: at most N points per slice")
+    curve.add_argument("--bins", type=int, metavar="N", help="calibration: number of bins (default 10)")
+    curve.add_argument("--strategy", choices=("uniform", "quantile"), help="calibration: bin edges (default uniform)")
+    curve.add_argument("--engine", choices=ENGINES, default="duckdb", help="default: %(default)s")
+    curve.add_argument("--format", choices=FORMATS, default="table", help="as for eval")
+    curve.add_argument("--output", "-o", metavar="PATH", help="write the table here instead of stdout")
+    curve.add_argument("--plot", metavar="PATH", help="also draw the curve to PATH (.png, .svg, .pdf)")
+    curve.set_defaults(handler=run_curve)
     return parser
 
 
@@ -302,6 +328,43 @@ def run_sql(args: argparse.Namespace) -> None:
         metric_calls(args.metrics), source=source, judgments=judgments, dialect=args.dialect, **binding_kwargs(args)
     )
     sys.stdout.write(statement.rstrip("\n") + "\n")
+
+
+CURVES = ("roc", "pr", "calibration")
+CURVE_OPTIONS = {"roc": ("drop_intermediate", "max_points"), "calibration": ("bins", "strategy")}
+CURVE_OPTIONS["pr"] = CURVE_OPTIONS["roc"]
+
+
+def run_curve(args: argparse.Namespace) -> None:
+    if args.format == "parquet" and args.output is None:
+        raise UsageError("--format parquet writes a binary file: pass --output PATH")
+    function = getattr(sqlmetrics, f"{args.kind}_curve")
+    params = curve_params(args)
+    kwargs = {"label": args.label, "score": args.score, "weight": args.weight, "by": args.by, **params}
+    if args.engine == "duckdb":
+        with duckdb_connection() as con:
+            result = function(Path(args.source), engine="duckdb", con=con, **kwargs)
+    else:
+        result = function(Path(args.source), engine=args.engine, **kwargs)
+    write_result(result, args.format, args.output)
+    if args.plot is not None:
+        from sqlmetrics.curves import KINDS, plot
+
+        plot.plot(result, KINDS[args.kind], args.by, args.plot)
+
+
+def curve_params(args: argparse.Namespace) -> dict[str, Any]:
+    """The curve options given on the command line; an option of another curve is an error."""
+    given = {
+        name: value
+        for name in ("drop_intermediate", "max_points", "bins", "strategy")
+        if (value := getattr(args, name)) is not None
+    }
+    for name in given:
+        if name not in CURVE_OPTIONS[args.kind]:
+            curves = " and ".join(kind for kind, options in CURVE_OPTIONS.items() if name in options)
+            raise UsageError(f"--{name.replace('_', '-')} applies to {curves} curves only, not {args.kind}")
+    return given
 
 
 # --- the entry point ----------------------------------------------------------------

@@ -101,6 +101,17 @@ def compose(binding: Binding, source_sql: str, judgments_sql: str | None = None)
     """The one SQL statement computing every metric of ``binding`` over ``source_sql``
     (and, for ranking metrics of a run, the judgments read from ``judgments_sql``)."""
     by = ", ".join(binding.slices)
+    ctes = shared_steps(binding, source_sql, judgments_sql)
+    for call in binding.calls:
+        values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
+        ctes[f"m_{call.label}"] = templates.render(call.spec.template, values, binding.slices)
+    return statement(ctes, _final_select(binding))
+
+
+def shared_steps(binding: Binding, source_sql: str, judgments_sql: str | None = None) -> dict[str, str]:
+    """The CTEs before the metrics' own, by name: input, base, checks, row_counts, the
+    ranking steps and the intermediates the metrics read (curves end with their own)."""
+    by = ", ".join(binding.slices)
     ctes = {}
     if binding.judgments:
         ctes["judgments"] = _judgments_sql(binding, judgments_sql)
@@ -122,13 +133,15 @@ def compose(binding: Binding, source_sql: str, judgments_sql: str | None = None)
         ctes[name] = templates.render(
             INTERMEDIATES[name].template, {"by": by, **_collected(binding, name)}, binding.slices
         )
-    for call in binding.calls:
-        values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
-        ctes[f"m_{call.label}"] = templates.render(call.spec.template, values, binding.slices)
+    return ctes
+
+
+def statement(ctes: dict[str, str], final_select: str) -> str:
+    """``WITH <ctes> <final_select>``; base is materialized (every later step reads it)."""
     with_clause = ",\n".join(
         f"{name} AS {'MATERIALIZED ' if name == 'base' else ''}(\n{_indent(sql)}\n)" for name, sql in ctes.items()
     )
-    return f"WITH\n{with_clause}\n{_final_select(binding)}"
+    return f"WITH\n{with_clause}\n{final_select}"
 
 
 def _input_sql(binding: Binding, source_sql: str) -> str:

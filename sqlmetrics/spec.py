@@ -63,7 +63,7 @@ class Param:
 
 def _coerce(value: Any, kind: type) -> Any:
     if isinstance(value, bool):
-        return None
+        return value if kind is bool else None
     if kind is float and isinstance(value, (int, float)):
         return float(value)
     if kind is int and isinstance(value, int):

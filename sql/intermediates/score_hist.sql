@@ -7,8 +7,9 @@
 -- reads:  base({{ by }}, score, label, n, w)
 --         the one aggregation over the source: per slice, score and label, n used rows
 --         of total weight w
--- output: {{ by }}, score, w_pos, w_neg
-SELECT {{ by }}, score,
+-- output: {{ by }}, score, n, w_pos, w_neg  (n: used rows; the curves' calibration
+--         bins count rows)
+SELECT {{ by }}, score, n,
        CASE WHEN label = 1 THEN w ELSE 0 END AS w_pos,
        CASE WHEN label = 1 THEN 0 ELSE w END AS w_neg
 FROM base

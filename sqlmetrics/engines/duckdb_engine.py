@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import duckdb
@@ -14,9 +15,15 @@ from sqlmetrics.errors import InvalidInputError, SourceError
 from sqlmetrics.sources import FRAME_VIEW, JUDGMENTS_VIEW, is_frame, source_sql
 
 
-def run(binding: Binding, source: Any, con: duckdb.DuckDBPyConnection | None, judgments: Any = None) -> pl.DataFrame:
+def run(
+    binding: Binding,
+    source: Any,
+    con: duckdb.DuckDBPyConnection | None,
+    judgments: Any = None,
+    composer: Callable[[Binding, str, str | None], str] = compose,
+) -> pl.DataFrame:
     """Compute every metric of ``binding`` over ``source`` (and ``judgments``) with one
-    SQL statement."""
+    SQL statement, written by ``composer`` (a curve writes its own final SELECT)."""
     connection = con if con is not None else _quiet_connection()
     frames = {view: data for view, data in ((FRAME_VIEW, source), (JUDGMENTS_VIEW, judgments)) if is_frame(data)}
     for view, data in frames.items():
@@ -28,7 +35,7 @@ def run(binding: Binding, source: Any, con: duckdb.DuckDBPyConnection | None, ju
         if judgments is not None:
             judged_sql = source_sql(judgments, view=JUDGMENTS_VIEW)
             check_schema(binding, _schema(connection, judged_sql, judgments), judgments=True)
-        return _execute(connection, compose(binding, from_sql, judged_sql))
+        return _execute(connection, composer(binding, from_sql, judged_sql))
     finally:
         for view in frames:
             connection.unregister(view)

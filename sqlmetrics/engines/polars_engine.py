@@ -29,11 +29,8 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
     lf = polars_source(source)
     check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
     judged = None if judgments is None else _judgments(binding, judgments)
-    checks = checks_for(binding.calls, binding.weight is not None)
     rows = _input(binding, lf, judged)
-    keys = _base_keys(binding)
-    base = _base(binding, rows, checks, keys).collect(engine="streaming")
-    raise_failed(base, rows, checks, keys, binding.role_columns)
+    base = _checked_base(binding, rows, _base_keys(binding))
     if judged is not None:
         raise_failed_run(rows, judged, binding)
 
@@ -198,3 +195,20 @@ def _row_counts(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
     if not binding.by:  # one row even for an empty source
         return base.select(pl.lit(0, pl.Int32).alias("slice_0"), *counts)
     return base.group_by(list(binding.slices)).agg(counts)
+
+
+def score_hist(binding: Binding, source: Any) -> pl.DataFrame:
+    """The score histogram of ``source`` once the rules of ``binding``'s calls hold: one
+    row per slice and distinct score with n (used rows), w, w_pos, w_neg. Curves start
+    from it."""
+    lf = polars_source(source)
+    check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
+    return _score_hist(_checked_base(binding, _input(binding, lf, None), ("score",)))
+
+
+def _checked_base(binding: Binding, rows: pl.LazyFrame, keys: tuple[str, ...]) -> pl.DataFrame:
+    """base (see ``_base``), after raising for the first input rule the rows break."""
+    checks = checks_for(binding.calls, binding.weight is not None)
+    base = _base(binding, rows, checks, keys).collect(engine="streaming")
+    raise_failed(base, rows, checks, keys, binding.role_columns)
+    return base
