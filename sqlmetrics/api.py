@@ -27,7 +27,8 @@ def evaluate(
     metrics: Metrics,
     *,
     label: str = "label",
-    score: str = "score",
+    score: str | None = None,
+    prediction: str | None = None,
     query: str | None = None,
     item: str | None = None,
     weight: str | None = None,
@@ -42,8 +43,13 @@ def evaluate(
     pyarrow Table, or the name of a table or view in ``con`` (a DuckDB connection).
     ``metrics`` are names (``"auc"``, ``"gauc"``) or calls with parameters
     (``sm.fbeta(beta=2)``, ``sm.metric("precision", threshold=0.3)``).
-    ``label``, ``score``, ``query`` (the list of a ranking metric, the group of gauc),
-    ``item``, ``weight`` and ``by`` name the source's columns. Ranking metrics
+    ``label``, ``score`` (default: the column ``score``, when a metric reads a score),
+    ``prediction`` (the predicted class), ``query`` (the list of a ranking metric, the
+    group of gauc), ``item``, ``weight`` and ``by`` name the source's columns. With
+    ``prediction`` bound, the names ``"accuracy"``, ``"precision"``, ``"recall"``,
+    ``"f1"``, ``"fbeta"`` and ``"mcc"`` mean the multi-class metrics
+    (``multiclass_f1``, ...), which compare the prediction with the label as classes
+    (numbers, strings or booleans); their columns keep the plain names. Ranking metrics
     (``"ndcg@10"``, ``"mrr"``, ...) read either an impressions log (``label`` is each
     row's graded relevance) or, with ``judgments``, a run: ``source`` then holds
     ``query``, ``item`` and ``score``, and ``judgments`` (any kind of source) holds
@@ -51,10 +57,11 @@ def evaluate(
     and judged items missing from the run still count in ideal DCG, recall and MAP.
 
     The result has the slice columns (sorted, NULL last), ``n_rows`` (rows used),
-    ``n_excluded`` (rows with a NULL label, score, weight, query or, for ranking metrics,
-    item, left out), then each metric's columns (see ``MetricCall.label``). ``engine="duckdb"`` runs the one SQL
-    statement that ``to_sql`` returns; ``engine="polars"`` computes the same plan with the
-    polars expressions; both give the same numbers.
+    ``n_excluded`` (rows with a NULL label, score, prediction, weight, query or, for
+    ranking metrics, item, left out), then each metric's columns (see
+    ``MetricCall.label``). ``engine="duckdb"`` runs the one SQL statement that ``to_sql``
+    returns; ``engine="polars"`` computes the same plan with the polars expressions; both
+    give the same numbers.
 
     >>> import polars as pl, sqlmetrics as sm
     >>> df = pl.DataFrame({"click": [0, 1, 1, 0, 0, 1, 1],
@@ -63,9 +70,10 @@ def evaluate(
     (7, 0.8333333333333334)
     """
     binding = bind(
-        resolve(metrics),
+        resolve(metrics, multiclass=prediction is not None),
         label=label,
         score=score,
+        prediction=prediction,
         query=query,
         weight=weight,
         by=by,
@@ -84,7 +92,8 @@ def to_sql(
     *,
     source: Any,
     label: str = "label",
-    score: str = "score",
+    score: str | None = None,
+    prediction: str | None = None,
     query: str | None = None,
     item: str | None = None,
     weight: str | None = None,
@@ -103,9 +112,10 @@ def to_sql(
     if dialect not in DIALECTS:
         raise InvalidParameterError(f"dialect must be one of {', '.join(map(repr, DIALECTS))}, got {dialect!r}")
     binding = bind(
-        resolve(metrics),
+        resolve(metrics, multiclass=prediction is not None),
         label=label,
         score=score,
+        prediction=prediction,
         query=query,
         weight=weight,
         by=by,

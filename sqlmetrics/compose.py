@@ -4,17 +4,20 @@ The statement is a chain of CTEs:
 
 ``judgments``   (a run with judgments) the judgments under canonical names;
 ``input``       the only place user column names appear (quoted): slices, label, score,
-                weight, query, item under canonical names, and ``w``: the weight of a
-                used row, NULL for a row with a NULL in a bound column (a run takes its
-                labels from the judgments);
+                weight, query, item under canonical names, ``true_class`` and
+                ``predicted_class`` (the label and prediction as they are, for multi-class
+                metrics), and ``w``: the weight of a used row, NULL for a row with a NULL
+                in a bound column (a run takes its labels from the judgments);
 ``base``        the one aggregation over the source: one row per slice, distinct score
-                (when a metric reads the score histogram) and label with its weight,
-                row counts and bad-row counters (materialized: everything else reads it);
+                (when a metric reads the score histogram), label and (for multi-class
+                metrics) pair of true and predicted class, with its weight, row counts and
+                bad-row counters (materialized: everything else reads it);
 ``checks``      the input rules of ``checks.py``, raising ``error()`` on bad data;
 ``row_counts``  n_rows and n_excluded per slice, the spine of the result;
 ranking         ``ideal_rows`` (every list's judged items), ``list_floors`` (per list, the
                 lowest score a metric reads), ``run_checks`` (judgments and run rules);
-intermediates   ``score_hist``, ``confusion``, ``residuals`` (from base), ``query_rows``
+intermediates   ``score_hist``, ``confusion``, ``residuals``, ``class_confusion``,
+                ``class_counts`` (from base), ``query_rows``
                 (the used rows of the source, for metrics that sort within queries), ``ranked``,
                 ``judged``, ``positions`` (ranking): rendered once each, only if a metric
                 reads them;
@@ -78,18 +81,26 @@ INTERMEDIATES = {
     "judged": Intermediate("intermediates/judged.sql"),
     "positions": Intermediate("intermediates/positions.sql", after=("ranked", "judged")),
     "residuals": Intermediate("intermediates/residuals.sql", base_aggregates=RESIDUAL_SUMS),
+    "class_confusion": Intermediate("intermediates/class_confusion.sql"),
+    "class_counts": Intermediate("intermediates/class_counts.sql", after=("class_confusion",)),
 }
+
+# base's keys for multi-class metrics: the confusion matrix is base summed per slice.
+CLASS_KEYS = ("true_class", "predicted_class")
 
 
 def base_keys(binding: Binding) -> tuple[str, ...]:
     """base's grouping keys besides the slices; rules on them are checked on base's
     groups. The score is a key only when a metric reads the score histogram: grouping
     by nearly distinct scores is the costliest part of base. The label is a key unless a
-    metric takes any number as label (a regression target): then base is one row per
-    slice."""
+    metric takes any number as label (a regression target) or no metric reads it as a
+    number: then base is one row per slice. Multi-class metrics add the true and the
+    predicted class, so that base holds the confusion matrix."""
+    classes = CLASS_KEYS if binding.multiclass else ()
     if any(_reads("score_hist", call.spec.intermediates) for call in binding.calls):
-        return ("score", "label")
-    return () if any(call.spec.label_domain == "real" for call in binding.calls) else ("label",)
+        return ("score", "label", *classes)
+    real = any(call.spec.label_domain == "real" for call in binding.calls)
+    return (*(("label",) if binding.numeric_label and not real else ()), *classes)
 
 
 def quote(name: str) -> str:
@@ -138,11 +149,18 @@ def _input_sql(binding: Binding, source_sql: str) -> str:
     roles = binding.roles
     weight = f"CAST({quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
     excluded = " OR ".join(f"{quote(column)} IS NULL" for column in roles.values())
-    label = [] if binding.judgments else [f"CAST({quote(roles['label'])} AS DOUBLE) AS label"]
+    label = [f"CAST({quote(roles['label'])} AS DOUBLE) AS label"] if binding.numeric_label and "label" in roles else []
+    score = [f"CAST({quote(roles['score'])} AS DOUBLE) AS score"] if "score" in roles else []
+    classes = (
+        [f"{quote(roles['label'])} AS true_class", f"{quote(roles['prediction'])} AS predicted_class"]
+        if binding.multiclass
+        else []
+    )
     columns = [
         *slices,
         *label,
-        f"CAST({quote(roles['score'])} AS DOUBLE) AS score",
+        *score,
+        *classes,  # never cast: classes may be strings
         *([f"{weight} AS weight"] if "weight" in roles else []),  # read only by the weight check
         f"CASE WHEN {excluded} THEN NULL ELSE {weight} END AS w",
     ]
@@ -282,6 +300,8 @@ def _checks_sql(binding: Binding) -> str:
             f" || CAST({example} AS VARCHAR)"
         )
         cases.append(f"    WHEN {count} > 0 THEN error({message})")
+    if not cases:  # multi-class metrics without weights: no rule to check
+        return "SELECT NULL AS failure"
     return "SELECT CASE\n" + "\n".join(cases) + "\n  END AS failure\nFROM base"
 
 

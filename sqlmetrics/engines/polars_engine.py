@@ -5,7 +5,9 @@ expressions over LazyFrames.
 is the one aggregation over the source (the rows are read again only to show an example
 of a rule they break); the checks and row counts read it; every single-level metric is
 its ``from_histogram`` expression evaluated on the score histogram; regression metrics
-are their row expressions, all in one aggregation of the used rows per slice; metrics
+are their row expressions, all in one aggregation of the used rows per slice;
+multi-class metrics are their ``from_class_counts`` expressions, all in one aggregation
+of the class counts (read from base, keyed by true and predicted class); metrics
 that sort within queries (gauc) call their frame function on the used rows; ranking
 metrics read the used rows once more, into ``Lists`` (``metrics/ranking/_lists.py``),
 whose steps mirror the SQL intermediates.
@@ -20,6 +22,7 @@ import polars as pl
 from sqlmetrics.binding import Binding, check_schema
 from sqlmetrics.checks import LABEL_RELEVANCE, checks_for, raise_failed, row_counters_polars, run_rules
 from sqlmetrics.errors import InvalidInputError
+from sqlmetrics.metrics.multiclass._classes import CLASS_KEYS, COUNTS, class_confusion, class_counts, class_dtype
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
 from sqlmetrics.sources import polars_source
 from sqlmetrics.spec import MetricCall
@@ -27,10 +30,11 @@ from sqlmetrics.spec import MetricCall
 
 def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
     lf = polars_source(source)
-    check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
+    schema = lf.collect_schema()
+    check_schema(binding, {name: str(dtype) for name, dtype in schema.items()})
     judged = None if judgments is None else _judgments(binding, judgments)
     checks = checks_for(binding.calls, binding.weight is not None)
-    rows = _input(binding, lf, judged)
+    rows = _input(binding, lf, schema, judged)
     keys = _base_keys(binding)
     base = _base(binding, rows, checks, keys).collect(engine="streaming")
     raise_failed(base, rows, checks, keys, binding.role_columns)
@@ -43,7 +47,13 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
     if single:
         hist = [pl.col("score"), pl.col("w_pos"), pl.col("w_neg")]
         exprs = [call.spec.module.from_histogram(*hist, **call.kwargs).alias(call.label) for call in single]
-        values = _score_hist(base).lazy().group_by(slices).agg(exprs).collect()
+        values = _score_hist(base, slices).lazy().group_by(slices).agg(exprs).collect()
+        results = results.join(values, on=slices, how="left", nulls_equal=True)
+    multiclass = [call for call in binding.calls if hasattr(call.spec.module, "from_class_counts")]
+    if multiclass:
+        exprs = [call.spec.module.from_class_counts(*COUNTS, **call.kwargs).alias(call.label) for call in multiclass]
+        classes = class_counts(class_confusion(base.lazy(), slices), slices)
+        values = classes.group_by(slices).agg(exprs).collect()
         results = results.join(values, on=slices, how="left", nulls_equal=True)
     used_rows = rows.filter(pl.col("w").is_not_null())
     by = slices if binding.by else []  # grouping by the constant slice_0 costs time
@@ -53,7 +63,7 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
         results = results.join(values.collect(engine="streaming"), on=slices, how="left", nulls_equal=True)
     lists = _lists(binding, used_rows, judged, by).reached_by(binding.calls) if binding.ranking else None
     for call in binding.calls:
-        if call in single or call in row_level:
+        if call in single or call in row_level or call in multiclass:
             continue
         if call.spec.family == "ranking":
             frame = call.spec.module.from_lists(lists, **call.kwargs)
@@ -102,17 +112,23 @@ def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:
     )
 
 
-def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFrame:
+def _input(binding: Binding, lf: pl.LazyFrame, schema: pl.Schema, judged: pl.LazyFrame | None) -> pl.LazyFrame:
     """The source under canonical names; ``w`` is NULL for an excluded row (see compose).
-    A run takes each row's label from the judgments (0 when unjudged)."""
+    A run takes each row's label from the judgments (0 when unjudged). The true and
+    predicted classes share one type (``class_dtype``), so that they compare and union."""
     roles = binding.roles
     slices = [pl.col(c).alias(s) for s, c in zip(binding.slices, binding.by)] or [pl.lit(0, pl.Int32).alias("slice_0")]
     weight = pl.col(roles["weight"]).cast(pl.Float64) if "weight" in roles else pl.lit(1.0)
     excluded = pl.any_horizontal(pl.col(c).is_null() for c in roles.values())
     columns = [
         *slices,
-        *([] if binding.judgments else [pl.col(roles["label"]).cast(pl.Float64).alias("label")]),
-        pl.col(roles["score"]).cast(pl.Float64).alias("score"),
+        *(
+            [pl.col(roles["label"]).cast(pl.Float64).alias("label")]
+            if binding.numeric_label and "label" in roles
+            else []
+        ),
+        *([pl.col(roles["score"]).cast(pl.Float64).alias("score")] if "score" in roles else []),
+        *(_classes(binding, schema) if binding.multiclass else []),
         weight.alias("weight"),
         pl.when(excluded).then(None).otherwise(weight).alias("w"),
     ]
@@ -125,6 +141,13 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
         return rows
     labels = judged.filter(pl.col("query").is_not_null() & pl.col("item").is_not_null())
     return rows.join(labels, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
+
+
+def _classes(binding: Binding, schema: pl.Schema) -> list[pl.Expr]:
+    """``true_class`` and ``predicted_class``: the label and prediction in a common type."""
+    label, prediction = binding.roles["label"], binding.roles["prediction"]
+    dtype = class_dtype(schema[label], schema[prediction], (label, prediction))
+    return [pl.col(label).cast(dtype).alias("true_class"), pl.col(prediction).cast(dtype).alias("predicted_class")]
 
 
 def _lists(binding: Binding, used_rows: pl.LazyFrame, judged: pl.LazyFrame | None, by: list[str]) -> Lists:
@@ -161,10 +184,12 @@ def raise_failed_run(rows: pl.LazyFrame, judged: pl.LazyFrame, binding: Binding)
 
 def _base_keys(binding: Binding) -> tuple[str, ...]:
     """base's grouping keys besides the slices: the score when a metric reads the score
-    histogram. Unlike the SQL plan (which also groups by label), polars sums the
-    positives' weight: measured faster in polars at any number of distinct scores, and it
-    gives from_histogram distinct scores directly."""
-    return ("score",) if any(hasattr(call.spec.module, "from_histogram") for call in binding.calls) else ()
+    histogram, the true and predicted class for multi-class metrics. Unlike the SQL plan
+    (which also groups by label), polars sums the positives' weight: measured faster in
+    polars at any number of distinct scores, and it gives from_histogram distinct scores
+    directly (unless classes are keys too)."""
+    histogram = ("score",) if any(hasattr(call.spec.module, "from_histogram") for call in binding.calls) else ()
+    return (*histogram, *(CLASS_KEYS if binding.multiclass else ()))
 
 
 def _base(binding: Binding, rows: pl.LazyFrame, checks: list, keys: tuple[str, ...]) -> pl.LazyFrame:
@@ -175,16 +200,20 @@ def _base(binding: Binding, rows: pl.LazyFrame, checks: list, keys: tuple[str, .
         pl.len().cast(pl.Int64).alias("n_all"),
         w.count().cast(pl.Int64).alias("n"),
         w.sum().alias("w"),
-        (w * pl.col("label")).sum().alias("w_pos"),
+        *([(w * pl.col("label")).sum().alias("w_pos")] if binding.numeric_label else []),
         *row_counters_polars(checks, keys),
     ]
     return rows.group_by([*binding.slices, *keys]).agg(aggregates)
 
 
-def _score_hist(base: pl.DataFrame) -> pl.DataFrame:
+def _score_hist(base: pl.DataFrame, slices: list[str]) -> pl.DataFrame:
     """score_hist: one row per slice and distinct score with its positive and negative
-    weight, the input of every metric's ``from_histogram``."""
-    return base.filter(pl.col("n") > 0).with_columns(w_neg=pl.col("w") - pl.col("w_pos"))
+    weight, the input of every metric's ``from_histogram`` (summed over the classes when
+    base is keyed by them too)."""
+    used = base.filter(pl.col("n") > 0)
+    if "true_class" in base.columns:
+        used = used.group_by([*slices, "score"]).agg(pl.col("w", "w_pos").sum())
+    return used.with_columns(w_neg=pl.col("w") - pl.col("w_pos"))
 
 
 def _row_counts(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
