@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from sqlmetrics.api import evaluate, to_sql
+from sqlmetrics.api import confusion_matrix, evaluate, per_class, to_sql
 from sqlmetrics.errors import (
     ColumnNotFoundError,
     InvalidInputError,
@@ -35,8 +35,10 @@ __all__ = [
     "SourceError",
     "SqlMetricsError",
     "UnknownMetricError",
+    "confusion_matrix",
     "evaluate",
     "metric",
+    "per_class",
     "read_trec_qrels",
     "read_trec_run",
     "registry",

@@ -68,8 +68,9 @@ class Binding:
 
     @property
     def multiclass(self) -> bool:
-        """Whether a metric compares classes (the label as it is with the prediction)."""
-        return any(call.spec.label_domain == "class" for call in self.calls)
+        """Whether the call compares classes (the label as it is with the prediction):
+        binding a prediction column means it (``sm.confusion_matrix`` has no metric)."""
+        return self.prediction is not None
 
     @property
     def numeric_label(self) -> bool:
@@ -137,8 +138,8 @@ def bind(
     if binding.needs_query and query is None:
         needing = ", ".join(c.label for c in calls if "query" in c.spec.needs)
         raise InvalidParameterError(f"{needing} averages over queries: pass query=<the user/request/query id column>")
-    if prediction is None and binding.multiclass:
-        needing = ", ".join(c.spec.name for c in calls if "prediction" in c.spec.needs)
+    needing = ", ".join(c.spec.name for c in calls if "prediction" in c.spec.needs)
+    if prediction is None and needing:
         raise InvalidParameterError(
             f"{needing}: a multi-class metric compares the predicted class with the label: "
             "pass prediction=<the predicted class column>"

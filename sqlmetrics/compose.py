@@ -136,10 +136,7 @@ def compose(binding: Binding, source_sql: str, judgments_sql: str | None = None)
     for call in binding.calls:
         values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
         ctes[f"m_{call.label}"] = templates.render(call.spec.template, values, binding.slices)
-    with_clause = ",\n".join(
-        f"{name} AS {'MATERIALIZED ' if name == 'base' else ''}(\n{_indent(sql)}\n)" for name, sql in ctes.items()
-    )
-    return f"WITH\n{with_clause}\n{_final_select(binding)}"
+    return _statement(ctes, _final_select(binding))
 
 
 def _input_sql(binding: Binding, source_sql: str) -> str:
@@ -375,3 +372,69 @@ def _final_select(binding: Binding) -> str:
 
 def _indent(sql: str, prefix: str = "  ") -> str:
     return "\n".join(prefix + line if line else line for line in sql.splitlines())
+
+
+# --- tables of classes: sm.confusion_matrix and sm.per_class ---------------------------
+
+
+def _class_steps(binding: Binding, source_sql: str) -> dict[str, str]:
+    """input, base and its checks, class_confusion and class_counts: the steps every
+    table of classes reads (binding has a prediction and no metric that reads more)."""
+    by = ", ".join(binding.slices)
+    ctes = {"input": _input_sql(binding, source_sql), "base": _base_sql(binding), "checks": _checks_sql(binding)}
+    for name in ("class_confusion", "class_counts"):
+        ctes[name] = templates.render(INTERMEDIATES[name].template, {"by": by}, binding.slices)
+    return ctes
+
+
+def _statement(ctes: dict[str, str], select: str) -> str:
+    """``WITH`` every step (base materialized: everything reads it) and the final SELECT."""
+    with_clause = ",\n".join(
+        f"{name} AS {'MATERIALIZED ' if name == 'base' else ''}(\n{_indent(sql)}\n)" for name, sql in ctes.items()
+    )
+    return f"WITH\n{with_clause}\n{select}"
+
+
+def _user_slices(binding: Binding, relation: str) -> list[str]:
+    return [f"{relation}.{s} AS {quote(user)}" for s, user in zip(binding.slices, binding.by)]
+
+
+def compose_confusion_matrix(binding: Binding, source_sql: str) -> str:
+    """``sm.confusion_matrix``: per slice, one row per pair of true and predicted class
+    that occurs in the used rows, with its rows ``n`` and (weighted) its ``weight``."""
+    columns = [*_user_slices(binding, "c"), "c.true_class AS label", "c.predicted_class AS prediction", "c.n"]
+    if binding.weight is not None:
+        columns.append("c.w AS weight")
+    order = [*(f"c.{s}" for s in binding.slices if binding.by), "c.true_class", "c.predicted_class"]
+    select = (
+        f"SELECT {', '.join(columns)}\nFROM class_confusion AS c\nCROSS JOIN checks\n"
+        f"WHERE checks.failure IS NULL\nORDER BY {', '.join(order)}"
+    )
+    return _statement(_class_steps(binding, source_sql), select)
+
+
+def compose_per_class(binding: Binding, source_sql: str) -> str:
+    """``sm.per_class``: per slice and class, the support and each metric's per-class
+    value (the column of ``sql/multiclass/per_class.sql`` its module names), one
+    ``per_class_<i>`` step per F-score β in use, joined by slice and class."""
+    ctes = _class_steps(binding, source_sql)
+    betas = sorted({call.kwargs.get("beta", 1.0) for call in binding.calls})
+    for i, beta in enumerate(betas):
+        values = {"by": ", ".join(binding.slices), "beta": templates.literal(beta)}
+        ctes[f"per_class_{i}"] = templates.render("multiclass/per_class.sql", values, binding.slices)
+    columns = [*_user_slices(binding, "p0"), "p0.class AS class", "p0.support"]
+    columns += [
+        f"p{betas.index(call.kwargs.get('beta', 1.0))}.{call.spec.module.PER_CLASS} AS {call.label}"
+        for call in binding.calls
+    ]
+    joins = [
+        f"JOIN per_class_{i} AS p{i} ON {templates.same_slice(binding.slices, 'p0', f'p{i}')} AND p0.class = p{i}.class"
+        for i in range(1, len(betas))
+    ]
+    order = [*(f"p0.{s}" for s in binding.slices if binding.by), "p0.class"]
+    select = (
+        f"SELECT {', '.join(columns)}\nFROM per_class_0 AS p0\n"
+        + "".join(join + "\n" for join in joins)
+        + f"CROSS JOIN checks\nWHERE checks.failure IS NULL\nORDER BY {', '.join(order)}"
+    )
+    return _statement(ctes, select)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import duckdb
@@ -14,9 +15,16 @@ from sqlmetrics.errors import InvalidInputError, SourceError
 from sqlmetrics.sources import FRAME_VIEW, JUDGMENTS_VIEW, is_frame, source_sql
 
 
-def run(binding: Binding, source: Any, con: duckdb.DuckDBPyConnection | None, judgments: Any = None) -> pl.DataFrame:
+def run(
+    binding: Binding,
+    source: Any,
+    con: duckdb.DuckDBPyConnection | None,
+    judgments: Any = None,
+    statement: Callable[[Binding, str, str | None], str] = compose,
+) -> pl.DataFrame:
     """Compute every metric of ``binding`` over ``source`` (and ``judgments``) with one
-    SQL statement."""
+    SQL statement: ``compose``'s, or another ``statement`` of the binding, the source's
+    FROM expression and the judgments' (``sm.confusion_matrix``, ``sm.per_class``)."""
     connection = con if con is not None else _quiet_connection()
     frames = {view: data for view, data in ((FRAME_VIEW, source), (JUDGMENTS_VIEW, judgments)) if is_frame(data)}
     for view, data in frames.items():
@@ -28,7 +36,7 @@ def run(binding: Binding, source: Any, con: duckdb.DuckDBPyConnection | None, ju
         if judgments is not None:
             judged_sql = source_sql(judgments, view=JUDGMENTS_VIEW)
             check_schema(binding, _schema(connection, judged_sql, judgments), judgments=True)
-        return _execute(connection, compose(binding, from_sql, judged_sql))
+        return _execute(connection, statement(binding, from_sql, judged_sql))
     finally:
         for view in frames:
             connection.unregister(view)

@@ -22,25 +22,21 @@ import polars as pl
 from sqlmetrics.binding import Binding, check_schema
 from sqlmetrics.checks import LABEL_RELEVANCE, checks_for, raise_failed, row_counters_polars, run_rules
 from sqlmetrics.errors import InvalidInputError
-from sqlmetrics.metrics.multiclass._classes import CLASS_KEYS, COUNTS, class_confusion, class_counts, class_dtype
+from sqlmetrics.metrics.multiclass._classes import (
+    CLASS_KEYS,
+    COUNTS,
+    class_confusion,
+    class_counts,
+    class_dtype,
+    per_class_scores,
+)
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
 from sqlmetrics.sources import polars_source
 from sqlmetrics.spec import MetricCall
 
 
 def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
-    lf = polars_source(source)
-    schema = lf.collect_schema()
-    check_schema(binding, {name: str(dtype) for name, dtype in schema.items()})
-    judged = None if judgments is None else _judgments(binding, judgments)
-    checks = checks_for(binding.calls, binding.weight is not None)
-    rows = _input(binding, lf, schema, judged)
-    keys = _base_keys(binding)
-    base = _base(binding, rows, checks, keys).collect(engine="streaming")
-    raise_failed(base, rows, checks, keys, binding.role_columns)
-    if judged is not None:
-        raise_failed_run(rows, judged, binding)
-
+    rows, base, judged = _checked_base(binding, source, judgments)
     slices = list(binding.slices)
     results = _row_counts(binding, base)
     single = [call for call in binding.calls if hasattr(call.spec.module, "from_histogram")]
@@ -83,6 +79,56 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
     if binding.by:
         results = results.sort(slices, nulls_last=True)
     return results.rename(dict(zip(slices, binding.by))).select(binding.output_columns)
+
+
+def confusion_matrix(binding: Binding, source: Any) -> pl.DataFrame:
+    """``sm.confusion_matrix``: the class_confusion of base, under the user's names."""
+    _, base, _ = _checked_base(binding, source)
+    slices = list(binding.slices)
+    matrix = class_confusion(base.lazy(), slices).rename(
+        {"true_class": "label", "predicted_class": "prediction", "w": "weight"}
+    )
+    columns = [*binding.by, "label", "prediction", "n", *(["weight"] if binding.weight is not None else [])]
+    return _user_table(binding, matrix.collect(), ["label", "prediction"]).select(columns)
+
+
+def per_class(binding: Binding, source: Any) -> pl.DataFrame:
+    """``sm.per_class``: per slice and class, the support and each metric's per-class value
+    (its module's column of ``per_class_scores``, at its β)."""
+    _, base, _ = _checked_base(binding, source)
+    slices = list(binding.slices)
+    counts = class_counts(class_confusion(base.lazy(), slices), slices).collect().lazy()
+    table = counts.select(*slices, "class", "support")
+    for call in binding.calls:
+        scores = per_class_scores(counts, call.kwargs.get("beta", 1.0))
+        value = scores.select(*slices, "class", pl.col(call.spec.module.PER_CLASS).alias(call.label))
+        table = table.join(value, on=[*slices, "class"], how="left", nulls_equal=True)
+    return _user_table(binding, table.collect(), ["class"]).select(
+        *binding.by, "class", "support", *(c.label for c in binding.calls)
+    )
+
+
+def _user_table(binding: Binding, table: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """A table of classes sorted by slice and ``keys``, its slices under the user's names."""
+    slices = list(binding.slices) if binding.by else []
+    return table.sort([*slices, *keys], nulls_last=True).rename(dict(zip(slices, binding.by)))
+
+
+def _checked_base(binding: Binding, source: Any, judgments: Any = None) -> tuple[pl.LazyFrame, pl.DataFrame, Any]:
+    """The source's rows under canonical names, ``base`` (collected) once the input rules
+    hold, and the judgments (None without)."""
+    lf = polars_source(source)
+    schema = lf.collect_schema()
+    check_schema(binding, {name: str(dtype) for name, dtype in schema.items()})
+    judged = None if judgments is None else _judgments(binding, judgments)
+    checks = checks_for(binding.calls, binding.weight is not None)
+    rows = _input(binding, lf, schema, judged)
+    keys = _base_keys(binding)
+    base = _base(binding, rows, checks, keys).collect(engine="streaming")
+    raise_failed(base, rows, checks, keys, binding.role_columns)
+    if judged is not None:
+        raise_failed_run(rows, judged, binding)
+    return rows, base, judged
 
 
 def _is_row_level(call: MetricCall) -> bool:

@@ -11,6 +11,9 @@ predicted class are this class), ``support`` (weight of rows of this true class)
   form, a function of a frame (a metric over classes needs two aggregation levels, like
   ``gauc``), which builds the class counts from the rows and applies the former.
 
+The per-class metrics (precision, recall, F-scores) also name their column of
+``per_class_scores`` (``PER_CLASS``), which ``sm.per_class`` reports class by class.
+
 Classes are compared as they are: numbers (and booleans) by value, strings as strings.
 """
 
@@ -65,6 +68,32 @@ def class_counts(confusion: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
     truths = confusion.select(*by, pl.col("true_class").alias("class"), tp=correct, support=w, predicted=zero)
     predictions = confusion.select(*by, pl.col("predicted_class").alias("class"), tp=zero, support=zero, predicted=w)
     return pl.concat([truths, predictions]).group_by([*by, "class"]).agg(pl.col("tp", "support", "predicted").sum())
+
+
+def precision_terms(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """precision_c = tp_c / predicted_c, as (numerator, denominator)."""
+    return tp, predicted
+
+
+def recall_terms(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """recall_c = tp_c / support_c, as (numerator, denominator)."""
+    return tp, support
+
+
+def fscore_terms(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, beta: float) -> tuple[pl.Expr, pl.Expr]:
+    """F_β,c = (1 + β²)·tp_c / (β²·support_c + predicted_c), as (numerator, denominator)."""
+    beta2 = beta * beta
+    return (1 + beta2) * tp, beta2 * support + predicted
+
+
+def per_class_scores(counts: pl.LazyFrame, beta: float) -> pl.LazyFrame:
+    """The class counts with each class's ``precision``, ``recall`` and ``fscore`` (F_β),
+    NULL where 0/0 (the SQL ``sql/multiclass/per_class.sql``)."""
+    return counts.with_columns(
+        precision=ratio(*precision_terms(*COUNTS)),
+        recall=ratio(*recall_terms(*COUNTS)),
+        fscore=ratio(*fscore_terms(*COUNTS, beta)),
+    )
 
 
 def averaged(numerator: pl.Expr, denominator: pl.Expr, support: pl.Expr, average: str) -> pl.Expr:

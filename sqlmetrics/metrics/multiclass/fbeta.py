@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from sqlmetrics.metrics.classification.fbeta import BETA
-from sqlmetrics.metrics.multiclass._classes import AVERAGE, COUNTS, Frame, averaged, per_slice
+from sqlmetrics.metrics.multiclass._classes import AVERAGE, COUNTS, Frame, averaged, fscore_terms, per_slice
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -23,12 +23,14 @@ SPEC = Metric(
 )
 
 
+PER_CLASS = "fscore"  # its column of per_class_scores (at its beta)
+
+
 def from_class_counts(
     tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, *, beta: float = 1.0, average: str = "macro"
 ) -> pl.Expr:
     """Averaged F-beta of one slice from its class counts."""
-    beta2 = beta * beta
-    return averaged((1 + beta2) * tp, beta2 * support + predicted, support, average)
+    return averaged(*fscore_terms(tp, support, predicted, beta), support, average)
 
 
 def frame(

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from sqlmetrics.metrics.multiclass._classes import AVERAGE, COUNTS, Frame, averaged, per_slice
+from sqlmetrics.metrics.multiclass._classes import AVERAGE, COUNTS, Frame, averaged, per_slice, recall_terms
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -22,9 +22,12 @@ SPEC = Metric(
 )
 
 
+PER_CLASS = "recall"  # its column of per_class_scores
+
+
 def from_class_counts(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, *, average: str = "macro") -> pl.Expr:
     """Averaged recall of one slice from its class counts."""
-    return averaged(tp, support, support, average)
+    return averaged(*recall_terms(tp, support, predicted), support, average)
 
 
 def frame(
