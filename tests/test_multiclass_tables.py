@@ -150,3 +150,15 @@ def test_bad_weights_and_types_are_errors_as_in_evaluate(engine):
 def test_api_examples_run():
     result = doctest.testmod(sqlmetrics.api, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 3 and result.failed == 0
+
+
+def test_classes_keep_their_types_and_compare_by_value(engine):
+    # integer labels and float predictions: 2 == 2.0; cells (1, 1.0) (2, 1.0) (2, 2.0);
+    # class 1: support 1, precision 1/2 (two predicted 1.0); class 2: support 2, precision 1/1
+    frame = pl.DataFrame({"label": [1, 2, 2], "prediction": [1.0, 2.0, 1.0]})
+    matrix = sm.confusion_matrix(frame, **ROLES, engine=engine)
+    assert (matrix.schema["label"], matrix.schema["prediction"]) == (pl.Int64, pl.Float64)
+    assert matrix.rows() == [(1, 1.0, 1), (2, 1.0, 1), (2, 2.0, 1)]
+    per_class = sm.per_class(frame, ["precision"], **ROLES, engine=engine)
+    assert per_class.schema["class"] == pl.Float64  # the common type, as SQL's UNION gives it
+    assert per_class.rows() == [(1.0, 1.0, 0.5), (2.0, 2.0, 1.0)]

@@ -27,7 +27,6 @@ from sqlmetrics.metrics.multiclass._classes import (
     COUNTS,
     class_confusion,
     class_counts,
-    class_dtype,
     per_class_scores,
 )
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
@@ -118,11 +117,10 @@ def _checked_base(binding: Binding, source: Any, judgments: Any = None) -> tuple
     """The source's rows under canonical names, ``base`` (collected) once the input rules
     hold, and the judgments (None without)."""
     lf = polars_source(source)
-    schema = lf.collect_schema()
-    check_schema(binding, {name: str(dtype) for name, dtype in schema.items()})
+    check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
     judged = None if judgments is None else _judgments(binding, judgments)
     checks = checks_for(binding.calls, binding.weight is not None)
-    rows = _input(binding, lf, schema, judged)
+    rows = _input(binding, lf, judged)
     keys = _base_keys(binding)
     base = _base(binding, rows, checks, keys).collect(engine="streaming")
     raise_failed(base, rows, checks, keys, binding.role_columns)
@@ -158,10 +156,10 @@ def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:
     )
 
 
-def _input(binding: Binding, lf: pl.LazyFrame, schema: pl.Schema, judged: pl.LazyFrame | None) -> pl.LazyFrame:
+def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFrame:
     """The source under canonical names; ``w`` is NULL for an excluded row (see compose).
     A run takes each row's label from the judgments (0 when unjudged). The true and
-    predicted classes share one type (``class_dtype``), so that they compare and union."""
+    predicted classes keep their types (check_schema made sure they compare)."""
     roles = binding.roles
     slices = [pl.col(c).alias(s) for s, c in zip(binding.slices, binding.by)] or [pl.lit(0, pl.Int32).alias("slice_0")]
     weight = pl.col(roles["weight"]).cast(pl.Float64) if "weight" in roles else pl.lit(1.0)
@@ -174,7 +172,7 @@ def _input(binding: Binding, lf: pl.LazyFrame, schema: pl.Schema, judged: pl.Laz
             else []
         ),
         *([pl.col(roles["score"]).cast(pl.Float64).alias("score")] if "score" in roles else []),
-        *(_classes(binding, schema) if binding.multiclass else []),
+        *(_classes(binding) if binding.multiclass else []),
         weight.alias("weight"),
         pl.when(excluded).then(None).otherwise(weight).alias("w"),
     ]
@@ -189,11 +187,12 @@ def _input(binding: Binding, lf: pl.LazyFrame, schema: pl.Schema, judged: pl.Laz
     return rows.join(labels, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
 
 
-def _classes(binding: Binding, schema: pl.Schema) -> list[pl.Expr]:
-    """``true_class`` and ``predicted_class``: the label and prediction in a common type."""
-    label, prediction = binding.roles["label"], binding.roles["prediction"]
-    dtype = class_dtype(schema[label], schema[prediction], (label, prediction))
-    return [pl.col(label).cast(dtype).alias("true_class"), pl.col(prediction).cast(dtype).alias("predicted_class")]
+def _classes(binding: Binding) -> list[pl.Expr]:
+    """``true_class`` and ``predicted_class``: the label and the prediction, never cast."""
+    return [
+        pl.col(binding.roles["label"]).alias("true_class"),
+        pl.col(binding.roles["prediction"]).alias("predicted_class"),
+    ]
 
 
 def _lists(binding: Binding, used_rows: pl.LazyFrame, judged: pl.LazyFrame | None, by: list[str]) -> Lists:

@@ -14,7 +14,9 @@ predicted class are this class), ``support`` (weight of rows of this true class)
 The per-class metrics (precision, recall, F-scores) also name their column of
 ``per_class_scores`` (``PER_CLASS``), which ``sm.per_class`` reports class by class.
 
-Classes are compared as they are: numbers (and booleans) by value, strings as strings.
+Classes are compared as they are, never cast: numbers (and booleans) by value, strings
+as strings; where the label's and the prediction's types differ (Int64 and Float64),
+the class column of the counts takes their common supertype, as in SQL's UNION.
 """
 
 from __future__ import annotations
@@ -43,16 +45,6 @@ CLASS_KEYS = ["true_class", "predicted_class"]
 COUNTS = (pl.col("tp"), pl.col("support"), pl.col("predicted"))
 
 
-def class_dtype(label: pl.DataType, prediction: pl.DataType, columns: tuple[str, str]) -> pl.DataType:
-    """The type both class columns are compared in: String for strings (categoricals
-    included), else the numbers' common supertype (a boolean compares as 0/1). An error
-    naming both columns when one holds strings and the other numbers."""
-    if check_classes(columns[0], str(label), columns[1], str(prediction)) == "text":
-        return pl.String
-    both = [pl.LazyFrame(schema={"class": label}), pl.LazyFrame(schema={"class": prediction})]
-    return pl.concat(both, how="vertical_relaxed").collect_schema()["class"]
-
-
 def class_confusion(groups: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
     """The confusion matrix of each slice (the SQL ``class_confusion``): rows or groups
     with ``true_class``, ``predicted_class``, ``n`` used rows and their weight ``w``,
@@ -67,7 +59,8 @@ def class_counts(confusion: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
     correct = pl.when(pl.col("true_class") == pl.col("predicted_class")).then(w).otherwise(zero)
     truths = confusion.select(*by, pl.col("true_class").alias("class"), tp=correct, support=w, predicted=zero)
     predictions = confusion.select(*by, pl.col("predicted_class").alias("class"), tp=zero, support=zero, predicted=w)
-    return pl.concat([truths, predictions]).group_by([*by, "class"]).agg(pl.col("tp", "support", "predicted").sum())
+    sides = pl.concat([truths, predictions], how="vertical_relaxed")
+    return sides.group_by([*by, "class"]).agg(pl.col("tp", "support", "predicted").sum())
 
 
 def precision_terms(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -128,11 +121,11 @@ def per_slice(
     """``metric`` (an aggregation over class counts) for every slice of ``by`` of
     ``data``: rows with a NULL label, prediction or weight are left out first."""
     schema = data.collect_schema()
-    dtype = class_dtype(schema[label], schema[prediction], (label, prediction))
+    check_classes(label, str(schema[label]), prediction, str(schema[prediction]))
     rows = data.filter(*(pl.col(c).is_not_null() for c in (label, prediction, weight) if c is not None)).select(
         *by,
-        pl.col(label).cast(dtype).alias("true_class"),
-        pl.col(prediction).cast(dtype).alias("predicted_class"),
+        pl.col(label).alias("true_class"),
+        pl.col(prediction).alias("predicted_class"),
         n=pl.lit(1, pl.Int64),
         w=pl.lit(1.0) if weight is None else pl.col(weight).cast(pl.Float64),
     )
