@@ -19,6 +19,7 @@ from sklearn import metrics as skm
 from sklearn.exceptions import UndefinedMetricWarning
 
 import sqlmetrics as sm
+import sqlmetrics.polars as smp
 from sqlmetrics import cli
 from sqlmetrics.registry import resolve
 
@@ -222,8 +223,6 @@ def test_slicing_equals_filtering(frame, engine):
 @given(frame=class_predictions())
 def test_public_frame_functions_equal_evaluate(frame):
     """``smp.multiclass_f1(frame, ...)`` and the others give evaluate's numbers per slice."""
-    import sqlmetrics.polars as smp
-
     evaluated = evaluate(frame, weight="weight", by="slice")
     for call in CALLS:
         function = getattr(smp, call.spec.name)
