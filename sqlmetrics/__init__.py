@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from sqlmetrics.api import evaluate, to_sql
+from sqlmetrics.api import confusion_matrix, evaluate, per_class, to_sql
 from sqlmetrics.curves import calibration_curve, curve_sql, pr_curve, roc_curve
 from sqlmetrics.errors import (
     ColumnNotFoundError,
@@ -37,9 +37,11 @@ __all__ = [
     "SqlMetricsError",
     "UnknownMetricError",
     "calibration_curve",
+    "confusion_matrix",
     "curve_sql",
     "evaluate",
     "metric",
+    "per_class",
     "pr_curve",
     "read_trec_qrels",
     "read_trec_run",

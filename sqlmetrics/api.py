@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import duckdb
 import polars as pl
 
-from sqlmetrics.binding import bind
-from sqlmetrics.compose import compose
+from sqlmetrics.binding import Binding, bind
+from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
 from sqlmetrics.engines import duckdb_engine, polars_engine
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.registry import resolve
@@ -27,7 +27,8 @@ def evaluate(
     metrics: Metrics,
     *,
     label: str = "label",
-    score: str = "score",
+    score: str | None = None,
+    prediction: str | None = None,
     query: str | None = None,
     item: str | None = None,
     weight: str | None = None,
@@ -42,8 +43,13 @@ def evaluate(
     pyarrow Table, or the name of a table or view in ``con`` (a DuckDB connection).
     ``metrics`` are names (``"auc"``, ``"gauc"``) or calls with parameters
     (``sm.fbeta(beta=2)``, ``sm.metric("precision", threshold=0.3)``).
-    ``label``, ``score``, ``query`` (the list of a ranking metric, the group of gauc),
-    ``item``, ``weight`` and ``by`` name the source's columns. Ranking metrics
+    ``label``, ``score`` (default: the column ``score``, when a metric reads a score),
+    ``prediction`` (the predicted class), ``query`` (the list of a ranking metric, the
+    group of gauc), ``item``, ``weight`` and ``by`` name the source's columns. With
+    ``prediction`` bound, the names ``"accuracy"``, ``"precision"``, ``"recall"``,
+    ``"f1"``, ``"fbeta"`` and ``"mcc"`` mean the multi-class metrics
+    (``multiclass_f1``, ...), which compare the prediction with the label as classes
+    (numbers, strings or booleans); their columns keep the plain names. Ranking metrics
     (``"ndcg@10"``, ``"mrr"``, ...) read either an impressions log (``label`` is each
     row's graded relevance) or, with ``judgments``, a run: ``source`` then holds
     ``query``, ``item`` and ``score``, and ``judgments`` (any kind of source) holds
@@ -51,10 +57,11 @@ def evaluate(
     and judged items missing from the run still count in ideal DCG, recall and MAP.
 
     The result has the slice columns (sorted, NULL last), ``n_rows`` (rows used),
-    ``n_excluded`` (rows with a NULL label, score, weight, query or, for ranking metrics,
-    item, left out), then each metric's columns (see ``MetricCall.label``). ``engine="duckdb"`` runs the one SQL
-    statement that ``to_sql`` returns; ``engine="polars"`` computes the same plan with the
-    polars expressions; both give the same numbers.
+    ``n_excluded`` (rows with a NULL label, score, prediction, weight, query or, for
+    ranking metrics, item, left out), then each metric's columns (see
+    ``MetricCall.label``). ``engine="duckdb"`` runs the one SQL statement that ``to_sql``
+    returns; ``engine="polars"`` computes the same plan with the polars expressions; both
+    give the same numbers.
 
     >>> import polars as pl, sqlmetrics as sm
     >>> df = pl.DataFrame({"click": [0, 1, 1, 0, 0, 1, 1],
@@ -63,9 +70,10 @@ def evaluate(
     (7, 0.8333333333333334)
     """
     binding = bind(
-        resolve(metrics),
+        resolve(metrics, multiclass=prediction is not None),
         label=label,
         score=score,
+        prediction=prediction,
         query=query,
         weight=weight,
         by=by,
@@ -84,7 +92,8 @@ def to_sql(
     *,
     source: Any,
     label: str = "label",
-    score: str = "score",
+    score: str | None = None,
+    prediction: str | None = None,
     query: str | None = None,
     item: str | None = None,
     weight: str | None = None,
@@ -103,9 +112,10 @@ def to_sql(
     if dialect not in DIALECTS:
         raise InvalidParameterError(f"dialect must be one of {', '.join(map(repr, DIALECTS))}, got {dialect!r}")
     binding = bind(
-        resolve(metrics),
+        resolve(metrics, multiclass=prediction is not None),
         label=label,
         score=score,
+        prediction=prediction,
         query=query,
         weight=weight,
         by=by,
@@ -114,3 +124,103 @@ def to_sql(
     )
     judged = None if judgments is None else source_sql(judgments, check_paths=False, view=JUDGMENTS_VIEW)
     return compose(binding, source_sql(source, check_paths=False), judged)
+
+
+def confusion_matrix(
+    source: Any,
+    *,
+    label: str = "label",
+    prediction: str,
+    weight: str | None = None,
+    by: str | Sequence[str] | None = None,
+    engine: str = "duckdb",
+    con: duckdb.DuckDBPyConnection | None = None,
+) -> pl.DataFrame:
+    """The confusion matrix of every slice of ``by``, long: the slice columns, ``label``
+    (true class), ``prediction`` (predicted class), ``n`` (rows) and, with ``weight``, the
+    summed ``weight``; one row per pair of classes that occurs in the used rows (pairs
+    that never occur are absent, not 0), sorted by slice, label and prediction.
+
+    The sources, the NULL rule (a row with a NULL label, prediction or weight is left
+    out) and the weight rules are ``evaluate``'s; the DuckDB engine runs the steps
+    ``base`` and ``class_confusion`` that the multi-class metrics read.
+
+    >>> import polars as pl, sqlmetrics as sm
+    >>> df = pl.DataFrame({"y": ["cat", "dog", "cat", "dog"], "y_hat": ["cat", "cat", "cat", "dog"]})
+    >>> sm.confusion_matrix(df, label="y", prediction="y_hat").rows()
+    [('cat', 'cat', 2), ('dog', 'cat', 1), ('dog', 'dog', 1)]
+    """
+    binding = _class_table_binding([], label, prediction, weight, by, ("label", "prediction", "n", "weight"))
+    return _run_class_table(binding, source, engine, con, compose_confusion_matrix, polars_engine.confusion_matrix)
+
+
+def per_class(
+    source: Any,
+    metrics: Metrics,
+    *,
+    label: str = "label",
+    prediction: str,
+    weight: str | None = None,
+    by: str | Sequence[str] | None = None,
+    engine: str = "duckdb",
+    con: duckdb.DuckDBPyConnection | None = None,
+) -> pl.DataFrame:
+    """Precision, recall, F1 or F-beta of each class: one row per slice of ``by`` and
+    class present in it (as a label or a prediction), with the slice columns, ``class``,
+    ``support`` (the class's summed true weight; its rows without weights) and one column
+    per metric, sorted by slice and class; scikit-learn's
+    ``precision_recall_fscore_support(average=None, zero_division=np.nan)``, NULL for
+    its NaN.
+
+    ``metrics`` are ``"precision"``, ``"recall"``, ``"f1"``, ``"fbeta"`` or calls such as
+    ``sm.multiclass_fbeta(beta=2)`` (column ``fbeta_beta_2``), without ``average``.
+
+    >>> import polars as pl, sqlmetrics as sm
+    >>> df = pl.DataFrame({"y": ["cat", "dog", "cat", "dog"], "y_hat": ["cat", "cat", "cat", "dog"]})
+    >>> # cat: 2 of 3 predictions right, both cats found; dog: 1 of 1 right, 1 of 2 found
+    >>> sm.per_class(df, ["precision", "recall"], label="y", prediction="y_hat").rows()
+    [('cat', 2.0, 0.6666666666666666, 1.0), ('dog', 2.0, 1.0, 0.5)]
+    """
+    calls = resolve(metrics, multiclass=True)
+    without = [repr(call) for call in calls if not hasattr(call.spec.module, "PER_CLASS")]
+    if without:
+        raise InvalidParameterError(
+            f"{', '.join(without)} has no per-class value: per_class reports precision, recall, f1 and fbeta"
+        )
+    averaged = [repr(call) for call in calls if call.kwargs.get("average", "macro") != "macro"]
+    if averaged:
+        raise InvalidParameterError(f"{', '.join(averaged)}: per_class reports each class's value, drop average=")
+    columns = ("class", "support", *(call.label for call in calls))
+    binding = _class_table_binding(calls, label, prediction, weight, by, columns)
+    return _run_class_table(binding, source, engine, con, compose_per_class, polars_engine.per_class)
+
+
+def _class_table_binding(
+    calls: list[MetricCall],
+    label: str,
+    prediction: str,
+    weight: str | None,
+    by: str | Sequence[str] | None,
+    columns: Sequence[str],
+) -> Binding:
+    """The binding of a table of classes, whose slices must not be named like its columns."""
+    binding = bind(calls, label=label, score=None, query=None, weight=weight, by=by, prediction=prediction)
+    clashes = sorted(set(binding.by) & set(columns))
+    if clashes:
+        raise InvalidParameterError(f"slice column(s) {clashes} clash with result columns of the same name")
+    return binding
+
+
+def _run_class_table(
+    binding: Binding,
+    source: Any,
+    engine: str,
+    con: duckdb.DuckDBPyConnection | None,
+    statement: Callable[[Binding, str], str],
+    polars_table: Callable[[Binding, Any], pl.DataFrame],
+) -> pl.DataFrame:
+    if engine == "duckdb":
+        return duckdb_engine.run(binding, source, con, composer=lambda b, from_sql, _: statement(b, from_sql))
+    if engine == "polars":
+        return polars_table(binding, source)
+    raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")

@@ -9,6 +9,7 @@ from sqlmetrics.errors import ColumnNotFoundError, InvalidParameterError, SqlMet
 from sqlmetrics.spec import MetricCall
 
 NUMERIC_TYPE_WORDS = ("int", "float", "double", "decimal", "real", "numeric", "bool")
+TEXT_TYPE_WORDS = ("varchar", "string", "utf8", "char", "text", "categorical", "enum")
 
 
 def is_numeric_type(type_name: str) -> bool:
@@ -17,18 +18,45 @@ def is_numeric_type(type_name: str) -> bool:
     return not kind.startswith("interval") and any(word in kind for word in NUMERIC_TYPE_WORDS)
 
 
+def class_kind(type_name: str) -> str | None:
+    """What a class column holds: ``number`` (numbers and booleans, compared by value),
+    ``text`` (strings, categoricals, enums), or None for a type that cannot be a class."""
+    if is_numeric_type(type_name):
+        return "number"
+    return "text" if any(word in type_name.lower() for word in TEXT_TYPE_WORDS) else None
+
+
+def check_classes(label: str, label_type: str, prediction: str, prediction_type: str) -> str:
+    """The kind of class shared by the label and prediction columns (see ``class_kind``),
+    or an error naming both columns and their types."""
+    kinds = []
+    for role, column, type_name in (("label", label, label_type), ("prediction", prediction, prediction_type)):
+        kinds.append(class_kind(type_name))
+        if kinds[-1] is None:
+            raise SqlMetricsError(
+                f"{role} column {column!r} has type {type_name}; a class must be a number, string or boolean"
+            )
+    if kinds[0] != kinds[1]:
+        raise SqlMetricsError(
+            f"label column {label!r} ({label_type}) and prediction column {prediction!r} ({prediction_type}) "
+            "cannot be compared: classes must be numbers (or booleans) in both or strings in both"
+        )
+    return kinds[0]
+
+
 @dataclass(frozen=True)
 class Binding:
     """The user's column for each role, the slice columns, and the metrics to compute."""
 
     calls: tuple[MetricCall, ...]
     label: str
-    score: str
+    score: str | None  # None: no metric reads a score and none was bound
     query: str | None = None
     weight: str | None = None
     by: tuple[str, ...] = ()
     item: str | None = None
     judgments: bool = False  # the label is read from separate judgments, joined by (query, item)
+    prediction: str | None = None  # the predicted class, for multi-class metrics
 
     @property
     def needs_query(self) -> bool:
@@ -37,6 +65,17 @@ class Binding:
     @property
     def ranking(self) -> bool:
         return any(call.spec.family == "ranking" for call in self.calls)
+
+    @property
+    def multiclass(self) -> bool:
+        """Whether the call compares classes (the label as it is with the prediction):
+        binding a prediction column means it (``sm.confusion_matrix`` has no metric)."""
+        return self.prediction is not None
+
+    @property
+    def numeric_label(self) -> bool:
+        """Whether a metric reads the label as a number (binary, relevance, regression)."""
+        return any(call.spec.label_domain != "class" for call in self.calls)
 
     @property
     def slices(self) -> tuple[str, ...]:
@@ -52,6 +91,7 @@ class Binding:
         bound = {
             "label": None if self.judgments else self.label,
             "score": self.score,
+            "prediction": self.prediction,
             "query": self.query,
             "item": self.item if self.ranking else None,
             "weight": self.weight,
@@ -79,19 +119,31 @@ def bind(
     calls: Sequence[MetricCall],
     *,
     label: str,
-    score: str,
+    score: str | None,
     query: str | None,
     weight: str | None,
     by: str | Sequence[str] | None,
     item: str | None = None,
     judgments: bool = False,
+    prediction: str | None = None,
 ) -> Binding:
-    """Check that the roles the metrics need are bound and that names do not collide."""
+    """Check that the roles the metrics need are bound and that names do not collide.
+
+    ``score=None`` binds the column ``score`` when a metric reads a score, and no score
+    otherwise (multi-class metrics read the prediction instead)."""
     slices = (by,) if isinstance(by, str) else tuple(by or ())
-    binding = Binding(tuple(calls), label, score, query, weight, slices, item, judgments)
+    if score is None and any("score" in call.spec.needs for call in calls):
+        score = "score"
+    binding = Binding(tuple(calls), label, score, query, weight, slices, item, judgments, prediction)
     if binding.needs_query and query is None:
         needing = ", ".join(c.label for c in calls if "query" in c.spec.needs)
         raise InvalidParameterError(f"{needing} averages over queries: pass query=<the user/request/query id column>")
+    needing = ", ".join(c.spec.name for c in calls if "prediction" in c.spec.needs)
+    if prediction is None and needing:
+        raise InvalidParameterError(
+            f"{needing}: a multi-class metric compares the predicted class with the label: "
+            "pass prediction=<the predicted class column>"
+        )
     _check_ranking_roles(binding)
     if len(set(slices)) != len(slices):
         raise InvalidParameterError(f"by lists a column twice: {list(slices)}")
@@ -126,8 +178,9 @@ def _check_ranking_roles(binding: Binding) -> None:
 
 
 def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool = False) -> None:
-    """Raise for a bound column the source (or the judgments) lacks, or a label, score or
-    weight that is not numeric.
+    """Raise for a bound column the source (or the judgments) lacks, a score or weight
+    that is not numeric, a label that is not numeric where a metric reads it as a number,
+    or label and prediction columns whose classes cannot be compared.
 
     ``schema`` maps column names to type names (DuckDB's or polars' spelling).
     """
@@ -135,9 +188,12 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
         columns, where = list(binding.judgment_roles.items()), "the judgments have"
     else:
         columns, where = [*binding.roles.items(), *(("by", c) for c in binding.by)], "the source has"
+    numeric = ("label", "score", "weight") if binding.numeric_label else ("score", "weight")
     for role, column in columns:
         if column not in schema:
             available = ", ".join(schema) or "none"
             raise ColumnNotFoundError(f"{role} column {column!r} not found; {where}: {available}")
-        if role in ("label", "score", "weight") and not is_numeric_type(schema[column]):
+        if role in numeric and not is_numeric_type(schema[column]):
             raise SqlMetricsError(f"{role} column {column!r} has type {schema[column]}; expected a number or boolean")
+    if binding.multiclass and not judgments:
+        check_classes(binding.label, schema[binding.label], binding.prediction, schema[binding.prediction])

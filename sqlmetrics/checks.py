@@ -70,7 +70,11 @@ WEIGHT_VALID = Check(
 
 
 def checks_for(calls: Sequence[MetricCall], weighted: bool) -> list[tuple[Check, str]]:
-    """The rules the call's metrics need, each with the metrics that need it (for the message)."""
+    """The rules the call's metrics need, each with the metrics that need it (for the message).
+    A class label (multi-class metrics) has no rule: any value is a class."""
+
+    def reads_score(call: MetricCall) -> bool:
+        return "score" in call.spec.needs
 
     def needing(predicate: Callable[[MetricCall], bool]) -> str:
         return ", ".join(c.label for c in calls if predicate(c))
@@ -79,7 +83,7 @@ def checks_for(calls: Sequence[MetricCall], weighted: bool) -> list[tuple[Check,
         (LABEL_BINARY, needing(lambda c: c.spec.label_domain == "binary")),
         (LABEL_RELEVANCE, needing(lambda c: c.spec.label_domain == "relevance")),
         (LABEL_FINITE, needing(lambda c: c.spec.label_domain == "real")),
-        (SCORE_NOT_NAN, "every metric"),
+        (SCORE_NOT_NAN, "every metric" if calls and all(map(reads_score, calls)) else needing(reads_score)),
         (SCORE_FINITE, needing(lambda c: c.spec.score_domain in ("finite", "probability"))),
         (SCORE_PROBABILITY, needing(lambda c: c.spec.score_domain == "probability")),
         (WEIGHT_VALID, "weights" if weighted else ""),

@@ -9,6 +9,7 @@ Usage examples (quote globs so the shell leaves them to sqlmetrics)::
     sqlmetrics eval 'logs/*.parquet' --metrics ndcg@10,mrr,map,hit_rate@10 \
         --label click --score pctr --query request_id --by model_version
     sqlmetrics eval run.txt --judgments qrels.txt --trec --metrics 'ndcg@10:gain=linear:ties=item,map'
+    sqlmetrics eval preds.parquet --metrics accuracy,f1:average=weighted,mcc --label y --prediction y_hat
     sqlmetrics metrics
     sqlmetrics sql 'logs/*.parquet' --metrics auc,gauc:weighting=uniform --query user_id
     sqlmetrics curve roc 'logs/*.parquet' --label click --score pctr --by date --max-points 500 \
@@ -18,7 +19,9 @@ Usage examples (quote globs so the shell leaves them to sqlmetrics)::
 Metric specs in ``--metrics`` are comma separated; each is ``NAME[@K][:PARAM=VALUE]...``:
 ``fbeta:beta=2``, ``precision:threshold=0.3``, ``fbeta:beta=0.5:threshold=0.7``,
 ``gauc:weighting=uniform``, ``ndcg@10``. A value is read as an int, else a float, else
-a string. ``sqlmetrics metrics`` lists every metric with its parameters.
+a string. ``sqlmetrics metrics`` lists every metric with its parameters. With
+``--prediction`` (the predicted class column), ``accuracy``, ``precision``, ``recall``,
+``f1``, ``fbeta`` and ``mcc`` are the multi-class metrics (``multiclass_f1``, ...).
 
 Ranking metrics read an impressions log (``--label`` is the graded relevance) or a run
 with ``--judgments PATH`` (Parquet with the ``--query``, ``--item`` and ``--label``
@@ -53,6 +56,7 @@ import polars as pl
 import sqlmetrics
 from sqlmetrics.api import DIALECTS, ENGINES
 from sqlmetrics.errors import SqlMetricsError
+from sqlmetrics.registry import routed
 from sqlmetrics.spec import Metric, MetricCall, Param
 
 PROG = "sqlmetrics"
@@ -198,7 +202,10 @@ def _binding_options() -> argparse.ArgumentParser:
         help="comma separated metric specs (see below)",
     )
     options.add_argument("--label", default="label", help="truth column (default: %(default)s)")
-    options.add_argument("--score", default="score", help="prediction column (default: %(default)s)")
+    options.add_argument("--score", help="score column (default: score, when a metric reads a score)")
+    options.add_argument(
+        "--prediction", help="predicted class column: accuracy, precision, recall, f1, fbeta, mcc become multi-class"
+    )
     options.add_argument("--query", help="group column for gauc and ranking metrics (user, request, query id)")
     options.add_argument("--item", help="item/document id column (ranking metrics)")
     options.add_argument("--weight", help="non-negative sample weight column")
@@ -225,8 +232,10 @@ def _binding_options() -> argparse.ArgumentParser:
 # --- the commands -------------------------------------------------------------------
 
 
-def metric_calls(specs: Sequence[tuple[str, dict[str, Any]]]) -> list[MetricCall]:
-    return [sqlmetrics.metric(name, **params) for name, params in specs]
+def metric_calls(specs: Sequence[tuple[str, dict[str, Any]]], multiclass: bool) -> list[MetricCall]:
+    """The metric specs as calls; with a prediction column (``multiclass``) plain names
+    such as ``f1`` mean the multi-class metrics."""
+    return [sqlmetrics.metric(routed(name, multiclass), **params) for name, params in specs]
 
 
 def binding_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -235,7 +244,7 @@ def binding_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     columns = {"label": args.label, "score": args.score, "query": args.query, "item": args.item}
     if args.trec:
         columns = {"label": "relevance", "score": "score", "query": "query", "item": "item"}
-    return {**columns, "weight": args.weight, "by": args.by}
+    return {**columns, "prediction": args.prediction, "weight": args.weight, "by": args.by}
 
 
 def read_sources(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -251,7 +260,7 @@ def read_sources(args: argparse.Namespace) -> tuple[Any, Any]:
 def run_eval(args: argparse.Namespace) -> None:
     if args.format == "parquet" and args.output is None:
         raise UsageError("--format parquet writes a binary file: pass --output PATH")
-    calls = metric_calls(args.metrics)
+    calls = metric_calls(args.metrics, args.prediction is not None)
     source, judgments = read_sources(args)
     kwargs = {**binding_kwargs(args), "judgments": judgments}
     if args.engine == "duckdb":
@@ -325,7 +334,11 @@ def align(rows: Sequence[Sequence[str]]) -> str:
 def run_sql(args: argparse.Namespace) -> None:
     source, judgments = (args.source, args.judgments) if not args.trec else read_sources(args)
     statement = sqlmetrics.to_sql(
-        metric_calls(args.metrics), source=source, judgments=judgments, dialect=args.dialect, **binding_kwargs(args)
+        metric_calls(args.metrics, args.prediction is not None),
+        source=source,
+        judgments=judgments,
+        dialect=args.dialect,
+        **binding_kwargs(args),
     )
     sys.stdout.write(statement.rstrip("\n") + "\n")
 

@@ -4,17 +4,20 @@ The statement is a chain of CTEs:
 
 ``judgments``   (a run with judgments) the judgments under canonical names;
 ``input``       the only place user column names appear (quoted): slices, label, score,
-                weight, query, item under canonical names, and ``w``: the weight of a
-                used row, NULL for a row with a NULL in a bound column (a run takes its
-                labels from the judgments);
+                weight, query, item under canonical names, ``true_class`` and
+                ``predicted_class`` (the label and prediction as they are, for multi-class
+                metrics), and ``w``: the weight of a used row, NULL for a row with a NULL
+                in a bound column (a run takes its labels from the judgments);
 ``base``        the one aggregation over the source: one row per slice, distinct score
-                (when a metric reads the score histogram) and label with its weight,
-                row counts and bad-row counters (materialized: everything else reads it);
+                (when a metric reads the score histogram), label and (for multi-class
+                metrics) pair of true and predicted class, with its weight, row counts and
+                bad-row counters (materialized: everything else reads it);
 ``checks``      the input rules of ``checks.py``, raising ``error()`` on bad data;
 ``row_counts``  n_rows and n_excluded per slice, the spine of the result;
 ranking         ``ideal_rows`` (every list's judged items), ``list_floors`` (per list, the
                 lowest score a metric reads), ``run_checks`` (judgments and run rules);
-intermediates   ``score_hist``, ``confusion``, ``residuals`` (from base), ``query_rows``
+intermediates   ``score_hist``, ``confusion``, ``residuals``, ``class_confusion``,
+                ``class_counts`` (from base), ``query_rows``
                 (the used rows of the source, for metrics that sort within queries), ``ranked``,
                 ``judged``, ``positions`` (ranking): rendered once each, only if a metric
                 reads them;
@@ -78,18 +81,26 @@ INTERMEDIATES = {
     "judged": Intermediate("intermediates/judged.sql"),
     "positions": Intermediate("intermediates/positions.sql", after=("ranked", "judged")),
     "residuals": Intermediate("intermediates/residuals.sql", base_aggregates=RESIDUAL_SUMS),
+    "class_confusion": Intermediate("intermediates/class_confusion.sql"),
+    "class_counts": Intermediate("intermediates/class_counts.sql", after=("class_confusion",)),
 }
+
+# base's keys for multi-class metrics: the confusion matrix is base summed per slice.
+CLASS_KEYS = ("true_class", "predicted_class")
 
 
 def base_keys(binding: Binding) -> tuple[str, ...]:
     """base's grouping keys besides the slices; rules on them are checked on base's
     groups. The score is a key only when a metric reads the score histogram: grouping
     by nearly distinct scores is the costliest part of base. The label is a key unless a
-    metric takes any number as label (a regression target): then base is one row per
-    slice."""
+    metric takes any number as label (a regression target) or no metric reads it as a
+    number: then base is one row per slice. Multi-class metrics add the true and the
+    predicted class, so that base holds the confusion matrix."""
+    classes = CLASS_KEYS if binding.multiclass else ()
     if any(_reads("score_hist", call.spec.intermediates) for call in binding.calls):
-        return ("score", "label")
-    return () if any(call.spec.label_domain == "real" for call in binding.calls) else ("label",)
+        return ("score", "label", *classes)
+    real = any(call.spec.label_domain == "real" for call in binding.calls)
+    return (*(("label",) if binding.numeric_label and not real else ()), *classes)
 
 
 def quote(name: str) -> str:
@@ -151,11 +162,18 @@ def _input_sql(binding: Binding, source_sql: str) -> str:
     roles = binding.roles
     weight = f"CAST({quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
     excluded = " OR ".join(f"{quote(column)} IS NULL" for column in roles.values())
-    label = [] if binding.judgments else [f"CAST({quote(roles['label'])} AS DOUBLE) AS label"]
+    label = [f"CAST({quote(roles['label'])} AS DOUBLE) AS label"] if binding.numeric_label and "label" in roles else []
+    score = [f"CAST({quote(roles['score'])} AS DOUBLE) AS score"] if "score" in roles else []
+    classes = (
+        [f"{quote(roles['label'])} AS true_class", f"{quote(roles['prediction'])} AS predicted_class"]
+        if binding.multiclass
+        else []
+    )
     columns = [
         *slices,
         *label,
-        f"CAST({quote(roles['score'])} AS DOUBLE) AS score",
+        *score,
+        *classes,  # never cast: classes may be strings
         *([f"{weight} AS weight"] if "weight" in roles else []),  # read only by the weight check
         f"CASE WHEN {excluded} THEN NULL ELSE {weight} END AS w",
     ]
@@ -295,6 +313,8 @@ def _checks_sql(binding: Binding) -> str:
             f" || CAST({example} AS VARCHAR)"
         )
         cases.append(f"    WHEN {count} > 0 THEN error({message})")
+    if not cases:  # multi-class metrics without weights: no rule to check
+        return "SELECT NULL AS failure"
     return "SELECT CASE\n" + "\n".join(cases) + "\n  END AS failure\nFROM base"
 
 
@@ -368,3 +388,61 @@ def _final_select(binding: Binding) -> str:
 
 def _indent(sql: str, prefix: str = "  ") -> str:
     return "\n".join(prefix + line if line else line for line in sql.splitlines())
+
+
+# --- tables of classes: sm.confusion_matrix and sm.per_class ---------------------------
+
+
+def _class_steps(binding: Binding, source_sql: str) -> dict[str, str]:
+    """input, base and its checks, class_confusion and class_counts: the steps every
+    table of classes reads (binding has a prediction and no metric that reads more)."""
+    by = ", ".join(binding.slices)
+    ctes = {"input": _input_sql(binding, source_sql), "base": _base_sql(binding), "checks": _checks_sql(binding)}
+    for name in ("class_confusion", "class_counts"):
+        ctes[name] = templates.render(INTERMEDIATES[name].template, {"by": by}, binding.slices)
+    return ctes
+
+
+def _user_slices(binding: Binding, relation: str) -> list[str]:
+    return [f"{relation}.{s} AS {quote(user)}" for s, user in zip(binding.slices, binding.by)]
+
+
+def compose_confusion_matrix(binding: Binding, source_sql: str) -> str:
+    """``sm.confusion_matrix``: per slice, one row per pair of true and predicted class
+    that occurs in the used rows, with its rows ``n`` and (weighted) its ``weight``."""
+    columns = [*_user_slices(binding, "c"), "c.true_class AS label", "c.predicted_class AS prediction", "c.n"]
+    if binding.weight is not None:
+        columns.append("c.w AS weight")
+    order = [*(f"c.{s}" for s in binding.slices if binding.by), "c.true_class", "c.predicted_class"]
+    select = (
+        f"SELECT {', '.join(columns)}\nFROM class_confusion AS c\nCROSS JOIN checks\n"
+        f"WHERE checks.failure IS NULL\nORDER BY {', '.join(order)}"
+    )
+    return statement(_class_steps(binding, source_sql), select)
+
+
+def compose_per_class(binding: Binding, source_sql: str) -> str:
+    """``sm.per_class``: per slice and class, the support and each metric's per-class
+    value (the column of ``sql/multiclass/per_class.sql`` its module names), one
+    ``per_class_<i>`` step per F-score β in use, joined by slice and class."""
+    ctes = _class_steps(binding, source_sql)
+    betas = sorted({call.kwargs.get("beta", 1.0) for call in binding.calls})
+    for i, beta in enumerate(betas):
+        values = {"by": ", ".join(binding.slices), "beta": templates.literal(beta)}
+        ctes[f"per_class_{i}"] = templates.render("multiclass/per_class.sql", values, binding.slices)
+    columns = [*_user_slices(binding, "p0"), "p0.class AS class", "p0.support"]
+    columns += [
+        f"p{betas.index(call.kwargs.get('beta', 1.0))}.{call.spec.module.PER_CLASS} AS {call.label}"
+        for call in binding.calls
+    ]
+    joins = [
+        f"JOIN per_class_{i} AS p{i} ON {templates.same_slice(binding.slices, 'p0', f'p{i}')} AND p0.class = p{i}.class"
+        for i in range(1, len(betas))
+    ]
+    order = [*(f"p0.{s}" for s in binding.slices if binding.by), "p0.class"]
+    select = (
+        f"SELECT {', '.join(columns)}\nFROM per_class_0 AS p0\n"
+        + "".join(join + "\n" for join in joins)
+        + f"CROSS JOIN checks\nWHERE checks.failure IS NULL\nORDER BY {', '.join(order)}"
+    )
+    return statement(ctes, select)

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlmetrics import metrics as _metrics_package
 from sqlmetrics.errors import InvalidParameterError, UnknownMetricError, closest
-from sqlmetrics.spec import Metric, MetricCall
+from sqlmetrics.spec import MULTICLASS_PREFIX, Metric, MetricCall
 
 
 @cache
@@ -85,11 +85,21 @@ def _parse_k(name: str, text: str) -> int:
         raise InvalidParameterError(f"{name}: parameter 'k' must be an integer >= 1, got {text!r}") from None
 
 
-def resolve(metrics: Iterable[str | MetricCall] | str | MetricCall) -> list[MetricCall]:
-    """Metric names and calls as a list of calls with distinct result columns."""
+def routed(name: str, multiclass: bool) -> str:
+    """The registered name a metric name means: with a prediction column bound
+    (``multiclass``), ``"f1"`` means ``multiclass_f1`` (every ``multiclass_<name>``
+    answers to its plain name); otherwise, and for every other name, the name itself."""
+    prefixed = MULTICLASS_PREFIX + name
+    return prefixed if multiclass and prefixed in registry() else name
+
+
+def resolve(metrics: Iterable[str | MetricCall] | str | MetricCall, *, multiclass: bool = False) -> list[MetricCall]:
+    """Metric names and calls as a list of calls with distinct result columns. Names are
+    ``routed``: with ``multiclass`` (a prediction column is bound) ``"accuracy"`` is
+    ``multiclass_accuracy``; calls are taken as they are."""
     if isinstance(metrics, (str, MetricCall)):
         metrics = [metrics]
-    calls = [m if isinstance(m, MetricCall) else metric(m) for m in metrics]
+    calls = [m if isinstance(m, MetricCall) else metric(routed(m, multiclass)) for m in metrics]
     if not calls:
         raise InvalidParameterError("no metrics given")
     seen: dict[str, MetricCall] = {}

@@ -14,14 +14,19 @@ from typing import Any
 
 from sqlmetrics.errors import InvalidParameterError
 
-ROLES = ("label", "score", "query", "item", "weight")
+ROLES = ("label", "score", "prediction", "query", "item", "weight")
 
 # What a metric requires of the score column beyond "not NaN".
 SCORE_DOMAINS = ("any", "finite", "probability")
 
 # What a metric requires of the label column: 0/1 (or boolean), a graded relevance >= 0,
-# or any finite number (a regression target).
-LABEL_DOMAINS = ("binary", "relevance", "real")
+# any finite number (a regression target), or a class (a number, string or boolean,
+# compared with the predicted class as it is, never cast).
+LABEL_DOMAINS = ("binary", "relevance", "real", "class")
+
+# A multi-class metric is registered as ``multiclass_<name>``; when a prediction column
+# is bound, the plain name means it (``registry.routed``) and its column is ``<name>``.
+MULTICLASS_PREFIX = "multiclass_"
 
 
 @dataclass(frozen=True)
@@ -87,7 +92,9 @@ class Metric:
     * ``outputs``: extra result columns after the main one (``label + "_" + output``);
     * ``score_domain``: ``any`` (only order matters), ``finite`` or ``probability``;
     * ``label_domain``: what labels must be (``binary``: 0/1 or boolean; ``relevance``:
-      a finite graded relevance >= 0; ``real``: any finite number, a regression target);
+      a finite graded relevance >= 0; ``real``: any finite number, a regression target;
+      ``class``: a class compared with the ``prediction`` column, any number, string or
+      boolean);
     * ``weighted``: whether it takes row weights (ranking metrics order rows, they do not
       weigh them);
     * ``reach``: for a ranking metric, the rows below its cutoff it still reads (see
@@ -133,8 +140,9 @@ class MetricCall:
 
     @property
     def base_name(self) -> str:
-        """The name without a ``@k`` suffix: ``precision`` for ``precision@k``."""
-        return self.spec.name.removesuffix("@k")
+        """The name without a ``@k`` suffix or a ``multiclass_`` prefix: ``precision`` for
+        ``precision@k`` and for ``multiclass_precision``."""
+        return self.spec.name.removesuffix("@k").removeprefix(MULTICLASS_PREFIX)
 
     @property
     def label(self) -> str:

@@ -128,3 +128,43 @@ def regression_rows(draw, *, max_rows: int = 40, weighted: bool | None = None, n
     )
     schema = {"slice": pl.String, "label": pl.Float64, "score": pl.Float64, "weight": pl.Float64}
     return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+# Multi-class: integer classes, and string classes whose byte order differs from their
+# order as drawn; the class after the k in use is predicted but never a label.
+INT_CLASSES = [0, 1, 2, 3, 4, 5]
+STR_CLASSES = ["owl", "Bee", "ant", "cat", "10", "9"]
+
+
+@st.composite
+def class_predictions(
+    draw, *, kind: str | None = None, n_classes: int | None = None, unseen: bool = True, max_rows: int = 40
+) -> pl.DataFrame:
+    """A frame with columns slice, label (the true class), prediction (the predicted
+    class), weight and score: 2..5 classes as integers or strings (``kind``), sometimes a
+    predicted class that is never a label (``unseen``), NULLs in label, prediction and
+    weight, weights from {0, 0.5, 1, 2.5, 4} (or all 1). Slice "c" has one true class,
+    so that some slices are single-class; others may be empty once NULLs are dropped."""
+    kind = kind or draw(st.sampled_from(["int", "str"]))
+    classes = (INT_CLASSES if kind == "int" else STR_CLASSES)[: n_classes or draw(st.integers(2, 5))]
+    extra = (INT_CLASSES if kind == "int" else STR_CLASSES)[len(classes)]
+    predicted = [*classes, extra] if unseen else classes
+    weighted = draw(st.booleans())
+    weight = st.sampled_from([0.0, 0.5, 1.0, 2.5, 4.0]) if weighted else st.just(1.0)
+
+    def maybe_null(strategy):
+        return st.one_of(st.none(), strategy) if draw(st.booleans()) else strategy
+
+    label, prediction, weight = (
+        maybe_null(st.sampled_from(classes)),
+        maybe_null(st.sampled_from(predicted)),
+        maybe_null(weight),
+    )
+    rows = []
+    for _ in range(draw(st.integers(0, max_rows))):
+        slice_ = draw(st.sampled_from(["a", "a", "b", "c", None]))
+        truth = classes[0] if slice_ == "c" else draw(label)
+        rows.append((slice_, truth, draw(prediction), draw(weight), draw(st.sampled_from(TIED_SCORES))))
+    dtype = pl.Int64 if kind == "int" else pl.String
+    schema = {"slice": pl.String, "label": dtype, "prediction": dtype, "weight": pl.Float64, "score": pl.Float64}
+    return pl.DataFrame(rows, schema=schema, orient="row")

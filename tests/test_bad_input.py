@@ -88,7 +88,10 @@ def test_unknown_table_in_connection():
 
 
 def test_empty_source_gives_one_row_of_nulls(engine):
-    metrics = [sm.metric(name, k=3) if name.endswith("@k") else name for name in sm.registry()]
+    # multi-class metrics read a prediction column and share their columns' names with the
+    # binary metrics: tests/test_multiclass_reference.py checks them on an empty source
+    names = [name for name, spec in sm.registry().items() if spec.family != "multiclass"]
+    metrics = [sm.metric(name, k=3) if name.endswith("@k") else name for name in names]
     result = evaluate(FRAME.clear(), metrics, engine, query="user")
     assert result.height == 1
     counts = [c for c in result.columns if c.endswith(("_groups", "_skipped", "_queries"))]

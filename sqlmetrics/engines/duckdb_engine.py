@@ -23,7 +23,8 @@ def run(
     composer: Callable[[Binding, str, str | None], str] = compose,
 ) -> pl.DataFrame:
     """Compute every metric of ``binding`` over ``source`` (and ``judgments``) with one
-    SQL statement, written by ``composer`` (a curve writes its own final SELECT)."""
+    SQL statement, written by ``composer``: ``compose``, or one that ends with its own
+    final SELECT (a curve, ``sm.confusion_matrix``, ``sm.per_class``)."""
     connection = con if con is not None else _quiet_connection()
     frames = {view: data for view, data in ((FRAME_VIEW, source), (JUDGMENTS_VIEW, judgments)) if is_frame(data)}
     for view, data in frames.items():

@@ -5,7 +5,9 @@ expressions over LazyFrames.
 is the one aggregation over the source (the rows are read again only to show an example
 of a rule they break); the checks and row counts read it; every single-level metric is
 its ``from_histogram`` expression evaluated on the score histogram; regression metrics
-are their row expressions, all in one aggregation of the used rows per slice; metrics
+are their row expressions, all in one aggregation of the used rows per slice;
+multi-class metrics are their ``from_class_counts`` expressions, all in one aggregation
+of the class counts (read from base, keyed by true and predicted class); metrics
 that sort within queries (gauc) call their frame function on the used rows; ranking
 metrics read the used rows once more, into ``Lists`` (``metrics/ranking/_lists.py``),
 whose steps mirror the SQL intermediates.
@@ -20,27 +22,33 @@ import polars as pl
 from sqlmetrics.binding import Binding, check_schema
 from sqlmetrics.checks import LABEL_RELEVANCE, checks_for, raise_failed, row_counters_polars, run_rules
 from sqlmetrics.errors import InvalidInputError
+from sqlmetrics.metrics.multiclass._classes import (
+    CLASS_KEYS,
+    COUNTS,
+    class_confusion,
+    class_counts,
+    per_class_scores,
+)
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
 from sqlmetrics.sources import polars_source
 from sqlmetrics.spec import MetricCall
 
 
 def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
-    lf = polars_source(source)
-    check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
-    judged = None if judgments is None else _judgments(binding, judgments)
-    rows = _input(binding, lf, judged)
-    base = _checked_base(binding, rows, _base_keys(binding))
-    if judged is not None:
-        raise_failed_run(rows, judged, binding)
-
+    rows, base, judged = _checked_base(binding, source, judgments)
     slices = list(binding.slices)
     results = _row_counts(binding, base)
     single = [call for call in binding.calls if hasattr(call.spec.module, "from_histogram")]
     if single:
         hist = [pl.col("score"), pl.col("w_pos"), pl.col("w_neg")]
         exprs = [call.spec.module.from_histogram(*hist, **call.kwargs).alias(call.label) for call in single]
-        values = _score_hist(base).lazy().group_by(slices).agg(exprs).collect()
+        values = _score_hist(base, slices).lazy().group_by(slices).agg(exprs).collect()
+        results = results.join(values, on=slices, how="left", nulls_equal=True)
+    multiclass = [call for call in binding.calls if hasattr(call.spec.module, "from_class_counts")]
+    if multiclass:
+        exprs = [call.spec.module.from_class_counts(*COUNTS, **call.kwargs).alias(call.label) for call in multiclass]
+        classes = class_counts(class_confusion(base.lazy(), slices), slices)
+        values = classes.group_by(slices).agg(exprs).collect()
         results = results.join(values, on=slices, how="left", nulls_equal=True)
     used_rows = rows.filter(pl.col("w").is_not_null())
     by = slices if binding.by else []  # grouping by the constant slice_0 costs time
@@ -52,7 +60,7 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
         results = results.join(values.collect(engine="streaming"), on=slices, how="left", nulls_equal=True)
     lists = _lists(binding, used_rows, judged, by).reached_by(binding.calls) if binding.ranking else None
     for call in binding.calls:
-        if call in single or call in row_level:
+        if call in single or call in row_level or call in multiclass:
             continue
         if call.spec.family == "ranking":
             frame = call.spec.module.from_lists(lists, **call.kwargs)
@@ -72,6 +80,57 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
     if binding.by:
         results = results.sort(slices, nulls_last=True)
     return results.rename(dict(zip(slices, binding.by))).select(binding.output_columns)
+
+
+def confusion_matrix(binding: Binding, source: Any) -> pl.DataFrame:
+    """``sm.confusion_matrix``: the class_confusion of base, under the user's names."""
+    _, base, _ = _checked_base(binding, source)
+    slices = list(binding.slices)
+    matrix = class_confusion(base.lazy(), slices).rename(
+        {"true_class": "label", "predicted_class": "prediction", "w": "weight"}
+    )
+    columns = [*binding.by, "label", "prediction", "n", *(["weight"] if binding.weight is not None else [])]
+    return _user_table(binding, matrix.collect(), ["label", "prediction"]).select(columns)
+
+
+def per_class(binding: Binding, source: Any) -> pl.DataFrame:
+    """``sm.per_class``: per slice and class, the support and each metric's per-class value
+    (its module's column of ``per_class_scores``, at its β)."""
+    _, base, _ = _checked_base(binding, source)
+    slices = list(binding.slices)
+    counts = class_counts(class_confusion(base.lazy(), slices), slices).collect().lazy()
+    table = counts.select(*slices, "class", "support")
+    for call in binding.calls:
+        scores = per_class_scores(counts, call.kwargs.get("beta", 1.0))
+        value = scores.select(*slices, "class", pl.col(call.spec.module.PER_CLASS).alias(call.label))
+        table = table.join(value, on=[*slices, "class"], how="left", nulls_equal=True)
+    return _user_table(binding, table.collect(), ["class"]).select(
+        *binding.by, "class", "support", *(c.label for c in binding.calls)
+    )
+
+
+def _user_table(binding: Binding, table: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """A table of classes sorted by slice and ``keys``, its slices under the user's names."""
+    slices = list(binding.slices) if binding.by else []
+    return table.sort([*slices, *keys], nulls_last=True).rename(dict(zip(slices, binding.by)))
+
+
+def _checked_base(
+    binding: Binding, source: Any, judgments: Any = None, keys: tuple[str, ...] | None = None
+) -> tuple[pl.LazyFrame, pl.DataFrame, Any]:
+    """The source's rows under canonical names, ``base`` (collected, keyed by ``keys``,
+    default ``_base_keys``) once the input rules hold, and the judgments (None without)."""
+    lf = polars_source(source)
+    check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
+    judged = None if judgments is None else _judgments(binding, judgments)
+    checks = checks_for(binding.calls, binding.weight is not None)
+    rows = _input(binding, lf, judged)
+    keys = _base_keys(binding) if keys is None else keys
+    base = _base(binding, rows, checks, keys).collect(engine="streaming")
+    raise_failed(base, rows, checks, keys, binding.role_columns)
+    if judged is not None:
+        raise_failed_run(rows, judged, binding)
+    return rows, base, judged
 
 
 def _is_row_level(call: MetricCall) -> bool:
@@ -104,15 +163,21 @@ def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:
 
 def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFrame:
     """The source under canonical names; ``w`` is NULL for an excluded row (see compose).
-    A run takes each row's label from the judgments (0 when unjudged)."""
+    A run takes each row's label from the judgments (0 when unjudged). The true and
+    predicted classes keep their types (check_schema made sure they compare)."""
     roles = binding.roles
     slices = [pl.col(c).alias(s) for s, c in zip(binding.slices, binding.by)] or [pl.lit(0, pl.Int32).alias("slice_0")]
     weight = pl.col(roles["weight"]).cast(pl.Float64) if "weight" in roles else pl.lit(1.0)
     excluded = pl.any_horizontal(pl.col(c).is_null() for c in roles.values())
     columns = [
         *slices,
-        *([] if binding.judgments else [pl.col(roles["label"]).cast(pl.Float64).alias("label")]),
-        pl.col(roles["score"]).cast(pl.Float64).alias("score"),
+        *(
+            [pl.col(roles["label"]).cast(pl.Float64).alias("label")]
+            if binding.numeric_label and "label" in roles
+            else []
+        ),
+        *([pl.col(roles["score"]).cast(pl.Float64).alias("score")] if "score" in roles else []),
+        *(_classes(binding) if binding.multiclass else []),
         weight.alias("weight"),
         pl.when(excluded).then(None).otherwise(weight).alias("w"),
     ]
@@ -125,6 +190,14 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
         return rows
     labels = judged.filter(pl.col("query").is_not_null() & pl.col("item").is_not_null())
     return rows.join(labels, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
+
+
+def _classes(binding: Binding) -> list[pl.Expr]:
+    """``true_class`` and ``predicted_class``: the label and the prediction, never cast."""
+    return [
+        pl.col(binding.roles["label"]).alias("true_class"),
+        pl.col(binding.roles["prediction"]).alias("predicted_class"),
+    ]
 
 
 def _lists(binding: Binding, used_rows: pl.LazyFrame, judged: pl.LazyFrame | None, by: list[str]) -> Lists:
@@ -161,10 +234,12 @@ def raise_failed_run(rows: pl.LazyFrame, judged: pl.LazyFrame, binding: Binding)
 
 def _base_keys(binding: Binding) -> tuple[str, ...]:
     """base's grouping keys besides the slices: the score when a metric reads the score
-    histogram. Unlike the SQL plan (which also groups by label), polars sums the
-    positives' weight: measured faster in polars at any number of distinct scores, and it
-    gives from_histogram distinct scores directly."""
-    return ("score",) if any(hasattr(call.spec.module, "from_histogram") for call in binding.calls) else ()
+    histogram, the true and predicted class for multi-class metrics. Unlike the SQL plan
+    (which also groups by label), polars sums the positives' weight: measured faster in
+    polars at any number of distinct scores, and it gives from_histogram distinct scores
+    directly (unless classes are keys too)."""
+    histogram = ("score",) if any(hasattr(call.spec.module, "from_histogram") for call in binding.calls) else ()
+    return (*histogram, *(CLASS_KEYS if binding.multiclass else ()))
 
 
 def _base(binding: Binding, rows: pl.LazyFrame, checks: list, keys: tuple[str, ...]) -> pl.LazyFrame:
@@ -175,16 +250,20 @@ def _base(binding: Binding, rows: pl.LazyFrame, checks: list, keys: tuple[str, .
         pl.len().cast(pl.Int64).alias("n_all"),
         w.count().cast(pl.Int64).alias("n"),
         w.sum().alias("w"),
-        (w * pl.col("label")).sum().alias("w_pos"),
+        *([(w * pl.col("label")).sum().alias("w_pos")] if binding.numeric_label else []),
         *row_counters_polars(checks, keys),
     ]
     return rows.group_by([*binding.slices, *keys]).agg(aggregates)
 
 
-def _score_hist(base: pl.DataFrame) -> pl.DataFrame:
+def _score_hist(base: pl.DataFrame, slices: list[str]) -> pl.DataFrame:
     """score_hist: one row per slice and distinct score with its positive and negative
-    weight, the input of every metric's ``from_histogram``."""
-    return base.filter(pl.col("n") > 0).with_columns(w_neg=pl.col("w") - pl.col("w_pos"))
+    weight, the input of every metric's ``from_histogram`` (summed over the classes when
+    base is keyed by them too)."""
+    used = base.filter(pl.col("n") > 0)
+    if "true_class" in base.columns:
+        used = used.group_by([*slices, "score"]).agg(pl.col("w", "w_pos").sum())
+    return used.with_columns(w_neg=pl.col("w") - pl.col("w_pos"))
 
 
 def _row_counts(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
@@ -201,14 +280,5 @@ def score_hist(binding: Binding, source: Any) -> pl.DataFrame:
     """The score histogram of ``source`` once the rules of ``binding``'s calls hold: one
     row per slice and distinct score with n (used rows), w, w_pos, w_neg. Curves start
     from it."""
-    lf = polars_source(source)
-    check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
-    return _score_hist(_checked_base(binding, _input(binding, lf, None), ("score",)))
-
-
-def _checked_base(binding: Binding, rows: pl.LazyFrame, keys: tuple[str, ...]) -> pl.DataFrame:
-    """base (see ``_base``), after raising for the first input rule the rows break."""
-    checks = checks_for(binding.calls, binding.weight is not None)
-    base = _base(binding, rows, checks, keys).collect(engine="streaming")
-    raise_failed(base, rows, checks, keys, binding.role_columns)
-    return base
+    _, base, _ = _checked_base(binding, source, keys=("score",))
+    return _score_hist(base, list(binding.slices))

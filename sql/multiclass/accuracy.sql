@@ -1,0 +1,8 @@
+-- multiclass_accuracy = Σ w·[ŷ = y] / Σ w = Σ_c tp_c / Σ_c support_c, the share of rows
+-- whose predicted class is the true class. NULL on an empty slice (or all weights 0).
+--
+-- reads:  class_counts({{ by }}, class, tp, support, predicted)
+-- output: {{ by }}, accuracy
+SELECT {{ by }}, SUM(tp) / NULLIF(SUM(support), 0) AS accuracy
+FROM class_counts
+GROUP BY {{ by }}

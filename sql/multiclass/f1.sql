@@ -1,0 +1,26 @@
+-- multiclass_f1: F1_c = 2·tp_c / (support_c + predicted_c) = 2·TP / (2·TP + FP + FN)
+-- for every class c of the slice, averaged as scikit-learn's
+-- f1_score(average=..., zero_division=np.nan) (multiclass_fbeta with β = 1):
+--   macro     the mean over the classes with an F1 (left out only when a class has
+--             neither support nor predictions: all its rows weigh 0)
+--   weighted  their mean weighted by support_c; when every one of them has support 0,
+--             their plain mean (scikit-learn's fallback)
+--   micro     2·Σ tp / (Σ support + Σ predicted) (= accuracy)
+-- NULL on an empty slice.
+--
+-- reads:  class_counts({{ by }}, class, tp, support, predicted)
+-- params: {{ average }} -- 'macro' (default), 'micro' or 'weighted'
+-- output: {{ by }}, f1
+WITH scores AS (
+    SELECT {{ by }}, tp, support, predicted, 2 * tp / NULLIF(support + predicted, 0) AS f
+    FROM class_counts
+)
+SELECT {{ by }},
+       CASE {{ average }}
+           WHEN 'micro' THEN 2 * SUM(tp) / NULLIF(SUM(support) + SUM(predicted), 0)
+           WHEN 'weighted' THEN COALESCE(
+               SUM(support * f) / NULLIF(SUM(CASE WHEN f IS NOT NULL THEN support END), 0), AVG(f))
+           ELSE AVG(f)
+       END AS f1
+FROM scores
+GROUP BY {{ by }}

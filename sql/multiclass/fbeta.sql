@@ -1,0 +1,30 @@
+-- multiclass_fbeta: F_β,c = (1 + β²)·tp_c / (β²·support_c + predicted_c)
+--   = (1 + β²)·TP / ((1 + β²)·TP + β²·FN + FP) for every class c of the slice, averaged
+-- as scikit-learn's fbeta_score(average=..., zero_division=np.nan). A class's F-score is
+-- 0 when only its precision or recall is undefined, and undefined (left out of the
+-- macro and weighted means) only when it has neither support nor predictions.
+--   macro     the mean over the classes with an F-score
+--   weighted  their mean weighted by support_c; when every one of them has support 0,
+--             their plain mean (scikit-learn's fallback)
+--   micro     (1 + β²)·Σ tp / (β²·Σ support + Σ predicted) (= accuracy)
+-- NULL on an empty slice.
+--
+-- reads:  class_counts({{ by }}, class, tp, support, predicted)
+-- params: {{ beta }} -- DOUBLE > 0, default 1
+--         {{ average }} -- 'macro' (default), 'micro' or 'weighted'
+-- output: {{ by }}, fbeta
+WITH scores AS (
+    SELECT {{ by }}, tp, support, predicted,
+           (1 + {{ beta }} * {{ beta }}) * tp / NULLIF({{ beta }} * {{ beta }} * support + predicted, 0) AS f
+    FROM class_counts
+)
+SELECT {{ by }},
+       CASE {{ average }}
+           WHEN 'micro' THEN (1 + {{ beta }} * {{ beta }}) * SUM(tp)
+                             / NULLIF({{ beta }} * {{ beta }} * SUM(support) + SUM(predicted), 0)
+           WHEN 'weighted' THEN COALESCE(
+               SUM(support * f) / NULLIF(SUM(CASE WHEN f IS NOT NULL THEN support END), 0), AVG(f))
+           ELSE AVG(f)
+       END AS fbeta
+FROM scores
+GROUP BY {{ by }}

@@ -1,0 +1,17 @@
+-- per_class: per slice and class, what scikit-learn's
+-- precision_recall_fscore_support(average=None, zero_division=np.nan) returns, NULL for
+-- its NaN (0/0):
+--   support    Σ w over rows of this true class
+--   precision  tp / predicted
+--   recall     tp / support
+--   fscore     (1 + β²)·tp / (β²·support + predicted)   (F1 at β = 1)
+-- The classes of a slice are those present as a label or as a prediction.
+--
+-- reads:  class_counts({{ by }}, class, tp, support, predicted)
+-- params: {{ beta }} -- DOUBLE > 0, the F-score's β
+-- output: {{ by }}, class, support, precision, recall, fscore
+SELECT {{ by }}, class, support,
+       tp / NULLIF(predicted, 0) AS precision,
+       tp / NULLIF(support, 0) AS recall,
+       (1 + {{ beta }} * {{ beta }}) * tp / NULLIF({{ beta }} * {{ beta }} * support + predicted, 0) AS fscore
+FROM class_counts

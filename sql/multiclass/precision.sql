@@ -1,0 +1,22 @@
+-- multiclass_precision: precision_c = tp_c / predicted_c for every class c of the slice,
+-- averaged as scikit-learn's precision_score(average=..., zero_division=np.nan):
+--   macro     the mean over the classes that were predicted (a class never predicted
+--             has no precision and is left out)
+--   weighted  their mean weighted by support_c; when every one of them has support 0,
+--             their plain mean (scikit-learn's fallback)
+--   micro     Σ tp / Σ predicted (= accuracy)
+-- NULL when no class was predicted (an empty slice).
+--
+-- reads:  class_counts({{ by }}, class, tp, support, predicted)
+-- params: {{ average }} -- 'macro' (default), 'micro' or 'weighted'
+-- output: {{ by }}, precision
+SELECT {{ by }},
+       CASE {{ average }}
+           WHEN 'micro' THEN SUM(tp) / NULLIF(SUM(predicted), 0)
+           WHEN 'weighted' THEN COALESCE(
+               SUM(support * tp / NULLIF(predicted, 0)) / NULLIF(SUM(CASE WHEN predicted > 0 THEN support END), 0),
+               AVG(tp / NULLIF(predicted, 0)))
+           ELSE AVG(tp / NULLIF(predicted, 0))
+       END AS precision
+FROM class_counts
+GROUP BY {{ by }}

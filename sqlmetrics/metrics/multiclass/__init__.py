@@ -1,0 +1,1 @@
+"""Multi-class classification: a predicted class (the prediction) against the true class (the label)."""

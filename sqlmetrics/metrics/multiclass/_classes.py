@@ -1,0 +1,133 @@
+"""Shared pieces of the multi-class metrics' polars forms.
+
+Every multi-class metric is computed from its slice's class counts, exactly the columns
+of the SQL intermediate ``class_counts``: per class, ``tp`` (weight of rows whose true and
+predicted class are this class), ``support`` (weight of rows of this true class) and
+``predicted`` (weight of rows predicted as this class). Each metric module has
+
+* ``from_class_counts(tp, support, predicted, **params)``: an aggregation over one
+  slice's class rows (the polars engine evaluates it on the class counts of base);
+* ``frame(data, *, label, prediction, weight=None, by=(), **params)``: the public polars
+  form, a function of a frame (a metric over classes needs two aggregation levels, like
+  ``gauc``), which builds the class counts from the rows and applies the former.
+
+The per-class metrics (precision, recall, F-scores) also name their column of
+``per_class_scores`` (``PER_CLASS``), which ``sm.per_class`` reports class by class.
+
+Classes are compared as they are, never cast: numbers (and booleans) by value, strings
+as strings; where the label's and the prediction's types differ (Int64 and Float64),
+the class column of the counts takes their common supertype, as in SQL's UNION.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+import polars as pl
+
+from sqlmetrics.binding import check_classes
+from sqlmetrics.metrics.classification._binary import ratio
+from sqlmetrics.spec import Param
+
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+
+AVERAGE = Param(
+    "average",
+    str,
+    "macro",
+    "how per-class values are combined: macro (mean over classes), micro (pooled counts), "
+    "weighted (mean weighted by each class's support)",
+    choices=("macro", "micro", "weighted"),
+)
+
+CLASS_KEYS = ["true_class", "predicted_class"]
+COUNTS = (pl.col("tp"), pl.col("support"), pl.col("predicted"))
+
+
+def class_confusion(groups: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
+    """The confusion matrix of each slice (the SQL ``class_confusion``): rows or groups
+    with ``true_class``, ``predicted_class``, ``n`` used rows and their weight ``w``,
+    summed per pair of classes that occurs in a used row."""
+    used = groups.filter(pl.col("n") > 0)
+    return used.group_by([*by, *CLASS_KEYS]).agg(pl.col("n").sum().cast(pl.Int64), pl.col("w").sum())
+
+
+def class_counts(confusion: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
+    """Per slice and class: ``tp``, ``support`` and ``predicted`` (the SQL ``class_counts``)."""
+    w, zero = pl.col("w"), pl.lit(0.0)
+    correct = pl.when(pl.col("true_class") == pl.col("predicted_class")).then(w).otherwise(zero)
+    truths = confusion.select(*by, pl.col("true_class").alias("class"), tp=correct, support=w, predicted=zero)
+    predictions = confusion.select(*by, pl.col("predicted_class").alias("class"), tp=zero, support=zero, predicted=w)
+    sides = pl.concat([truths, predictions], how="vertical_relaxed")
+    return sides.group_by([*by, "class"]).agg(pl.col("tp", "support", "predicted").sum())
+
+
+def precision_terms(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """precision_c = tp_c / predicted_c, as (numerator, denominator)."""
+    return tp, predicted
+
+
+def recall_terms(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """recall_c = tp_c / support_c, as (numerator, denominator)."""
+    return tp, support
+
+
+def fscore_terms(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, beta: float) -> tuple[pl.Expr, pl.Expr]:
+    """F_β,c = (1 + β²)·tp_c / (β²·support_c + predicted_c), as (numerator, denominator)."""
+    beta2 = beta * beta
+    return (1 + beta2) * tp, beta2 * support + predicted
+
+
+def per_class_scores(counts: pl.LazyFrame, beta: float) -> pl.LazyFrame:
+    """The class counts with each class's ``precision``, ``recall`` and ``fscore`` (F_β),
+    NULL where 0/0 (the SQL ``sql/multiclass/per_class.sql``)."""
+    return counts.with_columns(
+        precision=ratio(*precision_terms(*COUNTS)),
+        recall=ratio(*recall_terms(*COUNTS)),
+        fscore=ratio(*fscore_terms(*COUNTS, beta)),
+    )
+
+
+def averaged(numerator: pl.Expr, denominator: pl.Expr, support: pl.Expr, average: str) -> pl.Expr:
+    """scikit-learn's average (``zero_division=np.nan``) of the per-class ratios
+    numerator / denominator over one slice's classes; a class whose denominator is 0 has
+    no value (NaN in scikit-learn, NULL here) and is left out of the average:
+
+    * ``macro``: the mean of the defined per-class values;
+    * ``weighted``: their mean weighted by support (a class's true weight); when every
+      class with a value has support 0, their plain mean (scikit-learn's fallback);
+    * ``micro``: Σ numerator / Σ denominator over all classes.
+
+    NULL when no class has a value."""
+    if average == "micro":
+        return ratio(numerator.sum(), denominator.sum())
+    per_class = ratio(numerator, denominator)
+    if average == "macro":
+        return per_class.mean()
+    weights = support.filter(per_class.is_not_null()).sum()
+    return pl.when(weights > 0).then((per_class * support).sum() / weights).otherwise(per_class.mean())
+
+
+def per_slice(
+    data: Frame,
+    metric: pl.Expr,
+    *,
+    label: str,
+    prediction: str,
+    weight: str | None,
+    by: Sequence[str],
+) -> Frame:
+    """``metric`` (an aggregation over class counts) for every slice of ``by`` of
+    ``data``: rows with a NULL label, prediction or weight are left out first."""
+    schema = data.collect_schema()
+    check_classes(label, str(schema[label]), prediction, str(schema[prediction]))
+    rows = data.filter(*(pl.col(c).is_not_null() for c in (label, prediction, weight) if c is not None)).select(
+        *by,
+        pl.col(label).alias("true_class"),
+        pl.col(prediction).alias("predicted_class"),
+        n=pl.lit(1, pl.Int64),
+        w=pl.lit(1.0) if weight is None else pl.col(weight).cast(pl.Float64),
+    )
+    counts = class_counts(class_confusion(rows, by), by)
+    return counts.group_by(list(by)).agg(metric).sort(list(by), nulls_last=True) if by else counts.select(metric)

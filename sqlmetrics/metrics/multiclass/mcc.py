@@ -1,0 +1,52 @@
+"""multiclass_mcc: the Matthews correlation coefficient of predicted and true classes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from sqlmetrics.metrics.multiclass._classes import COUNTS, Frame, per_slice
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="multiclass_mcc",
+    family="multiclass",
+    summary="(c·n − Σ t_k·p_k) / √((n² − Σ p_k²)·(n² − Σ t_k²)), the multi-class Matthews form",
+    template="multiclass/mcc.sql",
+    reads="class_counts",
+    needs=("label", "prediction"),
+    label_domain="class",
+    range=(-1.0, 1.0),
+    reference="sklearn.metrics.matthews_corrcoef",
+)
+
+
+def from_class_counts(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr) -> pl.Expr:
+    """MCC of one slice from its class counts (NULL when either side is one class)."""
+    n, correct = support.sum(), tp.sum()
+    covariance = correct * n - (support * predicted).sum()
+    spread = (n * n - (predicted * predicted).sum()) * (n * n - (support * support).sum())
+    two_sided = ((predicted > 0).sum() > 1) & ((support > 0).sum() > 1)
+    return pl.when(two_sided).then(covariance / spread.sqrt())
+
+
+def frame(data: Frame, *, label: str, prediction: str, weight: str | None = None, by: Sequence[str] = ()) -> Frame:
+    """MCC = (c·n − Σ_k t_k·p_k) / √((n² − Σ_k p_k²)·(n² − Σ_k t_k²)), with n the total
+    weight, c the weight of correct rows, t_k the true and p_k the predicted weight of
+    class k: scikit-learn's ``matthews_corrcoef`` (with two classes, the binary MCC).
+
+    NULL when all weight is predicted as one class or all of it belongs to one true
+    class (the denominator is 0; scikit-learn returns 0.0 there), and on an empty slice.
+    The test is on the classes carrying weight rather than on the rounded denominator,
+    so it holds for any weights.
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"y": ["a", "a", "b", "b", "c", "c"],
+    ...                    "y_hat": ["a", "a", "b", "c", "c", "c"]})
+    >>> # n 6, c 5, t = (2, 2, 2), p = (2, 1, 3): (30 − 12) / √((36 − 14)·(36 − 12)) = 18 / √528
+    >>> smp.multiclass_mcc(df, label="y", prediction="y_hat").item()
+    0.7833494518006403
+    """
+    metric = from_class_counts(*COUNTS).alias("mcc")
+    return per_slice(data, metric, label=label, prediction=prediction, weight=weight, by=by)
