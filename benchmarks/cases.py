@@ -182,6 +182,45 @@ def sklearn_regression(parquet_glob, data_dir):
     return run
 
 
+# ---------------------------------------------------------------- curves
+# The ROC curve of pctr (every threshold), summarized by its point count and trapezoid area.
+
+
+def _sqlmetrics_roc(engine):
+    def setup(parquet_glob, data_dir):
+        import numpy as np
+
+        import sqlmetrics as sm
+
+        def run():
+            curve = sm.roc_curve(parquet_glob, label="click", score="pctr", engine=engine)
+            return {"points": curve.height, "area": float(np.trapezoid(curve["tpr"], curve["fpr"]))}
+
+        return run
+
+    return setup
+
+
+for _engine in ("duckdb", "polars"):
+    case(f"sqlmetrics_roc_curve_{_engine}", "curves")(_sqlmetrics_roc(_engine))
+
+
+@case("sklearn_roc_curve", "curves")
+def sklearn_roc_curve(parquet_glob, data_dir):
+    import numpy as np
+    import pyarrow.dataset as ds
+    from sklearn.metrics import roc_curve
+
+    files = sorted(Path(data_dir).glob("*.parquet"))
+
+    def run():
+        table = ds.dataset(files, format="parquet").to_table(columns=["click", "pctr"])
+        fpr, tpr, _ = roc_curve(table["click"].to_numpy(), table["pctr"].to_numpy(), drop_intermediate=False)
+        return {"points": len(fpr), "area": float(np.trapezoid(tpr, fpr))}
+
+    return run
+
+
 # ---------------------------------------------------------------- ranking metrics
 # Query user_id, label click, score pctr_cont (no ties) unless the name says ties; queries
 # (users) without a click are left out of every mean, as sqlmetrics' default empty="skip".

@@ -64,6 +64,8 @@ RATIOS = [
     ("polars engine / duckdb engine: auc, no ties", "sqlmetrics_auc_polars_cont", "sqlmetrics_auc_duckdb_cont"),
     ("polars engine / duckdb engine: gauc", "sqlmetrics_gauc_polars", "sqlmetrics_gauc_duckdb"),
     ("polars engine / duckdb engine: composed", "sqlmetrics_composed_polars", "sqlmetrics_composed_duckdb"),
+    ("sklearn / sqlmetrics roc_curve (duckdb)", "sklearn_roc_curve", "sqlmetrics_roc_curve_duckdb"),
+    ("sklearn / sqlmetrics roc_curve (polars)", "sklearn_roc_curve", "sqlmetrics_roc_curve_polars"),
     ("sklearn / sqlmetrics regression 4 (duckdb)", "sklearn_regression", "sqlmetrics_regression_duckdb"),
     ("sklearn / sqlmetrics regression 4 (polars)", "sklearn_regression", "sqlmetrics_regression_polars"),
 ]
@@ -431,8 +433,16 @@ def agreement_rows(results: dict, refs: dict, rows: int, pandas_rows: int) -> li
             value("sklearn_regression", metric),
             [("sqlmetrics_regression_duckdb", metric), ("sqlmetrics_regression_polars", metric)],
         )
+    for quantity in ("points", "area"):
+        compare(
+            f"roc_curve {quantity}",
+            "sklearn_roc_curve",
+            value("sklearn_roc_curve", quantity),
+            [(f"sqlmetrics_roc_curve_{engine}", quantity) for engine in ("duckdb", "polars")],
+        )
     ranking_agreement(compare, value, results, refs)
-    sm_cases = [c for c in results if c.startswith("sqlmetrics_")]
+    # every sqlmetrics case reports its row counts, except the curves (tables, not rows of metrics)
+    sm_cases = [c for c in results if c.startswith("sqlmetrics_") and CASES[c]["group"] != "curves"]
     compare("n_rows", "row count", rows, [(c, "n_rows") for c in sm_cases])
     compare("n_excluded", "no NULLs in the data", 0, [(c, "n_excluded") for c in sm_cases])
     return out

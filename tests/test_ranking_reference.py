@@ -208,3 +208,14 @@ def test_polars_frame_functions_equal_evaluate(data, call):
         for got, want in zip(result.iter_rows(), expected.select("query", *call.columns).iter_rows()):
             assert got[0] == want[0] and got[2:] == want[2:]
             assert_close(got[1], want[1])
+
+
+def test_a_list_of_exactly_k_rows_in_ascending_score_order(engine):
+    # map@2 of one list ranked 2 (rel 0, score 0.5) then 10 (rel 1, score 0.0): the
+    # relevant item is at position 2, so AP@2 = (1/2) / R = 0.5. The floor of the k-th
+    # score must be 0.0 (polars' min of a sorted head of exactly k rows once gave 0.5).
+    rows = pl.DataFrame({"query": ["q", "q"], "item": ["10", "2"], "score": [0.0, 0.5], "label": [1, 0]})
+    for call in (sm.metric("map", k=2), sm.metric("ndcg@2", gain="linear"), sm.metric("precision@2")):
+        result = sm.evaluate(rows, [call], label="label", score="score", query="query", engine=engine)
+        expected = {"map": 0.5, "ndcg": 1 / math.log2(3), "precision": 0.5}[call.base_name]
+        assert result[call.label].item() == pytest.approx(expected, abs=1e-15)
