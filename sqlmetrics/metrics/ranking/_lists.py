@@ -23,7 +23,7 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics.metrics.ranking._params import TIE_BREAKS
-from sqlmetrics.metrics.ranking._reach import floor_expr
+from sqlmetrics.metrics.ranking._reach import floor_plan
 from sqlmetrics.spec import MetricCall
 
 
@@ -36,20 +36,18 @@ class Lists:
     rows: pl.LazyFrame
     ideal_rows: pl.LazyFrame
     by: list[str]
-    # (ties, min_relevance) -> the floors of the metrics ranking that way (see _reach.py)
-    floors: dict[tuple[str, float], list[pl.Expr]] = field(default_factory=dict)
+    # (ties, min_relevance) -> the (reach, k) of the metrics ranking that way (see _reach.py)
+    floors: dict[tuple[str, float], set[tuple[str, int | None]]] = field(default_factory=dict)
     _cache: dict[Any, pl.DataFrame] = field(default_factory=dict)
 
     def reached_by(self, calls: Sequence[MetricCall]) -> Lists:
         """These lists, ranking only the rows the ranking metrics of ``calls`` read."""
-        floors: dict[tuple[str, float], list[pl.Expr]] = {}
+        floors: dict[tuple[str, float], set[tuple[str, int | None]]] = {}
         for call in calls:
             if call.spec.reach:
                 kwargs = call.kwargs
                 combination = (kwargs["ties"], kwargs["min_relevance"])
-                floors.setdefault(combination, []).append(
-                    floor_expr(call.spec.reach, kwargs.get("k"), kwargs["min_relevance"])
-                )
+                floors.setdefault(combination, set()).add((call.spec.reach, kwargs.get("k")))
         return Lists(self.rows, self.ideal_rows, self.by, floors)
 
     @property
@@ -104,7 +102,7 @@ class Lists:
         """Every list with the metric's summed ``parts`` (0 where it has none), its
         ``relevant`` and ``judged`` counts and ``used``: a list without a relevant judged
         item is kept only under ``empty="zero"``, a list without judgments never."""
-        lists = self.rows.select(self.keys).unique()
+        lists = self._cached("lists", lambda: self.rows.select(self.keys).unique()).lazy()
         totals = self.judged.group_by(self.keys).agg(
             relevant=pl.col("n").filter(pl.col("label") >= min_relevance).sum(), judged=pl.col("n").sum()
         )
@@ -142,8 +140,8 @@ def _ranked(lists: Lists, ties: str, min_relevance: float) -> pl.LazyFrame:
     keys = lists.keys
     rows = lists.rows
     if (ties, min_relevance) in lists.floors:
-        floor = pl.min_horizontal(lists.floors[ties, min_relevance]).alias("floor")
-        floors = rows.group_by(keys).agg(floor)
+        aggregates, floor = floor_plan(lists.floors[ties, min_relevance], min_relevance)
+        floors = rows.group_by(keys).agg(**aggregates).select(*keys, floor=floor)
         rows = rows.join(floors, on=keys, how="inner", nulls_equal=True).filter(pl.col("score") >= pl.col("floor"))
     breaks = [column for column, _ in TIE_BREAKS[ties]]
     rows = rows.select(

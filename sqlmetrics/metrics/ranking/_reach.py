@@ -40,19 +40,30 @@ def floor_sql(reach: str, k: int | None, min_relevance: float) -> str:
     return floor if top_k is None else f"GREATEST({top_k}, {floor})"
 
 
-def floor_expr(reach: str, k: int | None, min_relevance: float) -> pl.Expr:
-    """The polars form of ``floor_sql``, for ``group_by().agg()``."""
+def floor_plan(reaches: set[tuple[str, int | None]], min_relevance: float) -> tuple[dict[str, pl.Expr], pl.Expr]:
+    """The polars form of ``floor_sql`` for every (reach, k) in ``reaches`` at once, in two
+    steps: the per-list aggregates they need, by name, each computed once (the top-k
+    sort of ndcg@10 and hit_rate@10 is one sort), and the smallest floor over those
+    columns."""
     score, label = pl.col("score"), pl.col("label")
-    # the k-th highest score (the lowest, in a shorter list): the last of the sorted top k.
-    # Not .min(): polars (2.1) takes the min of a group of exactly k rows given in
-    # ascending order as the largest. Not top_k(k): ~15% slower here.
-    top_k = None if k is None else score.sort(descending=True).head(k).last()
-    if reach == "cutoff":
-        return top_k
     needed = {
         "gain": score.filter(label > 0).min(),
         "first_relevant": score.filter(label >= min_relevance).max(),
         "relevant": score.filter(label >= min_relevance).min(),
-    }[reach]
-    floor = pl.coalesce(needed, score.max())
-    return floor if top_k is None else pl.max_horizontal(top_k, floor)
+    }
+    aggregates: dict[str, pl.Expr] = {}
+    floors = []
+    for reach, k in sorted(reaches, key=str):
+        floor = None
+        if k is not None:
+            # the k-th highest score (the lowest, in a shorter list): the last of the sorted
+            # top k. Not .min(): polars (2.1) takes the min of a group of exactly k rows
+            # given in ascending order as the largest. Not top_k(k): ~15% slower here.
+            aggregates[f"top_{k}"] = score.sort(descending=True).head(k).last()
+            floor = pl.col(f"top_{k}")
+        if reach != "cutoff":
+            aggregates[f"need_{reach}"], aggregates["top_score"] = needed[reach], score.max()
+            need = pl.coalesce(pl.col(f"need_{reach}"), pl.col("top_score"))
+            floor = need if floor is None else pl.max_horizontal(floor, need)
+        floors.append(floor)
+    return aggregates, pl.min_horizontal(floors)
