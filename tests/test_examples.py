@@ -36,3 +36,31 @@ def test_generated_log_looks_like_an_impressions_log(tmp_path):
     )
     assert (report["auc"] > 0.6).all()
     assert report["n_rows"].sum() == 50_000
+
+
+def test_search_runs_runs(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "search_runs.py"), str(tmp_path)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "rerank beats bm25 on" in done.stdout
+
+
+def test_search_runs_reports_what_trec_eval_reports(tmp_path):
+    """The example's trec_eval numbers, against pytrec_eval reading the same files."""
+    import pytrec_eval
+    import search_runs
+
+    search_runs.write_collection(tmp_path)
+    with open(tmp_path / "qrels.txt") as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    for system in ("bm25", "rerank"):
+        with open(tmp_path / f"{system}.run") as f:
+            run = pytrec_eval.parse_run(f)
+        measures = set(search_runs.TREC_MEASURES)
+        per_query = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+        ours = search_runs.trec_eval_numbers(tmp_path / f"{system}.run", tmp_path / "qrels.txt")
+        for measure in measures:
+            values = [numbers[measure] for numbers in per_query.values()]
+            expected = pytrec_eval.compute_aggregated_measure(measure, values)
+            assert abs(ours[measure] - expected) < 1e-9, (system, measure, ours[measure], expected)
