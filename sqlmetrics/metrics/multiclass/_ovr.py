@@ -43,7 +43,7 @@ def wide_rows(rows: pl.LazyFrame, by: Sequence[str], classes: Sequence[Any]) -> 
     """Class rows of used rows holding ``class_score_<i>`` columns (i = 1.. in the order
     of ``classes``): one unpivot, each column's name then mapped to its class."""
     columns = [f"class_score_{i}" for i in range(1, len(classes) + 1)]
-    names = pl.LazyFrame({"column": columns, "class": pl.Series(list(classes))})
+    names = pl.LazyFrame({"column": columns, "class": pl.Series(list(classes), strict=False)})
     long = rows.unpivot(on=columns, index=[*by, "true_class", "w"], variable_name="column", value_name="score")
     return long.join(names, on="column").select(*by, "class", "score", "true_class", "w")
 
