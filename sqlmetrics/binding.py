@@ -171,11 +171,6 @@ def bind(
             f"{needing}: a one-vs-rest metric reads one score per class: pass class_scores={{class: score column}} "
             "or class_scores=sm.long_scores(table, row_id=...)"
         )
-    if class_scores is not None and not needing:
-        raise InvalidParameterError(
-            "class_scores are read by the one-vs-rest metrics only (auc, average_precision), and no metric of "
-            f"the call is one: {', '.join(c.label for c in calls)}"
-        )
     _check_ranking_roles(binding)
     if len(set(slices)) != len(slices):
         raise InvalidParameterError(f"by lists a column twice: {list(slices)}")

@@ -454,7 +454,8 @@ def _row_counts_sql(binding: Binding, by: str) -> str:
 
 
 def _intermediates_needed(binding: Binding) -> list[str]:
-    """The intermediates the metrics read, each after the ones it reads, in a stable order."""
+    """The intermediates the metrics read, each after the ones it reads, in a stable order
+    (and the class score histogram whenever class scores are bound: their checks read it)."""
     ordered: list[str] = []
 
     def add(name: str) -> None:
@@ -466,6 +467,8 @@ def _intermediates_needed(binding: Binding) -> list[str]:
     for call in binding.calls:
         for name in call.spec.intermediates:
             add(name)
+    if binding.class_scores is not None:  # bound class scores are checked, whatever reads them
+        add("class_score_hist")
     return ordered
 
 

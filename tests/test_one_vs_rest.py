@@ -11,11 +11,14 @@ import math
 import numpy as np
 import polars as pl
 import polars.testing
+import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn import metrics as skm
 from sklearn.preprocessing import label_binarize
 
 import sqlmetrics as sm
+import sqlmetrics.polars as smp
 from sqlmetrics.registry import resolve
 
 from strategies import class_score_rows, ovr_score_column
@@ -171,3 +174,194 @@ def test_parquet_sources_give_the_same_numbers(data, tmp_path_factory):
         for class_scores in (wide(classes), long):
             result = evaluate(folder / "rows.parquet", class_scores, weight=weight, by="slice", engine=engine)
             assert_same(result, expected)
+
+
+# --- invariants -------------------------------------------------------------------------
+
+
+@settings(max_examples=20)
+@given(data=class_score_rows(), seed=st.integers(0, 2**32 - 1), engine=st.sampled_from(["duckdb", "polars"]))
+def test_row_order_does_not_matter(data, seed, engine):
+    frame, classes = data
+    shuffled = frame.sample(fraction=1.0, shuffle=True, seed=seed)
+    for name, class_scores in shapes(frame, classes).items():
+        shuffled_scores = shapes(shuffled, classes, long_table(shuffled, classes).reverse())[name]
+        assert_same(
+            evaluate(frame, class_scores, weight="weight", by="slice", engine=engine),
+            evaluate(shuffled, shuffled_scores, weight="weight", by="slice", engine=engine),
+        )
+
+
+@settings(max_examples=20)
+@given(data=class_score_rows(), engine=st.sampled_from(["duckdb", "polars"]))
+def test_weights_of_one_are_no_weights(data, engine):
+    frame, classes = data
+    ones = frame.with_columns(weight=pl.lit(1.0))
+    assert_same(
+        evaluate(ones, wide(classes), by="slice", engine=engine),
+        evaluate(ones, wide(classes), weight="weight", by="slice", engine=engine),
+    )
+
+
+@settings(max_examples=20)
+@given(data=class_score_rows(), repeats=st.lists(st.integers(1, 3), min_size=40, max_size=40))
+def test_integer_weight_equals_repeated_rows(data, repeats):
+    frame, classes = data
+    frame = frame.drop_nulls()
+    weighted = frame.with_columns(weight=pl.Series(repeats[: frame.height], dtype=pl.Float64))
+    repeated = weighted.select(pl.all().repeat_by(pl.col("weight").cast(pl.Int64)).explode()).drop("weight")
+    metrics = pl.exclude("n_rows", "n_excluded")  # these count rows, not weight
+    assert_same(
+        evaluate(weighted, wide(classes), weight="weight", by="slice").select(metrics),
+        evaluate(repeated, wide(classes), by="slice").select(metrics),
+    )
+
+
+@settings(max_examples=15)
+@given(data=class_score_rows(), engine=st.sampled_from(["duckdb", "polars"]))
+def test_composition_does_not_change_numbers(data, engine):
+    # with the prediction bound too, "accuracy" and "f1" are the multi-class metrics
+    frame, classes = data
+    others = ["accuracy", "f1", "cohen_kappa"]
+    for class_scores in shapes(frame, classes).values():
+        kwargs = {"weight": "weight", "by": "slice", "prediction": "prediction", "engine": engine}
+        composed = evaluate(frame, class_scores, [*CALLS, *others], **kwargs)
+        for metric in [*CALLS, *others]:
+            alone = evaluate(frame, class_scores, [metric], **kwargs)
+            assert_same(alone, composed.select(alone.columns))
+        # the one-vs-rest metrics alone, without the prediction
+        alone = evaluate(frame, class_scores, CALLS, weight="weight", by="slice", engine=engine)
+        assert_same(alone, composed.select(alone.columns).with_columns(n_excluded=alone["n_excluded"]))
+
+
+@settings(max_examples=15)
+@given(data=class_score_rows(), engine=st.sampled_from(["duckdb", "polars"]))
+def test_slicing_equals_filtering(data, engine):
+    frame, classes = data
+    sliced = evaluate(frame, wide(classes), weight="weight", by="slice", engine=engine)
+    for row in sliced.iter_rows(named=True):
+        part = frame.filter(pl.col("slice").eq_missing(row["slice"]))
+        alone = evaluate(part, wide(classes), weight="weight", engine=engine)
+        assert_same(alone, sliced.filter(pl.col("slice").eq_missing(row["slice"])).drop("slice"))
+
+
+@settings(max_examples=20)
+@given(data=class_score_rows())
+def test_public_frame_functions_equal_evaluate(data):
+    """``smp.multiclass_auc(frame, ...)`` gives evaluate's numbers per slice, in both shapes."""
+    frame, classes = data
+    evaluated = evaluate(frame, wide(classes), weight="weight", by="slice")
+    for class_scores in shapes(frame, classes).values():
+        for call in CALLS:
+            function = getattr(smp, call.spec.name)
+            computed = function(
+                frame, label="label", class_scores=class_scores, weight="weight", by=["slice"], **call.kwargs
+            )
+            computed = computed.rename({c: call.label + c[len(call.base_name) :] for c in computed.columns[1:]})
+            # slices whose rows are all excluded have no class rows, hence no row in the frame function
+            joined = evaluated.select("slice").join(computed, on="slice", how="left", nulls_equal=True)
+            expected = evaluated.select("slice", *call.columns)
+            assert_same(joined.with_columns(pl.col(call.columns[1:]).fill_null(0)), expected)
+
+
+def test_perfect_scores_give_one_and_result_types(engine):
+    frame = pl.DataFrame({"label": ["a", "b", "c", "a"], "w": [1.0, 0.5, 2.0, 0.0]})
+    frame = frame.with_columns(**{f"p_{c}": (pl.col("label") == c).cast(pl.Float64) for c in "abc"})
+    result = evaluate(frame, {c: f"p_{c}" for c in "abc"}, weight="w", engine=engine)
+    assert result.select(call.label for call in CALLS).row(0) == (1.0,) * 4
+    schema = result.schema
+    counts = [c for c in schema if c.endswith(("_classes", "_skipped")) or c.startswith("n_")]
+    assert all(schema[c] == pl.Int64 for c in counts) and len(counts) == 10
+    assert all(schema[call.label] == pl.Float64 for call in CALLS)
+
+
+# --- hand-worked values, degenerate classes, NULLs ------------------------------------------
+
+# Five rows, three classes (scores a, b, c): 1 a (.6 .2 .2), 2 b (.3 .4 .3), 3 c (.2 .4 .4),
+# 4 a (.3 .2 .5), 5 b (.1 .5 .4). Per class, positives against negatives:
+#   AUC  a: .6 beats .3 .2 .1, .3 ties .3 and beats .2 .1: 5.5 / 6; b: .4 ties .4 and beats
+#        .2 .2, .5 beats all three: 5.5 / 6; c: .4 beats .2 .3, ties .4, loses to .5: 2.5 / 4
+#   AP   a: .6 (precision 1), then .3 with a negative (2/3): (1 + 2/3) / 2 = 5/6;
+#        b: .5 (1), then .4 with a negative (2/3): 5/6; c: .5 negative, .4 with a negative (1/3): 1/3
+# macro: AUC (11/12 + 11/12 + 5/8) / 3, AP (5/6 + 5/6 + 1/3) / 3 = 2/3;
+# weighted by supports 2, 2, 1: AUC (4·11/12 + 5/8) / 5, AP (4·5/6 + 1/3) / 5 = 11/15
+HAND = pl.DataFrame(
+    {
+        "id": [1, 2, 3, 4, 5],
+        "y": ["a", "b", "c", "a", "b"],
+        "p_a": [0.6, 0.3, 0.2, 0.3, 0.1],
+        "p_b": [0.2, 0.4, 0.4, 0.2, 0.5],
+        "p_c": [0.2, 0.3, 0.4, 0.5, 0.4],
+    }
+)
+HAND_SCORES = {"a": "p_a", "b": "p_b", "c": "p_c"}
+HAND_LONG = HAND.unpivot(index="id", on=["p_a", "p_b", "p_c"], variable_name="cls", value_name="p").with_columns(
+    pl.col("cls").str.strip_prefix("p_")
+)
+HAND_SHAPES = {"wide": HAND_SCORES, "long": sm.long_scores(HAND_LONG, row_id="id", class_="cls", score="p")}
+
+
+@pytest.mark.parametrize("shape", HAND_SHAPES)
+def test_hand_worked_example(shape, engine):
+    result = sm.evaluate(HAND, CALLS, label="y", class_scores=HAND_SHAPES[shape], engine=engine)
+    expected = {
+        "auc": (11 / 12 + 11 / 12 + 5 / 8) / 3,
+        "average_precision": 2 / 3,
+        "auc_weighted": (4 * 11 / 12 + 5 / 8) / 5,
+        "average_precision_weighted": 11 / 15,
+    }
+    for label, value in expected.items():
+        assert result[label].item() == pytest.approx(value, abs=1e-15), label
+        assert (result[f"{label}_classes"].item(), result[f"{label}_skipped"].item()) == (3, 0)
+    assert (result["n_rows"].item(), result["n_excluded"].item()) == (5, 0)
+
+
+def test_a_class_without_positives_is_skipped_and_counted(engine):
+    # slice "x" has no row of class c: c's AUC is undefined (scikit-learn raises) and the
+    # mean is over a and b; slice "y" holds only class a: nothing to average, NULL
+    frame = HAND.with_columns(s=pl.Series(["x", "x", "y", "x", "x"]), y=pl.Series(["a", "b", "a", "a", "b"]))
+    result = sm.evaluate(frame, CALLS, label="y", class_scores=HAND_SCORES, by="s", engine=engine)
+    x = frame.filter(pl.col("s") == "x")
+    y, auc_a = x["y"].to_numpy(), skm.roc_auc_score(x["y"] == "a", x["p_a"])
+    auc_b = skm.roc_auc_score(x["y"] == "b", x["p_b"])
+    assert result["auc"][0] == pytest.approx((auc_a + auc_b) / 2, abs=1e-15)
+    assert (result["auc_classes"][0], result["auc_skipped"][0]) == (2, 1)
+    ap = skm.average_precision_score(label_binarize(y, classes=["a", "b", "c"]), x.select(HAND_SCORES.values()))
+    # scikit-learn gives the class without positives AP 0 (with a warning); sqlmetrics leaves it out
+    assert result["average_precision"][0] == pytest.approx(ap * 3 / 2, abs=1e-15)
+    assert result.row(1) == (*("y", 1, 0), *(None, 0, 3) * 4)
+
+
+def test_weights_of_zero_make_a_class_degenerate(engine):
+    # class c's only row weighs 0: no positive weight, so c is skipped as if absent
+    weights = pl.Series("w", [1.0, 1.0, 0.0, 1.0, 1.0])
+    weighted = sm.evaluate(
+        HAND.with_columns(weights), CALLS, label="y", class_scores=HAND_SCORES, weight="w", engine=engine
+    )
+    assert (weighted["auc_classes"].item(), weighted["auc_skipped"].item()) == (2, 1)
+    rows = HAND.with_columns(weights).filter(pl.col("w") > 0)
+    for call in CALLS:
+        name = call.spec.name
+        expected, _, _ = expected_row(
+            call, rows["y"].to_numpy(), rows.select(HAND_SCORES.values()).to_numpy(), np.ones(4), list(HAND_SCORES)
+        )
+        assert weighted[call.label].item() == pytest.approx(expected, abs=1e-15), name
+
+
+def test_empty_source_and_null_rows(engine):
+    empty = HAND.clear()
+    result = sm.evaluate(empty, CALLS, label="y", class_scores=HAND_SCORES, engine=engine)
+    assert result.row(0) == (0, 0, *(None, 0, 0) * 4)
+    # a NULL label, a NULL score (wide) and a NULL score in the long table exclude their rows
+    nulls = HAND.with_columns(y=pl.Series(["a", None, "c", "a", "b"]), p_c=pl.Series([0.2, 0.3, 0.4, None, 0.4]))
+    long = HAND_LONG.with_columns(
+        p=pl.when((pl.col("id") == 4) & (pl.col("cls") == "c")).then(None).otherwise(pl.col("p"))
+    )
+    both = {"wide": HAND_SCORES, "long": sm.long_scores(long, row_id="id", class_="cls", score="p")}
+    kept = HAND.filter(pl.col("id").is_in([1, 3, 5]))
+    expected = sm.evaluate(kept, CALLS, label="y", class_scores=HAND_SCORES, engine=engine)
+    for shape, class_scores in both.items():
+        source = nulls if shape == "wide" else nulls.with_columns(p_c=HAND["p_c"])
+        result = sm.evaluate(source, CALLS, label="y", class_scores=class_scores, engine=engine)
+        assert (result["n_rows"].item(), result["n_excluded"].item()) == (3, 2), shape
+        assert_same(result.drop("n_excluded"), expected.drop("n_excluded"))

@@ -58,7 +58,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         results = results.join(values, on=slices, how="left", nulls_equal=True)
     used_rows = rows.filter(pl.col("w").is_not_null())
     one_vs_rest = [call for call in binding.calls if hasattr(call.spec.module, "from_class_histogram")]
-    if one_vs_rest:
+    if binding.class_scores is not None:  # bound class scores are checked, whatever reads them
         if binding.long_scores is not None:
             class_rows = long_rows(used_rows, slices, judged)
         else:

@@ -110,7 +110,8 @@ def per_slice(
             pl.col(column).cast(pl.Float64).alias(f"class_score_{i}")
             for i, (_, column) in enumerate(description.columns, 1)
         ]
-        rows = lazy.select(*keys, *scores).drop_nulls()
+        names = [f"class_score_{i}" for i in range(1, len(scores) + 1)]
+        rows = lazy.select(*keys, *scores).drop_nulls(["true_class", "w", *names])
         class_rows = wide_rows(rows, by, description.classes)
     else:
         long = table.lazy() if isinstance(table, (pl.DataFrame, pl.LazyFrame)) else pl.scan_parquet(table)
@@ -122,7 +123,7 @@ def per_slice(
         unscored = long.filter(pl.col("score").is_null()).select("row_id")
         rows = (
             lazy.select(*keys, pl.col(description.row_id).alias("row_id"))
-            .drop_nulls()
+            .drop_nulls(["true_class", "w", "row_id"])
             .join(unscored, on="row_id", how="anti")
         )
         class_rows = long_rows(rows, by, long)
