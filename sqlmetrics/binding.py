@@ -225,7 +225,7 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
         check_classes(binding.label, schema[binding.label], binding.prediction, schema[binding.prediction])
     if binding.wide_scores:
         for cls, column in binding.wide_scores:
-            _check_column(schema, f"class score (class {cls!r})", column, where, numeric=True)
+            _check_column(schema, f"class {cls!r} score", column, where, numeric=True)
         label_kind = class_kind(schema[binding.label])
         if label_kind is None:
             raise SqlMetricsError(

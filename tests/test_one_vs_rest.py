@@ -365,3 +365,201 @@ def test_empty_source_and_null_rows(engine):
         result = sm.evaluate(source, CALLS, label="y", class_scores=class_scores, engine=engine)
         assert (result["n_rows"].item(), result["n_excluded"].item()) == (3, 2), shape
         assert_same(result.drop("n_excluded"), expected.drop("n_excluded"))
+
+
+# --- names, routing, SQL ---------------------------------------------------------------------
+
+
+def test_plain_names_mean_the_one_vs_rest_metrics_when_class_scores_are_bound(engine):
+    frame = HAND.with_columns(click=pl.Series([1, 0, 0, 1, 0]))
+    routed = sm.evaluate(frame, ["auc", "average_precision"], label="y", class_scores=HAND_SCORES, engine=engine)
+    explicit = sm.evaluate(
+        frame,
+        [sm.multiclass_auc(), sm.multiclass_average_precision()],
+        label="y",
+        class_scores=HAND_SCORES,
+        engine=engine,
+    )
+    assert routed.columns == explicit.columns == [
+        "n_rows", "n_excluded", "auc", "auc_classes", "auc_skipped",
+        "average_precision", "average_precision_classes", "average_precision_skipped",
+    ]  # fmt: skip
+    assert_same(routed, explicit)
+    # without class scores "auc" is the binary metric of a score; with both, a call is taken as given
+    binary = sm.evaluate(frame, ["auc"], label="click", score="p_a", engine=engine)
+    assert binary.columns == ["n_rows", "n_excluded", "auc"]
+    with pytest.raises(sm.InvalidParameterError, match=r"multiclass_auc\(average='macro'\) and auc\(\) both produce"):
+        sm.evaluate(frame, ["auc", sm.auc()], label="y", score="p_a", class_scores=HAND_SCORES, engine=engine)
+
+
+def test_sql_binds_classes_as_literals_and_columns_as_quoted_names():
+    class_scores = {"it's": 'p "it\'s"', "owl": "p owl"}
+    sql = sm.to_sql(["auc"], source="preds.parquet", label="y", class_scores=class_scores)
+    assert "(VALUES (1, 'it''s'), (2, 'owl')) AS c(i, class)" in sql  # one pass over input for every class
+    assert 'CAST("p ""it\'s""" AS DOUBLE) AS class_score_1' in sql and 'CAST("p owl" AS DOUBLE)' in sql
+    assert sql.count("read_parquet") == 1
+    long = sm.to_sql(
+        ["auc"], source="preds.parquet", label="y", class_scores=sm.long_scores("scores.parquet", row_id="id")
+    )
+    assert "read_parquet('scores.parquet')" in long and 'SELECT "id" AS row_id, "class" AS class' in long
+
+
+def test_hostile_class_and_column_names_work(engine):
+    frame = HAND.rename({"p_a": "p 'a'", "p_b": 'p "b"'}).with_columns(pl.col("y").replace({"a": "a'); DROP"}))
+    class_scores = {"a'); DROP": "p 'a'", "b": 'p "b"', "c": "p_c"}
+    result = sm.evaluate(frame, CALLS, label="y", class_scores=class_scores, engine=engine)
+    assert_same(result, sm.evaluate(HAND, CALLS, label="y", class_scores=HAND_SCORES, engine=engine))
+
+
+def test_integer_and_boolean_classes(engine):
+    ints = HAND.with_columns(pl.col("y").replace_strict({"a": 0, "b": 1, "c": 2}))
+    result = sm.evaluate(ints, CALLS, label="y", class_scores={0: "p_a", 1: "p_b", 2: "p_c"}, engine=engine)
+    assert_same(result, sm.evaluate(HAND, CALLS, label="y", class_scores=HAND_SCORES, engine=engine))
+    # booleans are classes too (two classes: both one-vs-rest problems are the binary one, mirrored)
+    flags = pl.DataFrame({"y": [True, False, True, False], "p_true": [0.9, 0.2, 0.4, 0.6]})
+    flags = flags.with_columns(p_false=1 - pl.col("p_true"))
+    result = sm.evaluate(flags, ["auc"], label="y", class_scores={True: "p_true", False: "p_false"}, engine=engine)
+    assert result["auc"].item() == pytest.approx(skm.roc_auc_score(flags["y"], flags["p_true"]), abs=1e-15)
+
+
+# --- bad input ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", HAND_SHAPES)
+def test_a_label_class_without_scores_is_an_error_naming_it(shape, engine):
+    frame = HAND.with_columns(y=pl.Series(["a", "b", "c", "dog", "dog"]))
+    message = r"label column 'y' must hold one of the classes of class_scores: 2 rows do not, e.g. dog"
+    with pytest.raises(sm.InvalidInputError, match=message):
+        sm.evaluate(frame, ["auc"], label="y", class_scores=HAND_SHAPES[shape], engine=engine)
+
+
+def test_a_missing_score_column_is_named_with_the_columns_that_exist(engine):
+    message = r"class 'c' score column 'p_x' not found; the source has: id, y, p_a, p_b, p_c"
+    with pytest.raises(sm.ColumnNotFoundError, match=message):
+        sm.evaluate(HAND, ["auc"], label="y", class_scores={**HAND_SCORES, "c": "p_x"}, engine=engine)
+    text = HAND.with_columns(p_b=pl.col("p_b").cast(pl.String))
+    with pytest.raises(sm.SqlMetricsError, match=r"class 'b' score column 'p_b' has type (VARCHAR|String); expected a"):
+        sm.evaluate(text, ["auc"], label="y", class_scores=HAND_SCORES, engine=engine)
+
+
+def test_missing_long_columns_are_named(engine):
+    scores = sm.long_scores(HAND_LONG, row_id="id", class_="cls", score="prob")
+    with pytest.raises(
+        sm.ColumnNotFoundError, match=r"class_scores score column 'prob' not found; the class scores have: id, cls, p"
+    ):
+        sm.evaluate(HAND, ["auc"], label="y", class_scores=scores, engine=engine)
+    scores = sm.long_scores(HAND_LONG.rename({"id": "row"}), row_id="row", class_="cls", score="p")
+    with pytest.raises(sm.ColumnNotFoundError, match=r"row_id column 'row' not found; the source has: id, y"):
+        sm.evaluate(HAND, ["auc"], label="y", class_scores=scores, engine=engine)
+
+
+@pytest.mark.parametrize("shape", HAND_SHAPES)
+def test_a_nan_score_is_an_error_naming_the_column(shape, engine):
+    nan = float("nan")
+    frame = HAND.with_columns(p_b=pl.Series([0.2, nan, 0.4, nan, 0.5]))
+    long = HAND_LONG.with_columns(
+        p=pl.when((pl.col("cls") == "b") & pl.col("id").is_in([2, 4])).then(nan).otherwise("p")
+    )
+    if shape == "wide":
+        message, class_scores = r"class score column 'p_b' \(class 'b'\) must not be NaN: 2 rows are not$", HAND_SCORES
+    else:
+        message = r"class_scores score column 'p' must not be NaN: 2 rows are not, e.g. class b$"
+        class_scores = sm.long_scores(long, row_id="id", class_="cls", score="p")
+    with pytest.raises(sm.InvalidInputError, match=message):
+        sm.evaluate(frame, ["auc"], label="y", class_scores=class_scores, engine=engine)
+
+
+def long_error(long: pl.DataFrame, engine: str, source: pl.DataFrame = HAND) -> str:
+    with pytest.raises(sm.InvalidInputError) as error:
+        sm.evaluate(
+            source,
+            ["auc"],
+            label="y",
+            class_scores=sm.long_scores(long, row_id="id", class_="cls", score="p"),
+            engine=engine,
+        )
+    return str(error.value)
+
+
+def test_long_score_integrity(engine):
+    repeated = pl.concat([HAND_LONG, HAND_LONG.filter((pl.col("id") == 2) & (pl.col("cls") == "b"))])
+    assert long_error(repeated, engine) == (
+        "class_scores must score each (row id, class) once: 1 pairs have more than one row, e.g. row id, class = 2, b"
+    )
+    no_row = HAND_LONG.filter(pl.col("id") != 5)
+    assert long_error(no_row, engine) == (
+        "class_scores must score every class for every source row (by 'id'): "
+        "1 rows of the source are not, e.g. row id 5"
+    )
+    no_class = HAND_LONG.filter((pl.col("id") != 3) | (pl.col("cls") != "a"))
+    assert long_error(no_class, engine).endswith("1 rows of the source are not, e.g. row id 3")
+    null_class = HAND_LONG.with_columns(cls=pl.when(pl.col("id") == 4).then(None).otherwise("cls"))
+    assert long_error(null_class, engine) == (
+        "class_scores must have a row id and a class in every row: 3 rows do not, e.g. row id, class = 4, NULL"
+    )
+    # a source row whose row id is NULL is excluded, like any NULL in a bound column; score rows of
+    # ids the source lacks are ignored
+    source = HAND.with_columns(id=pl.Series([1, 2, 3, 4, None]))
+    extra = pl.concat([HAND_LONG, HAND_LONG.filter(pl.col("id") == 1).with_columns(id=pl.lit(99, pl.Int64))])
+    result = sm.evaluate(
+        source,
+        ["auc"],
+        label="y",
+        class_scores=sm.long_scores(extra, row_id="id", class_="cls", score="p"),
+        engine=engine,
+    )
+    expected = sm.evaluate(HAND.head(4), ["auc"], label="y", class_scores=HAND_SCORES, engine=engine)
+    assert (result["n_rows"].item(), result["n_excluded"].item()) == (4, 1)
+    assert_same(result.drop("n_excluded"), expected.drop("n_excluded"))
+
+
+def test_classes_must_compare_with_the_label(engine):
+    with pytest.raises(
+        sm.SqlMetricsError,
+        match=r"label column 'y' \((VARCHAR|String)\) cannot be compared with the classes of class_scores \(0, 1, 2\)",
+    ):
+        sm.evaluate(HAND, ["auc"], label="y", class_scores={0: "p_a", 1: "p_b", 2: "p_c"}, engine=engine)
+    numbered = HAND_LONG.with_columns(cls=pl.col("cls").replace_strict({"a": 0, "b": 1, "c": 2}))
+    message = (
+        r"label column 'y' \((VARCHAR|String)\) and class_scores class column 'cls' \((BIGINT|Int64)\) "
+        "cannot be compared"
+    )
+    with pytest.raises(sm.SqlMetricsError, match=message):
+        sm.evaluate(
+            HAND,
+            ["auc"],
+            label="y",
+            class_scores=sm.long_scores(numbered, row_id="id", class_="cls", score="p"),
+            engine=engine,
+        )
+
+
+@pytest.mark.parametrize(
+    ("class_scores", "message"),
+    [
+        ({"a": "p_a"}, r"one-vs-rest needs at least two classes, got 1"),
+        ({"a": "p_a", 1: "p_b"}, r"classes must be all strings or all numbers \(or booleans\), got \['a', 1\]"),
+        ({"a": "p_a", "b": 2}, r"the score column of class 'b' must be a name, got 2"),
+        ({"a": "p_a", None: "p_b"}, r"a class must be a string, a number or a boolean, got None"),
+        (["p_a", "p_b"], r"class_scores must be a mapping \{class: score column\} or sm.long_scores"),
+    ],
+)
+def test_bad_class_score_mappings(class_scores, message):
+    with pytest.raises(sm.InvalidParameterError, match=message):
+        sm.evaluate(HAND, ["auc"], label="y", class_scores=class_scores)
+
+
+def test_one_vs_rest_metrics_need_class_scores():
+    with pytest.raises(
+        sm.InvalidParameterError,
+        match=r"multiclass_auc: a one-vs-rest metric reads one score per class: pass class_scores=",
+    ):
+        sm.evaluate(HAND, [sm.multiclass_auc()], label="y")
+    with pytest.raises(sm.InvalidParameterError, match=r"long_scores: row_id must be a column name"):
+        sm.long_scores(HAND_LONG, row_id=None)
+
+
+def test_negative_weight_is_an_error(engine):
+    frame = HAND.with_columns(w=pl.Series([1.0, -1.0, 1.0, 1.0, 1.0]))
+    with pytest.raises(sm.InvalidInputError, match=r"weight column 'w' must be finite and >= 0: 1 rows are not"):
+        sm.evaluate(frame, ["auc"], label="y", class_scores=HAND_SCORES, weight="w", engine=engine)
