@@ -223,16 +223,16 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
         return
     if binding.multiclass:
         check_classes(binding.label, schema[binding.label], binding.prediction, schema[binding.prediction])
-    if binding.wide_scores:
-        for cls, column in binding.wide_scores:
-            _check_column(schema, f"class {cls!r} score", column, where, numeric=True)
+    for cls, column in binding.wide_scores:
+        _check_column(schema, f"class {cls!r} score", column, where, numeric=True)
+    if binding.class_scores is not None:
         label_kind = class_kind(schema[binding.label])
         if label_kind is None:
             raise SqlMetricsError(
                 f"label column {binding.label!r} has type {schema[binding.label]}; a class must be a number, string "
                 "or boolean"
             )
-        if label_kind != binding.class_scores.kind:
+        if binding.wide_scores and label_kind != binding.class_scores.kind:
             classes = ", ".join(map(repr, binding.class_scores.classes))
             raise SqlMetricsError(
                 f"label column {binding.label!r} ({schema[binding.label]}) cannot be compared with the classes of "
@@ -240,28 +240,27 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
             )
 
 
-def check_long_schema(binding: Binding, schema: Mapping[str, str], label_type: str) -> None:
+def check_long_schema(binding: Binding, schema: Mapping[str, str], source_schema: Mapping[str, str]) -> None:
     """Raise for a column the long class-score table lacks, a score that is not numeric,
-    or a class column that cannot be compared with the label (``label_type``)."""
+    a class column that cannot be compared with the label, or a row id column of
+    another kind than the source's (numbers and strings do not join)."""
     long = binding.long_scores
-    for role, column, numeric in (
-        ("row id", long.row_id, False),
-        ("class", long.class_, False),
-        ("score", long.score, True),
-    ):
+    roles = (("row id", long.row_id, False), ("class", long.class_, False), ("score", long.score, True))
+    for role, column, numeric in roles:
         _check_column(schema, f"class_scores {role}", column, "the class scores have", numeric)
-    kinds = (class_kind(label_type), class_kind(schema[long.class_]))
-    if kinds[1] is None:
-        raise SqlMetricsError(
-            f"class_scores class column {long.class_!r} has type {schema[long.class_]}; a class must be a number, "
-            "string or boolean"
-        )
-    if kinds[0] != kinds[1]:
-        raise SqlMetricsError(
-            f"label column {binding.label!r} ({label_type}) and class_scores class column {long.class_!r} "
-            f"({schema[long.class_]}) cannot be compared: classes must be numbers (or booleans) in both or strings "
-            "in both"
-        )
+    pairs = (("label", binding.label, "class", long.class_), ("row id", long.row_id, "row id", long.row_id))
+    for source_role, source_column, role, column in pairs:
+        kinds = (class_kind(source_schema[source_column]), class_kind(schema[column]))
+        if kinds[1] is None and role == "class":
+            raise SqlMetricsError(
+                f"class_scores {role} column {column!r} has type {schema[column]}; expected a number, string or boolean"
+            )
+        if kinds[0] != kinds[1] and None not in kinds:  # row ids of other types (dates) join as they are
+            raise SqlMetricsError(
+                f"{source_role} column {source_column!r} ({source_schema[source_column]}) and class_scores {role} "
+                f"column {column!r} ({schema[column]}) cannot be compared: both must be numbers (or booleans) or "
+                "both strings"
+            )
 
 
 def _check_column(schema: Mapping[str, str], role: str, column: str, where: str, numeric: bool) -> None:

@@ -563,3 +563,20 @@ def test_negative_weight_is_an_error(engine):
     frame = HAND.with_columns(w=pl.Series([1.0, -1.0, 1.0, 1.0, 1.0]))
     with pytest.raises(sm.InvalidInputError, match=r"weight column 'w' must be finite and >= 0: 1 rows are not"):
         sm.evaluate(frame, ["auc"], label="y", class_scores=HAND_SCORES, weight="w", engine=engine)
+
+
+def test_row_ids_must_join(engine):
+    # the source's ids are numbers, the table's strings: DuckDB would cast, polars refuses
+    text_ids = HAND_LONG.with_columns(pl.col("id").cast(pl.String))
+    message = r"row id column 'id' \((BIGINT|Int64)\) and class_scores row id column 'id' \((VARCHAR|String)\) cannot"
+    with pytest.raises(sm.SqlMetricsError, match=message):
+        sm.evaluate(
+            HAND,
+            ["auc"],
+            label="y",
+            class_scores=sm.long_scores(text_ids, row_id="id", class_="cls", score="p"),
+            engine=engine,
+        )
+    dates = HAND.with_columns(y=pl.date(2024, 1, pl.col("id")))
+    with pytest.raises(sm.SqlMetricsError, match=r"label column 'y' has type (DATE|Date); a class must be a number"):
+        sm.evaluate(dates, ["auc"], label="y", class_scores=HAND_SHAPES["long"], engine=engine)

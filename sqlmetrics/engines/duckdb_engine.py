@@ -40,7 +40,7 @@ def run(
             second_sql = source_sql(second, view=second_view)
             second_schema = _schema(connection, second_sql, second)
             if binding.long_scores is not None:
-                check_long_schema(binding, second_schema, schema[binding.label])
+                check_long_schema(binding, second_schema, schema)
             else:
                 check_schema(binding, second_schema, judgments=True)
         return _execute(connection, composer(binding, from_sql, second_sql))

@@ -144,7 +144,7 @@ def _checked_base(
     check_schema(binding, schema)
     judged = None
     if binding.long_scores is not None:
-        judged = _long_scores(binding, second, schema[binding.label])
+        judged = _long_scores(binding, second, schema)
     elif second is not None:
         judged = _judgments(binding, second)
     checks = checks_for(binding.calls, binding.weight is not None)
@@ -185,11 +185,11 @@ def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:
     )
 
 
-def _long_scores(binding: Binding, table: Any, label_type: str) -> pl.LazyFrame:
+def _long_scores(binding: Binding, table: Any, source_schema: dict[str, str]) -> pl.LazyFrame:
     """The long class scores under canonical names: row_id, class, score."""
     long = binding.long_scores
     scores = polars_source(table)
-    check_long_schema(binding, {name: str(dtype) for name, dtype in scores.collect_schema().items()}, label_type)
+    check_long_schema(binding, {name: str(dtype) for name, dtype in scores.collect_schema().items()}, source_schema)
     return scores.select(
         row_id=pl.col(long.row_id), **{"class": pl.col(long.class_)}, score=pl.col(long.score).cast(pl.Float64)
     )
