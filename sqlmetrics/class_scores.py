@@ -68,16 +68,9 @@ def long_scores(table: Any, *, row_id: str, class_: str = "class", score: str = 
     >>> rows = pl.DataFrame({"id": [1, 2, 3], "y": ["a", "b", "c"]})
     >>> scores = pl.DataFrame({"id": [1, 1, 1, 2, 2, 2, 3, 3, 3], "cls": ["a", "b", "c"] * 3,
     ...                        "p": [.8, .1, .1, .3, .4, .3, .2, .2, .6]})
-    >>> sm.evaluate(rows, ["auc"], label="y", class_scores=sm.long_scores(scores, row_id="id", class_="cls", score="p"))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    shape: (1, 5)
-    ┌────────┬────────────┬─────┬─────────────┬─────────────┐
-    │ n_rows ┆ n_excluded ┆ auc ┆ auc_classes ┆ auc_skipped │
-    │ ---    ┆ ---        ┆ --- ┆ ---         ┆ ---         │
-    │ i64    ┆ i64        ┆ f64 ┆ i64         ┆ i64         │
-    ╞════════╪════════════╪═════╪═════════════╪═════════════╡
-    │ 3      ┆ 0          ┆ 1.0 ┆ 3           ┆ 0           │
-    └────────┴────────────┴─────┴─────────────┴─────────────┘
+    >>> long = sm.long_scores(scores, row_id="id", class_="cls", score="p")
+    >>> sm.evaluate(rows, ["auc"], label="y", class_scores=long).row(0)  # n_rows, n_excluded, auc, classes, skipped
+    (3, 0, 1.0, 3, 0)
     """
     for name, value in (("row_id", row_id), ("class_", class_), ("score", score)):
         if not isinstance(value, str):
