@@ -6,6 +6,7 @@ columns, a long table) and Parquet files; composition; routing; bad input."""
 
 from __future__ import annotations
 
+import doctest
 import math
 
 import numpy as np
@@ -19,6 +20,7 @@ from sklearn.preprocessing import label_binarize
 
 import sqlmetrics as sm
 import sqlmetrics.polars as smp
+from sqlmetrics import class_scores
 from sqlmetrics.registry import resolve
 
 from strategies import class_score_rows, ovr_score_column
@@ -580,3 +582,8 @@ def test_row_ids_must_join(engine):
     dates = HAND.with_columns(y=pl.date(2024, 1, pl.col("id")))
     with pytest.raises(sm.SqlMetricsError, match=r"label column 'y' has type (DATE|Date); a class must be a number"):
         sm.evaluate(dates, ["auc"], label="y", class_scores=HAND_SHAPES["long"], engine=engine)
+
+
+def test_long_scores_example_runs():
+    result = doctest.testmod(class_scores, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
