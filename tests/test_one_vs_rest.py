@@ -20,7 +20,7 @@ from sklearn.preprocessing import label_binarize
 
 import sqlmetrics as sm
 import sqlmetrics.polars as smp
-from sqlmetrics import class_scores
+from sqlmetrics import class_scores as class_scores_module
 from sqlmetrics.registry import resolve
 
 from strategies import class_score_rows, ovr_score_column
@@ -585,5 +585,5 @@ def test_row_ids_must_join(engine):
 
 
 def test_long_scores_example_runs():
-    result = doctest.testmod(class_scores, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(class_scores_module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
