@@ -162,6 +162,36 @@ def test_metrics_match_sklearn_in_both_engines_and_both_shapes(data):
     check_against_sklearn(frame, classes, results[0], weight is not None)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_larger_random_data_equals_sklearns_own_multiclass_calls(seed, engine):
+    # 600 rows, 4 classes, probabilities on a coarse grid (many ties), weights, 3 slices:
+    # every class has positives and negatives in every slice, so scikit-learn's
+    # multi-class calls apply as they are
+    rng = np.random.default_rng(seed)
+    classes = ["owl", "it's", "Bee", "ant"]
+    counts = rng.integers(0, 4, size=(600, 4)) + np.eye(4, dtype=int)[rng.integers(0, 4, 600)]
+    scores = counts / counts.sum(axis=1, keepdims=True)
+    frame = pl.DataFrame(
+        {
+            "id": np.arange(600),
+            "slice": rng.choice(["x", "y", "z"], 600),
+            "label": rng.choice(classes, 600),
+            "weight": rng.choice([0.0, 0.5, 1.0, 2.5], 600),
+        }
+    ).with_columns(**{ovr_score_column(c): pl.Series(scores[:, j]) for j, c in enumerate(classes)})
+    for weight in ("weight", None):
+        for class_scores in shapes(frame, classes).values():
+            result = evaluate(frame, class_scores, weight=weight, by="slice", engine=engine)
+            for row in result.iter_rows(named=True):
+                part = frame.filter(pl.col("slice") == row["slice"])
+                y, w = part["label"].to_numpy(), part["weight"].to_numpy() if weight else np.ones(part.height)
+                p = part.select(ovr_score_column(c) for c in classes).to_numpy()
+                for call in CALLS:
+                    expected = sklearn_multiclass(call.spec.name, call.kwargs["average"], y, p, w, classes)
+                    assert row[call.label] == pytest.approx(expected, rel=1e-9, abs=1e-9), call.label
+                    assert (row[f"{call.label}_classes"], row[f"{call.label}_skipped"]) == (4, 0)
+
+
 @settings(max_examples=20)
 @given(data=class_score_rows())
 def test_parquet_sources_give_the_same_numbers(data, tmp_path_factory):
