@@ -171,6 +171,11 @@ def bind(
             f"{needing}: a one-vs-rest metric reads one score per class: pass class_scores={{class: score column}} "
             "or class_scores=sm.long_scores(table, row_id=...)"
         )
+    if judgments and class_scores is not None:
+        raise InvalidParameterError(
+            "judgments and class_scores cannot be combined: judgments serve ranking metrics, class scores "
+            "one-vs-rest metrics; evaluate them in separate calls"
+        )
     _check_ranking_roles(binding)
     if len(set(slices)) != len(slices):
         raise InvalidParameterError(f"by lists a column twice: {list(slices)}")

@@ -129,8 +129,8 @@ def raise_failed(
 
 @dataclass(frozen=True)
 class RunRule:
-    """A rule on judgments and a run, over whole rows or (query, item) pairs:
-    ``{before}{count}{between}{example}``."""
+    """A rule on a second table (judgments, long class scores) and the rows it serves,
+    over whole rows or pairs of keys: ``{before}{count}{between}{example}``."""
 
     name: str
     before: str

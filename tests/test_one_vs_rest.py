@@ -587,6 +587,8 @@ def test_one_vs_rest_metrics_need_class_scores():
         match=r"multiclass_auc: a one-vs-rest metric reads one score per class: pass class_scores=",
     ):
         sm.evaluate(HAND, [sm.multiclass_auc()], label="y")
+    with pytest.raises(sm.InvalidParameterError, match=r"judgments and class_scores cannot be combined"):
+        sm.evaluate(HAND, ["ndcg"], label="y", query="id", item="id", judgments=HAND, class_scores=HAND_SCORES)
     with pytest.raises(sm.InvalidParameterError, match=r"long_scores: row_id must be a column name"):
         sm.long_scores(HAND_LONG, row_id=None)
 
