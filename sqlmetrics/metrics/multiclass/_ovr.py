@@ -25,6 +25,7 @@ import polars as pl
 
 from sqlmetrics.class_scores import LongScores, parse
 from sqlmetrics.metrics.classification._binary import ratio
+from sqlmetrics.sources import polars_source
 from sqlmetrics.spec import Param
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -114,8 +115,7 @@ def per_slice(
         rows = lazy.select(*keys, *scores).drop_nulls(["true_class", "w", *names])
         class_rows = wide_rows(rows, by, description.classes)
     else:
-        long = table.lazy() if isinstance(table, (pl.DataFrame, pl.LazyFrame)) else pl.scan_parquet(table)
-        long = long.select(
+        long = polars_source(table).select(
             pl.col(description.row_id).alias("row_id"),
             pl.col(description.class_).alias("class"),
             pl.col(description.score).cast(pl.Float64).alias("score"),
