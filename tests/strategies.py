@@ -180,17 +180,19 @@ def ovr_score_column(cls) -> str:
 
 
 @st.composite
-def class_score_rows(draw, *, kind: str | None = None, max_rows: int = 40) -> tuple[pl.DataFrame, list]:
+def class_score_rows(
+    draw, *, kind: str | None = None, n_classes: int | None = None, max_rows: int = 40
+) -> tuple[pl.DataFrame, list]:
     """A frame with columns id (unique), slice, label (the true class), prediction (the
     class of the highest score, first on ties), weight and one score column per class
     (``ovr_score_column``), and the classes in mapping order: 2..4 classes as integers or
-    strings (``kind``). Each row's scores are probabilities (small integers over their
+    strings (``kind``; ``n_classes`` fixes how many). Each row's scores are probabilities (small integers over their
     sum, so ties are common; a row of zeros is uniform), as scikit-learn's
     multi-class AUC requires. NULLs in label, weight and (rarely) one score; weights from
     {0, 0.5, 1, 2.5, 4} or all 1. Slice "c" has one true class, so that its other
     classes have no positives; other slices may be empty once NULLs are dropped."""
     kind = kind or draw(st.sampled_from(["int", "str"]))
-    classes = (INT_CLASSES[:4] if kind == "int" else OVR_STR_CLASSES)[: draw(st.integers(2, 4))]
+    classes = (INT_CLASSES[:4] if kind == "int" else OVR_STR_CLASSES)[: n_classes or draw(st.integers(2, 4))]
     weighted = draw(st.booleans())
     weight = st.sampled_from([0.0, 0.5, 1.0, 2.5, 4.0]) if weighted else st.just(1.0)
 

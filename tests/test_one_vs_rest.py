@@ -267,6 +267,20 @@ def test_composition_does_not_change_numbers(data, engine):
 
 
 @settings(max_examples=15)
+@given(data=class_score_rows(kind="int", n_classes=2), engine=st.sampled_from(["duckdb", "polars"]))
+def test_composition_with_binary_metrics_does_not_change_numbers(data, engine):
+    # classes 0 and 1 are binary labels too: the binary metrics read class 1's score
+    frame, classes = data
+    binary = ["logloss", "brier", sm.auc(), sm.precision(threshold=0.3)]
+    for class_scores in shapes(frame, classes).values():
+        kwargs = {"weight": "weight", "by": "slice", "score": ovr_score_column(1), "engine": engine}
+        composed = evaluate(frame, class_scores, [*CALLS[1:], *binary], **kwargs)
+        for metric in [*CALLS[1:], *binary]:
+            alone = evaluate(frame, class_scores, [metric], **kwargs)
+            assert_same(alone, composed.select(alone.columns))
+
+
+@settings(max_examples=15)
 @given(data=class_score_rows(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_slicing_equals_filtering(data, engine):
     frame, classes = data

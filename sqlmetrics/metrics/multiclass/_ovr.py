@@ -45,7 +45,8 @@ def wide_rows(rows: pl.LazyFrame, by: Sequence[str], classes: Sequence[Any]) -> 
     of ``classes``): one unpivot, each column's name then mapped to its class."""
     columns = [f"class_score_{i}" for i in range(1, len(classes) + 1)]
     names = pl.LazyFrame({"column": columns, "class": pl.Series(list(classes), strict=False)})
-    long = rows.unpivot(on=columns, index=[*by, "true_class", "w"], variable_name="column", value_name="score")
+    kept = rows.select(*by, "true_class", "w", *columns)  # rows may hold a binary metric's score too
+    long = kept.unpivot(on=columns, index=[*by, "true_class", "w"], variable_name="column", value_name="score")
     return long.join(names, on="column").select(*by, "class", "score", "true_class", "w")
 
 
