@@ -152,6 +152,49 @@ case("sqlmetrics_composed_duckdb", "composed")(_sqlmetrics(_COMPOSED, "pctr", "d
 case("sqlmetrics_composed_polars", "composed")(_sqlmetrics(_COMPOSED, "pctr", "polars", query="user_id"))
 
 
+# ---------------------------------------------------------------- scale: the README's daily report
+# AUC, GAUC, logloss and NDCG@10 by day in one call, meant for --rows 100_000_000: the
+# DuckDB engine as is, the DuckDB engine held to MEMORY_LIMIT (so it must spill to disk),
+# and the polars engine. Each reports the first day's metrics and the rows of all days.
+
+DAILY = ["auc", "gauc", "logloss", "ndcg@10"]
+DAILY_COLUMNS = ["auc", "gauc", "logloss", "ndcg_at_10"]
+MEMORY_LIMIT = "3GB"
+
+
+def _sqlmetrics_daily(engine, memory_limit=None):
+    def setup(parquet_glob, data_dir):
+        import duckdb
+
+        import sqlmetrics as sm
+
+        def run():
+            con = None
+            if memory_limit:
+                con = duckdb.connect()
+                con.execute(f"SET memory_limit = '{memory_limit}'")
+                con.execute("SET enable_progress_bar = false")
+            frame = sm.evaluate(
+                parquet_glob, DAILY, label="click", score="pctr", query="user_id", by="date", engine=engine, con=con
+            )
+            first_day = frame.row(0, named=True)
+            return {
+                **{column: first_day[column] for column in DAILY_COLUMNS},
+                "days": frame.height,
+                "n_rows": frame["n_rows"].sum(),
+                "n_excluded": frame["n_excluded"].sum(),
+            }
+
+        return run
+
+    return setup
+
+
+case("sqlmetrics_daily_duckdb", "scale")(_sqlmetrics_daily("duckdb"))
+case("sqlmetrics_daily_duckdb_limited", "scale")(_sqlmetrics_daily("duckdb", MEMORY_LIMIT))
+case("sqlmetrics_daily_polars", "scale")(_sqlmetrics_daily("polars"))
+
+
 # ---------------------------------------------------------------- regression metrics
 # The predicted probability pctr against the click as a numeric target: regression metrics
 # only need numbers, and these are the columns the data has.

@@ -38,7 +38,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import dataset  # noqa: E402
-from cases import CASES, RANKING, REGRESSION  # noqa: E402
+from cases import CASES, DAILY_COLUMNS, MEMORY_LIMIT, RANKING, REGRESSION  # noqa: E402
 
 PANDAS_MAX_ROWS = 1_000_000  # pandas_sklearn_gauc runs at min(rows, this), scaled linearly
 TOLERANCE = 1e-9
@@ -441,6 +441,13 @@ def agreement_rows(results: dict, refs: dict, rows: int, pandas_rows: int) -> li
             [(f"sqlmetrics_roc_curve_{engine}", quantity) for engine in ("duckdb", "polars")],
         )
     ranking_agreement(compare, value, results, refs)
+    for column in DAILY_COLUMNS:
+        compare(
+            f"{column}, first day",
+            "sqlmetrics_daily_duckdb",
+            value("sqlmetrics_daily_duckdb", column),
+            [("sqlmetrics_daily_duckdb_limited", column), ("sqlmetrics_daily_polars", column)],
+        )
     # every sqlmetrics case reports its row counts, except the curves (tables, not rows of metrics)
     sm_cases = [c for c in results if c.startswith("sqlmetrics_") and CASES[c]["group"] != "curves"]
     compare("n_rows", "row count", rows, [(c, "n_rows") for c in sm_cases])
@@ -551,6 +558,17 @@ def report(args, rows, data_dir, summaries, results, refs, pandas_rows, notes, r
                 "kernels use all cores.",
             ]
             if any(CASES[n]["group"] == "ranking" for n in summaries)
+            else []
+        ),
+        *(
+            [
+                "",
+                "Scale cases (group `scale`): `auc`, `gauc`, `logloss` and `ndcg@10` by `date` in one call "
+                "(score `pctr`, query `user_id`); `_limited` runs the DuckDB engine on a connection with "
+                f"`SET memory_limit = '{MEMORY_LIMIT}'`, so what does not fit spills to disk. The agreement "
+                "table compares the first day's numbers.",
+            ]
+            if any(CASES[n]["group"] == "scale" for n in summaries)
             else []
         ),
         "",

@@ -15,6 +15,8 @@ Usage examples (quote globs so the shell leaves them to sqlmetrics)::
     sqlmetrics curve roc 'logs/*.parquet' --label click --score pctr --by date --max-points 500 \
         --format csv --output roc.csv --plot roc.png
     sqlmetrics curve calibration logs/ --label click --score pctr --bins 20 --strategy quantile
+    sqlmetrics confusion-matrix preds.parquet --label y --prediction y_hat --by region --format csv
+    sqlmetrics per-class preds.parquet --metrics precision,recall,fbeta:beta=2 --label y --prediction y_hat
 
 Metric specs in ``--metrics`` are comma separated; each is ``NAME[@K][:PARAM=VALUE]...``:
 ``fbeta:beta=2``, ``precision:threshold=0.3``, ``fbeta:beta=0.5:threshold=0.7``,
@@ -32,6 +34,10 @@ trec_eval: ``--metrics 'ndcg@10:gain=linear:ties=item:empty=zero'``.
 ``curve roc|pr|calibration`` writes a curve as a long table (one row per threshold or
 bin and slice) and, with ``--plot PATH`` (.png, .svg), draws it (needs matplotlib: the
 ``plot`` extra).
+
+``confusion-matrix`` and ``per-class`` write the tables of ``sm.confusion_matrix`` (one
+row per slice, true and predicted class, with its rows and summed weight) and
+``sm.per_class`` (one row per slice and class: support and each metric's value).
 
 Output formats: ``table`` (default, every row and column), ``csv``, ``json`` (one JSON
 array of row objects) and ``parquet`` (needs ``--output``).
@@ -142,29 +148,30 @@ def build_parser() -> argparse.ArgumentParser:
     binding = _binding_options()
     formatter = argparse.RawDescriptionHelpFormatter
 
-    def metrics_command(name: str, help: str) -> argparse.ArgumentParser:
-        """A subcommand that takes a source, --metrics and the column bindings."""
-        return commands.add_parser(name, parents=[binding], help=help, epilog=METRIC_SYNTAX, formatter_class=formatter)
-
-    run = metrics_command("eval", "compute metrics over a Parquet source")
-    run.add_argument("--engine", choices=ENGINES, default="duckdb", help="default: %(default)s")
-    run.add_argument(
-        "--format",
-        choices=FORMATS,
-        default="table",
-        help="table (default), csv, json (an array of row objects) or parquet (needs --output)",
+    output = _output_options()
+    run = commands.add_parser(
+        "eval",
+        parents=[binding, output],
+        help="compute metrics over a Parquet source",
+        epilog=METRIC_SYNTAX,
+        formatter_class=formatter,
     )
-    run.add_argument("--output", "-o", metavar="PATH", help="write the result here instead of stdout")
     run.set_defaults(handler=run_eval)
 
     listing = commands.add_parser("metrics", help="list every metric with its parameters")
     listing.set_defaults(handler=run_metrics)
 
-    sql = metrics_command("sql", "print the SQL statement eval runs")
+    sql = commands.add_parser(
+        "sql",
+        parents=[binding],
+        help="print the SQL statement eval runs",
+        epilog=METRIC_SYNTAX,
+        formatter_class=formatter,
+    )
     sql.add_argument("--dialect", choices=DIALECTS, default="duckdb", help="default: %(default)s")
     sql.set_defaults(handler=run_sql)
 
-    curve = commands.add_parser("curve", help="compute a ROC, precision-recall or calibration curve")
+    curve = commands.add_parser("curve", parents=[output], help="compute a ROC, precision-recall or calibration curve")
     curve.add_argument("kind", choices=CURVES, metavar="CURVE", help="roc, pr or calibration")
     curve.add_argument("source", metavar="SOURCE", help="Parquet file, glob (quote it) or directory")
     curve.add_argument("--label", default="label", help="0/1 truth column (default: %(default)s)")
@@ -177,12 +184,54 @@ def build_parser() -> argparse.ArgumentParser:
     curve.add_argument("--max-points", type=int, metavar="N", help="roc, pr: at most N points per slice")
     curve.add_argument("--bins", type=int, metavar="N", help="calibration: number of bins (default 10)")
     curve.add_argument("--strategy", choices=("uniform", "quantile"), help="calibration: bin edges (default uniform)")
-    curve.add_argument("--engine", choices=ENGINES, default="duckdb", help="default: %(default)s")
-    curve.add_argument("--format", choices=FORMATS, default="table", help="as for eval")
-    curve.add_argument("--output", "-o", metavar="PATH", help="write the table here instead of stdout")
     curve.add_argument("--plot", metavar="PATH", help="also draw the curve to PATH (.png, .svg, .pdf)")
     curve.set_defaults(handler=run_curve)
+
+    classes = _class_options()
+    matrix = commands.add_parser(
+        "confusion-matrix",
+        parents=[classes, output],
+        help="the multi-class confusion matrix, long: one row per slice, true and predicted class",
+    )
+    matrix.set_defaults(handler=run_confusion_matrix)
+    per_class = commands.add_parser(
+        "per-class",
+        parents=[classes, output],
+        help="precision, recall, F1 or F-beta of every class: one row per slice and class",
+        epilog="metric specs: comma separated precision, recall, f1, fbeta[:beta=B]; e.g. recall,fbeta:beta=2",
+    )
+    per_class.add_argument(
+        "--metrics", "-m", required=True, type=parse_metrics, metavar="SPECS", help="comma separated metric specs"
+    )
+    per_class.set_defaults(handler=run_per_class)
     return parser
+
+
+def _output_options() -> argparse.ArgumentParser:
+    """--engine, --format and --output: every command that computes a table."""
+    options = _Parser(add_help=False)
+    options.add_argument("--engine", choices=ENGINES, default="duckdb", help="default: %(default)s")
+    options.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (default), csv, json (an array of row objects) or parquet (needs --output)",
+    )
+    options.add_argument("--output", "-o", metavar="PATH", help="write the result here instead of stdout")
+    return options
+
+
+def _class_options() -> argparse.ArgumentParser:
+    """The source and columns of ``confusion-matrix`` and ``per-class``."""
+    options = _Parser(add_help=False)
+    options.add_argument("source", metavar="SOURCE", help="Parquet file, glob (quote it) or directory")
+    options.add_argument("--label", default="label", help="true class column (default: %(default)s)")
+    options.add_argument("--prediction", required=True, help="predicted class column")
+    options.add_argument("--weight", help="non-negative sample weight column")
+    options.add_argument(
+        "--by", type=parse_columns, default=[], metavar="COLUMNS", help="comma separated slice columns"
+    )
+    return options
 
 
 def _binding_options() -> argparse.ArgumentParser:
@@ -258,17 +307,23 @@ def read_sources(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def run_eval(args: argparse.Namespace) -> None:
-    if args.format == "parquet" and args.output is None:
-        raise UsageError("--format parquet writes a binary file: pass --output PATH")
     calls = metric_calls(args.metrics, args.prediction is not None)
     source, judgments = read_sources(args)
-    kwargs = {**binding_kwargs(args), "judgments": judgments}
+    compute_and_write(args, sqlmetrics.evaluate, source, calls, **binding_kwargs(args), judgments=judgments)
+
+
+def compute_and_write(args: argparse.Namespace, function: Callable[..., pl.DataFrame], *given: Any, **kwargs: Any):
+    """``function(*given, engine=--engine, **kwargs)`` (the DuckDB engine on a connection
+    that shows progress only to a person) written as --format to --output; the table."""
+    if args.format == "parquet" and args.output is None:
+        raise UsageError("--format parquet writes a binary file: pass --output PATH")
     if args.engine == "duckdb":
         with duckdb_connection() as con:
-            result = sqlmetrics.evaluate(source, calls, engine="duckdb", con=con, **kwargs)
+            result = function(*given, engine="duckdb", con=con, **kwargs)
     else:
-        result = sqlmetrics.evaluate(source, calls, engine=args.engine, **kwargs)
+        result = function(*given, engine=args.engine, **kwargs)
     write_result(result, args.format, args.output)
+    return result
 
 
 def duckdb_connection() -> duckdb.DuckDBPyConnection:
@@ -349,17 +404,9 @@ CURVE_OPTIONS["pr"] = CURVE_OPTIONS["roc"]
 
 
 def run_curve(args: argparse.Namespace) -> None:
-    if args.format == "parquet" and args.output is None:
-        raise UsageError("--format parquet writes a binary file: pass --output PATH")
     function = getattr(sqlmetrics, f"{args.kind}_curve")
-    params = curve_params(args)
-    kwargs = {"label": args.label, "score": args.score, "weight": args.weight, "by": args.by, **params}
-    if args.engine == "duckdb":
-        with duckdb_connection() as con:
-            result = function(Path(args.source), engine="duckdb", con=con, **kwargs)
-    else:
-        result = function(Path(args.source), engine=args.engine, **kwargs)
-    write_result(result, args.format, args.output)
+    columns = {"label": args.label, "score": args.score, "weight": args.weight, "by": args.by}
+    result = compute_and_write(args, function, Path(args.source), **columns, **curve_params(args))
     if args.plot is not None:
         from sqlmetrics.curves import KINDS, plot
 
@@ -378,6 +425,19 @@ def curve_params(args: argparse.Namespace) -> dict[str, Any]:
             curves = " and ".join(kind for kind, options in CURVE_OPTIONS.items() if name in options)
             raise UsageError(f"--{name.replace('_', '-')} applies to {curves} curves only, not {args.kind}")
     return given
+
+
+def class_columns(args: argparse.Namespace) -> dict[str, Any]:
+    return {"label": args.label, "prediction": args.prediction, "weight": args.weight, "by": args.by}
+
+
+def run_confusion_matrix(args: argparse.Namespace) -> None:
+    compute_and_write(args, sqlmetrics.confusion_matrix, Path(args.source), **class_columns(args))
+
+
+def run_per_class(args: argparse.Namespace) -> None:
+    calls = metric_calls(args.metrics, multiclass=True)
+    compute_and_write(args, sqlmetrics.per_class, Path(args.source), calls, **class_columns(args))
 
 
 # --- the entry point ----------------------------------------------------------------

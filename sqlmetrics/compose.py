@@ -39,6 +39,7 @@ and sorts by the slice keys.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -54,6 +55,7 @@ from sqlmetrics.checks import (
     message_parts,
     run_rules,
 )
+from sqlmetrics.metrics.ranking._params import tie_breaks_sql
 from sqlmetrics.metrics.ranking._reach import floor_sql
 
 
@@ -63,7 +65,10 @@ class Intermediate:
 
     ``collects`` names metric parameters whose distinct combinations across the call's
     metrics that read this step are rendered as the table ``{{ <table> }}`` (every
-    threshold used; every tie policy and relevance threshold used). ``base_aggregates``
+    threshold used). ``each`` names parameters for which the step is rendered once per
+    distinct combination in use (as literals, plus the SQL that ``derived`` makes of
+    them), the renders stacked with UNION ALL (every tie policy and relevance threshold
+    of the ranking metrics: each sorts its own way). ``base_aggregates``
     are added to ``base`` when the step is rendered: sums over the rows that the step
     then adds up per slice, so that the source is still aggregated once.
     """
@@ -73,6 +78,8 @@ class Intermediate:
     collects: tuple[str, ...] = ()
     table: str = ""
     base_aggregates: tuple[str, ...] = ()
+    each: tuple[str, ...] = ()
+    derived: Callable[..., dict[str, str]] | None = None
 
 
 # The residual e = score − label (prediction minus target) of each row, summed in base.
@@ -95,7 +102,11 @@ INTERMEDIATES = {
     "confusion": Intermediate(
         "intermediates/confusion.sql", after=("score_hist",), collects=("threshold",), table="thresholds"
     ),
-    "ranked": Intermediate("intermediates/ranked.sql"),
+    "ranked": Intermediate(
+        "intermediates/ranked.sql",
+        each=("ties", "min_relevance"),
+        derived=lambda ties, min_relevance: {"tie_breaks": tie_breaks_sql(ties)},
+    ),
     "judged": Intermediate("intermediates/judged.sql"),
     "positions": Intermediate("intermediates/positions.sql", after=("ranked", "judged")),
     "residuals": Intermediate("intermediates/residuals.sql", base_aggregates=RESIDUAL_SUMS),
@@ -164,9 +175,7 @@ def shared_steps(binding: Binding, source_sql: str, second_sql: str | None = Non
     if binding.class_scores is not None:
         ctes["class_score_rows"] = _class_score_rows_sql(binding, by)
     for name in _intermediates_needed(binding):
-        ctes[name] = templates.render(
-            INTERMEDIATES[name].template, {"by": by, **_collected(binding, name)}, binding.slices
-        )
+        ctes[name] = _intermediate_sql(binding, name, by)
     if binding.class_scores is not None:
         ctes["class_nan"] = (
             "SELECT class, CAST(SUM(n) AS BIGINT) AS n\nFROM class_score_hist\nWHERE isnan(score)\nGROUP BY class"
@@ -477,18 +486,39 @@ def _reads(name: str, reads: tuple[str, ...]) -> bool:
     return any(r == name or _reads(name, INTERMEDIATES[r].after) for r in reads if r in INTERMEDIATES)
 
 
+def _intermediate_sql(binding: Binding, name: str, by: str) -> str:
+    """Intermediate ``name`` rendered for the call: once, or once per combination of its
+    ``each`` parameters in use, stacked."""
+    step = INTERMEDIATES[name]
+    values = {"by": by, **_collected(binding, name)}
+    if not step.each:
+        return templates.render(step.template, values, binding.slices)
+    renders = []
+    for combination in _combinations(binding, name, step.each):
+        given = dict(zip(step.each, combination))
+        rendered = {param: templates.literal(value) for param, value in given.items()}
+        extra = step.derived(**given) if step.derived else {}
+        renders.append(templates.render(step.template, values | rendered | extra, binding.slices))
+    return "\nUNION ALL\n".join(renders)
+
+
+def _combinations(binding: Binding, name: str, params: tuple[str, ...]) -> list[tuple]:
+    """Every distinct combination of ``params`` among the metrics reading ``name``, sorted."""
+    return sorted(
+        {
+            tuple(call.kwargs[param] for param in params)
+            for call in binding.calls
+            if _reads(name, call.spec.intermediates)
+        }
+    )
+
+
 def _collected(binding: Binding, name: str) -> dict[str, str]:
     """``{{ <table> }}``: every combination of the collected parameters in use, as rows."""
     step = INTERMEDIATES[name]
     if not step.collects:
         return {}
-    combinations = sorted(
-        {
-            tuple(call.kwargs[param] for param in step.collects)
-            for call in binding.calls
-            if _reads(name, call.spec.intermediates)
-        }
-    )
+    combinations = _combinations(binding, name, step.collects)
     rows = ", ".join(f"({', '.join(templates.literal(v) for v in values)})" for values in combinations)
     return {step.table: f"(VALUES {rows}) AS t({', '.join(step.collects)})"}
 

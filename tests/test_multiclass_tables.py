@@ -4,6 +4,7 @@ the class data of test_multiclass_reference.py."""
 from __future__ import annotations
 
 import doctest
+import io
 import math
 
 import numpy as np
@@ -15,6 +16,7 @@ from sklearn import metrics as skm
 
 import sqlmetrics as sm
 import sqlmetrics.api
+from sqlmetrics import cli
 
 from strategies import class_predictions
 
@@ -162,3 +164,69 @@ def test_classes_keep_their_types_and_compare_by_value(engine):
     per_class = sm.per_class(frame, ["precision"], **ROLES, engine=engine)
     assert per_class.schema["class"] == pl.Float64  # the common type, as SQL's UNION gives it
     assert per_class.rows() == [(1.0, 1.0, 0.5), (2.0, 2.0, 1.0)]
+
+
+# --- the command line: `sqlmetrics confusion-matrix` and `sqlmetrics per-class` ---------
+
+
+@pytest.fixture(scope="module")
+def predictions_file(tmp_path_factory):
+    """Three classes over two regions, with weights (the tables' numbers are the API's)."""
+    frame = pl.DataFrame(
+        {
+            "y": ["a", "b", "c", "b", "a", "c", "c", "b"],
+            "y_hat": ["a", "c", "c", "b", "b", "c", "a", "b"],
+            "w": [1.0, 2.0, 0.5, 1.0, 3.0, 1.5, 0.25, 1.0],
+            "region": ["n", "n", "n", "n", "s", "s", "s", "s"],
+        }
+    )
+    path = tmp_path_factory.mktemp("classes") / "predictions.parquet"
+    frame.write_parquet(path)
+    return path
+
+
+def command_line(capsys, *argv) -> tuple[int, str, str]:
+    code = cli.main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_command_line_confusion_matrix_is_the_api_table(capsys, predictions_file, engine):
+    argv = ["--label", "y", "--prediction", "y_hat", "--weight", "w", "--by", "region", "--engine", engine]
+    code, out, err = command_line(capsys, "confusion-matrix", predictions_file, *argv, "--format", "csv")
+    assert (code, err) == (0, "")
+    expected = sm.confusion_matrix(predictions_file, label="y", prediction="y_hat", weight="w", by="region")
+    polars.testing.assert_frame_equal(pl.read_csv(io.StringIO(out)), expected)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_command_line_per_class_is_the_api_table(capsys, predictions_file, tmp_path, engine):
+    out_path = tmp_path / "per_class.parquet"
+    argv = ["--label", "y", "--prediction", "y_hat", "--by", "region", "--engine", engine]
+    specs = "precision,recall,f1,fbeta:beta=2"
+    code, out, err = command_line(
+        capsys, "per-class", predictions_file, "-m", specs, *argv, "--format", "parquet", "-o", out_path
+    )
+    assert (code, out, err) == (0, "", "")
+    metrics = ["precision", "recall", "f1", sm.multiclass_fbeta(beta=2.0)]
+    expected = sm.per_class(predictions_file, metrics, label="y", prediction="y_hat", by="region")
+    polars.testing.assert_frame_equal(pl.read_parquet(out_path), expected)
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "fragment"),
+    [
+        (["confusion-matrix", "{path}", "--label", "y"], 2, "--prediction"),
+        (["confusion-matrix", "{path}", "--label", "nope", "--prediction", "y_hat"], 1, "label column 'nope'"),
+        (["confusion-matrix", "{path}", "--prediction", "y_hat", "--label", "y", "--format", "parquet"], 2, "--output"),
+        (["per-class", "{path}", "--label", "y", "--prediction", "y_hat"], 2, "--metrics"),
+        (["per-class", "{path}", "-m", "auc", "--label", "y", "--prediction", "y_hat"], 1, "no per-class value"),
+        (["per-class", "{path}", "-m", "f1:average=micro", "--label", "y", "--prediction", "y_hat"], 1, "drop average"),
+    ],
+)
+def test_command_line_table_errors_are_one_line(capsys, predictions_file, argv, status, fragment):
+    code, out, err = command_line(capsys, *(arg.format(path=predictions_file) for arg in argv))
+    assert code == status and out == ""
+    assert err.startswith("sqlmetrics: error: ") and len(err.strip().splitlines()) == 1
+    assert fragment in err

@@ -22,6 +22,7 @@ from typing import Any
 
 import polars as pl
 
+from sqlmetrics.metrics.ranking._params import TIE_BREAKS
 from sqlmetrics.metrics.ranking._reach import floor_expr
 from sqlmetrics.spec import MetricCall
 
@@ -69,19 +70,27 @@ class Lists:
         return self._cached("judged", lambda: self.ideal_rows.group_by([*self.keys, "label"]).agg(n=pl.len())).lazy()
 
     def _running(self, name: str, term: Callable[[pl.Expr], pl.Expr]) -> pl.Series:
-        """Σ_{p <= P} term(p) for P = 0 .. the longest list or judged set (0 at P = 0)."""
+        """Σ_{p <= P} term(p) for P = 0 .. the last position any ranked row or ideal
+        ranking computed so far reaches (0 at P = 0); rebuilt longer when one reaches further."""
+        longest = self._longest()
 
         def build() -> pl.LazyFrame:
-            p = pl.int_range(0, self._longest() + 1, eager=False)
+            p = pl.int_range(0, longest + 1, eager=False)
             running = pl.when(p == 0).then(0.0).otherwise(term(p.cast(pl.Float64))).cum_sum()
             return pl.LazyFrame().select(running.alias(name))
 
-        return self._cached(name, build)[name]
+        return self._cached((name, longest), build)[name]
 
     def _longest(self) -> int:
-        listed = self.rows.group_by(self.keys).len().select(pl.col("len").max())
-        judged = self.judged.group_by(self.keys).agg(pl.col("n").sum()).select(pl.col("n").max())
-        return max(frame.collect().item() or 0 for frame in (listed, judged))
+        """The last position of the ranked rows computed so far and of the ideal rankings
+        (a list's judged items): the positions the metrics read."""
+        ranked = [
+            frame["last_position"].max() or 0
+            for key, frame in self._cache.items()
+            if isinstance(key, tuple) and key[0] == "ranked"
+        ]
+        judged = self.judged.group_by(self.keys).agg(pl.col("n").sum()).select(pl.col("n").max()).collect().item()
+        return max([*ranked, judged or 0])
 
     def discount_through(self, position: pl.Expr) -> pl.Expr:
         """D(position) = Σ_{p <= position} 1/log2(p + 1)."""
@@ -127,33 +136,27 @@ class Lists:
 
 
 def _ranked(lists: Lists, ties: str, min_relevance: float) -> pl.LazyFrame:
-    """Rows sorted by list, score descending and the tie policy's order; peers (rows
-    still tied) are consecutive, so their span and the running relevant count come from
-    cumulative sums over the sorted rows, without a window per group."""
-    tie_label = {"average": pl.lit(0.0), "optimistic": -pl.col("label")}.get(ties, pl.col("label"))
-    tie_item = pl.col("item") if ties == "item" else pl.lit(None)
+    """Rows sorted by list, score descending and the tie policy's order (``TIE_BREAKS``);
+    peers (rows still tied) are consecutive, so their span and the running relevant count
+    come from cumulative sums over the sorted rows, without a window per group."""
     keys = lists.keys
     rows = lists.rows
     if (ties, min_relevance) in lists.floors:
         floor = pl.min_horizontal(lists.floors[ties, min_relevance]).alias("floor")
         floors = rows.group_by(keys).agg(floor)
         rows = rows.join(floors, on=keys, how="inner", nulls_equal=True).filter(pl.col("score") >= pl.col("floor"))
+    breaks = [column for column, _ in TIE_BREAKS[ties]]
     rows = rows.select(
-        *keys,
-        "score",
-        "label",
-        (pl.col("label") >= min_relevance).cast(pl.Int64).alias("relevant"),
-        tie_item.alias("tie_item"),
-        tie_label.alias("tie_label"),
+        *keys, "score", *dict.fromkeys(["label", *breaks]), relevant=(pl.col("label") >= min_relevance).cast(pl.Int64)
     ).sort(
-        [*keys, "score", "tie_item", "tie_label"],
-        descending=[False] * len(keys) + [True, True, False],
+        [*keys, "score", *breaks],
+        descending=[False] * len(keys) + [True] + [descending for _, descending in TIE_BREAKS[ties]],
         nulls_last=True,
         maintain_order=False,
     )
     index = pl.int_range(pl.len(), dtype=pl.Int64)
     new_list = starts(keys)
-    new_peer = starts([*keys, "score", "tie_item", "tie_label"])
+    new_peer = starts([*keys, "score", *breaks])
     cum_relevant = pl.col("relevant").cum_sum()
     before = cum_relevant - pl.col("relevant")  # relevant rows strictly before this row
     list_start = pl.when(new_list).then(index).forward_fill()

@@ -37,6 +37,22 @@ MIN_RELEVANCE = Param(
     rule=lambda value: finite(value) and value > 0,
     rule_text="must be a finite number > 0",
 )
+# How each tie policy orders rows of equal score: (column, descending) after the score.
+# Rows still tied after these ("peers") share their positions. Nothing else is sorted
+# on: every extra sort key costs time, even a constant one.
+TIE_BREAKS: dict[str, tuple[tuple[str, bool], ...]] = {
+    "average": (),
+    "pessimistic": (("label", False),),
+    "optimistic": (("label", True),),
+    "item": (("item", True), ("label", False)),
+}
+
+
+def tie_breaks_sql(ties: str) -> str:
+    """The ORDER BY tail after ``score DESC`` for a tie policy (``ranked.sql``)."""
+    return "".join(f", {column}{' DESC' if descending else ''}" for column, descending in TIE_BREAKS[ties])
+
+
 EMPTY = Param(
     "empty",
     str,
