@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any
 
 from sqlmetrics.api import confusion_matrix, evaluate, per_class, to_sql
+from sqlmetrics.class_scores import long_scores
 from sqlmetrics.curves import calibration_curve, curve_sql, pr_curve, roc_curve
 from sqlmetrics.errors import (
     ColumnNotFoundError,
@@ -40,6 +41,7 @@ __all__ = [
     "confusion_matrix",
     "curve_sql",
     "evaluate",
+    "long_scores",
     "metric",
     "per_class",
     "pr_curve",

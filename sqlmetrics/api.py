@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import duckdb
 import polars as pl
 
 from sqlmetrics.binding import Binding, bind
+from sqlmetrics.class_scores import LongScores, parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
 from sqlmetrics.engines import duckdb_engine, polars_engine
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.registry import resolve
-from sqlmetrics.sources import JUDGMENTS_VIEW, source_sql
+from sqlmetrics.sources import CLASS_SCORES_VIEW, JUDGMENTS_VIEW, source_sql
 from sqlmetrics.spec import MetricCall
 
 ENGINES = ("duckdb", "polars")
 DIALECTS = ("duckdb",)
 
 Metrics = str | MetricCall | Iterable[str | MetricCall]
+ClassScores = Mapping[Any, str] | LongScores
 
 
 def evaluate(
@@ -34,6 +36,7 @@ def evaluate(
     weight: str | None = None,
     by: str | Sequence[str] | None = None,
     judgments: Any = None,
+    class_scores: ClassScores | None = None,
     engine: str = "duckdb",
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> pl.DataFrame:
@@ -55,6 +58,11 @@ def evaluate(
     ``query``, ``item`` and ``score``, and ``judgments`` (any kind of source) holds
     ``query``, ``item`` and ``label``, the relevance; unjudged run items have relevance 0,
     and judged items missing from the run still count in ideal DCG, recall and MAP.
+    With ``class_scores`` (one score per class: ``{class: score column}`` of the source,
+    or ``sm.long_scores(table, row_id=..., class_=..., score=...)``, a second table of
+    row id, class and score), the names ``"auc"`` and ``"average_precision"`` mean the
+    one-vs-rest multi-class metrics (``multiclass_auc``, ...), averaged over the classes;
+    ``label`` is then the true class.
 
     The result has the slice columns (sorted, NULL last), ``n_rows`` (rows used),
     ``n_excluded`` (rows with a NULL label, score, prediction, weight, query or, for
@@ -69,8 +77,9 @@ def evaluate(
     >>> sm.evaluate(df, ["auc", "logloss"], label="click", score="pctr").select("n_rows", "auc").row(0)
     (7, 0.8333333333333334)
     """
+    described, long_table = parse(class_scores)
     binding = bind(
-        resolve(metrics, multiclass=prediction is not None),
+        resolve(metrics, multiclass=prediction is not None, class_scores=described is not None),
         label=label,
         score=score,
         prediction=prediction,
@@ -79,11 +88,13 @@ def evaluate(
         by=by,
         item=item,
         judgments=judgments is not None,
+        class_scores=described,
     )
+    second = judgments if judgments is not None else long_table
     if engine == "duckdb":
-        return duckdb_engine.run(binding, source, con, judgments)
+        return duckdb_engine.run(binding, source, con, second)
     if engine == "polars":
-        return polars_engine.run(binding, source, judgments)
+        return polars_engine.run(binding, source, second)
     raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
 
 
@@ -99,6 +110,7 @@ def to_sql(
     weight: str | None = None,
     by: str | Sequence[str] | None = None,
     judgments: Any = None,
+    class_scores: ClassScores | None = None,
     dialect: str = "duckdb",
 ) -> str:
     """The one SQL statement ``evaluate(..., engine="duckdb")`` runs for the same arguments.
@@ -106,13 +118,15 @@ def to_sql(
     ``source`` may be a Parquet path or glob (read with ``read_parquet``), a table or view
     name (quoted part by part: ``"catalog"."schema"."table"``), or a frame, which the
     statement reads as the view ``sqlmetrics_source``; ``judgments`` likewise (a frame
-    is read as the view ``sqlmetrics_judgments``). Parquet paths are not required to
-    exist. Bad data makes the statement fail with a message starting "sqlmetrics: ".
+    is read as the view ``sqlmetrics_judgments``), and long ``class_scores`` (a frame:
+    the view ``sqlmetrics_class_scores``). Parquet paths are not required to exist. Bad
+    data makes the statement fail with a message starting "sqlmetrics: ".
     """
     if dialect not in DIALECTS:
         raise InvalidParameterError(f"dialect must be one of {', '.join(map(repr, DIALECTS))}, got {dialect!r}")
+    described, long_table = parse(class_scores)
     binding = bind(
-        resolve(metrics, multiclass=prediction is not None),
+        resolve(metrics, multiclass=prediction is not None, class_scores=described is not None),
         label=label,
         score=score,
         prediction=prediction,
@@ -121,9 +135,14 @@ def to_sql(
         by=by,
         item=item,
         judgments=judgments is not None,
+        class_scores=described,
     )
-    judged = None if judgments is None else source_sql(judgments, check_paths=False, view=JUDGMENTS_VIEW)
-    return compose(binding, source_sql(source, check_paths=False), judged)
+    second = None
+    if judgments is not None:
+        second = source_sql(judgments, check_paths=False, view=JUDGMENTS_VIEW)
+    elif long_table is not None:
+        second = source_sql(long_table, check_paths=False, view=CLASS_SCORES_VIEW)
+    return compose(binding, source_sql(source, check_paths=False), second)
 
 
 def confusion_matrix(

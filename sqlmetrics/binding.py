@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from sqlmetrics.class_scores import LongColumns, WideScores
 from sqlmetrics.errors import ColumnNotFoundError, InvalidParameterError, SqlMetricsError
 from sqlmetrics.spec import MetricCall
 
@@ -57,6 +58,7 @@ class Binding:
     item: str | None = None
     judgments: bool = False  # the label is read from separate judgments, joined by (query, item)
     prediction: str | None = None  # the predicted class, for multi-class metrics
+    class_scores: WideScores | LongColumns | None = None  # one score per class, for one-vs-rest metrics
 
     @property
     def needs_query(self) -> bool:
@@ -71,6 +73,23 @@ class Binding:
         """Whether the call compares classes (the label as it is with the prediction):
         binding a prediction column means it (``sm.confusion_matrix`` has no metric)."""
         return self.prediction is not None
+
+    @property
+    def class_keys(self) -> tuple[str, ...]:
+        """The class columns of ``input`` and keys of ``base``: the true and the predicted
+        class with a prediction bound, the true class alone with class scores bound."""
+        if self.multiclass:
+            return ("true_class", "predicted_class")
+        return ("true_class",) if self.class_scores is not None else ()
+
+    @property
+    def wide_scores(self) -> tuple[tuple[object, str], ...]:
+        """(class, column) of each wide class-score column; empty otherwise."""
+        return self.class_scores.columns if isinstance(self.class_scores, WideScores) else ()
+
+    @property
+    def long_scores(self) -> LongColumns | None:
+        return self.class_scores if isinstance(self.class_scores, LongColumns) else None
 
     @property
     def numeric_label(self) -> bool:
@@ -92,6 +111,7 @@ class Binding:
             "label": None if self.judgments else self.label,
             "score": self.score,
             "prediction": self.prediction,
+            "row_id": self.long_scores.row_id if self.long_scores else None,
             "query": self.query,
             "item": self.item if self.ranking else None,
             "weight": self.weight,
@@ -126,15 +146,16 @@ def bind(
     item: str | None = None,
     judgments: bool = False,
     prediction: str | None = None,
+    class_scores: WideScores | LongColumns | None = None,
 ) -> Binding:
     """Check that the roles the metrics need are bound and that names do not collide.
 
     ``score=None`` binds the column ``score`` when a metric reads a score, and no score
-    otherwise (multi-class metrics read the prediction instead)."""
+    otherwise (multi-class metrics read the prediction or the class scores instead)."""
     slices = (by,) if isinstance(by, str) else tuple(by or ())
     if score is None and any("score" in call.spec.needs for call in calls):
         score = "score"
-    binding = Binding(tuple(calls), label, score, query, weight, slices, item, judgments, prediction)
+    binding = Binding(tuple(calls), label, score, query, weight, slices, item, judgments, prediction, class_scores)
     if binding.needs_query and query is None:
         needing = ", ".join(c.label for c in calls if "query" in c.spec.needs)
         raise InvalidParameterError(f"{needing} averages over queries: pass query=<the user/request/query id column>")
@@ -143,6 +164,17 @@ def bind(
         raise InvalidParameterError(
             f"{needing}: a multi-class metric compares the predicted class with the label: "
             "pass prediction=<the predicted class column>"
+        )
+    needing = ", ".join(c.spec.name for c in calls if "class_scores" in c.spec.needs)
+    if class_scores is None and needing:
+        raise InvalidParameterError(
+            f"{needing}: a one-vs-rest metric reads one score per class: pass class_scores={{class: score column}} "
+            "or class_scores=sm.long_scores(table, row_id=...)"
+        )
+    if judgments and class_scores is not None:
+        raise InvalidParameterError(
+            "judgments and class_scores cannot be combined: judgments serve ranking metrics, class scores "
+            "one-vs-rest metrics; evaluate them in separate calls"
         )
     _check_ranking_roles(binding)
     if len(set(slices)) != len(slices):
@@ -180,7 +212,8 @@ def _check_ranking_roles(binding: Binding) -> None:
 def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool = False) -> None:
     """Raise for a bound column the source (or the judgments) lacks, a score or weight
     that is not numeric, a label that is not numeric where a metric reads it as a number,
-    or label and prediction columns whose classes cannot be compared.
+    label and prediction columns whose classes cannot be compared, or wide class-score
+    columns that are missing or not numeric or whose classes are not of the label's kind.
 
     ``schema`` maps column names to type names (DuckDB's or polars' spelling).
     """
@@ -190,10 +223,54 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
         columns, where = [*binding.roles.items(), *(("by", c) for c in binding.by)], "the source has"
     numeric = ("label", "score", "weight") if binding.numeric_label else ("score", "weight")
     for role, column in columns:
-        if column not in schema:
-            available = ", ".join(schema) or "none"
-            raise ColumnNotFoundError(f"{role} column {column!r} not found; {where}: {available}")
-        if role in numeric and not is_numeric_type(schema[column]):
-            raise SqlMetricsError(f"{role} column {column!r} has type {schema[column]}; expected a number or boolean")
-    if binding.multiclass and not judgments:
+        _check_column(schema, role, column, where, role in numeric)
+    if judgments:
+        return
+    if binding.multiclass:
         check_classes(binding.label, schema[binding.label], binding.prediction, schema[binding.prediction])
+    for cls, column in binding.wide_scores:
+        _check_column(schema, f"class {cls!r} score", column, where, numeric=True)
+    if binding.class_scores is not None:
+        label_kind = class_kind(schema[binding.label])
+        if label_kind is None:
+            raise SqlMetricsError(
+                f"label column {binding.label!r} has type {schema[binding.label]}; a class must be a number, string "
+                "or boolean"
+            )
+        if binding.wide_scores and label_kind != binding.class_scores.kind:
+            classes = ", ".join(map(repr, binding.class_scores.classes))
+            raise SqlMetricsError(
+                f"label column {binding.label!r} ({schema[binding.label]}) cannot be compared with the classes of "
+                f"class_scores ({classes}): classes must be numbers (or booleans) in both or strings in both"
+            )
+
+
+def check_long_schema(binding: Binding, schema: Mapping[str, str], source_schema: Mapping[str, str]) -> None:
+    """Raise for a column the long class-score table lacks, a score that is not numeric,
+    a class column that cannot be compared with the label, or a row id column of
+    another kind than the source's (numbers and strings do not join)."""
+    long = binding.long_scores
+    roles = (("row id", long.row_id, False), ("class", long.class_, False), ("score", long.score, True))
+    for role, column, numeric in roles:
+        _check_column(schema, f"class_scores {role}", column, "the class scores have", numeric)
+    pairs = (("label", binding.label, "class", long.class_), ("row id", long.row_id, "row id", long.row_id))
+    for source_role, source_column, role, column in pairs:
+        kinds = (class_kind(source_schema[source_column]), class_kind(schema[column]))
+        if kinds[1] is None and role == "class":
+            raise SqlMetricsError(
+                f"class_scores {role} column {column!r} has type {schema[column]}; expected a number, string or boolean"
+            )
+        if kinds[0] != kinds[1] and None not in kinds:  # row ids of other types (dates) join as they are
+            raise SqlMetricsError(
+                f"{source_role} column {source_column!r} ({source_schema[source_column]}) and class_scores {role} "
+                f"column {column!r} ({schema[column]}) cannot be compared: both must be numbers (or booleans) or "
+                "both strings"
+            )
+
+
+def _check_column(schema: Mapping[str, str], role: str, column: str, where: str, numeric: bool) -> None:
+    if column not in schema:
+        available = ", ".join(schema) or "none"
+        raise ColumnNotFoundError(f"{role} column {column!r} not found; {where}: {available}")
+    if numeric and not is_numeric_type(schema[column]):
+        raise SqlMetricsError(f"{role} column {column!r} has type {schema[column]}; expected a number or boolean")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from sqlmetrics.binding import Binding
 from sqlmetrics.errors import InvalidInputError
 from sqlmetrics.spec import MetricCall
 
@@ -128,8 +129,8 @@ def raise_failed(
 
 @dataclass(frozen=True)
 class RunRule:
-    """A rule on judgments and a run, over whole rows or (query, item) pairs:
-    ``{before}{count}{between}{example}``."""
+    """A rule on a second table (judgments, long class scores) and the rows it serves,
+    over whole rows or pairs of keys: ``{before}{count}{between}{example}``."""
 
     name: str
     before: str
@@ -160,3 +161,47 @@ def run_rules(relevance_column: str) -> list[RunRule]:
             " (query, item) pairs have more than one row, e.g. query, item = ",
         ),
     ]
+
+
+def class_score_rules(binding: Binding) -> list[RunRule]:
+    """The rules of a call with class scores, in the order they are checked: with a long
+    table, every row has a row id and a class, each (row id, class) is scored once and
+    every source row with a row id has a score for every class of the table; the label
+    of every used row is one of the scored classes; no used row has a NaN class score
+    (wide: one rule per column, in the mapping's order)."""
+    rules = []
+    long = binding.long_scores
+    if long is not None:
+        rules += [
+            RunRule(
+                "long_nulls",
+                "class_scores must have a row id and a class in every row: ",
+                " rows do not, e.g. row id, class = ",
+            ),
+            RunRule(
+                "long_repeated",
+                "class_scores must score each (row id, class) once: ",
+                " pairs have more than one row, e.g. row id, class = ",
+            ),
+            RunRule(
+                "long_missing",
+                f"class_scores must score every class for every source row (by {long.row_id!r}): ",
+                " rows of the source are not, e.g. row id ",
+            ),
+        ]
+    rules.append(
+        RunRule(
+            "label_unscored",
+            f"label column {binding.label!r} must hold one of the classes of class_scores: ",
+            " rows do not, e.g. ",
+        )
+    )
+    if long is not None:
+        rules.append(
+            RunRule("nan", f"class_scores score column {long.score!r} must not be NaN: ", " rows are not, e.g. class ")
+        )
+    for i, (cls, column) in enumerate(binding.wide_scores, 1):
+        rules.append(
+            RunRule(f"nan_{i}", f"class score column {column!r} (class {cls!r}) must not be NaN: ", " rows are not")
+        )
+    return rules

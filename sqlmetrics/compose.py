@@ -3,11 +3,16 @@
 The statement is a chain of CTEs:
 
 ``judgments``   (a run with judgments) the judgments under canonical names;
+``long_scores``, ``long_rows``, ``source_rows``
+                (long class scores) the class-score table under canonical names, its
+                classes and scores counted per row id, and the source's rows, which
+                ``input`` joins to those counts;
 ``input``       the only place user column names appear (quoted): slices, label, score,
                 weight, query, item under canonical names, ``true_class`` and
                 ``predicted_class`` (the label and prediction as they are, for multi-class
-                metrics), and ``w``: the weight of a used row, NULL for a row with a NULL
-                in a bound column (a run takes its labels from the judgments);
+                metrics), ``class_score_<i>`` (wide class scores) or ``row_id`` (long),
+                and ``w``: the weight of a used row, NULL for a row with a NULL
+                in a bound column or class score (a run takes its labels from the judgments);
 ``base``        the one aggregation over the source: one row per slice, distinct score
                 (when a metric reads the score histogram), label and (for multi-class
                 metrics) pair of true and predicted class, with its weight, row counts and
@@ -16,8 +21,13 @@ The statement is a chain of CTEs:
 ``row_counts``  n_rows and n_excluded per slice, the spine of the result;
 ranking         ``ideal_rows`` (every list's judged items), ``list_floors`` (per list, the
                 lowest score a metric reads), ``run_checks`` (judgments and run rules);
+class scores    ``class_score_rows`` (one row per used row and class: its class score
+                and true class, unpivoted in one pass over ``input`` or joined from the
+                long table), then after the intermediates ``class_nan`` and
+                ``class_checks`` (the rules of ``checks.class_score_rules``);
 intermediates   ``score_hist``, ``confusion``, ``residuals``, ``class_confusion``,
-                ``class_counts`` (from base), ``query_rows``
+                ``class_counts`` (from base), ``class_score_hist`` (per slice, class and
+                distinct score, from ``class_score_rows``), ``query_rows``
                 (the used rows of the source, for metrics that sort within queries), ``ranked``,
                 ``judged``, ``positions`` (ranking): rendered once each, only if a metric
                 reads them;
@@ -36,7 +46,15 @@ from sqlglot import exp
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.checks import ERROR_PREFIX, LABEL_RELEVANCE, checks_for, message_parts, run_rules
+from sqlmetrics.checks import (
+    ERROR_PREFIX,
+    LABEL_RELEVANCE,
+    RunRule,
+    checks_for,
+    class_score_rules,
+    message_parts,
+    run_rules,
+)
 from sqlmetrics.metrics.ranking._params import tie_breaks_sql
 from sqlmetrics.metrics.ranking._reach import floor_sql
 
@@ -94,10 +112,8 @@ INTERMEDIATES = {
     "residuals": Intermediate("intermediates/residuals.sql", base_aggregates=RESIDUAL_SUMS),
     "class_confusion": Intermediate("intermediates/class_confusion.sql"),
     "class_counts": Intermediate("intermediates/class_counts.sql", after=("class_confusion",)),
+    "class_score_hist": Intermediate("intermediates/class_score_hist.sql"),
 }
-
-# base's keys for multi-class metrics: the confusion matrix is base summed per slice.
-CLASS_KEYS = ("true_class", "predicted_class")
 
 
 def base_keys(binding: Binding) -> tuple[str, ...]:
@@ -106,8 +122,9 @@ def base_keys(binding: Binding) -> tuple[str, ...]:
     by nearly distinct scores is the costliest part of base. The label is a key unless a
     metric takes any number as label (a regression target) or no metric reads it as a
     number: then base is one row per slice. Multi-class metrics add the true and the
-    predicted class, so that base holds the confusion matrix."""
-    classes = CLASS_KEYS if binding.multiclass else ()
+    predicted class, so that base holds the confusion matrix; one-vs-rest metrics the
+    true class (whose rule, a scored class, is checked on base's groups)."""
+    classes = binding.class_keys
     if any(_reads("score_hist", call.spec.intermediates) for call in binding.calls):
         return ("score", "label", *classes)
     real = any(call.spec.label_domain == "real" for call in binding.calls)
@@ -119,25 +136,29 @@ def quote(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql("duckdb")
 
 
-def compose(binding: Binding, source_sql: str, judgments_sql: str | None = None) -> str:
+def compose(binding: Binding, source_sql: str, second_sql: str | None = None) -> str:
     """The one SQL statement computing every metric of ``binding`` over ``source_sql``
-    (and, for ranking metrics of a run, the judgments read from ``judgments_sql``)."""
+    and the second table read from ``second_sql``: the judgments of a run (ranking
+    metrics), or long class scores (one-vs-rest metrics)."""
     by = ", ".join(binding.slices)
-    ctes = shared_steps(binding, source_sql, judgments_sql)
+    ctes = shared_steps(binding, source_sql, second_sql)
     for call in binding.calls:
         values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
         ctes[f"m_{call.label}"] = templates.render(call.spec.template, values, binding.slices)
     return statement(ctes, _final_select(binding))
 
 
-def shared_steps(binding: Binding, source_sql: str, judgments_sql: str | None = None) -> dict[str, str]:
+def shared_steps(binding: Binding, source_sql: str, second_sql: str | None = None) -> dict[str, str]:
     """The CTEs before the metrics' own, by name: input, base, checks, row_counts, the
-    ranking steps and the intermediates the metrics read (curves end with their own)."""
+    ranking and class-score steps and the intermediates the metrics read (curves end
+    with their own). ``second_sql`` reads the judgments or the long class scores."""
     by = ", ".join(binding.slices)
     ctes = {}
     if binding.judgments:
-        ctes["judgments"] = _judgments_sql(binding, judgments_sql)
+        ctes["judgments"] = _judgments_sql(binding, second_sql)
         ctes["input"] = _run_input_sql(binding, source_sql)
+    elif binding.long_scores is not None:
+        ctes |= _long_input_steps(binding, source_sql, second_sql)
     else:
         ctes["input"] = _input_sql(binding, source_sql)
     ctes |= {
@@ -151,9 +172,25 @@ def shared_steps(binding: Binding, source_sql: str, judgments_sql: str | None = 
         ctes["list_floors"] = _list_floors_sql(binding, by)
     if binding.judgments:
         ctes["run_checks"] = _run_checks_sql(binding, by)
+    if binding.class_scores is not None:
+        ctes["class_score_rows"] = _class_score_rows_sql(binding, by)
     for name in _intermediates_needed(binding):
         ctes[name] = _intermediate_sql(binding, name, by)
+    if binding.class_scores is not None:
+        ctes["class_nan"] = (
+            "SELECT class, CAST(SUM(n) AS BIGINT) AS n\nFROM class_score_hist\nWHERE isnan(score)\nGROUP BY class"
+        )
+        ctes["class_checks"] = _class_checks_sql(binding)
     return ctes
+
+
+def check_steps(binding: Binding) -> list[str]:
+    """The CTEs whose ``failure`` must be NULL for the result to be returned."""
+    return [
+        "checks",
+        *(["run_checks"] if binding.judgments else []),
+        *(["class_checks"] if binding.class_scores else []),
+    ]
 
 
 def statement(ctes: dict[str, str], final_select: str) -> str:
@@ -170,19 +207,20 @@ def _input_sql(binding: Binding, source_sql: str) -> str:
     slices = [f"{quote(col)} AS slice_{i}" for i, col in enumerate(binding.by, 1)] or ["0 AS slice_0"]
     roles = binding.roles
     weight = f"CAST({quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
-    excluded = " OR ".join(f"{quote(column)} IS NULL" for column in roles.values())
+    wide = [column for _, column in binding.wide_scores]
+    excluded = " OR ".join(f"{quote(column)} IS NULL" for column in [*roles.values(), *wide])
     label = [f"CAST({quote(roles['label'])} AS DOUBLE) AS label"] if binding.numeric_label and "label" in roles else []
     score = [f"CAST({quote(roles['score'])} AS DOUBLE) AS score"] if "score" in roles else []
-    classes = (
-        [f"{quote(roles['label'])} AS true_class", f"{quote(roles['prediction'])} AS predicted_class"]
-        if binding.multiclass
-        else []
-    )
+    classes = [f"{quote(roles[role])} AS {key}" for role, key in zip(("label", "prediction"), binding.class_keys)]
+    class_scores = [f"CAST({quote(column)} AS DOUBLE) AS class_score_{i}" for i, column in enumerate(wide, 1)]
+    if "row_id" in roles:
+        class_scores.append(f"{quote(roles['row_id'])} AS row_id")
     columns = [
         *slices,
         *label,
         *score,
         *classes,  # never cast: classes may be strings
+        *class_scores,
         *([f"{weight} AS weight"] if "weight" in roles else []),  # read only by the weight check
         f"CASE WHEN {excluded} THEN NULL ELSE {weight} END AS w",
     ]
@@ -191,6 +229,103 @@ def _input_sql(binding: Binding, source_sql: str) -> str:
     if binding.ranking:
         columns.append(f"{quote(roles['item'])} AS item" if "item" in roles else "NULL AS item")
     return f"SELECT {', '.join(columns)}\nFROM {source_sql}"
+
+
+def _long_input_steps(binding: Binding, source_sql: str, long_sql: str | None) -> dict[str, str]:
+    """The long class scores under canonical names (row_id, class, score), each row id's
+    count of class rows and of scores, and ``input``: the source's rows with the count
+    of classes scored for their row id, a row with a NULL class score being excluded."""
+    long = binding.long_scores
+    return {
+        "long_scores": (
+            f"SELECT {quote(long.row_id)} AS row_id, {quote(long.class_)} AS class, "
+            f"CAST({quote(long.score)} AS DOUBLE) AS score\nFROM {long_sql}"
+        ),
+        "long_rows": (
+            "SELECT row_id, COUNT(*) AS n_classes, COUNT(score) AS n_scored\nFROM long_scores\nGROUP BY row_id"
+        ),
+        "source_rows": _input_sql(binding, source_sql),
+        "input": (
+            "SELECT r.* REPLACE (CASE WHEN l.n_scored < l.n_classes THEN NULL ELSE r.w END AS w), l.n_classes\n"
+            "FROM source_rows AS r\nLEFT JOIN long_rows AS l ON r.row_id = l.row_id"
+        ),
+    }
+
+
+def _class_score_rows_sql(binding: Binding, by: str) -> str:
+    """One row per used row and class: the class, its score, the row's true class and
+    weight. Wide scores are unpivoted in one pass over ``input`` (a CROSS JOIN with the
+    classes, a CASE picking each class's column); long scores are joined by row id."""
+    if binding.long_scores is not None:
+        slices = ", ".join(f"i.{s}" for s in binding.slices)
+        return (
+            f"SELECT {slices}, s.class, s.score, i.true_class, i.w\nFROM input AS i\n"
+            "JOIN long_scores AS s ON i.row_id = s.row_id\nWHERE i.w IS NOT NULL"
+        )
+    classes = _classes_values(binding)
+    picks = " ".join(f"WHEN {i} THEN class_score_{i}" for i in range(1, len(binding.wide_scores) + 1))
+    return (
+        f"SELECT {by}, c.class, CASE c.i {picks} END AS score, true_class, w\n"
+        f"FROM input\nCROSS JOIN {classes}\nWHERE w IS NOT NULL"
+    )
+
+
+def _classes_values(binding: Binding) -> str:
+    """The wide classes as a table c(i, class), i their position in the mapping."""
+    rows = ", ".join(f"({i}, {templates.literal(cls)})" for i, (cls, _) in enumerate(binding.wide_scores, 1))
+    return f"(VALUES {rows}) AS c(i, class)"
+
+
+def _class_checks_sql(binding: Binding) -> str:
+    """The rules of ``checks.class_score_rules``, raising ``error()`` on the first broken."""
+    if binding.long_scores is not None:
+        scored = "(SELECT class FROM long_scores WHERE class IS NOT NULL)"
+    else:
+        scored = f"({', '.join(templates.literal(cls) for cls in binding.class_scores.classes)})"
+    null = "row_id IS NULL OR class IS NULL"
+    pair = "CAST(row_id AS VARCHAR) || ', ' || CAST(class AS VARCHAR)"
+    counted = {
+        "long_nulls": (
+            "COUNT(*)",
+            "MIN(COALESCE(CAST(row_id AS VARCHAR), 'NULL') || ', ' || COALESCE(CAST(class AS VARCHAR), 'NULL'))",
+            f"long_scores WHERE {null}",
+        ),
+        "long_repeated": (
+            "COUNT(*)",
+            f"MIN({pair})",
+            "(SELECT row_id, class FROM long_scores GROUP BY row_id, class HAVING COUNT(*) > 1) AS repeated",
+        ),
+        "long_missing": (
+            "COUNT(*)",
+            "MIN(CAST(row_id AS VARCHAR))",
+            "input WHERE row_id IS NOT NULL "
+            "AND COALESCE(n_classes, 0) < (SELECT COUNT(DISTINCT class) FROM long_scores)",
+        ),
+        "label_unscored": (
+            "COALESCE(SUM(n), 0)",
+            "MIN(CAST(true_class AS VARCHAR))",
+            f"base WHERE n > 0 AND true_class NOT IN {scored}",
+        ),
+        "nan": ("COALESCE(SUM(n), 0)", "MIN(CAST(class AS VARCHAR))", "class_nan"),
+    }
+    for i, (cls, _) in enumerate(binding.wide_scores, 1):
+        counted[f"nan_{i}"] = ("COALESCE(SUM(n), 0)", "''", f"class_nan WHERE class = {templates.literal(cls)}")
+    return _rules_sql(class_score_rules(binding), counted)
+
+
+def _rules_sql(rules: list[RunRule], counted: dict[str, tuple[str, str, str]]) -> str:
+    """One row whose ``failure`` raises the first broken rule: each rule's count and
+    example are ``counted[rule.name]`` = (count, example, FROM clause)."""
+    selects, cases = [], []
+    for rule in rules:
+        count, example, source = counted[rule.name]
+        selects.append(f"(SELECT {count} AS n, {example} AS e FROM {source}) AS {rule.name}")
+        message = (
+            f"{templates.literal(ERROR_PREFIX + rule.before)} || CAST({rule.name}.n AS VARCHAR)"
+            f" || {templates.literal(rule.between)} || CAST({rule.name}.e AS VARCHAR)"
+        )
+        cases.append(f"    WHEN {rule.name}.n > 0 THEN error({message})")
+    return "SELECT CASE\n" + "\n".join(cases) + "\n  END AS failure\nFROM " + "\nCROSS JOIN ".join(selects)
 
 
 def _judgments_sql(binding: Binding, judgments_sql: str | None) -> str:
@@ -273,16 +408,7 @@ def _run_checks_sql(binding: Binding, by: str) -> str:
             "HAVING COUNT(*) > 1) AS repeated",
         ),
     }
-    selects, cases = [], []
-    for rule in run_rules(binding.judgment_roles["label"]):
-        count, example, source = counted[rule.name]
-        selects.append(f"(SELECT {count} AS n, {example} AS e FROM {source}) AS {rule.name}")
-        message = (
-            f"{templates.literal(ERROR_PREFIX + rule.before)} || CAST({rule.name}.n AS VARCHAR)"
-            f" || {templates.literal(rule.between)} || CAST({rule.name}.e AS VARCHAR)"
-        )
-        cases.append(f"    WHEN {rule.name}.n > 0 THEN error({message})")
-    return "SELECT CASE\n" + "\n".join(cases) + "\n  END AS failure\nFROM " + "\nCROSS JOIN ".join(selects)
+    return _rules_sql(run_rules(binding.judgment_roles["label"]), counted)
 
 
 def _base_sql(binding: Binding) -> str:
@@ -337,7 +463,8 @@ def _row_counts_sql(binding: Binding, by: str) -> str:
 
 
 def _intermediates_needed(binding: Binding) -> list[str]:
-    """The intermediates the metrics read, each after the ones it reads, in a stable order."""
+    """The intermediates the metrics read, each after the ones it reads, in a stable order
+    (and the class score histogram whenever class scores are bound: their checks read it)."""
     ordered: list[str] = []
 
     def add(name: str) -> None:
@@ -349,6 +476,8 @@ def _intermediates_needed(binding: Binding) -> list[str]:
     for call in binding.calls:
         for name in call.spec.intermediates:
             add(name)
+    if binding.class_scores is not None:  # bound class scores are checked, whatever reads them
+        add("class_score_hist")
     return ordered
 
 
@@ -405,13 +534,13 @@ def _final_select(binding: Binding) -> str:
         columns += [f"COALESCE({cte}.{name}_{out}, 0) AS {call.label}_{out}" for out in call.spec.outputs]
         joins.append(f"LEFT JOIN {cte} ON {templates.same_slice(slices, 'row_counts', cte)}")
     order = f"\nORDER BY {', '.join(f'row_counts.{s}' for s in slices)}" if binding.by else ""
+    checks = check_steps(binding)
     return (
         f"SELECT {', '.join(columns)}\nFROM row_counts\n"
         + "\n".join(joins)
-        + "\nCROSS JOIN checks"
-        + ("\nCROSS JOIN run_checks" if binding.judgments else "")
-        + "\nWHERE checks.failure IS NULL"
-        + (" AND run_checks.failure IS NULL" if binding.judgments else "")
+        + "".join(f"\nCROSS JOIN {name}" for name in checks)
+        + "\nWHERE "
+        + " AND ".join(f"{name}.failure IS NULL" for name in checks)
         + order
     )
 

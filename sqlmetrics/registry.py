@@ -85,21 +85,30 @@ def _parse_k(name: str, text: str) -> int:
         raise InvalidParameterError(f"{name}: parameter 'k' must be an integer >= 1, got {text!r}") from None
 
 
-def routed(name: str, multiclass: bool) -> str:
-    """The registered name a metric name means: with a prediction column bound
-    (``multiclass``), ``"f1"`` means ``multiclass_f1`` (every ``multiclass_<name>``
-    answers to its plain name); otherwise, and for every other name, the name itself."""
+def routed(name: str, multiclass: bool, class_scores: bool = False) -> str:
+    """The registered name a metric name means. Every ``multiclass_<name>`` answers to its
+    plain name when the role it reads instead of the score is bound: with a prediction
+    column (``multiclass``), ``"f1"`` means ``multiclass_f1``; with class scores
+    (``class_scores``), ``"auc"`` means ``multiclass_auc``. Otherwise, and for every
+    other name, the name itself."""
     prefixed = MULTICLASS_PREFIX + name
-    return prefixed if multiclass and prefixed in registry() else name
+    spec = registry().get(prefixed)
+    if spec is None:
+        return name
+    bound = {"prediction": multiclass, "class_scores": class_scores}
+    return prefixed if all(bound.get(role, True) for role in spec.needs) else name
 
 
-def resolve(metrics: Iterable[str | MetricCall] | str | MetricCall, *, multiclass: bool = False) -> list[MetricCall]:
+def resolve(
+    metrics: Iterable[str | MetricCall] | str | MetricCall, *, multiclass: bool = False, class_scores: bool = False
+) -> list[MetricCall]:
     """Metric names and calls as a list of calls with distinct result columns. Names are
     ``routed``: with ``multiclass`` (a prediction column is bound) ``"accuracy"`` is
-    ``multiclass_accuracy``; calls are taken as they are."""
+    ``multiclass_accuracy``, with ``class_scores`` ``"auc"`` is ``multiclass_auc``; calls
+    are taken as they are."""
     if isinstance(metrics, (str, MetricCall)):
         metrics = [metrics]
-    calls = [m if isinstance(m, MetricCall) else metric(routed(m, multiclass)) for m in metrics]
+    calls = [m if isinstance(m, MetricCall) else metric(routed(m, multiclass, class_scores)) for m in metrics]
     if not calls:
         raise InvalidParameterError("no metrics given")
     seen: dict[str, MetricCall] = {}

@@ -17,6 +17,7 @@ from sqlmetrics.errors import SourceError
 # The names under which in-memory frames are visible to the composed SQL.
 FRAME_VIEW = "sqlmetrics_source"
 JUDGMENTS_VIEW = "sqlmetrics_judgments"
+CLASS_SCORES_VIEW = "sqlmetrics_class_scores"
 
 _GLOB_CHARS = ("*", "?", "[")
 _FRAMES = (pl.DataFrame, pl.LazyFrame, pa.Table)

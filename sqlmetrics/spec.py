@@ -14,7 +14,8 @@ from typing import Any
 
 from sqlmetrics.errors import InvalidParameterError
 
-ROLES = ("label", "score", "prediction", "query", "item", "weight")
+# ``class_scores`` is one score per class (wide columns or a long table, see class_scores.py).
+ROLES = ("label", "score", "prediction", "class_scores", "query", "item", "weight")
 
 # What a metric requires of the score column beyond "not NaN".
 SCORE_DOMAINS = ("any", "finite", "probability")

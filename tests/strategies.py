@@ -168,3 +168,51 @@ def class_predictions(
     dtype = pl.Int64 if kind == "int" else pl.String
     schema = {"slice": pl.String, "label": dtype, "prediction": dtype, "weight": pl.Float64, "score": pl.Float64}
     return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+# One-vs-rest: classes whose names need quoting in SQL, score columns with hostile names.
+OVR_STR_CLASSES = ["owl", "it's", "Bee", "ant"]
+
+
+def ovr_score_column(cls) -> str:
+    """The wide score column of a class: a name with a double quote and a space."""
+    return f'p "{cls}"'
+
+
+@st.composite
+def class_score_rows(
+    draw, *, kind: str | None = None, n_classes: int | None = None, max_rows: int = 40
+) -> tuple[pl.DataFrame, list]:
+    """A frame with columns id (unique), slice, label (the true class), prediction (the
+    class of the highest score, first on ties), weight and one score column per class
+    (``ovr_score_column``), and the classes in mapping order: 2..4 classes as integers or
+    strings (``kind``; ``n_classes`` fixes how many). Each row's scores are probabilities (small integers over their
+    sum, so ties are common; a row of zeros is uniform), as scikit-learn's
+    multi-class AUC requires. NULLs in label, weight and (rarely) one score; weights from
+    {0, 0.5, 1, 2.5, 4} or all 1. Slice "c" has one true class, so that its other
+    classes have no positives; other slices may be empty once NULLs are dropped."""
+    kind = kind or draw(st.sampled_from(["int", "str"]))
+    classes = (INT_CLASSES[:4] if kind == "int" else OVR_STR_CLASSES)[: n_classes or draw(st.integers(2, 4))]
+    weighted = draw(st.booleans())
+    weight = st.sampled_from([0.0, 0.5, 1.0, 2.5, 4.0]) if weighted else st.just(1.0)
+
+    def maybe_null(strategy):
+        return st.one_of(st.none(), strategy) if draw(st.booleans()) else strategy
+
+    label, weight = maybe_null(st.sampled_from(classes)), maybe_null(weight)
+    null_scores = draw(st.booleans())
+    rows = []
+    for row_id in range(draw(st.integers(0, max_rows))):
+        slice_ = draw(st.sampled_from(["a", "a", "b", "c", None]))
+        truth = classes[0] if slice_ == "c" else draw(label)
+        counts = draw(st.lists(st.integers(0, 3), min_size=len(classes), max_size=len(classes)))
+        counts = counts if sum(counts) else [1] * len(classes)
+        scores = [count / sum(counts) for count in counts]
+        if null_scores and draw(st.integers(0, 9)) == 0:
+            scores[draw(st.integers(0, len(classes) - 1))] = None
+        prediction = classes[counts.index(max(counts))]
+        rows.append((row_id, slice_, truth, prediction, draw(weight), *scores))
+    dtype = pl.Int64 if kind == "int" else pl.String
+    schema = {"id": pl.Int64, "slice": pl.String, "label": dtype, "prediction": dtype, "weight": pl.Float64}
+    schema |= {ovr_score_column(cls): pl.Float64 for cls in classes}
+    return pl.DataFrame(rows, schema=schema, orient="row"), classes

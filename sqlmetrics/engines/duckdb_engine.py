@@ -8,35 +8,42 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from sqlmetrics.binding import Binding, check_schema
+from sqlmetrics.binding import Binding, check_long_schema, check_schema
 from sqlmetrics.checks import ERROR_PREFIX
 from sqlmetrics.compose import compose
 from sqlmetrics.errors import InvalidInputError, SourceError
-from sqlmetrics.sources import FRAME_VIEW, JUDGMENTS_VIEW, is_frame, source_sql
+from sqlmetrics.sources import CLASS_SCORES_VIEW, FRAME_VIEW, JUDGMENTS_VIEW, is_frame, source_sql
 
 
 def run(
     binding: Binding,
     source: Any,
     con: duckdb.DuckDBPyConnection | None,
-    judgments: Any = None,
+    second: Any = None,
     composer: Callable[[Binding, str, str | None], str] = compose,
 ) -> pl.DataFrame:
-    """Compute every metric of ``binding`` over ``source`` (and ``judgments``) with one
-    SQL statement, written by ``composer``: ``compose``, or one that ends with its own
-    final SELECT (a curve, ``sm.confusion_matrix``, ``sm.per_class``)."""
+    """Compute every metric of ``binding`` over ``source`` (and ``second``: the judgments
+    of a run, or long class scores) with one SQL statement, written by ``composer``:
+    ``compose``, or one that ends with its own final SELECT (a curve,
+    ``sm.confusion_matrix``, ``sm.per_class``)."""
     connection = con if con is not None else _quiet_connection()
-    frames = {view: data for view, data in ((FRAME_VIEW, source), (JUDGMENTS_VIEW, judgments)) if is_frame(data)}
+    second_view = CLASS_SCORES_VIEW if binding.long_scores is not None else JUDGMENTS_VIEW
+    frames = {view: data for view, data in ((FRAME_VIEW, source), (second_view, second)) if is_frame(data)}
     for view, data in frames.items():
         connection.register(view, data)
     try:
         from_sql = source_sql(source)
-        check_schema(binding, _schema(connection, from_sql, source))
-        judged_sql = None
-        if judgments is not None:
-            judged_sql = source_sql(judgments, view=JUDGMENTS_VIEW)
-            check_schema(binding, _schema(connection, judged_sql, judgments), judgments=True)
-        return _execute(connection, composer(binding, from_sql, judged_sql))
+        schema = _schema(connection, from_sql, source)
+        check_schema(binding, schema)
+        second_sql = None
+        if second is not None:
+            second_sql = source_sql(second, view=second_view)
+            second_schema = _schema(connection, second_sql, second)
+            if binding.long_scores is not None:
+                check_long_schema(binding, second_schema, schema)
+            else:
+                check_schema(binding, second_schema, judgments=True)
+        return _execute(connection, composer(binding, from_sql, second_sql))
     finally:
         for view in frames:
             connection.unregister(view)

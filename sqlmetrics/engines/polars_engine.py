@@ -7,10 +7,12 @@ of a rule they break); the checks and row counts read it; every single-level met
 its ``from_histogram`` expression evaluated on the score histogram; regression metrics
 are their row expressions, all in one aggregation of the used rows per slice;
 multi-class metrics are their ``from_class_counts`` expressions, all in one aggregation
-of the class counts (read from base, keyed by true and predicted class); metrics
-that sort within queries (gauc) call their frame function on the used rows; ranking
-metrics read the used rows once more, into ``Lists`` (``metrics/ranking/_lists.py``),
-whose steps mirror the SQL intermediates.
+of the class counts (read from base, keyed by true and predicted class); one-vs-rest
+metrics read the class score histogram of the used rows (wide scores unpivoted, long
+scores joined by row id; ``metrics/multiclass/_ovr.py``); metrics that sort within
+queries (gauc) call their frame function on the used rows; ranking metrics read the
+used rows once more, into ``Lists`` (``metrics/ranking/_lists.py``), whose steps
+mirror the SQL intermediates.
 """
 
 from __future__ import annotations
@@ -19,23 +21,27 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics.binding import Binding, check_schema
-from sqlmetrics.checks import LABEL_RELEVANCE, checks_for, raise_failed, row_counters_polars, run_rules
-from sqlmetrics.errors import InvalidInputError
-from sqlmetrics.metrics.multiclass._classes import (
-    CLASS_KEYS,
-    COUNTS,
-    class_confusion,
-    class_counts,
-    per_class_scores,
+from sqlmetrics.binding import Binding, check_long_schema, check_schema
+from sqlmetrics.checks import (
+    LABEL_RELEVANCE,
+    checks_for,
+    class_score_rules,
+    raise_failed,
+    row_counters_polars,
+    run_rules,
 )
+from sqlmetrics.errors import InvalidInputError
+from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_scores
+from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
 from sqlmetrics.sources import polars_source
 from sqlmetrics.spec import MetricCall
 
 
-def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
-    rows, base, judged = _checked_base(binding, source, judgments)
+def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
+    """Every metric of ``binding`` over ``source`` (and ``second``: the judgments of a
+    run, or long class scores)."""
+    rows, base, judged = _checked_base(binding, source, second)
     slices = list(binding.slices)
     results = _row_counts(binding, base)
     single = [call for call in binding.calls if hasattr(call.spec.module, "from_histogram")]
@@ -51,6 +57,18 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
         values = classes.group_by(slices).agg(exprs).collect()
         results = results.join(values, on=slices, how="left", nulls_equal=True)
     used_rows = rows.filter(pl.col("w").is_not_null())
+    one_vs_rest = [call for call in binding.calls if hasattr(call.spec.module, "from_class_histogram")]
+    if binding.class_scores is not None:  # bound class scores are checked, whatever reads them
+        if binding.long_scores is not None:
+            class_rows = long_rows(used_rows, slices, judged)
+        else:
+            class_rows = wide_rows(used_rows, slices, binding.class_scores.classes)
+        hist = class_score_hist(class_rows, slices).collect(engine="streaming")
+        raise_failed_class_scores(binding, rows, base, hist, judged)
+        for call in one_vs_rest:
+            values = averaged(hist.lazy(), slices, call.spec.module.from_class_histogram, call.kwargs["average"])
+            names = {"value": call.label, **{out: f"{call.label}_{out}" for out in call.spec.outputs}}
+            results = results.join(values.collect().rename(names), on=slices, how="left", nulls_equal=True)
     by = slices if binding.by else []  # grouping by the constant slice_0 costs time
     row_level = [call for call in binding.calls if _is_row_level(call)]
     if row_level:
@@ -60,7 +78,7 @@ def run(binding: Binding, source: Any, judgments: Any = None) -> pl.DataFrame:
         results = results.join(values.collect(engine="streaming"), on=slices, how="left", nulls_equal=True)
     lists = _lists(binding, used_rows, judged, by).reached_by(binding.calls) if binding.ranking else None
     for call in binding.calls:
-        if call in single or call in row_level or call in multiclass:
+        if call in single or call in row_level or call in multiclass or call in one_vs_rest:
             continue
         if call.spec.family == "ranking":
             frame = call.spec.module.from_lists(lists, **call.kwargs)
@@ -116,19 +134,25 @@ def _user_table(binding: Binding, table: pl.DataFrame, keys: list[str]) -> pl.Da
 
 
 def _checked_base(
-    binding: Binding, source: Any, judgments: Any = None, keys: tuple[str, ...] | None = None
+    binding: Binding, source: Any, second: Any = None, keys: tuple[str, ...] | None = None
 ) -> tuple[pl.LazyFrame, pl.DataFrame, Any]:
     """The source's rows under canonical names, ``base`` (collected, keyed by ``keys``,
-    default ``_base_keys``) once the input rules hold, and the judgments (None without)."""
+    default ``_base_keys``) once the input rules hold, and the second table under
+    canonical names: the judgments or the long class scores (None without)."""
     lf = polars_source(source)
-    check_schema(binding, {name: str(dtype) for name, dtype in lf.collect_schema().items()})
-    judged = None if judgments is None else _judgments(binding, judgments)
+    schema = {name: str(dtype) for name, dtype in lf.collect_schema().items()}
+    check_schema(binding, schema)
+    judged = None
+    if binding.long_scores is not None:
+        judged = _long_scores(binding, second, schema)
+    elif second is not None:
+        judged = _judgments(binding, second)
     checks = checks_for(binding.calls, binding.weight is not None)
     rows = _input(binding, lf, judged)
     keys = _base_keys(binding) if keys is None else keys
     base = _base(binding, rows, checks, keys).collect(engine="streaming")
     raise_failed(base, rows, checks, keys, binding.role_columns)
-    if judged is not None:
+    if binding.judgments:
         raise_failed_run(rows, judged, binding)
     return rows, base, judged
 
@@ -161,14 +185,27 @@ def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:
     )
 
 
+def _long_scores(binding: Binding, table: Any, source_schema: dict[str, str]) -> pl.LazyFrame:
+    """The long class scores under canonical names: row_id, class, score."""
+    long = binding.long_scores
+    scores = polars_source(table)
+    check_long_schema(binding, {name: str(dtype) for name, dtype in scores.collect_schema().items()}, source_schema)
+    return scores.select(
+        row_id=pl.col(long.row_id), **{"class": pl.col(long.class_)}, score=pl.col(long.score).cast(pl.Float64)
+    )
+
+
 def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFrame:
     """The source under canonical names; ``w`` is NULL for an excluded row (see compose).
     A run takes each row's label from the judgments (0 when unjudged). The true and
-    predicted classes keep their types (check_schema made sure they compare)."""
+    predicted classes keep their types (check_schema made sure they compare). With long
+    class scores, each row gets its row id's count of classes (``n_classes``), and a row
+    with a NULL class score is excluded."""
     roles = binding.roles
     slices = [pl.col(c).alias(s) for s, c in zip(binding.slices, binding.by)] or [pl.lit(0, pl.Int32).alias("slice_0")]
     weight = pl.col(roles["weight"]).cast(pl.Float64) if "weight" in roles else pl.lit(1.0)
-    excluded = pl.any_horizontal(pl.col(c).is_null() for c in roles.values())
+    wide = [column for _, column in binding.wide_scores]
+    excluded = pl.any_horizontal(pl.col(c).is_null() for c in [*roles.values(), *wide])
     columns = [
         *slices,
         *(
@@ -177,7 +214,9 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
             else []
         ),
         *([pl.col(roles["score"]).cast(pl.Float64).alias("score")] if "score" in roles else []),
-        *(_classes(binding) if binding.multiclass else []),
+        *(pl.col(roles[role]).alias(key) for role, key in zip(("label", "prediction"), binding.class_keys)),
+        *(pl.col(column).cast(pl.Float64).alias(f"class_score_{i}") for i, column in enumerate(wide, 1)),
+        *([pl.col(roles["row_id"]).alias("row_id")] if "row_id" in roles else []),
         weight.alias("weight"),
         pl.when(excluded).then(None).otherwise(weight).alias("w"),
     ]
@@ -186,18 +225,19 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
     if binding.ranking:
         columns.append((pl.col(roles["item"]) if "item" in roles else pl.lit(None)).alias("item"))
     rows = lf.select(columns)
+    if binding.long_scores is not None:
+        counts = judged.group_by("row_id").agg(
+            n_classes=pl.len().cast(pl.Int64), n_scored=pl.col("score").count().cast(pl.Int64)
+        )
+        unscored = pl.col("n_scored") < pl.col("n_classes")
+        joined = rows.join(counts, on="row_id", how="left")
+        return joined.with_columns(w=pl.when(unscored.fill_null(False)).then(None).otherwise(pl.col("w"))).drop(
+            "n_scored"
+        )
     if judged is None:
         return rows
     labels = judged.filter(pl.col("query").is_not_null() & pl.col("item").is_not_null())
     return rows.join(labels, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
-
-
-def _classes(binding: Binding) -> list[pl.Expr]:
-    """``true_class`` and ``predicted_class``: the label and the prediction, never cast."""
-    return [
-        pl.col(binding.roles["label"]).alias("true_class"),
-        pl.col(binding.roles["prediction"]).alias("predicted_class"),
-    ]
 
 
 def _lists(binding: Binding, used_rows: pl.LazyFrame, judged: pl.LazyFrame | None, by: list[str]) -> Lists:
@@ -232,14 +272,48 @@ def raise_failed_run(rows: pl.LazyFrame, judged: pl.LazyFrame, binding: Binding)
             raise InvalidInputError(f"{rule.before}{count}{rule.between}{example}")
 
 
+def raise_failed_class_scores(
+    binding: Binding, rows: pl.LazyFrame, base: pl.DataFrame, hist: pl.DataFrame, long: pl.LazyFrame | None
+) -> None:
+    """Raise InvalidInputError for the first of ``checks.class_score_rules`` the data breaks."""
+    found = {}
+    if long is None:
+        classes = pl.Series(binding.class_scores.classes, strict=False)
+    else:
+        null = pl.col("row_id").is_null() | pl.col("class").is_null()
+        text = [pl.col(c).cast(pl.String) for c in ("row_id", "class")]
+        pair = pl.format("{}, {}", *text)
+        null_pair = pl.format("{}, {}", *(t.fill_null("NULL") for t in text))
+        repeated = long.group_by("row_id", "class").len().filter(pl.col("len") > 1)
+        n_classes = long.select(pl.col("class").drop_nulls().n_unique()).collect().item()
+        missing = pl.col("row_id").is_not_null() & (pl.col("n_classes").fill_null(0) < n_classes)
+        found |= {
+            "long_nulls": long.filter(null).select(n=pl.len(), e=null_pair.min()),
+            "long_repeated": repeated.select(n=pl.len(), e=pair.min()),
+            "long_missing": rows.filter(missing).select(n=pl.len(), e=pl.col("row_id").cast(pl.String).min()),
+        }
+        classes = long.select(pl.col("class").drop_nulls().unique()).collect().to_series()
+    unscored = base.lazy().filter((pl.col("n") > 0) & ~pl.col("true_class").is_in(classes.implode()))
+    found["label_unscored"] = unscored.select(n=pl.col("n").sum(), e=pl.col("true_class").cast(pl.String).min())
+    nan = hist.lazy().filter(pl.col("score").is_nan())
+    found["nan"] = nan.select(n=pl.col("n").sum(), e=pl.col("class").cast(pl.String).min())
+    for i, (cls, _) in enumerate(binding.wide_scores, 1):
+        found[f"nan_{i}"] = nan.filter(pl.col("class") == cls).select(n=pl.col("n").sum(), e=pl.lit(""))
+    for rule in class_score_rules(binding):
+        count, example = found[rule.name].collect().row(0)
+        if count:
+            raise InvalidInputError(f"{rule.before}{count}{rule.between}{example}")
+
+
 def _base_keys(binding: Binding) -> tuple[str, ...]:
     """base's grouping keys besides the slices: the score when a metric reads the score
-    histogram, the true and predicted class for multi-class metrics. Unlike the SQL plan
+    histogram, the true and predicted class for multi-class metrics (the true class for
+    one-vs-rest metrics). Unlike the SQL plan
     (which also groups by label), polars sums the positives' weight: measured faster in
     polars at any number of distinct scores, and it gives from_histogram distinct scores
     directly (unless classes are keys too)."""
     histogram = ("score",) if any(hasattr(call.spec.module, "from_histogram") for call in binding.calls) else ()
-    return (*histogram, *(CLASS_KEYS if binding.multiclass else ()))
+    return (*histogram, *binding.class_keys)
 
 
 def _base(binding: Binding, rows: pl.LazyFrame, checks: list, keys: tuple[str, ...]) -> pl.LazyFrame:

@@ -1,0 +1,40 @@
+-- multiclass_average_precision: one-vs-rest average precision averaged over the
+-- classes, scikit-learn's average_precision_score(label_binarize(y), scores,
+-- average=...) (the mean average precision, mAP). For each class c, AP_c is the binary
+-- step sum (classification/average_precision.sql) of "true class is c" against c's score:
+--   AP_c = Σ_t w⁺_c(t) · TP_t / (TP_t + FP_t) / W⁺_c over c's distinct scores t, highest first,
+-- NULL when the slice has no positive or no negative weight for c (a degenerate class;
+-- scikit-learn gives it 0 without positives, 1 without negatives). Degenerate classes
+-- are left out of the average and counted in average_precision_skipped;
+-- average_precision_classes counts the classes averaged:
+--   macro     the mean of AP_c over the classes with one
+--   weighted  Σ W⁺_c·AP_c / Σ W⁺_c over them (W⁺_c, the class's true weight: prevalence)
+-- NULL when no class has an average precision.
+--
+-- reads:  class_score_hist({{ by }}, class, score, w_pos, w_neg)
+-- params: {{ average }} -- 'macro' (default) or 'weighted'
+-- output: {{ by }}, average_precision, average_precision_classes, average_precision_skipped
+WITH per_class AS (
+    SELECT {{ by }}, class, SUM(w_pos) AS support,
+           CASE WHEN SUM(w_neg) > 0
+                THEN SUM(w_pos * tp / NULLIF(tp + fp, 0)) / NULLIF(SUM(w_pos), 0)
+           END AS value
+    FROM (
+        SELECT {{ by }}, class, w_pos, w_neg,
+               SUM(w_pos) OVER (PARTITION BY {{ by }}, class ORDER BY score DESC
+                                RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp,
+               SUM(w_neg) OVER (PARTITION BY {{ by }}, class ORDER BY score DESC
+                                RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp
+        FROM class_score_hist
+    ) AS thresholds
+    GROUP BY {{ by }}, class
+)
+SELECT {{ by }},
+       CASE {{ average }}
+           WHEN 'weighted' THEN SUM(support * value) / NULLIF(SUM(CASE WHEN value IS NOT NULL THEN support END), 0)
+           ELSE AVG(value)
+       END AS average_precision,
+       COUNT(value) AS average_precision_classes,
+       COUNT(*) - COUNT(value) AS average_precision_skipped
+FROM per_class
+GROUP BY {{ by }}
