@@ -10,6 +10,7 @@ Usage examples (quote globs so the shell leaves them to sqlmetrics)::
         --label click --score pctr --query request_id --by model_version
     sqlmetrics eval run.txt --judgments qrels.txt --trec --metrics 'ndcg@10:gain=linear:ties=item,map'
     sqlmetrics eval preds.parquet --metrics accuracy,f1:average=weighted,mcc --label y --prediction y_hat
+    sqlmetrics eval preds.parquet --metrics auc,average_precision --label y --class-scores cat=p_cat,dog=p_dog,fox=p_fox
     sqlmetrics metrics
     sqlmetrics sql 'logs/*.parquet' --metrics auc,gauc:weighting=uniform --query user_id
     sqlmetrics curve roc 'logs/*.parquet' --label click --score pctr --by date --max-points 500 \
@@ -23,7 +24,10 @@ Metric specs in ``--metrics`` are comma separated; each is ``NAME[@K][:PARAM=VAL
 ``gauc:weighting=uniform``, ``ndcg@10``. A value is read as an int, else a float, else
 a string. ``sqlmetrics metrics`` lists every metric with its parameters. With
 ``--prediction`` (the predicted class column), ``accuracy``, ``precision``, ``recall``,
-``f1``, ``fbeta`` and ``mcc`` are the multi-class metrics (``multiclass_f1``, ...).
+``f1``, ``fbeta`` and ``mcc`` are the multi-class metrics (``multiclass_f1``, ...); with
+class scores, one column per class (``--class-scores cat=p_cat,dog=p_dog``) or a long
+table (``--long-scores PATH --row-id id [--long-class class --long-score score]``),
+``auc`` and ``average_precision`` are the one-vs-rest ones.
 
 Ranking metrics read an impressions log (``--label`` is the graded relevance) or a run
 with ``--judgments PATH`` (Parquet with the ``--query``, ``--item`` and ``--label``
@@ -132,6 +136,18 @@ def parse_metrics(text: str) -> list[tuple[str, dict[str, Any]]]:
 def parse_columns(text: str) -> list[str]:
     """The comma separated column names of ``--by``."""
     return _split_list(text, "--by")
+
+
+def parse_class_scores(text: str) -> dict[int | float | str, str]:
+    """``cat=p_cat,dog=p_dog`` as ``{"cat": "p_cat", "dog": "p_dog"}``; classes are read
+    as metric values are (``0=p0,1=p1`` gives the integer classes 0 and 1)."""
+    mapping: dict[int | float | str, str] = {}
+    for part in _split_list(text, "--class-scores"):
+        cls, sep, column = part.partition("=")
+        if not sep or not cls.strip() or not column.strip():
+            raise argparse.ArgumentTypeError(f"expected CLASS=COLUMN, got {part!r}")
+        mapping[parse_value(cls.strip())] = column.strip()
+    return mapping
 
 
 def _split_list(text: str, option: str) -> list[str]:
@@ -255,6 +271,20 @@ def _binding_options() -> argparse.ArgumentParser:
     options.add_argument(
         "--prediction", help="predicted class column: accuracy, precision, recall, f1, fbeta, mcc become multi-class"
     )
+    options.add_argument(
+        "--class-scores",
+        type=parse_class_scores,
+        metavar="CLASS=COLUMN,...",
+        help="one score column per class (one-vs-rest auc and average_precision), e.g. cat=p_cat,dog=p_dog",
+    )
+    options.add_argument(
+        "--long-scores",
+        metavar="PATH",
+        help="class scores as a long table (Parquet): one row per --row-id and class, with its score",
+    )
+    options.add_argument("--row-id", help="with --long-scores: the column naming a row, in SOURCE and the table")
+    options.add_argument("--long-class", default="class", help="--long-scores' class column (default: %(default)s)")
+    options.add_argument("--long-score", default="score", help="--long-scores' score column (default: %(default)s)")
     options.add_argument("--query", help="group column for gauc and ranking metrics (user, request, query id)")
     options.add_argument("--item", help="item/document id column (ranking metrics)")
     options.add_argument("--weight", help="non-negative sample weight column")
@@ -281,19 +311,49 @@ def _binding_options() -> argparse.ArgumentParser:
 # --- the commands -------------------------------------------------------------------
 
 
-def metric_calls(specs: Sequence[tuple[str, dict[str, Any]]], multiclass: bool) -> list[MetricCall]:
+def metric_calls(
+    specs: Sequence[tuple[str, dict[str, Any]]], multiclass: bool, class_scores: bool = False
+) -> list[MetricCall]:
     """The metric specs as calls; with a prediction column (``multiclass``) plain names
-    such as ``f1`` mean the multi-class metrics."""
-    return [sqlmetrics.metric(routed(name, multiclass), **params) for name, params in specs]
+    such as ``f1`` mean the multi-class metrics, with class scores ``auc`` and
+    ``average_precision`` the one-vs-rest ones."""
+    return [sqlmetrics.metric(routed(name, multiclass, class_scores), **params) for name, params in specs]
 
 
-def binding_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+def binding_calls(args: argparse.Namespace) -> list[MetricCall]:
+    """--metrics as calls, routed by the roles the command line binds."""
+    class_scores = args.class_scores is not None or args.long_scores is not None
+    return metric_calls(args.metrics, args.prediction is not None, class_scores)
+
+
+def class_scores_kwarg(args: argparse.Namespace, paths: bool = True) -> Any:
+    """--class-scores, or --long-scores with its --row-id, as ``evaluate``'s ``class_scores``
+    (the long table a path, or for ``sql`` (``paths=False``) a path or a table name)."""
+    if args.long_scores is None:
+        if args.row_id is not None:
+            raise UsageError("--row-id names the row column of --long-scores: pass --long-scores PATH")
+        return args.class_scores
+    if args.class_scores is not None:
+        raise UsageError("give class scores either wide (--class-scores) or long (--long-scores), not both")
+    if args.row_id is None:
+        raise UsageError("--long-scores needs --row-id, the column naming a row in SOURCE and in the table")
+    table = Path(args.long_scores) if paths else args.long_scores
+    return sqlmetrics.long_scores(table, row_id=args.row_id, class_=args.long_class, score=args.long_score)
+
+
+def binding_kwargs(args: argparse.Namespace, paths: bool = True) -> dict[str, Any]:
     """The column options as keyword arguments of ``evaluate`` and ``to_sql``; TREC
     files have fixed column names."""
     columns = {"label": args.label, "score": args.score, "query": args.query, "item": args.item}
     if args.trec:
         columns = {"label": "relevance", "score": "score", "query": "query", "item": "item"}
-    return {**columns, "prediction": args.prediction, "weight": args.weight, "by": args.by}
+    return {
+        **columns,
+        "prediction": args.prediction,
+        "weight": args.weight,
+        "by": args.by,
+        "class_scores": class_scores_kwarg(args, paths),
+    }
 
 
 def read_sources(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -307,7 +367,7 @@ def read_sources(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def run_eval(args: argparse.Namespace) -> None:
-    calls = metric_calls(args.metrics, args.prediction is not None)
+    calls = binding_calls(args)
     source, judgments = read_sources(args)
     compute_and_write(args, sqlmetrics.evaluate, source, calls, **binding_kwargs(args), judgments=judgments)
 
@@ -389,11 +449,11 @@ def align(rows: Sequence[Sequence[str]]) -> str:
 def run_sql(args: argparse.Namespace) -> None:
     source, judgments = (args.source, args.judgments) if not args.trec else read_sources(args)
     statement = sqlmetrics.to_sql(
-        metric_calls(args.metrics, args.prediction is not None),
+        binding_calls(args),
         source=source,
         judgments=judgments,
         dialect=args.dialect,
-        **binding_kwargs(args),
+        **binding_kwargs(args, paths=False),
     )
     sys.stdout.write(statement.rstrip("\n") + "\n")
 

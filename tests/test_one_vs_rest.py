@@ -634,3 +634,67 @@ def test_row_ids_must_join(engine):
 def test_long_scores_example_runs():
     result = doctest.testmod(class_scores_module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+# --- the command line: --class-scores, --long-scores ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def cli_files(tmp_path_factory):
+    """A source with wide class scores and the same scores as a long table, as Parquet."""
+    rng = np.random.default_rng(11)
+    classes = [0, 1, 2]
+    rows = 60
+    scores = rng.dirichlet([1.0, 1.0, 1.0], size=rows).round(2)  # rounded: ties
+    source = pl.DataFrame(
+        {
+            "id": range(rows),
+            "y": rng.choice(classes, size=rows),
+            "w": rng.uniform(0.5, 2.0, size=rows),
+            **{f"p{c}": scores[:, c] for c in classes},
+        }
+    )
+    long = source.unpivot(index="id", on=[f"p{c}" for c in classes], variable_name="c", value_name="s")
+    long = long.with_columns(pl.col("c").str.slice(1).cast(pl.Int64))
+    folder = tmp_path_factory.mktemp("ovr_cli")
+    source.write_parquet(folder / "source.parquet")
+    long.write_parquet(folder / "long.parquet")
+    return folder
+
+
+def test_command_line_wide_and_long_class_scores_are_the_api_numbers(cli_files, capsys):
+    from sqlmetrics import cli
+
+    source = cli_files / "source.parquet"
+    specs = ["-m", "auc,average_precision:average=weighted", "--label", "y", "--weight", "w", "--format", "csv"]
+    wide = ["--class-scores", "0=p0,1=p1,2=p2"]
+    long = ["--long-scores", cli_files / "long.parquet", "--row-id", "id", "--long-class", "c", "--long-score", "s"]
+    expected = sm.evaluate(
+        source,
+        ["auc", sm.multiclass_average_precision(average="weighted")],
+        label="y",
+        weight="w",
+        class_scores={0: "p0", 1: "p1", 2: "p2"},
+    )
+    for shape in (wide, long):
+        for engine in ("duckdb", "polars"):
+            assert cli.main(["eval", str(source), *specs, *map(str, shape), "--engine", engine]) == 0
+            got = pl.read_csv(capsys.readouterr().out.encode())
+            polars.testing.assert_frame_equal(got, expected, check_dtypes=False, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        (["--class-scores", "0=p0,1"], "expected CLASS=COLUMN"),
+        (["--long-scores", "long.parquet"], "--long-scores needs --row-id"),
+        (["--row-id", "id"], "pass --long-scores PATH"),
+        (["--class-scores", "0=p0,1=p1", "--long-scores", "x.parquet", "--row-id", "id"], "not both"),
+    ],
+)
+def test_command_line_class_score_usage_errors(cli_files, capsys, options, fragment):
+    from sqlmetrics import cli
+
+    code = cli.main(["eval", str(cli_files / "source.parquet"), "-m", "auc", "--label", "y", *options])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("sqlmetrics: error: ") and fragment in err
