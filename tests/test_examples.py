@@ -64,3 +64,45 @@ def test_search_runs_reports_what_trec_eval_reports(tmp_path):
             values = [numbers[measure] for numbers in per_query.values()]
             expected = pytrec_eval.compute_aggregated_measure(measure, values)
             assert abs(ours[measure] - expected) < 1e-9, (system, measure, ours[measure], expected)
+
+
+def test_classifier_report_runs(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "classifier_report.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "average_precision" in done.stdout and "area_of_50_points" in done.stdout
+
+
+def test_classifier_report_is_scikit_learns(tmp_path):
+    """The example's report, both engines, against scikit-learn region by region."""
+    import classifier_report as example
+    from sklearn import metrics as skm
+    from sklearn.preprocessing import label_binarize
+
+    path = example.write_predictions(tmp_path, rows=3_000)
+    data = pl.read_parquet(path)
+    for engine in ("duckdb", "polars"):
+        report = example.report(path, engine=engine)
+        for region, rows in data.group_by("region"):
+            got = report.filter(pl.col("region") == region[0]).row(0, named=True)
+            y, y_hat, w = rows["species"].to_numpy(), rows["predicted"].to_numpy(), rows["w"].to_numpy()
+            scores = rows.select(example.PROBABILITIES.values()).to_numpy()
+            expected = {
+                "accuracy": skm.accuracy_score(y, y_hat, sample_weight=w),
+                "f1": skm.f1_score(y, y_hat, average="macro", sample_weight=w),
+                "f1_weighted": skm.f1_score(y, y_hat, average="weighted", sample_weight=w),
+                "mcc": skm.matthews_corrcoef(y, y_hat, sample_weight=w),
+                "cohen_kappa": skm.cohen_kappa_score(y, y_hat, sample_weight=w),
+                # multi_class="ovr" is this mean of binary AUCs; it would also insist on rows
+                # summing to 1, which the rounded probabilities do not
+                "auc": skm.roc_auc_score(label_binarize(y, classes=example.CLASSES), scores, sample_weight=w),
+                "average_precision": skm.average_precision_score(
+                    label_binarize(y, classes=example.CLASSES), scores, sample_weight=w
+                ),
+            }
+            for name, value in expected.items():
+                assert abs(got[name] - value) < 1e-9, (engine, region, name, got[name], value)
