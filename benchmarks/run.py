@@ -68,6 +68,8 @@ RATIOS = [
     ("sklearn / sqlmetrics roc_curve (polars)", "sklearn_roc_curve", "sqlmetrics_roc_curve_polars"),
     ("sklearn / sqlmetrics regression 4 (duckdb)", "sklearn_regression", "sqlmetrics_regression_duckdb"),
     ("sklearn / sqlmetrics regression 4 (polars)", "sklearn_regression", "sqlmetrics_regression_polars"),
+    ("daily report: DuckDB, memory limited / DuckDB", "sqlmetrics_daily_duckdb_limited", "sqlmetrics_daily_duckdb"),
+    ("daily report: polars engine / DuckDB engine", "sqlmetrics_daily_polars", "sqlmetrics_daily_duckdb"),
 ]
 RANKING_NAMES = {"ndcg": "ndcg@10", "mrr": "mrr", "map": "map", "hit_rate": "hr@10"}
 for _engine in ("duckdb", "polars"):
