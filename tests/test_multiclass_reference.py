@@ -36,6 +36,8 @@ CALLS = resolve(
         "accuracy",
         "mcc",
         "cohen_kappa",
+        sm.cohen_kappa(weights="linear"),
+        sm.cohen_kappa(weights="quadratic"),
         *(sm.metric(f"multiclass_{name}", average=a) for name in ("precision", "recall", "f1") for a in AVERAGES),
         *(sm.multiclass_fbeta(beta=beta, average=a) for beta in (0.5, 2.0) for a in AVERAGES),
     ],
@@ -88,7 +90,8 @@ def sklearn_value(call: sm.MetricCall, y: list, p: list, w: np.ndarray) -> float
                 return None
             return value
         if name == "cohen_kappa":
-            return _none_if_nan(skm.cohen_kappa_score(y, p, sample_weight=w))  # nan where 1 − p_e = 0
+            weights = None if kwargs["weights"] == "none" else kwargs["weights"]
+            return _none_if_nan(skm.cohen_kappa_score(y, p, weights=weights, sample_weight=w))  # nan: 0/0
         precision, recall, fscore, _ = skm.precision_recall_fscore_support(
             y, p, beta=kwargs.get("beta", 1.0), average=kwargs["average"], sample_weight=w, zero_division=np.nan
         )

@@ -1,19 +1,50 @@
--- cohen_kappa: Cohen's kappa of predicted and true classes (scikit-learn's unweighted
--- cohen_kappa_score):
---   κ = (p_o − p_e) / (1 − p_e) = (c·n − Σ_k t_k·p_k) / (n² − Σ_k t_k·p_k)
--- with p_o = c / n the observed agreement, p_e = Σ_k t_k·p_k / n² the agreement expected
--- by chance, n the total weight, c = Σ tp, t_k = support and p_k = predicted weight of
--- class k. NULL when a single class carries all the weight on both sides (1 − p_e = 0;
--- scikit-learn returns nan) and on an empty slice.
+-- cohen_kappa: Cohen's kappa of predicted and true classes, scikit-learn's
+-- cohen_kappa_score(y, y_hat, weights=..., sample_weight=w):
+--   κ = 1 − Σ_ij d_ij·C_ij / Σ_ij d_ij·E_ij = 1 − n·Σ_ij d_ij·C_ij / Σ_ij d_ij·t_i·p_j
+-- over the slice's classes, C_ij the weight of rows of true class i predicted as j,
+-- E_ij = t_i·p_j / n their weight expected by chance (t_i, p_j: the true and predicted
+-- weight of a class; n: the total weight), and d_ij the disagreement of i and j, with
+-- r the position of a class among the slice's classes in sorted order (1, 2, ...):
+--   'none'       0 when i = j, else 1: κ = (p_o − p_e) / (1 − p_e)
+--   'linear'     |r_i − r_j|
+--   'quadratic'  (r_i − r_j)²
+-- The slice's classes are those present as a label or a prediction (scikit-learn's
+-- labels); linear and quadratic weights read their order (numbers by value, strings as
+-- text), so they suit ordinal classes. NULL when the expected disagreement is 0 (one
+-- class carries all the weight on both sides; scikit-learn: nan) and on an empty slice.
 --
--- reads:  class_counts({{ by }}, class, tp, support, predicted)
+-- reads:  class_counts({{ by }}, class, support, predicted),
+--         class_confusion({{ by }}, true_class, predicted_class, w)
+-- params: {{ weights }}
 -- output: {{ by }}, cohen_kappa
-WITH totals AS (
-    SELECT {{ by }}, SUM(support) AS n, SUM(tp) AS correct, SUM(support * predicted) AS chance,
-           COUNT(CASE WHEN support > 0 OR predicted > 0 THEN 1 END) AS classes
+WITH ranked_classes AS (
+    SELECT {{ by }}, class, support, predicted,
+           DENSE_RANK() OVER (PARTITION BY {{ by }} ORDER BY class) AS r
+    FROM class_counts
+),
+class_pairs AS (
+    -- every ordered pair (i, j) of the slice's classes: its disagreement d and t_i·p_j
+    SELECT {{ by(t) }}, t.class AS true_class, p.class AS predicted_class, t.support * p.predicted AS chance,
+           CASE {{ weights }}
+               WHEN 'linear' THEN ABS(t.r - p.r)
+               WHEN 'quadratic' THEN (t.r - p.r) * (t.r - p.r)
+               ELSE CASE WHEN t.r = p.r THEN 0 ELSE 1 END
+           END AS d
+    FROM ranked_classes AS t
+    JOIN ranked_classes AS p ON {{ same_slice(t, p) }}
+),
+disagreement AS (
+    SELECT {{ by(pairs) }}, SUM(pairs.d * COALESCE(c.w, 0)) AS observed, SUM(pairs.d * pairs.chance) AS chance
+    FROM class_pairs AS pairs
+    LEFT JOIN class_confusion AS c
+           ON {{ same_slice(pairs, c) }} AND c.true_class = pairs.true_class AND c.predicted_class = pairs.predicted_class
+    GROUP BY {{ by(pairs) }}
+),
+totals AS (
+    SELECT {{ by }}, SUM(support) AS n
     FROM class_counts
     GROUP BY {{ by }}
 )
-SELECT {{ by }},
-       CASE WHEN classes > 1 THEN (correct * n - chance) / (n * n - chance) END AS cohen_kappa
+SELECT {{ by(totals) }}, 1 - totals.n * d.observed / NULLIF(d.chance, 0) AS cohen_kappa
 FROM totals
+JOIN disagreement AS d ON {{ same_slice(totals, d) }}

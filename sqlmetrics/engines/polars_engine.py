@@ -7,7 +7,8 @@ of a rule they break); the checks and row counts read it; every single-level met
 its ``from_histogram`` expression evaluated on the score histogram; regression metrics
 are their row expressions, all in one aggregation of the used rows per slice;
 multi-class metrics are their ``from_class_counts`` expressions, all in one aggregation
-of the class counts (read from base, keyed by true and predicted class); one-vs-rest
+of the class counts (read from base, keyed by true and predicted class), or
+``cohen_kappa``'s ``from_class_confusion`` over the confusion matrix; one-vs-rest
 metrics read the class score histogram of the used rows (wide scores unpivoted, long
 scores joined by row id; ``metrics/multiclass/_ovr.py``); metrics that sort within
 queries (gauc) call their frame function on the used rows; ranking metrics read the
@@ -56,6 +57,10 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         classes = class_counts(class_confusion(base.lazy(), slices), slices)
         values = classes.group_by(slices).agg(exprs).collect()
         results = results.join(values, on=slices, how="left", nulls_equal=True)
+    pairwise = [call for call in binding.calls if hasattr(call.spec.module, "from_class_confusion")]
+    for call in pairwise:
+        values = call.spec.module.from_class_confusion(class_confusion(base.lazy(), slices), slices, **call.kwargs)
+        results = results.join(values.rename({"value": call.label}).collect(), on=slices, how="left", nulls_equal=True)
     used_rows = rows.filter(pl.col("w").is_not_null())
     one_vs_rest = [call for call in binding.calls if hasattr(call.spec.module, "from_class_histogram")]
     if binding.class_scores is not None:  # bound class scores are checked, whatever reads them
@@ -78,7 +83,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         results = results.join(values.collect(engine="streaming"), on=slices, how="left", nulls_equal=True)
     lists = _lists(binding, used_rows, judged, by).reached_by(binding.calls) if binding.ranking else None
     for call in binding.calls:
-        if call in single or call in row_level or call in multiclass or call in one_vs_rest:
+        if call in single or call in row_level or call in multiclass or call in pairwise or call in one_vs_rest:
             continue
         if call.spec.family == "ranking":
             frame = call.spec.module.from_lists(lists, **call.kwargs)

@@ -6,7 +6,9 @@ predicted class are this class), ``support`` (weight of rows of this true class)
 ``predicted`` (weight of rows predicted as this class). Each metric module has
 
 * ``from_class_counts(tp, support, predicted, **params)``: an aggregation over one
-  slice's class rows (the polars engine evaluates it on the class counts of base);
+  slice's class rows (the polars engine evaluates it on the class counts of base), or,
+  for a metric that weighs pairs of classes (``cohen_kappa``),
+  ``from_class_confusion(confusion, by, **params)``: a frame of ``value`` per slice;
 * ``frame(data, *, label, prediction, weight=None, by=(), **params)``: the public polars
   form, a function of a frame (a metric over classes needs two aggregation levels, like
   ``gauc``), which builds the class counts from the rows and applies the former.
@@ -109,6 +111,21 @@ def averaged(numerator: pl.Expr, denominator: pl.Expr, support: pl.Expr, average
     return pl.when(weights > 0).then((per_class * support).sum() / weights).otherwise(per_class.mean())
 
 
+def class_rows(data: Frame, *, label: str, prediction: str, weight: str | None, by: Sequence[str]) -> Frame:
+    """The used rows of ``data`` as ``class_confusion`` reads them (slices, ``true_class``,
+    ``predicted_class``, ``n`` = 1, ``w``): rows with a NULL label, prediction or weight
+    are left out."""
+    schema = data.collect_schema()
+    check_classes(label, str(schema[label]), prediction, str(schema[prediction]))
+    return data.filter(*(pl.col(c).is_not_null() for c in (label, prediction, weight) if c is not None)).select(
+        *by,
+        pl.col(label).alias("true_class"),
+        pl.col(prediction).alias("predicted_class"),
+        n=pl.lit(1, pl.Int64),
+        w=pl.lit(1.0) if weight is None else pl.col(weight).cast(pl.Float64),
+    )
+
+
 def per_slice(
     data: Frame,
     metric: pl.Expr,
@@ -120,14 +137,6 @@ def per_slice(
 ) -> Frame:
     """``metric`` (an aggregation over class counts) for every slice of ``by`` of
     ``data``: rows with a NULL label, prediction or weight are left out first."""
-    schema = data.collect_schema()
-    check_classes(label, str(schema[label]), prediction, str(schema[prediction]))
-    rows = data.filter(*(pl.col(c).is_not_null() for c in (label, prediction, weight) if c is not None)).select(
-        *by,
-        pl.col(label).alias("true_class"),
-        pl.col(prediction).alias("predicted_class"),
-        n=pl.lit(1, pl.Int64),
-        w=pl.lit(1.0) if weight is None else pl.col(weight).cast(pl.Float64),
-    )
+    rows = class_rows(data, label=label, prediction=prediction, weight=weight, by=by)
     counts = class_counts(class_confusion(rows, by), by)
     return counts.group_by(list(by)).agg(metric).sort(list(by), nulls_last=True) if by else counts.select(metric)

@@ -1,4 +1,5 @@
-"""cohen_kappa: agreement of predicted and true classes beyond chance."""
+"""cohen_kappa: agreement of predicted and true classes beyond chance, optionally weighted
+by how far apart two ordinal classes are."""
 
 from __future__ import annotations
 
@@ -6,38 +7,98 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from sqlmetrics.metrics.multiclass._classes import COUNTS, Frame, per_slice
-from sqlmetrics.spec import Metric
+from sqlmetrics.metrics.multiclass._classes import Frame, class_confusion, class_counts, class_rows
+from sqlmetrics.spec import Metric, Param
+
+WEIGHTS = Param(
+    "weights",
+    str,
+    "none",
+    "disagreement of classes i and j at sorted positions r_i, r_j: none (1 if i != j), linear (|r_i - r_j|), "
+    "quadratic ((r_i - r_j)^2)",
+    choices=("none", "linear", "quadratic"),
+)
 
 SPEC = Metric(
     name="cohen_kappa",
     family="multiclass",
-    summary="(p_o − p_e) / (1 − p_e): observed agreement beyond the agreement expected by chance",
+    summary="1 − Σ d·observed / Σ d·chance: agreement beyond chance (weights: none, linear, quadratic)",
     template="multiclass/cohen_kappa.sql",
-    reads="class_counts",
+    reads=("class_confusion", "class_counts"),
     needs=("label", "prediction"),
+    params=(WEIGHTS,),
     label_domain="class",
     range=(-1.0, 1.0),
     reference="sklearn.metrics.cohen_kappa_score",
 )
 
 
-def from_class_counts(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr) -> pl.Expr:
-    """Cohen's kappa of one slice from its class counts (NULL with one class in all)."""
-    n, correct, chance = support.sum(), tp.sum(), (support * predicted).sum()
-    classes = ((support > 0) | (predicted > 0)).sum()
-    return pl.when(classes > 1).then((correct * n - chance) / (n * n - chance))
+def disagreement(r_i: pl.Expr, r_j: pl.Expr, weights: str) -> pl.Expr:
+    """d_ij of two classes at sorted positions r_i and r_j."""
+    if weights == "linear":
+        return (r_i - r_j).abs()
+    if weights == "quadratic":
+        return (r_i - r_j) * (r_i - r_j)
+    return (r_i != r_j).cast(pl.Float64)
 
 
-def frame(data: Frame, *, label: str, prediction: str, weight: str | None = None, by: Sequence[str] = ()) -> Frame:
-    """κ = (p_o − p_e) / (1 − p_e) = (c·n − Σ_k t_k·p_k) / (n² − Σ_k t_k·p_k), with
-    p_o = c / n the observed agreement (accuracy), p_e = Σ_k t_k·p_k / n² the agreement
-    expected from the class frequencies alone, n the total weight, c the weight of correct
-    rows, t_k and p_k the true and predicted weight of class k: scikit-learn's unweighted
-    ``cohen_kappa_score`` (label as ``y1``, prediction as ``y2``; κ is symmetric).
+def from_class_confusion(confusion: pl.LazyFrame, by: Sequence[str], *, weights: str = "none") -> pl.LazyFrame:
+    """κ per slice of a confusion matrix (``class_confusion``: slices, true_class,
+    predicted_class, w), as the column ``value``: the SQL ``sql/multiclass/cohen_kappa.sql``."""
+    by = list(by)
+    counts = class_counts(confusion, by)
+    position = pl.col("class").cast(pl.Int8) if counts.collect_schema()["class"] == pl.Boolean else pl.col("class")
+    rank = position.rank("dense").cast(pl.Float64)
+    ranked = counts.with_columns(r=rank.over(by) if by else rank)
+    true_side = ranked.select(*by, true_class="class", r_i="r", t="support")
+    predicted_side = ranked.select(*by, predicted_class="class", r_j="r", p="predicted")
+    pairs = (
+        true_side.join(predicted_side, on=by, how="inner", nulls_equal=True)
+        if by
+        else true_side.join(predicted_side, how="cross")
+    )
+    class_type = counts.collect_schema()["class"]
+    observed = confusion.select(
+        *by,
+        pl.col("true_class").cast(class_type),
+        pl.col("predicted_class").cast(class_type),
+        "w",
+    )
+    d = disagreement(pl.col("r_i"), pl.col("r_j"), weights)
+    keys = [*by, "true_class", "predicted_class"]
+    joined = pairs.join(observed, on=keys, how="left", nulls_equal=True)
+    sums = [
+        (d * pl.col("w").fill_null(0.0)).sum().alias("observed"),
+        (d * pl.col("t") * pl.col("p")).sum().alias("chance"),
+    ]
+    n = pl.col("t").filter(pl.col("true_class") == pl.col("predicted_class")).sum().alias("n")
+    totals = joined.group_by(by).agg(*sums, n) if by else joined.select(*sums, n)
+    chance = pl.col("chance")
+    value = pl.when(chance != 0).then(1 - pl.col("n") * pl.col("observed") / chance)
+    return totals.select(*by, value.alias("value"))
 
-    NULL when every row of positive weight has the same true and predicted class (1 − p_e
-    is 0; scikit-learn returns nan there) and on an empty slice.
+
+def frame(
+    data: Frame,
+    *,
+    label: str,
+    prediction: str,
+    weight: str | None = None,
+    by: Sequence[str] = (),
+    weights: str = "none",
+) -> Frame:
+    """κ = 1 − Σ_ij d_ij·C_ij / Σ_ij d_ij·E_ij, E_ij = t_i·p_j / n: scikit-learn's
+    ``cohen_kappa_score(label, prediction, weights=..., sample_weight=w)`` (κ is symmetric).
+
+    C_ij is the weight of rows of true class i predicted as j, t_i and p_j the true and
+    predicted weight of a class, n the total weight; the disagreement d_ij of classes at
+    positions r_i, r_j among the slice's classes in sorted order (those present as a
+    label or a prediction) is, by ``weights``: ``"none"`` 1 unless i = j (then κ =
+    (p_o − p_e) / (1 − p_e), the observed agreement beyond the agreement expected from
+    the class frequencies alone), ``"linear"`` |r_i − r_j|, ``"quadratic"`` (r_i − r_j)²
+    (for ordinal classes: numbers sort by value, strings as text). NULL when the expected
+    disagreement is 0 (all the weight on one class on both sides; scikit-learn returns
+    nan there) and on an empty slice.
 
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"y": ["a", "a", "b", "b", "c", "c"],
@@ -45,6 +106,13 @@ def frame(data: Frame, *, label: str, prediction: str, weight: str | None = None
     >>> # n 6, c 5, Σ t·p = 2·2 + 2·1 + 2·3 = 12: (30 − 12) / (36 − 12)
     >>> smp.cohen_kappa(df, label="y", prediction="y_hat").item()
     0.75
+    >>> # quadratic, r = 1, 2, 3 for a, b, c: one b read as c (d = 1); by chance
+    >>> # Σ (r_i − r_j)²·t_i·p_j = 2·(1·1 + 4·3) + 2·(1·2 + 1·3) + 2·(4·2 + 1·1) = 54
+    >>> smp.cohen_kappa(df, label="y", prediction="y_hat", weights="quadratic").item()  # 1 − 6·1/54
+    0.8888888888888888
     """
-    metric = from_class_counts(*COUNTS).alias("cohen_kappa")
-    return per_slice(data, metric, label=label, prediction=prediction, weight=weight, by=by)
+    weights = WEIGHTS.validate(SPEC.name, weights)
+    rows = class_rows(data.lazy(), label=label, prediction=prediction, weight=weight, by=by)
+    result = from_class_confusion(class_confusion(rows, by), by, weights=weights).rename({"value": "cohen_kappa"})
+    result = result.sort(list(by), nulls_last=True) if by else result
+    return result.collect() if isinstance(data, pl.DataFrame) else result
