@@ -372,9 +372,11 @@ def run_eval(args: argparse.Namespace) -> None:
     compute_and_write(args, sqlmetrics.evaluate, source, calls, **binding_kwargs(args), judgments=judgments)
 
 
-def compute_and_write(args: argparse.Namespace, function: Callable[..., pl.DataFrame], *given: Any, **kwargs: Any):
+def compute_and_write(
+    args: argparse.Namespace, function: Callable[..., pl.DataFrame], *given: Any, **kwargs: Any
+) -> pl.DataFrame:
     """``function(*given, engine=--engine, **kwargs)`` (the DuckDB engine on a connection
-    that shows progress only to a person) written as --format to --output; the table."""
+    that shows progress only to a person) written as --format to --output; returns the table."""
     if args.format == "parquet" and args.output is None:
         raise UsageError("--format parquet writes a binary file: pass --output PATH")
     if args.engine == "duckdb":
