@@ -280,7 +280,7 @@ def _binding_options() -> argparse.ArgumentParser:
     options.add_argument(
         "--long-scores",
         metavar="PATH",
-        help="class scores as a long table (Parquet): one row per --row-id and class, with its score",
+        help="class scores as a long table (Parquet; for `sql` also a table name): one row per --row-id and class",
     )
     options.add_argument("--row-id", help="with --long-scores: the column naming a row, in SOURCE and the table")
     options.add_argument("--long-class", default="class", help="--long-scores' class column (default: %(default)s)")

@@ -52,14 +52,14 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         values = _score_hist(base, slices).lazy().group_by(slices).agg(exprs).collect()
         results = results.join(values, on=slices, how="left", nulls_equal=True)
     multiclass = [call for call in binding.calls if hasattr(call.spec.module, "from_class_counts")]
+    pairwise = [call for call in binding.calls if hasattr(call.spec.module, "from_class_confusion")]
+    confusion = class_confusion(base.lazy(), slices).collect().lazy() if multiclass or pairwise else None
     if multiclass:
         exprs = [call.spec.module.from_class_counts(*COUNTS, **call.kwargs).alias(call.label) for call in multiclass]
-        classes = class_counts(class_confusion(base.lazy(), slices), slices)
-        values = classes.group_by(slices).agg(exprs).collect()
+        values = class_counts(confusion, slices).group_by(slices).agg(exprs).collect()
         results = results.join(values, on=slices, how="left", nulls_equal=True)
-    pairwise = [call for call in binding.calls if hasattr(call.spec.module, "from_class_confusion")]
     for call in pairwise:
-        values = call.spec.module.from_class_confusion(class_confusion(base.lazy(), slices), slices, **call.kwargs)
+        values = call.spec.module.from_class_confusion(confusion, slices, **call.kwargs)
         results = results.join(values.rename({"value": call.label}).collect(), on=slices, how="left", nulls_equal=True)
     used_rows = rows.filter(pl.col("w").is_not_null())
     one_vs_rest = [call for call in binding.calls if hasattr(call.spec.module, "from_class_histogram")]

@@ -87,7 +87,9 @@ class Lists:
             for key, frame in self._cache.items()
             if isinstance(key, tuple) and key[0] == "ranked"
         ]
-        judged = self.judged.group_by(self.keys).agg(pl.col("n").sum()).select(pl.col("n").max()).collect().item()
+        judged = self._cached(
+            "judged_longest", lambda: self.judged.group_by(self.keys).agg(pl.col("n").sum()).select(pl.col("n").max())
+        ).item()
         return max([*ranked, judged or 0])
 
     def discount_through(self, position: pl.Expr) -> pl.Expr:
