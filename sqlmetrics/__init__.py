@@ -23,6 +23,7 @@ from sqlmetrics.errors import (
     SourceError,
     SqlMetricsError,
     UnknownMetricError,
+    UnsupportedInDialectError,
 )
 from sqlmetrics.registry import metric, registry
 from sqlmetrics.spec import Metric, MetricCall
@@ -37,6 +38,7 @@ __all__ = [
     "SourceError",
     "SqlMetricsError",
     "UnknownMetricError",
+    "UnsupportedInDialectError",
     "calibration_curve",
     "confusion_matrix",
     "curve_sql",

@@ -11,14 +11,15 @@ import polars as pl
 from sqlmetrics.binding import Binding, bind
 from sqlmetrics.class_scores import LongScores, parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
-from sqlmetrics.engines import duckdb_engine, polars_engine
-from sqlmetrics.errors import InvalidParameterError
+from sqlmetrics.engines import duckdb_engine, polars_engine, postgres_engine, spark_engine
+from sqlmetrics.dialects import check_dialect, transpile
+from sqlmetrics.errors import InvalidParameterError, SourceError
 from sqlmetrics.registry import resolve
-from sqlmetrics.sources import CLASS_SCORES_VIEW, JUDGMENTS_VIEW, source_sql
+from sqlmetrics.sources import CLASS_SCORES_VIEW, FRAME_VIEW, JUDGMENTS_VIEW, is_path, source_sql
 from sqlmetrics.spec import MetricCall
 
-ENGINES = ("duckdb", "polars")
-DIALECTS = ("duckdb",)
+LOCAL_ENGINES = ("duckdb", "polars")  # in-process, on any source the command line reads
+ENGINES = (*LOCAL_ENGINES, "spark", "postgres")
 
 Metrics = str | MetricCall | Iterable[str | MetricCall]
 ClassScores = Mapping[Any, str] | LongScores
@@ -38,7 +39,8 @@ def evaluate(
     judgments: Any = None,
     class_scores: ClassScores | None = None,
     engine: str = "duckdb",
-    con: duckdb.DuckDBPyConnection | None = None,
+    con: Any = None,
+    spark: Any = None,
 ) -> pl.DataFrame:
     """Compute ``metrics`` over ``source``: one row per slice of ``by``, one column per metric.
 
@@ -77,6 +79,33 @@ def evaluate(
     >>> sm.evaluate(df, ["auc", "logloss"], label="click", score="pctr").select("n_rows", "auc").row(0)
     (7, 0.8333333333333334)
     """
+    binding, second = prepare(
+        metrics, label, score, prediction, query, item, weight, by, judgments, class_scores
+    )
+    if engine == "duckdb":
+        return duckdb_engine.run(binding, source, con, second)
+    if engine == "polars":
+        return polars_engine.run(binding, source, second)
+    if engine == "spark":
+        return spark_engine.run(binding, source, _session(spark), second)
+    if engine == "postgres":
+        return postgres_engine.run(binding, source, con, second)
+    raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+
+
+def prepare(
+    metrics: Metrics,
+    label: str,
+    score: str | None,
+    prediction: str | None,
+    query: str | None,
+    item: str | None,
+    weight: str | None,
+    by: str | Sequence[str] | None,
+    judgments: Any,
+    class_scores: ClassScores | None,
+) -> tuple[Binding, Any]:
+    """The call's binding and its second table (the judgments, or long class scores)."""
     described, long_table = parse(class_scores)
     binding = bind(
         resolve(metrics, multiclass=prediction is not None, class_scores=described is not None),
@@ -90,12 +119,13 @@ def evaluate(
         judgments=judgments is not None,
         class_scores=described,
     )
-    second = judgments if judgments is not None else long_table
-    if engine == "duckdb":
-        return duckdb_engine.run(binding, source, con, second)
-    if engine == "polars":
-        return polars_engine.run(binding, source, second)
-    raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+    return binding, judgments if judgments is not None else long_table
+
+
+def _session(spark: Any) -> Any:
+    if spark is None:
+        raise InvalidParameterError("engine='spark' runs on a Spark session: pass spark=<SparkSession>")
+    return spark
 
 
 def to_sql(
@@ -113,36 +143,48 @@ def to_sql(
     class_scores: ClassScores | None = None,
     dialect: str = "duckdb",
 ) -> str:
-    """The one SQL statement ``evaluate(..., engine="duckdb")`` runs for the same arguments.
+    """The one SQL statement ``evaluate`` runs for the same arguments, written for
+    ``dialect``: one of ``duckdb`` (the default), ``spark``, ``trino``, ``bigquery``,
+    ``snowflake`` or ``postgres``.
 
-    ``source`` may be a Parquet path or glob (read with ``read_parquet``), a table or view
-    name (quoted part by part: ``"catalog"."schema"."table"``), or a frame, which the
-    statement reads as the view ``sqlmetrics_source``; ``judgments`` likewise (a frame
-    is read as the view ``sqlmetrics_judgments``), and long ``class_scores`` (a frame:
-    the view ``sqlmetrics_class_scores``). Parquet paths are not required to exist. Bad
-    data makes the statement fail with a message starting "sqlmetrics: ".
+    ``source`` is a table or view name, quoted part by part for the dialect
+    (``"catalog.schema.table"`` reads ``"catalog"."schema"."table"``); the statement
+    reads the bound columns from it under their own names (``label=``, ``score=``, ...
+    name them, as for ``evaluate``). For DuckDB it may also be a Parquet path or glob
+    (read with ``read_parquet``, not required to exist) or a frame, which the statement
+    reads as the view ``sqlmetrics_source``. ``judgments`` and long ``class_scores`` are
+    read the same way (frames: the views ``sqlmetrics_judgments`` and
+    ``sqlmetrics_class_scores``). Bad data makes the statement fail with a message
+    starting "sqlmetrics: " (see ``sqlmetrics.dialects`` for how each dialect fails).
+    A metric the dialect cannot express raises ``UnsupportedInDialectError`` naming it.
+
+    >>> import sqlmetrics as sm
+    >>> sql = sm.to_sql(["auc", "logloss"], source="logs.impressions", label="click", score="pctr",
+    ...                 by="day", dialect="spark")
+    >>> "FROM `logs`.`impressions`" in sql
+    True
     """
-    if dialect not in DIALECTS:
-        raise InvalidParameterError(f"dialect must be one of {', '.join(map(repr, DIALECTS))}, got {dialect!r}")
-    described, long_table = parse(class_scores)
-    binding = bind(
-        resolve(metrics, multiclass=prediction is not None, class_scores=described is not None),
-        label=label,
-        score=score,
-        prediction=prediction,
-        query=query,
-        weight=weight,
-        by=by,
-        item=item,
-        judgments=judgments is not None,
-        class_scores=described,
+    check_dialect(dialect)
+    binding, second_source = prepare(
+        metrics, label, score, prediction, query, item, weight, by, judgments, class_scores
     )
     second = None
-    if judgments is not None:
-        second = source_sql(judgments, check_paths=False, view=JUDGMENTS_VIEW)
-    elif long_table is not None:
-        second = source_sql(long_table, check_paths=False, view=CLASS_SCORES_VIEW)
-    return compose(binding, source_sql(source, check_paths=False), second)
+    if second_source is not None:
+        view = JUDGMENTS_VIEW if judgments is not None else CLASS_SCORES_VIEW
+        second = _statement_source(second_source, dialect, view)
+    sql = compose(binding, _statement_source(source, dialect, FRAME_VIEW), second, portable=dialect != "duckdb")
+    return transpile(sql, dialect)
+
+
+def _statement_source(source: Any, dialect: str, view: str) -> str:
+    """How a statement for ``dialect`` reads ``source``: any source for DuckDB, a table
+    or view name for every other dialect."""
+    if dialect != "duckdb" and (not isinstance(source, str) or is_path(source)):
+        raise SourceError(
+            f"SQL for {dialect} reads a table or view: pass its name (e.g. 'logs.impressions'), "
+            f"not a {'path' if is_path(source) else type(source).__name__}"
+        )
+    return source_sql(source, check_paths=False, view=view)
 
 
 def confusion_matrix(
@@ -242,4 +284,4 @@ def _run_class_table(
         return duckdb_engine.run(binding, source, con, composer=lambda b, from_sql, _: statement(b, from_sql))
     if engine == "polars":
         return polars_table(binding, source)
-    raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+    raise InvalidParameterError(f"engine must be 'duckdb' or 'polars' for a table of classes, got {engine!r}")

@@ -64,7 +64,8 @@ import duckdb
 import polars as pl
 
 import sqlmetrics
-from sqlmetrics.api import DIALECTS, ENGINES
+from sqlmetrics.api import LOCAL_ENGINES
+from sqlmetrics.dialects import DIALECTS
 from sqlmetrics.errors import SqlMetricsError
 from sqlmetrics.registry import routed
 from sqlmetrics.spec import Metric, MetricCall, Param
@@ -179,12 +180,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     sql = commands.add_parser(
         "sql",
-        parents=[binding],
+        parents=[_binding_options(table=True)],
         help="print the SQL statement eval runs",
         epilog=METRIC_SYNTAX,
         formatter_class=formatter,
     )
     sql.add_argument("--dialect", choices=DIALECTS, default="duckdb", help="default: %(default)s")
+    sql.add_argument(
+        "--table",
+        metavar="NAME",
+        help="the table or view the SQL reads (catalog.schema.table), instead of SOURCE; "
+        "every dialect but duckdb reads a table",
+    )
     sql.set_defaults(handler=run_sql)
 
     curve = commands.add_parser("curve", parents=[output], help="compute a ROC, precision-recall or calibration curve")
@@ -226,7 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _output_options() -> argparse.ArgumentParser:
     """--engine, --format and --output: every command that computes a table."""
     options = _Parser(add_help=False)
-    options.add_argument("--engine", choices=ENGINES, default="duckdb", help="default: %(default)s")
+    options.add_argument("--engine", choices=LOCAL_ENGINES, default="duckdb", help="default: %(default)s")
     options.add_argument(
         "--format",
         choices=FORMATS,
@@ -250,13 +257,15 @@ def _class_options() -> argparse.ArgumentParser:
     return options
 
 
-def _binding_options() -> argparse.ArgumentParser:
-    """The source, metrics and column options shared by ``eval`` and ``sql``."""
+def _binding_options(table: bool = False) -> argparse.ArgumentParser:
+    """The source, metrics and column options shared by ``eval`` and ``sql`` (``table``:
+    the source may instead be given as ``--table``)."""
     options = _Parser(add_help=False)
     options.add_argument(
         "source",
         metavar="SOURCE",
-        help="Parquet file, glob (quote it) or directory; for `sql` also a table name (catalog.schema.table)",
+        nargs="?" if table else None,
+        help="Parquet file, glob (quote it) or directory" + (" (or use --table)" if table else ""),
     )
     options.add_argument(
         "--metrics",
@@ -449,6 +458,10 @@ def align(rows: Sequence[Sequence[str]]) -> str:
 
 
 def run_sql(args: argparse.Namespace) -> None:
+    if (args.source is None) == (args.table is None):
+        raise SqlMetricsError("give the source as SOURCE (a Parquet path or a table name) or as --table NAME, once")
+    if args.table is not None:
+        args.source = args.table
     source, judgments = (args.source, args.judgments) if not args.trec else read_sources(args)
     statement = sqlmetrics.to_sql(
         binding_calls(args),

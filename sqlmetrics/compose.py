@@ -136,19 +136,23 @@ def quote(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql("duckdb")
 
 
-def compose(binding: Binding, source_sql: str, second_sql: str | None = None) -> str:
+def compose(binding: Binding, source_sql: str, second_sql: str | None = None, portable: bool = False) -> str:
     """The one SQL statement computing every metric of ``binding`` over ``source_sql``
     and the second table read from ``second_sql``: the judgments of a run (ranking
-    metrics), or long class scores (one-vs-rest metrics)."""
+    metrics), or long class scores (one-vs-rest metrics). ``portable``: for another
+    engine than DuckDB (``dialects.transpile`` then writes it in the engine's dialect),
+    without DuckDB's own aggregates."""
     by = ", ".join(binding.slices)
-    ctes = shared_steps(binding, source_sql, second_sql)
+    ctes = shared_steps(binding, source_sql, second_sql, portable)
     for call in binding.calls:
         values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
         ctes[f"m_{call.label}"] = templates.render(call.spec.template, values, binding.slices)
     return statement(ctes, _final_select(binding))
 
 
-def shared_steps(binding: Binding, source_sql: str, second_sql: str | None = None) -> dict[str, str]:
+def shared_steps(
+    binding: Binding, source_sql: str, second_sql: str | None = None, portable: bool = False
+) -> dict[str, str]:
     """The CTEs before the metrics' own, by name: input, base, checks, row_counts, the
     ranking and class-score steps and the intermediates the metrics read (curves end
     with their own). ``second_sql`` reads the judgments or the long class scores."""
@@ -169,7 +173,7 @@ def shared_steps(binding: Binding, source_sql: str, second_sql: str | None = Non
     if binding.ranking:
         ctes["ideal_rows"] = _ideal_rows_sql(binding, by)
     if any(_reads("ranked", call.spec.intermediates) for call in binding.calls):
-        ctes["list_floors"] = _list_floors_sql(binding, by)
+        ctes["list_floors"] = _list_floors_sql(binding, by, portable)
     if binding.judgments:
         ctes["run_checks"] = _run_checks_sql(binding, by)
     if binding.class_scores is not None:
@@ -204,6 +208,11 @@ def statement(ctes: dict[str, str], final_select: str) -> str:
 def _input_sql(binding: Binding, source_sql: str) -> str:
     """The source under canonical names. ``w`` is the weight of a used row and NULL for a
     row excluded for a NULL in a bound column, so sums over ``w`` skip excluded rows."""
+    return f"SELECT {', '.join(_input_columns(binding))}\nFROM {source_sql}"
+
+
+def _input_columns(binding: Binding) -> list[str]:
+    """``input``'s columns, each ``<SQL> AS <canonical name>``."""
     slices = [f"{quote(col)} AS slice_{i}" for i, col in enumerate(binding.by, 1)] or ["0 AS slice_0"]
     roles = binding.roles
     weight = f"CAST({quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
@@ -228,7 +237,7 @@ def _input_sql(binding: Binding, source_sql: str) -> str:
         columns.append(f"{quote(roles['query'])} AS query")
     if binding.ranking:
         columns.append(f"{quote(roles['item'])} AS item" if "item" in roles else "NULL AS item")
-    return f"SELECT {', '.join(columns)}\nFROM {source_sql}"
+    return columns
 
 
 def _long_input_steps(binding: Binding, source_sql: str, long_sql: str | None) -> dict[str, str]:
@@ -236,6 +245,7 @@ def _long_input_steps(binding: Binding, source_sql: str, long_sql: str | None) -
     count of class rows and of scores, and ``input``: the source's rows with the count
     of classes scored for their row id, a row with a NULL class score being excluded."""
     long = binding.long_scores
+    kept = [f"r.{column.rsplit(' AS ', 1)[1]}" for column in _input_columns(binding) if not column.endswith(" AS w")]
     return {
         "long_scores": (
             f"SELECT {quote(long.row_id)} AS row_id, {quote(long.class_)} AS class, "
@@ -246,7 +256,7 @@ def _long_input_steps(binding: Binding, source_sql: str, long_sql: str | None) -
         ),
         "source_rows": _input_sql(binding, source_sql),
         "input": (
-            "SELECT r.* REPLACE (CASE WHEN l.n_scored < l.n_classes THEN NULL ELSE r.w END AS w), l.n_classes\n"
+            f"SELECT {', '.join(kept)}, CASE WHEN l.n_scored < l.n_classes THEN NULL ELSE r.w END AS w, l.n_classes\n"
             "FROM source_rows AS r\nLEFT JOIN long_rows AS l ON r.row_id = l.row_id"
         ),
     }
@@ -359,23 +369,35 @@ def _ideal_rows_sql(binding: Binding, by: str) -> str:
     )
 
 
-def _list_floors_sql(binding: Binding, by: str) -> str:
+def _list_floors_sql(binding: Binding, by: str, portable: bool) -> str:
     """Per list and (tie policy, relevance threshold) in use: the lowest score any metric
-    of the call reads down to (``metrics/ranking/_reach.py``)."""
+    of the call reads down to (``metrics/ranking/_reach.py``; ``portable``: without
+    DuckDB's top-k aggregate)."""
     floors: dict[tuple[str, float], list[str]] = {}
     for call in binding.calls:
         if _reads("ranked", call.spec.intermediates):
             kwargs = call.kwargs
             combination = (kwargs["ties"], kwargs["min_relevance"])
             floors.setdefault(combination, []).append(
-                floor_sql(call.spec.reach, kwargs.get("k"), kwargs["min_relevance"])
+                floor_sql(call.spec.reach, kwargs.get("k"), kwargs["min_relevance"], portable)
             )
+    rows = "input\nWHERE w IS NOT NULL"
+    if portable and any("score_rank" in expr for exprs in floors.values() for expr in exprs):
+        rows = (
+            f"(\n  SELECT *, RANK() OVER (PARTITION BY {by}, query ORDER BY score DESC) AS score_rank\n"
+            "  FROM input\n  WHERE w IS NOT NULL\n) AS ranked_input"
+        )
     selects = [
         f"SELECT {templates.literal(ties)} AS ties, {templates.literal(min_relevance)} AS min_relevance, {by}, query, "
-        f"LEAST({', '.join(sorted(set(exprs)))}) AS floor\nFROM input\nWHERE w IS NOT NULL\nGROUP BY {by}, query"
+        f"{_least(sorted(set(exprs)))} AS floor\nFROM {rows}\nGROUP BY {by}, query"
         for (ties, min_relevance), exprs in sorted(floors.items())
     ]
     return "\nUNION ALL\n".join(selects)
+
+
+def _least(exprs: list[str]) -> str:
+    """The smallest of ``exprs`` (LEAST takes two or more arguments in Spark)."""
+    return exprs[0] if len(exprs) == 1 else f"LEAST({', '.join(exprs)})"
 
 
 def _run_checks_sql(binding: Binding, by: str) -> str:

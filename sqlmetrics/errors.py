@@ -30,6 +30,10 @@ class SourceError(SqlMetricsError):
     """A source that cannot be read: missing file, empty glob, unsupported object."""
 
 
+class UnsupportedInDialectError(SqlMetricsError):
+    """A metric (or a step of the statement) whose SQL the target dialect cannot express."""
+
+
 def closest(name: str, candidates: Iterable[str], n: int = 3) -> str:
     """A phrase suggesting the closest candidates to a misspelt name."""
     matches = difflib.get_close_matches(name, list(candidates), n=n, cutoff=0.5)

@@ -10,3 +10,38 @@ ENGINES = ("duckdb", "polars")
 @pytest.fixture(params=ENGINES)
 def engine(request):
     return request.param
+
+
+@pytest.fixture(scope="session")
+def spark_session():
+    """The test run's one local Spark session (Spark needs Java; .ci/run installs it)."""
+    pytest.importorskip("pyspark")
+    from sql_engines import java_available
+
+    if not java_available():
+        pytest.skip("Spark needs a Java runtime: apt-get install openjdk-17-jre-headless (.ci/run does)")
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("sqlmetrics-tests")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_connection():
+    """A connection to a private PostgreSQL server started for the test run."""
+    psycopg = pytest.importorskip("psycopg")
+    import postgres_server
+
+    if postgres_server.binaries() is None:
+        pytest.skip("PostgreSQL is not installed: apt-get install postgresql (.ci/run does)")
+    with postgres_server.server() as dsn, psycopg.connect(dsn) as connection:
+        yield connection

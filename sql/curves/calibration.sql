@@ -54,16 +54,17 @@ edges AS (
     WHERE {{ strategy }} = 'uniform' AND cuts.j BETWEEN 1 AND {{ bins }} - 1
     UNION ALL
     SELECT {{ by(p) }},
-           CASE WHEN p.t >= 0.5 THEN b.score - (b.score - a.score) * (1 - p.t)
+           CASE WHEN p.t >= CAST(0.5 AS DOUBLE) THEN b.score - (b.score - a.score) * (1 - p.t)
                 ELSE a.score + (b.score - a.score) * p.t END AS edge
     FROM positions AS p
     JOIN ranked AS a ON {{ same_slice(p, a) }} AND p.lower >= a.below AND p.lower < a.below + a.n
     JOIN ranked AS b ON {{ same_slice(p, b) }} AND p.upper >= b.below AND p.upper < b.below + b.n
 ),
-binned AS (  -- scores and edges in one order, an edge after an equal score
+binned AS (  -- scores and edges in one order, an edge after an equal score; a score row
+            -- (unique per slice) counts the edges below it whatever the order of equal edges
     SELECT {{ by }}, value AS score, n, w, w_pos, is_edge,
            SUM(is_edge) OVER (PARTITION BY {{ by }} ORDER BY value, is_edge
-                              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS edges_below
+                              RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS edges_below
     FROM (
         SELECT {{ by }}, score AS value, n, w, w_pos, 0 AS is_edge FROM scores
         UNION ALL

@@ -52,10 +52,10 @@ list_parts AS (
     SELECT {{ by }}, query, CAST(n * (n - 1) AS DOUBLE) / 4 AS won, n AS n, 0 AS relevant, 0 AS judged
     FROM levels
     UNION ALL
-    SELECT {{ by }}, query, won, 0, 0, 0
+    SELECT {{ by }}, query, won, 0 AS n, 0 AS relevant, 0 AS judged
     FROM won
     UNION ALL
-    SELECT {{ by }}, query, 0, 0, CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END, n
+    SELECT {{ by }}, query, 0 AS won, 0 AS n, CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END AS relevant, n AS judged
     FROM judged
 ),
 per_list AS (

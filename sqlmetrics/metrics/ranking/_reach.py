@@ -25,9 +25,17 @@ from sqlmetrics import templates
 REACHES = ("cutoff", "gain", "first_relevant", "relevant")
 
 
-def floor_sql(reach: str, k: int | None, min_relevance: float) -> str:
-    """The floor as a SQL aggregate over a list's rows (columns ``score``, ``label``)."""
-    top_k = None if k is None else f"list_min(max(score, {k}))"
+def floor_sql(reach: str, k: int | None, min_relevance: float, portable: bool = False) -> str:
+    """The floor as a SQL aggregate over a list's rows (columns ``score``, ``label`` and,
+    ``portable``, ``score_rank``: the RANK of the row's score in its list, descending).
+    DuckDB takes the k-th highest score with its top-k aggregate; other engines as the
+    lowest score ranked within the top k, which is the same value (a tie group ranks at
+    its first position, so the group holding position k is the last one counted, and a
+    list shorter than k gives its lowest score either way)."""
+    if k is None:
+        top_k = None
+    else:
+        top_k = f"MIN(CASE WHEN score_rank <= {k} THEN score END)" if portable else f"list_min(max(score, {k}))"
     if reach == "cutoff":
         return top_k
     relevant = f"label >= {templates.literal(min_relevance)}"

@@ -1,0 +1,76 @@
+"""The PostgreSQL engine: runs the composed statement, written in PostgreSQL's dialect,
+on a psycopg connection and returns a polars frame.
+
+``source`` (and the judgments or long class scores) is the name of a table or view the
+connection can read (``"schema.table"``). psycopg is an optional dependency
+(``pip install 'sqlmetrics[postgres]'``); nothing here imports it: the connection passed
+in brings it.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import polars as pl
+
+from sqlmetrics.binding import Binding, check_long_schema, check_schema
+from sqlmetrics.engines.warehouse import decimals_as_floats, refusal, relation, statement
+from sqlmetrics.errors import InvalidParameterError, SourceError
+from sqlmetrics.sources import is_path, table_sql
+
+# PostgreSQL's type names (pg_type.typname) as polars types, for an empty result's columns.
+_TYPES = {"int2": pl.Int64, "int4": pl.Int64, "int8": pl.Int64, "float4": pl.Float64, "float8": pl.Float64}
+_TYPES |= {"numeric": pl.Float64, "text": pl.String, "varchar": pl.String, "bool": pl.Boolean}
+
+
+def run(binding: Binding, source: Any, connection: Any, second: Any = None) -> pl.DataFrame:
+    """Compute every metric of ``binding`` over the table ``source`` with one statement."""
+    if connection is None:
+        raise InvalidParameterError("engine='postgres' runs on a connection: pass con=psycopg.connect(...)")
+    schema = _schema(connection, source)
+    check_schema(binding, schema)
+    second_sql = None
+    if second is not None:
+        second_schema = _schema(connection, second)
+        if binding.long_scores is not None:
+            check_long_schema(binding, second_schema, schema)
+        else:
+            check_schema(binding, second_schema, judgments=True)
+        second_sql = table_sql(second)
+    names, kinds, rows = _fetch(connection, statement(binding, table_sql(source), second_sql, "postgres"))
+    schema = {name: _TYPES.get(kind) for name, kind in zip(names, kinds)}
+    rows = [tuple(float(v) if isinstance(v, Decimal) else v for v in row) for row in rows]
+    return decimals_as_floats(pl.DataFrame(rows, schema=schema, orient="row"))
+
+
+def _schema(connection: Any, source: Any) -> dict[str, str]:
+    """{column: PostgreSQL type name} of the table ``source``."""
+    if not isinstance(source, str) or is_path(source):
+        raise SourceError(
+            f"engine='postgres' reads a table or view of the connection: pass its name, not {source!r}"
+        )
+    try:
+        names, kinds, _ = _fetch(connection, relation(source, "postgres") + " LIMIT 0")
+    except Exception as error:
+        raise SourceError(f"cannot read the table {source!r} in PostgreSQL: {error}".strip()) from None
+    return dict(zip(names, kinds))
+
+
+def _fetch(connection: Any, sql: str) -> tuple[list[str], list[str], list[tuple]]:
+    """Run ``sql`` in a transaction of its own (a savepoint, inside the caller's): its
+    column names, their type names and its rows. Its refusal of bad data is raised as
+    InvalidInputError."""
+    try:
+        with connection.transaction(), connection.cursor() as cursor:
+            cursor.execute(sql)
+            names = [column.name for column in cursor.description]
+            kinds = [_type_name(connection, column.type_code) for column in cursor.description]
+            return names, kinds, cursor.fetchall()
+    except Exception as error:
+        raise (refusal(error) or error) from None
+
+
+def _type_name(connection: Any, oid: int) -> str:
+    info = connection.adapters.types.get(oid)
+    return info.name if info is not None else str(oid)

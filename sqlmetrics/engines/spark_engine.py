@@ -1,0 +1,71 @@
+"""The Spark engine: runs the composed statement, written in Spark SQL, on a Spark
+session (local or a cluster's) and returns a polars frame.
+
+``source`` (and the judgments or long class scores) is a pyspark DataFrame, the name of
+a table or view in the session's catalog (``"catalog.schema.table"``), or a polars or
+pyarrow frame, which is sent to Spark through Arrow. pyspark is an optional dependency
+(``pip install 'sqlmetrics[spark]'``); nothing here imports it: the session passed in
+brings it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from sqlmetrics.binding import Binding, check_long_schema, check_schema
+from sqlmetrics.engines.warehouse import decimals_as_floats, refusal, relation, statement
+from sqlmetrics.errors import SourceError
+from sqlmetrics.sources import CLASS_SCORES_VIEW, FRAME_VIEW, JUDGMENTS_VIEW, is_frame, is_path, table_sql
+
+
+def run(binding: Binding, source: Any, spark: Any, second: Any = None) -> pl.DataFrame:
+    """Compute every metric of ``binding`` over ``source`` with one Spark SQL statement."""
+    views: list[str] = []
+    try:
+        from_sql, schema = _relation(spark, source, FRAME_VIEW, views)
+        check_schema(binding, schema)
+        second_sql = None
+        if second is not None:
+            long = binding.long_scores is not None
+            second_sql, second_schema = _relation(spark, second, CLASS_SCORES_VIEW if long else JUDGMENTS_VIEW, views)
+            if long:
+                check_long_schema(binding, second_schema, schema)
+            else:
+                check_schema(binding, second_schema, judgments=True)
+        sql = statement(binding, from_sql, second_sql, "spark")
+        try:
+            table = spark.sql(sql).toArrow()
+        except Exception as error:  # pyspark's errors share no base class worth naming
+            raise (refusal(error) or error) from None
+        return decimals_as_floats(pl.from_arrow(table))
+    finally:
+        for view in views:
+            spark.catalog.dropTempView(view)
+
+
+def _relation(spark: Any, source: Any, view: str, views: list[str]) -> tuple[str, dict[str, str]]:
+    """How the statement reads ``source`` (a frame is registered as the temporary view
+    ``view``) and its schema as {column: Spark type name}."""
+    if isinstance(source, str) and not is_path(source):
+        try:
+            frame = spark.sql(relation(source, "spark"))
+        except Exception as error:
+            raise SourceError(f"cannot read the table {source!r} in the Spark session: {error}") from None
+        return table_sql(source), _schema(frame)
+    if is_frame(source):
+        arrow = source.collect() if isinstance(source, pl.LazyFrame) else source
+        source = spark.createDataFrame(arrow.to_arrow() if isinstance(arrow, pl.DataFrame) else arrow)
+    if not hasattr(source, "createOrReplaceTempView"):
+        raise SourceError(
+            f"engine='spark' reads a Spark DataFrame, a table name or a polars or pyarrow frame, "
+            f"not a {type(source).__name__} (a Parquet path: spark.read.parquet(path))"
+        )
+    source.createOrReplaceTempView(view)
+    views.append(view)
+    return view, _schema(source)
+
+
+def _schema(frame: Any) -> dict[str, str]:
+    return {field.name: field.dataType.simpleString() for field in frame.schema.fields}

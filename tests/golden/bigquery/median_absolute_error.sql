@@ -1,0 +1,125 @@
+WITH input AS (
+  SELECT
+    `day` AS slice_1,
+    `country` AS slice_2,
+    CAST(`label` AS FLOAT64) AS label,
+    CAST(`score` AS FLOAT64) AS score,
+    CAST(`weight` AS FLOAT64) AS weight,
+    CASE
+      WHEN `label` IS NULL OR `score` IS NULL OR `weight` IS NULL
+      THEN NULL
+      ELSE CAST(`weight` AS FLOAT64)
+    END AS w
+  FROM `logs`.`impressions`
+), base AS (
+  SELECT
+    slice_1,
+    slice_2,
+    COUNT(*) AS n_all,
+    COUNT(w) AS n,
+    SUM(w) AS w,
+    SUM(CASE WHEN (
+      IS_NAN(label) OR IS_INF(label)
+    ) THEN 1 ELSE 0 END) AS n_bad_target,
+    MIN(CASE WHEN (
+      IS_NAN(label) OR IS_INF(label)
+    ) THEN label END) AS bad_target,
+    SUM(CASE WHEN IS_NAN(score) THEN 1 ELSE 0 END) AS n_bad_nan,
+    MIN(CASE WHEN IS_NAN(score) THEN score END) AS bad_nan,
+    SUM(CASE WHEN IS_INF(score) THEN 1 ELSE 0 END) AS n_bad_inf,
+    MIN(CASE WHEN IS_INF(score) THEN score END) AS bad_inf,
+    SUM(CASE WHEN (
+      weight < 0 OR IS_NAN(weight) OR IS_INF(weight)
+    ) THEN 1 ELSE 0 END) AS n_bad_weight,
+    MIN(CASE WHEN (
+      weight < 0 OR IS_NAN(weight) OR IS_INF(weight)
+    ) THEN weight END) AS bad_weight
+  FROM input
+  GROUP BY
+    slice_1,
+    slice_2
+), checks AS (
+  SELECT
+    CASE
+      WHEN SUM(n_bad_target) > 0
+      THEN ERROR(
+        'sqlmetrics: label column \'label\' must be a finite number (for median_absolute_error): ' || CAST(SUM(n_bad_target) AS STRING) || ' rows are not, e.g. ' || CAST(MIN(bad_target) AS STRING)
+      )
+      WHEN SUM(n_bad_nan) > 0
+      THEN ERROR(
+        'sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS STRING) || ' rows are not, e.g. ' || CAST(MIN(bad_nan) AS STRING)
+      )
+      WHEN SUM(n_bad_inf) > 0
+      THEN ERROR(
+        'sqlmetrics: score column \'score\' must be finite (for median_absolute_error): ' || CAST(SUM(n_bad_inf) AS STRING) || ' rows are not, e.g. ' || CAST(MIN(bad_inf) AS STRING)
+      )
+      WHEN SUM(n_bad_weight) > 0
+      THEN ERROR(
+        'sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS STRING) || ' rows are not, e.g. ' || CAST(MIN(bad_weight) AS STRING)
+      )
+    END AS failure
+  FROM base
+), row_counts AS (
+  SELECT
+    slice_1,
+    slice_2,
+    CAST(COALESCE(SUM(n), 0) AS INT64) AS n_rows,
+    CAST(COALESCE(SUM(n_all) - SUM(n), 0) AS INT64) AS n_excluded
+  FROM base
+  GROUP BY
+    slice_1,
+    slice_2
+), m_median_absolute_error AS (
+  WITH m_median_absolute_error_errors AS (
+    SELECT
+      slice_1,
+      slice_2,
+      ABS(score - label) AS e,
+      SUM(w) AS w
+    FROM input
+    WHERE
+      w > 0
+    GROUP BY
+      slice_1,
+      slice_2,
+      ABS(score - label)
+  ), m_median_absolute_error_cumulative AS (
+    SELECT
+      slice_1,
+      slice_2,
+      e,
+      SUM(w) OVER (
+        PARTITION BY slice_1, slice_2
+        ORDER BY e
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) AS w_through,
+      SUM(w) OVER (PARTITION BY slice_1, slice_2) AS w_total
+    FROM m_median_absolute_error_errors AS errors
+  )
+  SELECT
+    slice_1,
+    slice_2,
+    (
+      MIN(CASE WHEN w_through >= w_total / 2 THEN e END) + MIN(CASE WHEN w_through > w_total / 2 THEN e END)
+    ) / 2 AS median_absolute_error
+  FROM m_median_absolute_error_cumulative AS cumulative
+  GROUP BY
+    slice_1,
+    slice_2
+)
+SELECT
+  row_counts.slice_1 AS `day`,
+  row_counts.slice_2 AS `country`,
+  row_counts.n_rows,
+  row_counts.n_excluded,
+  m_median_absolute_error.median_absolute_error AS median_absolute_error
+FROM row_counts
+LEFT JOIN m_median_absolute_error
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_median_absolute_error.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_median_absolute_error.slice_2
+CROSS JOIN checks
+WHERE
+  checks.failure IS NULL
+ORDER BY
+  row_counts.slice_1 NULLS LAST,
+  row_counts.slice_2 NULLS LAST

@@ -1,0 +1,145 @@
+WITH input AS (
+  SELECT
+    `day` AS slice_1,
+    `country` AS slice_2,
+    `label` AS true_class,
+    `predicted` AS predicted_class,
+    CAST(`weight` AS FLOAT64) AS weight,
+    CASE
+      WHEN `label` IS NULL OR `predicted` IS NULL OR `weight` IS NULL
+      THEN NULL
+      ELSE CAST(`weight` AS FLOAT64)
+    END AS w
+  FROM `logs`.`impressions`
+), base AS (
+  SELECT
+    slice_1,
+    slice_2,
+    true_class,
+    predicted_class,
+    COUNT(*) AS n_all,
+    COUNT(w) AS n,
+    SUM(w) AS w,
+    SUM(CASE WHEN (
+      weight < 0 OR IS_NAN(weight) OR IS_INF(weight)
+    ) THEN 1 ELSE 0 END) AS n_bad_weight,
+    MIN(CASE WHEN (
+      weight < 0 OR IS_NAN(weight) OR IS_INF(weight)
+    ) THEN weight END) AS bad_weight
+  FROM input
+  GROUP BY
+    slice_1,
+    slice_2,
+    true_class,
+    predicted_class
+), checks AS (
+  SELECT
+    CASE
+      WHEN SUM(n_bad_weight) > 0
+      THEN ERROR(
+        'sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS STRING) || ' rows are not, e.g. ' || CAST(MIN(bad_weight) AS STRING)
+      )
+    END AS failure
+  FROM base
+), row_counts AS (
+  SELECT
+    slice_1,
+    slice_2,
+    CAST(COALESCE(SUM(n), 0) AS INT64) AS n_rows,
+    CAST(COALESCE(SUM(n_all) - SUM(n), 0) AS INT64) AS n_excluded
+  FROM base
+  GROUP BY
+    slice_1,
+    slice_2
+), class_confusion AS (
+  SELECT
+    slice_1,
+    slice_2,
+    true_class,
+    predicted_class,
+    CAST(SUM(n) AS INT64) AS n,
+    SUM(w) AS w
+  FROM base
+  WHERE
+    n > 0
+  GROUP BY
+    slice_1,
+    slice_2,
+    true_class,
+    predicted_class
+), class_counts AS (
+  SELECT
+    slice_1,
+    slice_2,
+    class,
+    SUM(tp) AS tp,
+    SUM(support) AS support,
+    SUM(predicted) AS predicted
+  FROM (
+    SELECT
+      slice_1,
+      slice_2,
+      true_class AS class,
+      CASE WHEN true_class = predicted_class THEN w ELSE 0 END AS tp,
+      w AS support,
+      0 AS predicted
+    FROM class_confusion
+    UNION ALL
+    SELECT
+      slice_1,
+      slice_2,
+      predicted_class AS class,
+      0 AS tp,
+      0 AS support,
+      w AS predicted
+    FROM class_confusion
+  ) AS sides
+  GROUP BY
+    slice_1,
+    slice_2,
+    class
+), m_f1 AS (
+  WITH m_f1_scores AS (
+    SELECT
+      slice_1,
+      slice_2,
+      tp,
+      support,
+      predicted,
+      2 * tp / NULLIF(support + predicted, 0) AS f
+    FROM class_counts
+  )
+  SELECT
+    slice_1,
+    slice_2,
+    CASE 'macro'
+      WHEN 'micro'
+      THEN 2 * SUM(tp) / NULLIF(SUM(support) + SUM(predicted), 0)
+      WHEN 'weighted'
+      THEN COALESCE(
+        SUM(support * f) / NULLIF(SUM(CASE WHEN NOT f IS NULL THEN support END), 0),
+        AVG(f)
+      )
+      ELSE AVG(f)
+    END AS f1
+  FROM m_f1_scores AS scores
+  GROUP BY
+    slice_1,
+    slice_2
+)
+SELECT
+  row_counts.slice_1 AS `day`,
+  row_counts.slice_2 AS `country`,
+  row_counts.n_rows,
+  row_counts.n_excluded,
+  m_f1.f1 AS f1
+FROM row_counts
+LEFT JOIN m_f1
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_f1.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_f1.slice_2
+CROSS JOIN checks
+WHERE
+  checks.failure IS NULL
+ORDER BY
+  row_counts.slice_1 NULLS LAST,
+  row_counts.slice_2 NULLS LAST

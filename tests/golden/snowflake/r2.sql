@@ -1,0 +1,172 @@
+WITH input AS (
+  SELECT
+    "day" AS slice_1,
+    "country" AS slice_2,
+    CAST("label" AS DOUBLE) AS label,
+    CAST("score" AS DOUBLE) AS score,
+    CAST("weight" AS DOUBLE) AS weight,
+    CASE
+      WHEN "label" IS NULL OR "score" IS NULL OR "weight" IS NULL
+      THEN NULL
+      ELSE CAST("weight" AS DOUBLE)
+    END AS w
+  FROM "logs"."impressions"
+), base AS (
+  SELECT
+    slice_1,
+    slice_2,
+    COUNT(*) AS n_all,
+    COUNT(w) AS n,
+    SUM(w) AS w,
+    SUM(w * label) AS w_label,
+    SUM(w * ABS(score - label)) AS abs_error,
+    SUM(w * (
+      score - label
+    ) * (
+      score - label
+    )) AS squared_error,
+    SUM(w * (
+      score - label
+    )) AS error,
+    SUM(CASE WHEN label <> 0 THEN w * ABS((
+      score - label
+    ) / label) END) AS abs_percentage_error,
+    SUM(CASE WHEN label <> 0 THEN w END) AS w_nonzero_label,
+    COUNT(CASE WHEN label = 0 THEN w END) AS n_zero_label,
+    MAX(CASE WHEN w > 0 THEN ABS(score - label) END) AS max_abs_error,
+    SUM(
+      CASE
+        WHEN (
+          label = CAST('NaN' AS DOUBLE) OR ABS(label) = CAST('inf' AS DOUBLE)
+        )
+        THEN 1
+        ELSE 0
+      END
+    ) AS n_bad_target,
+    MIN(
+      CASE
+        WHEN (
+          label = CAST('NaN' AS DOUBLE) OR ABS(label) = CAST('inf' AS DOUBLE)
+        )
+        THEN label
+      END
+    ) AS bad_target,
+    SUM(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN 1 ELSE 0 END) AS n_bad_nan,
+    MIN(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN score END) AS bad_nan,
+    SUM(CASE WHEN ABS(score) = CAST('inf' AS DOUBLE) THEN 1 ELSE 0 END) AS n_bad_inf,
+    MIN(CASE WHEN ABS(score) = CAST('inf' AS DOUBLE) THEN score END) AS bad_inf,
+    SUM(
+      CASE
+        WHEN (
+          weight < 0
+          OR weight = CAST('NaN' AS DOUBLE)
+          OR ABS(weight) = CAST('inf' AS DOUBLE)
+        )
+        THEN 1
+        ELSE 0
+      END
+    ) AS n_bad_weight,
+    MIN(
+      CASE
+        WHEN (
+          weight < 0
+          OR weight = CAST('NaN' AS DOUBLE)
+          OR ABS(weight) = CAST('inf' AS DOUBLE)
+        )
+        THEN weight
+      END
+    ) AS bad_weight
+  FROM input
+  GROUP BY
+    slice_1,
+    slice_2
+), checks AS (
+  SELECT
+    CASE
+      WHEN SUM(n_bad_target) > 0
+      THEN CAST('sqlmetrics: label column \'label\' must be a finite number (for r2): ' || CAST(SUM(n_bad_target) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(bad_target) AS VARCHAR) AS INT)
+      WHEN SUM(n_bad_nan) > 0
+      THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(bad_nan) AS VARCHAR) AS INT)
+      WHEN SUM(n_bad_inf) > 0
+      THEN CAST('sqlmetrics: score column \'score\' must be finite (for r2): ' || CAST(SUM(n_bad_inf) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(bad_inf) AS VARCHAR) AS INT)
+      WHEN SUM(n_bad_weight) > 0
+      THEN CAST('sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(bad_weight) AS VARCHAR) AS INT)
+    END AS failure
+  FROM base
+), row_counts AS (
+  SELECT
+    slice_1,
+    slice_2,
+    CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n_rows,
+    CAST(COALESCE(SUM(n_all) - SUM(n), 0) AS BIGINT) AS n_excluded
+  FROM base
+  GROUP BY
+    slice_1,
+    slice_2
+), residuals AS (
+  SELECT
+    slice_1,
+    slice_2,
+    SUM(w) AS w,
+    SUM(w_label) AS w_label,
+    SUM(abs_error) AS abs_error,
+    SUM(squared_error) AS squared_error,
+    SUM(error) AS error,
+    SUM(abs_percentage_error) AS abs_percentage_error,
+    SUM(w_nonzero_label) AS w_nonzero_label,
+    SUM(n_zero_label) AS n_zero_label,
+    MAX(max_abs_error) AS max_abs_error
+  FROM base
+  WHERE
+    n > 0
+  GROUP BY
+    slice_1,
+    slice_2
+), m_r2 AS (
+  WITH m_r2_means AS (
+    SELECT
+      slice_1,
+      slice_2,
+      squared_error,
+      w_label / w AS label_mean
+    FROM residuals
+    WHERE
+      w > 0
+  )
+  SELECT
+    m.slice_1,
+    m.slice_2,
+    CASE
+      WHEN MIN(i.label) < MAX(i.label)
+      THEN 1 - MIN(m.squared_error) / SUM(i.w * (
+        i.label - m.label_mean
+      ) * (
+        i.label - m.label_mean
+      ))
+    END AS r2
+  FROM m_r2_means AS m
+  JOIN input AS i
+    ON i.slice_1 IS NOT DISTINCT FROM m.slice_1
+    AND i.slice_2 IS NOT DISTINCT FROM m.slice_2
+  WHERE
+    i.w > 0
+  GROUP BY
+    m.slice_1,
+    m.slice_2
+)
+SELECT
+  row_counts.slice_1 AS "day",
+  row_counts.slice_2 AS "country",
+  row_counts.n_rows,
+  row_counts.n_excluded,
+  m_r2.r2 AS r2
+FROM row_counts
+LEFT JOIN m_r2
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_r2.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_r2.slice_2
+CROSS JOIN checks
+WHERE
+  checks.failure IS NULL
+ORDER BY
+  row_counts.slice_1,
+  row_counts.slice_2

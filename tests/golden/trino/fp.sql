@@ -1,0 +1,136 @@
+WITH input AS (
+  SELECT
+    "day" AS slice_1,
+    "country" AS slice_2,
+    CAST("label" AS DOUBLE) AS label,
+    CAST("score" AS DOUBLE) AS score,
+    CAST("weight" AS DOUBLE) AS weight,
+    CASE
+      WHEN "label" IS NULL OR "score" IS NULL OR "weight" IS NULL
+      THEN NULL
+      ELSE CAST("weight" AS DOUBLE)
+    END AS w
+  FROM "logs"."impressions"
+), base AS (
+  SELECT
+    slice_1,
+    slice_2,
+    score,
+    label,
+    COUNT(*) AS n_all,
+    COUNT(w) AS n,
+    SUM(w) AS w,
+    SUM(
+      CASE
+        WHEN (
+          weight < 0 OR IS_NAN(weight) OR IS_INFINITE(weight)
+        )
+        THEN 1
+        ELSE 0
+      END
+    ) AS n_bad_weight,
+    MIN(
+      CASE WHEN (
+        weight < 0 OR IS_NAN(weight) OR IS_INFINITE(weight)
+      ) THEN weight END
+    ) AS bad_weight
+  FROM input
+  GROUP BY
+    slice_1,
+    slice_2,
+    score,
+    label
+), checks AS (
+  SELECT
+    CASE
+      WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) > 0
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: label column ''label'' must be 0 or 1 (or boolean) (for fp): ' AS VARCHAR),
+          CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS VARCHAR),
+          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(MIN(CASE WHEN NOT label IN (0, 1) THEN label END) AS VARCHAR)
+        )
+      )
+      WHEN SUM(CASE WHEN IS_NAN(score) THEN n_all ELSE 0 END) > 0
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: score column ''score'' must not be NaN: ' AS VARCHAR),
+          CAST(SUM(CASE WHEN IS_NAN(score) THEN n_all ELSE 0 END) AS VARCHAR),
+          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(MIN(CASE WHEN IS_NAN(score) THEN score END) AS VARCHAR)
+        )
+      )
+      WHEN SUM(n_bad_weight) > 0
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: weight column ''weight'' must be finite and >= 0: ' AS VARCHAR),
+          CAST(SUM(n_bad_weight) AS VARCHAR),
+          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(MIN(bad_weight) AS VARCHAR)
+        )
+      )
+    END AS failure
+  FROM base
+), row_counts AS (
+  SELECT
+    slice_1,
+    slice_2,
+    CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n_rows,
+    CAST(COALESCE(SUM(n_all) - SUM(n), 0) AS BIGINT) AS n_excluded
+  FROM base
+  GROUP BY
+    slice_1,
+    slice_2
+), score_hist AS (
+  SELECT
+    slice_1,
+    slice_2,
+    score,
+    n,
+    CASE WHEN label = 1 THEN w ELSE 0 END AS w_pos,
+    CASE WHEN label = 1 THEN 0 ELSE w END AS w_neg
+  FROM base
+  WHERE
+    n > 0
+), confusion AS (
+  SELECT
+    slice_1,
+    slice_2,
+    t.threshold,
+    SUM(CASE WHEN score >= t.threshold THEN w_pos ELSE 0 END) AS tp,
+    SUM(CASE WHEN score >= t.threshold THEN w_neg ELSE 0 END) AS fp,
+    SUM(CASE WHEN score < t.threshold THEN w_neg ELSE 0 END) AS tn,
+    SUM(CASE WHEN score < t.threshold THEN w_pos ELSE 0 END) AS fn
+  FROM score_hist
+  CROSS JOIN (VALUES
+    (CAST(0.5 AS DOUBLE))) AS t(threshold)
+  GROUP BY
+    slice_1,
+    slice_2,
+    t.threshold
+), m_fp AS (
+  SELECT
+    slice_1,
+    slice_2,
+    fp
+  FROM confusion
+  WHERE
+    threshold = CAST(0.5 AS DOUBLE)
+)
+SELECT
+  row_counts.slice_1 AS "day",
+  row_counts.slice_2 AS "country",
+  row_counts.n_rows,
+  row_counts.n_excluded,
+  m_fp.fp AS fp
+FROM row_counts
+LEFT JOIN m_fp
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_fp.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_fp.slice_2
+CROSS JOIN checks
+WHERE
+  checks.failure IS NULL
+ORDER BY
+  row_counts.slice_1,
+  row_counts.slice_2

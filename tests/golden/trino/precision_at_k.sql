@@ -1,0 +1,244 @@
+WITH input AS (
+  SELECT
+    "day" AS slice_1,
+    "country" AS slice_2,
+    CAST("label" AS DOUBLE) AS label,
+    CAST("score" AS DOUBLE) AS score,
+    CASE
+      WHEN "label" IS NULL OR "score" IS NULL OR "user_id" IS NULL
+      THEN NULL
+      ELSE CAST(1 AS DOUBLE)
+    END AS w,
+    "user_id" AS query,
+    NULL AS item
+  FROM "logs"."impressions"
+), base AS (
+  SELECT
+    slice_1,
+    slice_2,
+    label,
+    COUNT(*) AS n_all,
+    COUNT(w) AS n,
+    SUM(w) AS w,
+    SUM(CASE WHEN IS_NAN(score) THEN 1 ELSE 0 END) AS n_bad_nan,
+    MIN(CASE WHEN IS_NAN(score) THEN score END) AS bad_nan
+  FROM input
+  GROUP BY
+    slice_1,
+    slice_2,
+    label
+), checks AS (
+  SELECT
+    CASE
+      WHEN SUM(
+        CASE
+          WHEN (
+            label < 0 OR IS_NAN(label) OR IS_INFINITE(label)
+          )
+          THEN n_all
+          ELSE 0
+        END
+      ) > 0
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: label column ''label'' must be a finite relevance >= 0 (for precision_at_10): ' AS VARCHAR),
+          CAST(SUM(
+            CASE
+              WHEN (
+                label < 0 OR IS_NAN(label) OR IS_INFINITE(label)
+              )
+              THEN n_all
+              ELSE 0
+            END
+          ) AS VARCHAR),
+          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(MIN(CASE WHEN (
+            label < 0 OR IS_NAN(label) OR IS_INFINITE(label)
+          ) THEN label END) AS VARCHAR)
+        )
+      )
+      WHEN SUM(n_bad_nan) > 0
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: score column ''score'' must not be NaN: ' AS VARCHAR),
+          CAST(SUM(n_bad_nan) AS VARCHAR),
+          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(MIN(bad_nan) AS VARCHAR)
+        )
+      )
+    END AS failure
+  FROM base
+), row_counts AS (
+  SELECT
+    slice_1,
+    slice_2,
+    CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n_rows,
+    CAST(COALESCE(SUM(n_all) - SUM(n), 0) AS BIGINT) AS n_excluded
+  FROM base
+  GROUP BY
+    slice_1,
+    slice_2
+), ideal_rows AS (
+  SELECT
+    slice_1,
+    slice_2,
+    query,
+    label
+  FROM input
+  WHERE
+    NOT w IS NULL
+), list_floors AS (
+  SELECT
+    'average' AS ties,
+    CAST(1.0 AS DOUBLE) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    MIN(CASE WHEN score_rank <= 10 THEN score END) AS floor
+  FROM (
+    SELECT
+      *,
+      RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC) AS score_rank
+    FROM input
+    WHERE
+      NOT w IS NULL
+  ) AS ranked_input
+  GROUP BY
+    slice_1,
+    slice_2,
+    query
+), ranked AS (
+  SELECT
+    'average' AS ties,
+    CAST(1.0 AS DOUBLE) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    label,
+    relevant,
+    RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC) AS first_position,
+    COUNT(*) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC
+      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) AS last_position,
+    SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC
+      RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+    ) AS group_relevant,
+    SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC
+      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC
+      RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+    ) AS relevant_before
+  FROM (
+    SELECT
+      i.slice_1,
+      i.slice_2,
+      i.query,
+      i.item,
+      i.score,
+      i.label,
+      CASE WHEN i.label >= CAST(1.0 AS DOUBLE) THEN 1 ELSE 0 END AS relevant
+    FROM input AS i
+    JOIN list_floors AS f
+      ON i.slice_1 IS NOT DISTINCT FROM f.slice_1
+      AND i.slice_2 IS NOT DISTINCT FROM f.slice_2
+      AND i.query = f.query
+      AND i.score >= f.floor
+    WHERE
+      NOT i.w IS NULL AND f.ties = 'average' AND f.min_relevance = CAST(1.0 AS DOUBLE)
+  ) AS list_rows
+), judged AS (
+  SELECT
+    slice_1,
+    slice_2,
+    query,
+    label,
+    COUNT(*) AS n
+  FROM ideal_rows
+  GROUP BY
+    slice_1,
+    slice_2,
+    query,
+    label
+), m_precision_at_10 AS (
+  WITH m_precision_at_10_list_parts AS (
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      relevant * (
+        LEAST(last_position, 10) - first_position + 1
+      ) / CAST(last_position - first_position + 1 AS DOUBLE) AS hits,
+      0 AS relevant,
+      0 AS judged
+    FROM ranked
+    WHERE
+      ties = 'average' AND min_relevance = CAST(1.0 AS DOUBLE) AND first_position <= 10
+    UNION ALL
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      0,
+      CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN n ELSE 0 END,
+      n
+    FROM judged
+  ), m_precision_at_10_per_list AS (
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      CASE
+        WHEN SUM(relevant) > 0 OR (
+          SUM(judged) > 0 AND 'skip' = 'zero'
+        )
+        THEN SUM(hits)
+      END AS hits
+    FROM m_precision_at_10_list_parts AS list_parts
+    GROUP BY
+      slice_1,
+      slice_2,
+      query
+  )
+  SELECT
+    slice_1,
+    slice_2,
+    CASE
+      WHEN 'macro' = 'micro'
+      THEN CAST(SUM(hits) AS DOUBLE) / (
+        CAST(10 AS DOUBLE) * COUNT(hits)
+      )
+      ELSE AVG(CAST(hits AS DOUBLE) / 10)
+    END AS precision,
+    COUNT(hits) AS precision_queries,
+    COUNT(*) - COUNT(hits) AS precision_skipped
+  FROM m_precision_at_10_per_list AS per_list
+  GROUP BY
+    slice_1,
+    slice_2
+)
+SELECT
+  row_counts.slice_1 AS "day",
+  row_counts.slice_2 AS "country",
+  row_counts.n_rows,
+  row_counts.n_excluded,
+  m_precision_at_10.precision AS precision_at_10,
+  COALESCE(m_precision_at_10.precision_queries, 0) AS precision_at_10_queries,
+  COALESCE(m_precision_at_10.precision_skipped, 0) AS precision_at_10_skipped
+FROM row_counts
+LEFT JOIN m_precision_at_10
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_precision_at_10.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_precision_at_10.slice_2
+CROSS JOIN checks
+WHERE
+  checks.failure IS NULL
+ORDER BY
+  row_counts.slice_1,
+  row_counts.slice_2

@@ -1,0 +1,218 @@
+"""The engines that run the composed statement in another dialect, for the cross-engine
+tests: a local Spark session, a private PostgreSQL server and an in-process DataFusion
+context, each loaded with the same data sets, and the DuckDB engine as the reference.
+
+Each data set is a few tables: the source ``src`` and, for runs or long class scores,
+the second table ``second``. Every engine reads them under those names (Spark and
+PostgreSQL as tables of the session or database, DataFusion as registered tables), so
+the statement each runs is the one ``sm.to_sql(..., source="src", dialect=...)`` prints.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import polars as pl
+
+import sqlmetrics as sm
+from sqlmetrics.api import prepare
+from sqlmetrics.engines.warehouse import refusal, statement
+from sqlmetrics.sources import table_sql
+
+Tables = Mapping[str, pl.DataFrame]
+
+_PG_TYPES = {pl.String: "text", pl.Int64: "bigint", pl.Float64: "double precision", pl.Boolean: "boolean"}
+
+
+def impressions(seed: int, n: int = 400) -> pl.DataFrame:
+    """An impressions log with heavy ties, NULLs in every column, zero weights, graded
+    relevance, multi-class labels, predictions and class scores, and a one-class slice
+    ('c': every label 0) so that undefined values (NULL) are compared too."""
+    rng = np.random.default_rng(seed)
+
+    def nulls(values: np.ndarray, share: float = 0.04) -> list:
+        return [None if rng.random() < share else v.item() for v in values]
+
+    s = rng.choice(["a", "b", "c"], n, p=[0.5, 0.4, 0.1])
+    label = np.where(s == "c", 0, rng.integers(0, 2, n))
+    classes = rng.choice(["x", "y", "z"], n)
+    p = rng.dirichlet([1, 1, 1], n).round(1)
+    return pl.DataFrame(
+        {
+            "s": nulls(s, 0.02),
+            "q": nulls(rng.integers(0, 30, n)),
+            "label": nulls(label),
+            "rel": nulls(rng.choice([0, 0, 1, 2, 3], n)),
+            "score": nulls(rng.choice([0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0], n)),
+            "target": nulls(rng.normal(2.0, 1.5, n).round(2)),
+            "w": nulls(rng.choice([0.0, 0.5, 1.0, 2.5], n)),
+            "item": [f"d{i}" for i in range(n)],
+            "y": nulls(classes),
+            "pred": nulls(np.where(rng.random(n) < 0.6, classes, rng.choice(["x", "y", "z"], n))),
+            "row_id": list(range(n)),
+            "p_x": p[:, 0].tolist(),
+            "p_y": p[:, 1].tolist(),
+            "p_z": p[:, 2].tolist(),
+        },
+        schema_overrides={"q": pl.Int64, "label": pl.Int64, "rel": pl.Int64},
+    )
+
+
+def long_class_scores(frame: pl.DataFrame) -> pl.DataFrame:
+    """The class scores of ``frame`` long: one row per (row_id, class)."""
+    return (
+        frame.select("row_id", "p_x", "p_y", "p_z")
+        .unpivot(index="row_id", variable_name="class", value_name="p")
+        .with_columns(pl.col("class").str.strip_prefix("p_"))
+    )
+
+
+def run_and_qrels(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A run (s, q, item, score) with tied scores and judgments (q, item, rel) that miss
+    some run items and judge some items the run lacks."""
+    rng = np.random.default_rng(seed)
+    run, qrels = [], []
+    for q in range(12):
+        items = rng.choice(40, rng.integers(1, 15), replace=False)
+        run += [(["a", "b"][q % 2], f"q{q}", f"d{i}", float(rng.choice([0.1, 0.5, 0.9, 1.3]))) for i in items]
+        judged = rng.choice(40, rng.integers(0, 12), replace=False)
+        qrels += [(f"q{q}", f"d{i}", int(rng.choice([0, 1, 2, 3]))) for i in judged]
+    return (
+        pl.DataFrame(run, schema=["s", "q", "item", "score"], orient="row"),
+        pl.DataFrame(qrels, schema=["q", "item", "rel"], orient="row"),
+    )
+
+
+# --- the engines: each computes sm.evaluate's result from tables by name --------------
+
+
+def duckdb_result(tables: Tables, metrics, **kwargs) -> pl.DataFrame:
+    second = _second(tables, kwargs)
+    return sm.evaluate(tables["src"], metrics, **kwargs, **second)
+
+
+def _second(tables: Tables, kwargs: dict, name: str | None = None) -> dict:
+    """The judgments= or the long class_scores= of a call, read from the table ``second``."""
+    if "second" not in tables:
+        return {}
+    if kwargs.get("query") and "class_scores" not in kwargs and "prediction" not in kwargs:
+        return {"judgments": name or tables["second"]}
+    return {"class_scores": sm.long_scores(name or tables["second"], row_id="row_id", class_="class", score="p")}
+
+
+class Postgres:
+    """A connection to the test server, with the current data set loaded as tables."""
+
+    def __init__(self, connection) -> None:
+        self.connection = connection
+
+    def load(self, tables: Tables) -> None:
+        with self.connection.cursor() as cursor:
+            for name, frame in tables.items():
+                columns = ", ".join(f"{table_sql(c)} {_PG_TYPES[frame[c].dtype.base_type()]}" for c in frame.columns)
+                cursor.execute(f"DROP TABLE IF EXISTS {name}")
+                cursor.execute(f"CREATE TABLE {name} ({columns})")
+                with cursor.copy(f"COPY {name} FROM STDIN") as copy:
+                    for row in frame.iter_rows():
+                        copy.write_row(row)
+        self.connection.commit()
+
+    def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
+        second = _second(tables, kwargs, "second")
+        return sm.evaluate("src", metrics, **kwargs, **second, engine="postgres", con=self.connection)
+
+
+class Spark:
+    """The test run's one local Spark session, with the current data set as temporary views."""
+
+    def __init__(self, session) -> None:
+        self.session = session
+
+    def load(self, tables: Tables) -> None:
+        for name, frame in tables.items():
+            self.session.createDataFrame(frame.to_arrow()).createOrReplaceTempView(name)
+
+    def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
+        second = _second(tables, kwargs, "second")
+        return sm.evaluate("src", metrics, **kwargs, **second, engine="spark", spark=self.session)
+
+
+class DataFusion:
+    """An in-process DataFusion context running the statement DuckDB runs, as DataFusion
+    reads it (``dialects``' ``datafusion`` target): its integer division is truncating,
+    so a template that divides two integers gives a different number here. The statement
+    refuses bad data with ``error(message)``, a function DataFusion lacks: the context has
+    it as a volatile UDF (so never computed ahead of the CASE branch that calls it)."""
+
+    def __init__(self) -> None:
+        import datafusion
+        import pyarrow as pa
+        from datafusion.user_defined import ScalarUDF
+
+        self.context = datafusion.SessionContext()
+        self.raised: str | None = None
+
+        def error(messages: pa.Array) -> pa.Array:
+            for message in messages:
+                if message.is_valid:
+                    self.raised = message.as_py()
+                    raise RuntimeError(self.raised)
+            return pa.nulls(len(messages), pa.int32())
+
+        self.context.register_udf(ScalarUDF.udf(error, [pa.string()], pa.int32(), "volatile", "error"))
+
+    def load(self, tables: Tables) -> None:
+        for name, frame in tables.items():
+            if self.context.table_exist(name):
+                self.context.deregister_table(name)
+            self.context.register_record_batches(name, [frame.to_arrow().to_batches()])
+
+    def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
+        second = _second(tables, kwargs, "second")
+        by = kwargs.pop("by", None)
+        binding, second_table = prepare(
+            metrics,
+            kwargs.pop("label", "label"),
+            kwargs.pop("score", None),
+            kwargs.pop("prediction", None),
+            kwargs.pop("query", None),
+            kwargs.pop("item", None),
+            kwargs.pop("weight", None),
+            by,
+            second.get("judgments"),
+            kwargs.pop("class_scores", None) or second.get("class_scores"),
+        )
+        assert not kwargs, kwargs
+        sql = statement(binding, "src", "second" if second_table is not None else None, "datafusion")
+        self.raised = None
+        try:
+            return pl.from_arrow(self.context.sql(sql).to_arrow_table())
+        except Exception as error:  # the message the UDF raised, rather than its Python repr
+            raise (refusal(Exception(self.raised) if self.raised else error) or error) from None
+
+
+def java_available() -> bool:
+    return shutil.which("java") is not None
+
+
+def assert_same_numbers(result: pl.DataFrame, expected: pl.DataFrame, engine: str) -> None:
+    """Same columns, rows and values: numbers to 1e-9 (relative above 1), NULL where NULL."""
+    assert result.columns == expected.columns, f"{engine}: columns {result.columns} != {expected.columns}"
+    assert result.height == expected.height, f"{engine}: {result.height} rows, DuckDB {expected.height}"
+    for column in expected.columns:
+        for i, (got, want) in enumerate(zip(result[column].to_list(), expected[column].to_list())):
+            if isinstance(want, float) or isinstance(got, float):
+                same = (got is None and want is None) or (
+                    got is not None
+                    and want is not None
+                    and (math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9) or (math.isnan(got) and math.isnan(want)))
+                )
+            else:
+                same = got == want
+            assert same, f"{engine}: {column}[{i}] = {got!r}, DuckDB {want!r}\n{result}\n{expected}"
+
+
+Runner = Callable[..., pl.DataFrame]

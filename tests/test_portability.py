@@ -1,0 +1,227 @@
+"""The template portability rules, checked over every template in ``sql/`` as the
+composer renders it (every template file must be rendered by one of the calls below):
+
+* no ``//`` (DuckDB's integer division operator);
+* no division of two integers (DuckDB's ``/`` is a float division, Trino's, PostgreSQL's
+  and DataFusion's truncate, Snowflake's is decimal): one side must be a double;
+* no bare decimal literal (Spark and Snowflake read ``2.0`` as DECIMAL): decimals are
+  written ``CAST(2.0 AS DOUBLE)`` or in exponent form;
+* every window whose value depends on the order of rows it ties (a ROWS frame,
+  ROW_NUMBER, LAG, LEAD, ...) orders rows that its partition and ORDER BY keys tell
+  apart: the relation it reads is unique on those keys (a GROUP BY on them, one
+  generated row per number, or an aggregate of one row);
+* no function without a sqlglot mapping except ``error``, which ``dialects.py`` maps;
+* every column of every SELECT has a name (a column or an alias), so result and
+  intermediate column names are the same in every engine.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+import sqlmetrics as sm
+from sqlmetrics import templates
+from sqlmetrics.api import _class_table_binding
+from sqlmetrics.compose import compose_per_class
+from sqlmetrics.registry import resolve
+
+SQL_ROOT = Path(__file__).resolve().parent.parent / "sql"
+TEMPLATE_FILES = sorted(str(p.relative_to(SQL_ROOT)) for p in SQL_ROOT.rglob("*.sql"))
+ORDER_SENSITIVE = (exp.RowNumber, exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue, exp.NthValue)
+# Columns the templates compute as integers (counts and positions), for the division rule.
+INTEGER_COLUMNS = {"n", "n_all", "first_position", "last_position", "group_relevant", "relevant_before",
+                   "relevant", "point", "points", "p", "j", "t", "a", "g", "m", "used", "judged", "r"}
+WIDE = {"x": "p_x", "y": "p_y"}
+
+
+def calls():
+    """(label, composing function) for every registered metric and its variants, the
+    curves and the class tables: together they render every template."""
+    roles = {"label": "label", "score": "score", "by": ["s"]}
+    for name, spec in sm.registry().items():
+        metric = sm.metric(name.replace("@k", "@3"))
+        kwargs = dict(roles)
+        if "query" in spec.needs:
+            kwargs["query"] = "q"
+        if spec.family == "multiclass":
+            kwargs.pop("score")
+            kwargs |= {"class_scores": WIDE} if "class_scores" in spec.needs else {"prediction": "pred"}
+        yield name, lambda m=metric, k=kwargs: sm.to_sql([m], source="t", **k)
+        if spec.family == "ranking" and name != "rank_corr":
+            for ties in ("pessimistic", "item"):
+                call = sm.metric(name.replace("@k", "@3"), ties=ties)
+                yield f"{name}-{ties}", lambda m=call, k=kwargs: sm.to_sql([m], source="t", item="i", **k)
+            yield f"{name}-judgments", lambda m=metric, k=kwargs: sm.to_sql([m], source="t", item="i", judgments="j", **k)
+    yield "per_class", lambda: compose_per_class(
+        _class_table_binding(resolve(["f1", sm.multiclass_fbeta(beta=2)], multiclass=True), "y", "pred", None, "s", ()),
+        "t",
+    )
+    long = sm.long_scores("ls", row_id="id")
+    yield "long", lambda: sm.to_sql(["auc"], source="t", label="y", class_scores=long)
+    for kind, params in [("roc", {"drop_intermediate": True, "max_points": 10}), ("pr", {}), ("calibration", {}),
+                         ("calibration", {"strategy": "quantile"})]:
+        yield f"curve-{kind}", lambda k=kind, p=params: sm.curve_sql(k, source="t", by="s", **p)
+
+
+def rendered() -> dict[str, tuple[str, set[str]]]:
+    """Each call's statement and the template files rendering it read."""
+    out = {}
+    original = templates.render
+    for label, compose in calls():
+        used: set[str] = set()
+
+        def recording(name, *args, used=used, **kwargs):
+            used.add(name)
+            return original(name, *args, **kwargs)
+
+        templates.render = recording
+        try:
+            out[label] = (compose(), used)
+        finally:
+            templates.render = original
+    return out
+
+
+STATEMENTS = rendered()
+TREES = {label: sqlglot.parse_one(sql, read="duckdb") for label, (sql, _) in STATEMENTS.items()}
+
+
+def test_every_template_is_rendered_by_some_call():
+    used = set().union(*(files for _, files in STATEMENTS.values()))
+    assert set(TEMPLATE_FILES) - used == set()
+
+
+@pytest.mark.parametrize("name", TEMPLATE_FILES)
+def test_no_double_slash(name):
+    code = "\n".join(line.split("--", 1)[0] for line in templates.body(name).splitlines())
+    assert "//" not in code
+
+
+def _integral(node: exp.Expression) -> bool:
+    """Whether ``node`` is evidently an integer (so a division by or of it needs a double)."""
+    if isinstance(node, exp.Paren):
+        return _integral(node.this)
+    if isinstance(node, exp.Literal):
+        return not node.is_string and re.fullmatch(r"-?\d+", node.this) is not None
+    if isinstance(node, (exp.Count, exp.RowNumber, exp.Rank, exp.DenseRank)):
+        return True
+    if isinstance(node, exp.Cast):
+        return node.to.this in exp.DataType.INTEGER_TYPES
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
+        return _integral(node.left) and _integral(node.right)
+    if isinstance(node, (exp.Abs, exp.Sum, exp.Max, exp.Min, exp.Neg)):
+        return _integral(node.this)
+    if isinstance(node, exp.Column):
+        return node.name in INTEGER_COLUMNS
+    return False
+
+
+@pytest.mark.parametrize("label", sorted(TREES))
+def test_no_integer_division(label):
+    bad = [div.sql("duckdb") for div in TREES[label].find_all(exp.Div) if _integral(div.left) and _integral(div.right)]
+    assert bad == []
+
+
+@pytest.mark.parametrize("label", sorted(TREES))
+def test_no_bare_decimal_literal(label):
+    bad = [
+        lit.sql("duckdb")
+        for lit in TREES[label].find_all(exp.Literal)
+        if not lit.is_string and "." in lit.this and "e" not in lit.this.lower() and not isinstance(lit.parent, exp.Cast)
+    ]
+    assert bad == []
+
+
+@pytest.mark.parametrize("label", sorted(TREES))
+def test_functions_have_a_sqlglot_mapping(label):
+    unknown = {f.name.lower() for f in TREES[label].find_all(exp.Anonymous)} - {"error"}
+    assert unknown == set()
+
+
+@pytest.mark.parametrize("label", sorted(TREES))
+def test_every_selected_column_is_named(label):
+    unnamed = []
+    for select in TREES[label].find_all(exp.Select):
+        if isinstance(select.parent, exp.Union) and select.parent.expression is select:
+            continue  # a later branch of a UNION takes the first branch's names
+        if isinstance(select.parent, exp.Exists) or (
+            isinstance(select.parent, exp.Subquery) and not isinstance(select.parent.parent, (exp.From, exp.Join))
+        ):
+            continue  # a scalar or EXISTS subquery: a value, not a relation
+        unnamed += [e.sql("duckdb") for e in select.expressions if not isinstance(e, (exp.Column, exp.Alias, exp.Star))]
+    assert unnamed == []
+
+
+def _order_sensitive_windows(tree: exp.Expression):
+    for window in tree.find_all(exp.Window):
+        spec = window.args.get("spec")
+        rows = spec is not None and spec.args.get("kind") == "ROWS"
+        if rows or isinstance(window.this, ORDER_SENSITIVE):
+            yield window
+
+
+def _names(expressions) -> set[str]:
+    return {e.alias_or_name for e in expressions}
+
+
+def _source(select: exp.Select, tree: exp.Expression) -> exp.Expression | None:
+    """The relation a SELECT reads (its FROM, without joins), as a SELECT or UNION."""
+    if select.args.get("joins") or select.args.get("from_") is None:
+        return None
+    relation = select.args["from_"].this
+    if isinstance(relation, exp.Subquery):
+        return relation.this
+    if isinstance(relation, exp.Table):
+        for cte in tree.find_all(exp.CTE):
+            if cte.alias == relation.name:
+                return cte.this
+    return None
+
+
+# Unions the rule cannot see through, unique on these keys, and why.
+UNIQUE_UNIONS = {
+    "curve": ({"slice_1", "point"}, "point 0 is the origin; the other branch keeps thresholds numbered from 1"),
+}
+
+
+def _unique_keys(relation: exp.Expression | None, tree: exp.Expression) -> set[str] | None:
+    """Columns on which ``relation`` is unique (None: not known to be unique on any)."""
+    if isinstance(relation, exp.Union) and isinstance(relation.parent, exp.CTE):
+        return UNIQUE_UNIONS.get(relation.parent.alias, (None, ""))[0]
+    if not isinstance(relation, exp.Select):
+        return None
+    projected = {e.this.sql(): e.alias for e in relation.expressions if isinstance(e, exp.Alias)}
+    for e in relation.expressions:  # ROW_NUMBER numbers the rows of its partition apart
+        if isinstance(e, exp.Alias) and isinstance(e.this, exp.Window) and isinstance(e.this.this, exp.RowNumber):
+            return _names(e.this.args.get("partition_by") or []) | {e.alias}
+    if relation.args.get("group"):
+        return {projected.get(g.sql(), g.alias_or_name) for g in relation.args["group"].expressions}
+    generated = [e.alias for e in relation.expressions if isinstance(e, exp.Alias) and isinstance(e.this, exp.Explode)]
+    if any(isinstance(e, exp.Alias) and e.find(exp.AggFunc) and not e.find(exp.Window) for e in relation.expressions):
+        return set()  # an aggregate without GROUP BY: one row
+    inner = _unique_keys(_source(relation, tree), tree)
+    if inner is None:
+        return None
+    carried = _names(relation.expressions) | ({"*"} if relation.find(exp.Star) else set())
+    if not (inner <= carried or "*" in carried):
+        return None
+    return inner | set(generated)
+
+
+@pytest.mark.parametrize("label", sorted(TREES))
+def test_order_sensitive_windows_are_tie_free(label):
+    tree = TREES[label]
+    ambiguous = []
+    for window in _order_sensitive_windows(tree):
+        keys = _names(window.args.get("partition_by") or []) | {
+            o.this.alias_or_name for o in (window.args.get("order").expressions if window.args.get("order") else [])
+        }
+        unique = _unique_keys(_source(window.find_ancestor(exp.Select), tree), tree)
+        if unique is None or not unique <= keys:
+            ambiguous.append(window.sql("duckdb"))
+    assert ambiguous == []
