@@ -224,6 +224,22 @@ def test_sql_needs_no_existing_file(capsys):
     assert "read_parquet('logs/*.parquet')" in out
 
 
+@pytest.mark.parametrize("dialect", ["spark", "trino", "bigquery", "snowflake", "postgres"])
+def test_sql_for_a_warehouse_table(capsys, dialect):
+    argv = ["--table", "logs.impressions", "--dialect", dialect, "-m", "auc,ndcg@10", *BINDING, "--by", "date"]
+    code, out, _ = run(capsys, "sql", *argv)
+    assert code == 0
+    calls = ["auc", "ndcg@10"]
+    assert out.strip() == sm.to_sql(calls, source="logs.impressions", by="date", dialect=dialect, **KWARGS).strip()
+
+
+def test_sql_takes_the_source_once(capsys):
+    code, _, err = run(capsys, "sql", "t", "--table", "logs.impressions", "-m", "auc")
+    assert_user_error(code, err, 1, "SOURCE", "--table")
+    code, _, err = run(capsys, "sql", "-m", "auc")
+    assert_user_error(code, err, 1, "SOURCE", "--table")
+
+
 # --- errors --------------------------------------------------------------------------
 
 

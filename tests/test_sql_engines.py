@@ -4,6 +4,7 @@ DuckDB engine's result to 1e-9 (numbers), including NULLs for undefined values."
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 
 import sqlmetrics as sm
@@ -122,3 +123,18 @@ def test_ranking_run_with_judgments(engine):
 def test_long_class_scores(engine):
     frame = impressions(5)
     check(engine, {"src": frame, "second": long_class_scores(frame)}, ["auc", "average_precision"], label="y", by="s")
+
+
+def test_bad_data_is_refused_with_duckdbs_message(engine):
+    """The statement itself refuses a label outside {0, 1}: each engine raises the
+    message DuckDB raises (the example value is written as each engine writes a double)."""
+    frame = impressions(6).with_columns(label=pl.when(pl.col("row_id") < 3).then(2).otherwise(pl.col("label")))
+    tables = {"src": frame}
+    engine.load(tables)
+    with pytest.raises(sm.InvalidInputError) as duckdb_error:
+        duckdb_result(tables, ["auc"], label="label", score="score", by="s")
+    with pytest.raises(sm.InvalidInputError) as error:
+        engine.result(tables, ["auc"], label="label", score="score", by="s")
+    expected = str(duckdb_error.value)
+    assert str(error.value).removesuffix(".0") == expected.removesuffix(".0")
+    assert "label column 'label' must be 0 or 1" in expected and "3 rows are not" in expected
