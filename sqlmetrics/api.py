@@ -11,8 +11,8 @@ import polars as pl
 from sqlmetrics.binding import Binding, bind
 from sqlmetrics.class_scores import LongScores, parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
-from sqlmetrics.engines import duckdb_engine, polars_engine, postgres_engine, spark_engine
 from sqlmetrics.dialects import check_dialect, transpile
+from sqlmetrics.engines import duckdb_engine, polars_engine, postgres_engine, spark_engine
 from sqlmetrics.errors import InvalidParameterError, SourceError
 from sqlmetrics.registry import resolve
 from sqlmetrics.sources import CLASS_SCORES_VIEW, FRAME_VIEW, JUDGMENTS_VIEW, is_path, source_sql
@@ -70,8 +70,11 @@ def evaluate(
     ``n_excluded`` (rows with a NULL label, score, prediction, weight, query or, for
     ranking metrics, item, left out), then each metric's columns (see
     ``MetricCall.label``). ``engine="duckdb"`` runs the one SQL statement that ``to_sql``
-    returns; ``engine="polars"`` computes the same plan with the polars expressions; both
-    give the same numbers.
+    returns; ``engine="polars"`` computes the same plan with the polars expressions;
+    ``engine="spark"`` runs the statement written in Spark SQL on the session ``spark=``
+    (``source``: a Spark DataFrame, a table name of its catalog, or a polars or pyarrow
+    frame); ``engine="postgres"`` runs it on the psycopg connection ``con=`` (``source``:
+    a table name). Every engine gives the same numbers.
 
     >>> import polars as pl, sqlmetrics as sm
     >>> df = pl.DataFrame({"click": [0, 1, 1, 0, 0, 1, 1],

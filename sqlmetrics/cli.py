@@ -13,6 +13,7 @@ Usage examples (quote globs so the shell leaves them to sqlmetrics)::
     sqlmetrics eval preds.parquet --metrics auc,average_precision --label y --class-scores cat=p_cat,dog=p_dog,fox=p_fox
     sqlmetrics metrics
     sqlmetrics sql 'logs/*.parquet' --metrics auc,gauc:weighting=uniform --query user_id
+    sqlmetrics sql --table logs.impressions --dialect spark --metrics auc,ndcg@10 --query user_id
     sqlmetrics curve roc 'logs/*.parquet' --label click --score pctr --by date --max-points 500 \
         --format csv --output roc.csv --plot roc.png
     sqlmetrics curve calibration logs/ --label click --score pctr --bins 20 --strategy quantile
@@ -34,6 +35,10 @@ with ``--judgments PATH`` (Parquet with the ``--query``, ``--item`` and ``--labe
 columns). With ``--trec``, SOURCE is a TREC run file and ``--judgments`` a TREC qrels
 file (columns query, item, score / relevance), so numbers can be checked against
 trec_eval: ``--metrics 'ndcg@10:gain=linear:ties=item:empty=zero'``.
+
+``sql`` prints the statement ``eval`` runs, for ``--dialect`` duckdb (default), spark,
+trino, bigquery, snowflake or postgres; every dialect but duckdb reads a table or view,
+given as SOURCE or ``--table catalog.schema.table``.
 
 ``curve roc|pr|calibration`` writes a curve as a long table (one row per threshold or
 bin and slice) and, with ``--plot PATH`` (.png, .svg), draws it (needs matplotlib: the

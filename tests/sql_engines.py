@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import polars as pl
@@ -214,5 +214,3 @@ def assert_same_numbers(result: pl.DataFrame, expected: pl.DataFrame, engine: st
                 same = got == want
             assert same, f"{engine}: {column}[{i}] = {got!r}, DuckDB {want!r}\n{result}\n{expected}"
 
-
-Runner = Callable[..., pl.DataFrame]

@@ -183,5 +183,12 @@ def test_gauc_without_query_says_what_to_pass():
 def test_duplicate_result_columns_and_unknown_engine():
     with pytest.raises(sm.InvalidParameterError, match="both produce the column 'auc'"):
         sm.evaluate(FRAME, ["auc", sm.auc()], **ROLES)
-    with pytest.raises(sm.InvalidParameterError, match="engine must be one of 'duckdb', 'polars', got 'spark'"):
+    with pytest.raises(sm.InvalidParameterError, match="engine must be one of 'duckdb', 'polars', 'spark', 'postgres', got 'hive'"):
+        sm.evaluate(FRAME, ["auc"], **ROLES, engine="hive")
+
+
+def test_warehouse_engines_say_what_to_pass():
+    with pytest.raises(sm.InvalidParameterError, match="pass spark=<SparkSession>"):
         sm.evaluate(FRAME, ["auc"], **ROLES, engine="spark")
+    with pytest.raises(sm.InvalidParameterError, match=r"pass con=psycopg.connect\(...\)"):
+        sm.evaluate("impressions", ["auc"], **ROLES, engine="postgres")
