@@ -287,4 +287,4 @@ def _run_class_table(
         return duckdb_engine.run(binding, source, con, composer=lambda b, from_sql, _: statement(b, from_sql))
     if engine == "polars":
         return polars_table(binding, source)
-    raise InvalidParameterError(f"engine must be 'duckdb' or 'polars' for a table of classes, got {engine!r}")
+    raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, LOCAL_ENGINES))}, got {engine!r}")

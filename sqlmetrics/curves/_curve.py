@@ -18,7 +18,7 @@ import duckdb
 import polars as pl
 
 from sqlmetrics import templates
-from sqlmetrics.api import ENGINES
+from sqlmetrics.api import LOCAL_ENGINES
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import quote, shared_steps, statement
 from sqlmetrics.curves._thin import thin
@@ -150,7 +150,7 @@ def compute(
         return duckdb_engine.run(binding, source, con, composer=partial(curve_statement, kind, values))
     if engine == "polars":
         return _compute_polars(kind, values, binding, source)
-    raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+    raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, LOCAL_ENGINES))}, got {engine!r}")
 
 
 def _compute_polars(kind: CurveKind, params: dict[str, Any], binding: Binding, source: Any) -> pl.DataFrame:
