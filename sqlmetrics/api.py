@@ -15,7 +15,7 @@ from sqlmetrics.dialects import check_dialect, transpile
 from sqlmetrics.engines import duckdb_engine, polars_engine, postgres_engine, spark_engine
 from sqlmetrics.errors import InvalidParameterError, SourceError
 from sqlmetrics.registry import resolve
-from sqlmetrics.sources import CLASS_SCORES_VIEW, FRAME_VIEW, JUDGMENTS_VIEW, is_path, source_sql
+from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
 from sqlmetrics.spec import MetricCall
 
 LOCAL_ENGINES = ("duckdb", "polars")  # in-process, on any source the command line reads
@@ -82,15 +82,13 @@ def evaluate(
     >>> sm.evaluate(df, ["auc", "logloss"], label="click", score="pctr").select("n_rows", "auc").row(0)
     (7, 0.8333333333333334)
     """
-    binding, second = prepare(
-        metrics, label, score, prediction, query, item, weight, by, judgments, class_scores
-    )
+    binding, second = prepare(metrics, label, score, prediction, query, item, weight, by, judgments, class_scores)
     if engine == "duckdb":
         return duckdb_engine.run(binding, source, con, second)
     if engine == "polars":
         return polars_engine.run(binding, source, second)
     if engine == "spark":
-        return spark_engine.run(binding, source, _session(spark), second)
+        return spark_engine.run(binding, source, spark, second)
     if engine == "postgres":
         return postgres_engine.run(binding, source, con, second)
     raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
@@ -123,12 +121,6 @@ def prepare(
         class_scores=described,
     )
     return binding, judgments if judgments is not None else long_table
-
-
-def _session(spark: Any) -> Any:
-    if spark is None:
-        raise InvalidParameterError("engine='spark' runs on a Spark session: pass spark=<SparkSession>")
-    return spark
 
 
 def to_sql(
@@ -173,8 +165,7 @@ def to_sql(
     )
     second = None
     if second_source is not None:
-        view = JUDGMENTS_VIEW if judgments is not None else CLASS_SCORES_VIEW
-        second = _statement_source(second_source, dialect, view)
+        second = _statement_source(second_source, dialect, second_view(binding.long_scores is not None))
     sql = compose(binding, _statement_source(source, dialect, FRAME_VIEW), second, portable=dialect != "duckdb")
     return transpile(sql, dialect)
 

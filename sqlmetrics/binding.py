@@ -268,6 +268,14 @@ def check_long_schema(binding: Binding, schema: Mapping[str, str], source_schema
             )
 
 
+def check_second_schema(binding: Binding, schema: Mapping[str, str], source_schema: Mapping[str, str]) -> None:
+    """Check the call's second table: the long class scores, or else the judgments."""
+    if binding.long_scores is not None:
+        check_long_schema(binding, schema, source_schema)
+    else:
+        check_schema(binding, schema, judgments=True)
+
+
 def _check_column(schema: Mapping[str, str], role: str, column: str, where: str, numeric: bool) -> None:
     if column not in schema:
         available = ", ".join(schema) or "none"

@@ -208,35 +208,33 @@ def statement(ctes: dict[str, str], final_select: str) -> str:
 def _input_sql(binding: Binding, source_sql: str) -> str:
     """The source under canonical names. ``w`` is the weight of a used row and NULL for a
     row excluded for a NULL in a bound column, so sums over ``w`` skip excluded rows."""
-    return f"SELECT {', '.join(_input_columns(binding))}\nFROM {source_sql}"
+    columns = ", ".join(f"{sql} AS {name}" for name, sql in _input_columns(binding).items())
+    return f"SELECT {columns}\nFROM {source_sql}"
 
 
-def _input_columns(binding: Binding) -> list[str]:
-    """``input``'s columns, each ``<SQL> AS <canonical name>``."""
-    slices = [f"{quote(col)} AS slice_{i}" for i, col in enumerate(binding.by, 1)] or ["0 AS slice_0"]
+def _input_columns(binding: Binding) -> dict[str, str]:
+    """``input``'s columns: {canonical name: the SQL computing it from the source}."""
     roles = binding.roles
-    weight = f"CAST({quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
+    columns = {f"slice_{i}": quote(col) for i, col in enumerate(binding.by, 1)} or {"slice_0": "0"}
+    if binding.numeric_label and "label" in roles:
+        columns["label"] = f"CAST({quote(roles['label'])} AS DOUBLE)"
+    if "score" in roles:
+        columns["score"] = f"CAST({quote(roles['score'])} AS DOUBLE)"
+    for role, key in zip(("label", "prediction"), binding.class_keys):
+        columns[key] = quote(roles[role])  # never cast: classes may be strings
     wide = [column for _, column in binding.wide_scores]
-    excluded = " OR ".join(f"{quote(column)} IS NULL" for column in [*roles.values(), *wide])
-    label = [f"CAST({quote(roles['label'])} AS DOUBLE) AS label"] if binding.numeric_label and "label" in roles else []
-    score = [f"CAST({quote(roles['score'])} AS DOUBLE) AS score"] if "score" in roles else []
-    classes = [f"{quote(roles[role])} AS {key}" for role, key in zip(("label", "prediction"), binding.class_keys)]
-    class_scores = [f"CAST({quote(column)} AS DOUBLE) AS class_score_{i}" for i, column in enumerate(wide, 1)]
+    columns |= {f"class_score_{i}": f"CAST({quote(column)} AS DOUBLE)" for i, column in enumerate(wide, 1)}
     if "row_id" in roles:
-        class_scores.append(f"{quote(roles['row_id'])} AS row_id")
-    columns = [
-        *slices,
-        *label,
-        *score,
-        *classes,  # never cast: classes may be strings
-        *class_scores,
-        *([f"{weight} AS weight"] if "weight" in roles else []),  # read only by the weight check
-        f"CASE WHEN {excluded} THEN NULL ELSE {weight} END AS w",
-    ]
+        columns["row_id"] = quote(roles["row_id"])
+    weight = f"CAST({quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
+    if "weight" in roles:
+        columns["weight"] = weight  # read only by the weight check
+    excluded = " OR ".join(f"{quote(column)} IS NULL" for column in [*roles.values(), *wide])
+    columns["w"] = f"CASE WHEN {excluded} THEN NULL ELSE {weight} END"
     if binding.needs_query:
-        columns.append(f"{quote(roles['query'])} AS query")
+        columns["query"] = quote(roles["query"])
     if binding.ranking:
-        columns.append(f"{quote(roles['item'])} AS item" if "item" in roles else "NULL AS item")
+        columns["item"] = quote(roles["item"]) if "item" in roles else "NULL"
     return columns
 
 
@@ -245,7 +243,7 @@ def _long_input_steps(binding: Binding, source_sql: str, long_sql: str | None) -
     count of class rows and of scores, and ``input``: the source's rows with the count
     of classes scored for their row id, a row with a NULL class score being excluded."""
     long = binding.long_scores
-    kept = [f"r.{column.rsplit(' AS ', 1)[1]}" for column in _input_columns(binding) if not column.endswith(" AS w")]
+    kept = [f"r.{name}" for name in _input_columns(binding) if name != "w"]
     return {
         "long_scores": (
             f"SELECT {quote(long.row_id)} AS row_id, {quote(long.class_)} AS class, "
@@ -382,8 +380,9 @@ def _list_floors_sql(binding: Binding, by: str, portable: bool) -> str:
                 floor_sql(call.spec.reach, kwargs.get("k"), kwargs["min_relevance"], portable)
             )
     rows = "input\nWHERE w IS NOT NULL"
-    if portable and any("score_rank" in expr for exprs in floors.values() for expr in exprs):
-        rows = (
+    ranking = [call for call in binding.calls if _reads("ranked", call.spec.intermediates)]
+    if portable and any(call.kwargs.get("k") is not None for call in ranking):
+        rows = (  # floor_sql's top k reads score_rank
             f"(\n  SELECT *, RANK() OVER (PARTITION BY {by}, query ORDER BY score DESC) AS score_rank\n"
             "  FROM input\n  WHERE w IS NOT NULL\n) AS ranked_input"
         )

@@ -19,6 +19,12 @@ FRAME_VIEW = "sqlmetrics_source"
 JUDGMENTS_VIEW = "sqlmetrics_judgments"
 CLASS_SCORES_VIEW = "sqlmetrics_class_scores"
 
+
+def second_view(long_scores: bool) -> str:
+    """The view an in-memory second table is read through: long class scores or judgments."""
+    return CLASS_SCORES_VIEW if long_scores else JUDGMENTS_VIEW
+
+
 _GLOB_CHARS = ("*", "?", "[")
 _FRAMES = (pl.DataFrame, pl.LazyFrame, pa.Table)
 

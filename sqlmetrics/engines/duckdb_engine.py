@@ -8,11 +8,11 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from sqlmetrics.binding import Binding, check_long_schema, check_schema
+from sqlmetrics.binding import Binding, check_schema, check_second_schema
 from sqlmetrics.checks import ERROR_PREFIX
 from sqlmetrics.compose import compose
 from sqlmetrics.errors import InvalidInputError, SourceError
-from sqlmetrics.sources import CLASS_SCORES_VIEW, FRAME_VIEW, JUDGMENTS_VIEW, is_frame, source_sql
+from sqlmetrics.sources import FRAME_VIEW, is_frame, second_view, source_sql
 
 
 def run(
@@ -27,8 +27,8 @@ def run(
     ``compose``, or one that ends with its own final SELECT (a curve,
     ``sm.confusion_matrix``, ``sm.per_class``)."""
     connection = con if con is not None else _quiet_connection()
-    second_view = CLASS_SCORES_VIEW if binding.long_scores is not None else JUDGMENTS_VIEW
-    frames = {view: data for view, data in ((FRAME_VIEW, source), (second_view, second)) if is_frame(data)}
+    second_name = second_view(binding.long_scores is not None)
+    frames = {view: data for view, data in ((FRAME_VIEW, source), (second_name, second)) if is_frame(data)}
     for view, data in frames.items():
         connection.register(view, data)
     try:
@@ -37,12 +37,8 @@ def run(
         check_schema(binding, schema)
         second_sql = None
         if second is not None:
-            second_sql = source_sql(second, view=second_view)
-            second_schema = _schema(connection, second_sql, second)
-            if binding.long_scores is not None:
-                check_long_schema(binding, second_schema, schema)
-            else:
-                check_schema(binding, second_schema, judgments=True)
+            second_sql = source_sql(second, view=second_name)
+            check_second_schema(binding, _schema(connection, second_sql, second), schema)
         return _execute(connection, composer(binding, from_sql, second_sql))
     finally:
         for view in frames:

@@ -14,8 +14,8 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics.binding import Binding, check_long_schema, check_schema
-from sqlmetrics.engines.warehouse import decimals_as_floats, refusal, relation, statement
+from sqlmetrics.binding import Binding, check_schema, check_second_schema
+from sqlmetrics.engines.warehouse import refusal, relation, statement
 from sqlmetrics.errors import InvalidParameterError, SourceError
 from sqlmetrics.sources import is_path, table_sql
 
@@ -32,24 +32,18 @@ def run(binding: Binding, source: Any, connection: Any, second: Any = None) -> p
     check_schema(binding, schema)
     second_sql = None
     if second is not None:
-        second_schema = _schema(connection, second)
-        if binding.long_scores is not None:
-            check_long_schema(binding, second_schema, schema)
-        else:
-            check_schema(binding, second_schema, judgments=True)
+        check_second_schema(binding, _schema(connection, second), schema)
         second_sql = table_sql(second)
     names, kinds, rows = _fetch(connection, statement(binding, table_sql(source), second_sql, "postgres"))
-    schema = {name: _TYPES.get(kind) for name, kind in zip(names, kinds)}
+    # numeric results (PostgreSQL's sums of integers) as doubles, as DuckDB gives them
     rows = [tuple(float(v) if isinstance(v, Decimal) else v for v in row) for row in rows]
-    return decimals_as_floats(pl.DataFrame(rows, schema=schema, orient="row"))
+    return pl.DataFrame(rows, schema={name: _TYPES.get(kind) for name, kind in zip(names, kinds)}, orient="row")
 
 
 def _schema(connection: Any, source: Any) -> dict[str, str]:
     """{column: PostgreSQL type name} of the table ``source``."""
     if not isinstance(source, str) or is_path(source):
-        raise SourceError(
-            f"engine='postgres' reads a table or view of the connection: pass its name, not {source!r}"
-        )
+        raise SourceError(f"engine='postgres' reads a table or view of the connection: pass its name, not {source!r}")
     try:
         names, kinds, _ = _fetch(connection, relation(source, "postgres") + " LIMIT 0")
     except Exception as error:

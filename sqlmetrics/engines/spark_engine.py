@@ -14,32 +14,30 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics.binding import Binding, check_long_schema, check_schema
-from sqlmetrics.engines.warehouse import decimals_as_floats, refusal, relation, statement
-from sqlmetrics.errors import SourceError
-from sqlmetrics.sources import CLASS_SCORES_VIEW, FRAME_VIEW, JUDGMENTS_VIEW, is_frame, is_path, table_sql
+from sqlmetrics.binding import Binding, check_schema, check_second_schema
+from sqlmetrics.engines.warehouse import refusal, relation, statement
+from sqlmetrics.errors import InvalidParameterError, SourceError
+from sqlmetrics.sources import FRAME_VIEW, is_frame, is_path, second_view, table_sql
 
 
 def run(binding: Binding, source: Any, spark: Any, second: Any = None) -> pl.DataFrame:
     """Compute every metric of ``binding`` over ``source`` with one Spark SQL statement."""
+    if spark is None:
+        raise InvalidParameterError("engine='spark' runs on a Spark session: pass spark=<SparkSession>")
     views: list[str] = []
     try:
         from_sql, schema = _relation(spark, source, FRAME_VIEW, views)
         check_schema(binding, schema)
         second_sql = None
         if second is not None:
-            long = binding.long_scores is not None
-            second_sql, second_schema = _relation(spark, second, CLASS_SCORES_VIEW if long else JUDGMENTS_VIEW, views)
-            if long:
-                check_long_schema(binding, second_schema, schema)
-            else:
-                check_schema(binding, second_schema, judgments=True)
+            second_sql, second_schema = _relation(spark, second, second_view(binding.long_scores is not None), views)
+            check_second_schema(binding, second_schema, schema)
         sql = statement(binding, from_sql, second_sql, "spark")
         try:
             table = spark.sql(sql).toArrow()
         except Exception as error:  # pyspark's errors share no base class worth naming
             raise (refusal(error) or error) from None
-        return decimals_as_floats(pl.from_arrow(table))
+        return pl.from_arrow(table)
     finally:
         for view in views:
             spark.catalog.dropTempView(view)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import re
 
-import polars as pl
-
 from sqlmetrics.binding import Binding
 from sqlmetrics.checks import ERROR_PREFIX
 from sqlmetrics.compose import compose
@@ -39,8 +37,3 @@ def refusal(error: Exception) -> InvalidInputError | None:
         return None
     message = lines[0].split(ERROR_PREFIX, 1)[1]
     return InvalidInputError(_MESSAGE_END.sub("", message).strip())
-
-
-def decimals_as_floats(frame: pl.DataFrame) -> pl.DataFrame:
-    """Exact decimal results (PostgreSQL's sums of integers) as doubles, as DuckDB gives them."""
-    return frame.with_columns(pl.col(pl.Decimal).cast(pl.Float64))
