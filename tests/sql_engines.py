@@ -2,8 +2,8 @@
 tests: a local Spark session, a private PostgreSQL server and an in-process DataFusion
 context, each loaded with the same data sets, and the DuckDB engine as the reference.
 
-Each data set is a few tables: the source ``src`` and, for runs or long class scores,
-the second table ``second``. Every engine reads them under those names (Spark and
+Each data set is a few tables: the source ``src`` and, for a run or long class scores,
+``judgments`` or ``class_scores``. Every engine reads them under those names (Spark and
 PostgreSQL as tables of the session or database, DataFusion as registered tables), so
 the statement each runs is the one ``sm.to_sql(..., source="src", dialect=...)`` prints.
 """
@@ -90,17 +90,17 @@ def run_and_qrels(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def duckdb_result(tables: Tables, metrics, **kwargs) -> pl.DataFrame:
-    second = _second(tables, kwargs)
-    return sm.evaluate(tables["src"], metrics, **kwargs, **second)
+    return sm.evaluate(tables["src"], metrics, **kwargs, **_second(tables, by_name=False))
 
 
-def _second(tables: Tables, kwargs: dict, name: str | None = None) -> dict:
-    """The judgments= or the long class_scores= of a call, read from the table ``second``."""
-    if "second" not in tables:
-        return {}
-    if kwargs.get("query") and "class_scores" not in kwargs and "prediction" not in kwargs:
-        return {"judgments": name or tables["second"]}
-    return {"class_scores": sm.long_scores(name or tables["second"], row_id="row_id", class_="class", score="p")}
+def _second(tables: Tables, by_name: bool = True) -> dict:
+    """The call's ``judgments=`` or long ``class_scores=``, by table name or as the frame."""
+    if "judgments" in tables:
+        return {"judgments": "judgments" if by_name else tables["judgments"]}
+    if "class_scores" in tables:
+        table = "class_scores" if by_name else tables["class_scores"]
+        return {"class_scores": sm.long_scores(table, row_id="row_id", class_="class", score="p")}
+    return {}
 
 
 class Postgres:
@@ -121,8 +121,7 @@ class Postgres:
         self.connection.commit()
 
     def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
-        second = _second(tables, kwargs, "second")
-        return sm.evaluate("src", metrics, **kwargs, **second, engine="postgres", con=self.connection)
+        return sm.evaluate("src", metrics, **kwargs, **_second(tables), engine="postgres", con=self.connection)
 
 
 class Spark:
@@ -136,8 +135,7 @@ class Spark:
             self.session.createDataFrame(frame.to_arrow()).createOrReplaceTempView(name)
 
     def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
-        second = _second(tables, kwargs, "second")
-        return sm.evaluate("src", metrics, **kwargs, **second, engine="spark", spark=self.session)
+        return sm.evaluate("src", metrics, **kwargs, **_second(tables), engine="spark", spark=self.session)
 
 
 class DataFusion:
@@ -171,8 +169,7 @@ class DataFusion:
             self.context.register_record_batches(name, [frame.to_arrow().to_batches()])
 
     def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
-        second = _second(tables, kwargs, "second")
-        by = kwargs.pop("by", None)
+        second = _second(tables)
         binding, second_table = prepare(
             metrics,
             kwargs.pop("label", "label"),
@@ -181,12 +178,12 @@ class DataFusion:
             kwargs.pop("query", None),
             kwargs.pop("item", None),
             kwargs.pop("weight", None),
-            by,
+            kwargs.pop("by", None),
             second.get("judgments"),
             kwargs.pop("class_scores", None) or second.get("class_scores"),
         )
         assert not kwargs, kwargs
-        sql = statement(binding, "src", "second" if second_table is not None else None, "datafusion")
+        sql = statement(binding, "src", None if second_table is None else table_sql(second_table), "datafusion")
         self.raised = None
         try:
             return pl.from_arrow(self.context.sql(sql).to_arrow_table())
@@ -198,9 +195,17 @@ def java_available() -> bool:
     return shutil.which("java") is not None
 
 
+def _kind(dtype: pl.DataType) -> str:
+    return "integer" if dtype.is_integer() else "float" if dtype.is_float() else str(dtype.base_type())
+
+
 def assert_same_numbers(result: pl.DataFrame, expected: pl.DataFrame, engine: str) -> None:
-    """Same columns, rows and values: numbers to 1e-9 (relative above 1), NULL where NULL."""
+    """Same columns of the same kinds (integer, float, ...), rows and values: numbers to
+    1e-9 (relative above 1), NULL where NULL."""
     assert result.columns == expected.columns, f"{engine}: columns {result.columns} != {expected.columns}"
+    kinds = {name: _kind(dtype) for name, dtype in result.schema.items()}
+    expected_kinds = {name: _kind(dtype) for name, dtype in expected.schema.items()}
+    assert kinds == expected_kinds, f"{engine}: column types {kinds} != DuckDB's {expected_kinds}"
     assert result.height == expected.height, f"{engine}: {result.height} rows, DuckDB {expected.height}"
     for column in expected.columns:
         for i, (got, want) in enumerate(zip(result[column].to_list(), expected[column].to_list())):
@@ -213,4 +218,3 @@ def assert_same_numbers(result: pl.DataFrame, expected: pl.DataFrame, engine: st
             else:
                 same = got == want
             assert same, f"{engine}: {column}[{i}] = {got!r}, DuckDB {want!r}\n{result}\n{expected}"
-

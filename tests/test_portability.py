@@ -33,9 +33,28 @@ from sqlmetrics.registry import resolve
 SQL_ROOT = Path(__file__).resolve().parent.parent / "sql"
 TEMPLATE_FILES = sorted(str(p.relative_to(SQL_ROOT)) for p in SQL_ROOT.rglob("*.sql"))
 ORDER_SENSITIVE = (exp.RowNumber, exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue, exp.NthValue)
-# Columns the templates compute as integers (counts and positions), for the division rule.
-INTEGER_COLUMNS = {"n", "n_all", "first_position", "last_position", "group_relevant", "relevant_before",
-                   "relevant", "point", "points", "p", "j", "t", "a", "g", "m", "used", "judged", "r"}
+# Columns the templates compute as integers (counts and positions), for the division rule;
+# a name used both ways (t) errs on the strict side.
+INTEGER_COLUMNS = {
+    "n",
+    "n_all",
+    "first_position",
+    "last_position",
+    "group_relevant",
+    "relevant_before",
+    "relevant",
+    "point",
+    "points",
+    "p",
+    "j",
+    "t",
+    "a",
+    "g",
+    "m",
+    "used",
+    "judged",
+    "r",
+}
 WIDE = {"x": "p_x", "y": "p_y"}
 
 
@@ -56,15 +75,25 @@ def calls():
             for ties in ("pessimistic", "item"):
                 call = sm.metric(name.replace("@k", "@3"), ties=ties)
                 yield f"{name}-{ties}", lambda m=call, k=kwargs: sm.to_sql([m], source="t", item="i", **k)
-            yield f"{name}-judgments", lambda m=metric, k=kwargs: sm.to_sql([m], source="t", item="i", judgments="j", **k)
-    yield "per_class", lambda: compose_per_class(
-        _class_table_binding(resolve(["f1", sm.multiclass_fbeta(beta=2)], multiclass=True), "y", "pred", None, "s", ()),
-        "t",
+            run = {"item": "i", "judgments": "j", **kwargs}
+            yield f"{name}-judgments", lambda m=metric, k=run: sm.to_sql([m], source="t", **k)
+    yield (
+        "per_class",
+        lambda: compose_per_class(
+            _class_table_binding(
+                resolve(["f1", sm.multiclass_fbeta(beta=2)], multiclass=True), "y", "pred", None, "s", ()
+            ),
+            "t",
+        ),
     )
     long = sm.long_scores("ls", row_id="id")
     yield "long", lambda: sm.to_sql(["auc"], source="t", label="y", class_scores=long)
-    for kind, params in [("roc", {"drop_intermediate": True, "max_points": 10}), ("pr", {}), ("calibration", {}),
-                         ("calibration", {"strategy": "quantile"})]:
+    for kind, params in [
+        ("roc", {"drop_intermediate": True, "max_points": 10}),
+        ("pr", {}),
+        ("calibration", {}),
+        ("calibration", {"strategy": "quantile"}),
+    ]:
         yield f"curve-{kind}", lambda k=kind, p=params: sm.curve_sql(k, source="t", by="s", **p)
 
 
@@ -132,7 +161,7 @@ def test_no_bare_decimal_literal(label):
     bad = [
         lit.sql("duckdb")
         for lit in TREES[label].find_all(exp.Literal)
-        if not lit.is_string and "." in lit.this and "e" not in lit.this.lower() and not isinstance(lit.parent, exp.Cast)
+        if not lit.is_string and re.fullmatch(r"-?\d*\.\d*", lit.this) and not isinstance(lit.parent, exp.Cast)
     ]
     assert bad == []
 

@@ -16,7 +16,6 @@ from sql_engines import (
     assert_same_numbers,
     duckdb_result,
     impressions,
-    java_available,
     long_class_scores,
     run_and_qrels,
 )
@@ -47,16 +46,41 @@ COMPOSED = {
         + [sm.precision(threshold=0.3), sm.fbeta(beta=2), sm.gauc(weighting="uniform")],
         {"label": "label", "score": "score", "query": "q", "weight": "w"},
     ),
-    "regression": ([n for n, s in REGISTRY.items() if s.family == "regression"], {"label": "target", "score": "score", "weight": "w"}),
+    "regression": (
+        [n for n, s in REGISTRY.items() if s.family == "regression"],
+        {"label": "target", "score": "score", "weight": "w"},
+    ),
     "ranking": (
-        ["ndcg@3", "ndcg", "dcg@5", "cg@2", "mrr", "map@3", "map", "hit_rate@2", "precision@2", "recall@3", "rank_corr",
-         sm.metric("ndcg@3", gain="linear", ties="pessimistic"), sm.metric("mrr", ties="item"),
-         sm.metric("map", ties="optimistic", min_relevance=2, empty="zero")],
+        [
+            "ndcg@3",
+            "ndcg",
+            "dcg@5",
+            "cg@2",
+            "mrr",
+            "map@3",
+            "map",
+            "hit_rate@2",
+            "precision@2",
+            "recall@3",
+            "rank_corr",
+            sm.metric("ndcg@3", gain="linear", ties="pessimistic"),
+            sm.metric("mrr", ties="item"),
+            sm.metric("map", ties="optimistic", min_relevance=2, empty="zero"),
+        ],
         {"label": "rel", "score": "score", "query": "q", "item": "item"},
     ),
     "multiclass": (
-        ["accuracy", "precision", "recall", "f1", "mcc", "cohen_kappa", sm.multiclass_f1(average="weighted"),
-         sm.multiclass_fbeta(beta=2, average="micro"), sm.cohen_kappa(weights="quadratic")],
+        [
+            "accuracy",
+            "precision",
+            "recall",
+            "f1",
+            "mcc",
+            "cohen_kappa",
+            sm.multiclass_f1(average="weighted"),
+            sm.multiclass_fbeta(beta=2, average="micro"),
+            sm.cohen_kappa(weights="quadratic"),
+        ],
         {"label": "y", "prediction": "pred", "weight": "w"},
     ),
     "one_vs_rest": (
@@ -117,12 +141,13 @@ def test_composed_without_slices(engine, group):
 def test_ranking_run_with_judgments(engine):
     run, qrels = run_and_qrels(4)
     metrics = ["ndcg@5", "map", "mrr", "recall@5", sm.metric("ndcg@5", gain="linear", ties="item", empty="zero")]
-    check(engine, {"src": run, "second": qrels}, metrics, label="rel", score="score", query="q", item="item", by="s")
+    check(engine, {"src": run, "judgments": qrels}, metrics, label="rel", score="score", query="q", item="item", by="s")
 
 
 def test_long_class_scores(engine):
     frame = impressions(5)
-    check(engine, {"src": frame, "second": long_class_scores(frame)}, ["auc", "average_precision"], label="y", by="s")
+    tables = {"src": frame, "class_scores": long_class_scores(frame)}
+    check(engine, tables, ["auc", "average_precision"], label="y", by="s")
 
 
 def test_bad_data_is_refused_with_duckdbs_message(engine):
@@ -138,3 +163,17 @@ def test_bad_data_is_refused_with_duckdbs_message(engine):
     expected = str(duckdb_error.value)
     assert str(error.value).removesuffix(".0") == expected.removesuffix(".0")
     assert "label column 'label' must be 0 or 1" in expected and "3 rows are not" in expected
+
+
+def test_postgres_leaves_the_callers_transaction_as_it_was(postgres_engine):
+    """A refused statement rolls back to its savepoint only: the caller's uncommitted
+    work in the same transaction is still there, and the transaction still usable."""
+    connection = postgres_engine.connection
+    frame = impressions(7).with_columns(label=pl.lit(2, dtype=pl.Int64))
+    postgres_engine.load({"src": frame})
+    connection.execute("CREATE TEMP TABLE pending (x int)")
+    connection.execute("INSERT INTO pending VALUES (1)")
+    with pytest.raises(sm.InvalidInputError, match="must be 0 or 1"):
+        sm.evaluate("src", ["auc"], label="label", score="score", engine="postgres", con=connection)
+    assert connection.execute("SELECT x FROM pending").fetchall() == [(1,)]
+    connection.rollback()
