@@ -48,8 +48,10 @@ bin and slice) and, with ``--plot PATH`` (.png, .svg), draws it (needs matplotli
 row per slice, true and predicted class, with its rows and summed weight) and
 ``sm.per_class`` (one row per slice and class: support and each metric's value).
 
-Output formats: ``table`` (default, every row and column), ``csv``, ``json`` (one JSON
-array of row objects) and ``parquet`` (needs ``--output``).
+Output formats: ``table`` (every row and column), ``csv``, ``json`` (one JSON array of
+row objects) and ``parquet`` (needs ``--output``). Without ``--format`` the extension of
+``--output`` decides (``.csv``, ``.json``, ``.parquet``/``.pq``), else ``table``; a
+``--format`` that contradicts the extension is an error.
 
 Errors in the input (unknown metric, missing column, missing file, bad parameter) print
 one line ``sqlmetrics: error: <message>`` to stderr and exit with status 1; bad command
@@ -242,8 +244,8 @@ def _output_options() -> argparse.ArgumentParser:
     options.add_argument(
         "--format",
         choices=FORMATS,
-        default="table",
-        help="table (default), csv, json (an array of row objects) or parquet (needs --output)",
+        help="table, csv, json (an array of row objects) or parquet (needs --output); default: from the "
+        "--output extension (.csv, .json, .parquet), else table",
     )
     options.add_argument("--output", "-o", metavar="PATH", help="write the result here instead of stdout")
     return options
@@ -391,15 +393,31 @@ def compute_and_write(
 ) -> pl.DataFrame:
     """``function(*given, engine=--engine, **kwargs)`` (the DuckDB engine on a connection
     that shows progress only to a person) written as --format to --output; returns the table."""
-    if args.format == "parquet" and args.output is None:
-        raise UsageError("--format parquet writes a binary file: pass --output PATH")
+    fmt = output_format(args.format, args.output)
     if args.engine == "duckdb":
         with duckdb_connection() as con:
             result = function(*given, engine="duckdb", con=con, **kwargs)
     else:
         result = function(*given, engine=args.engine, **kwargs)
-    write_result(result, args.format, args.output)
+    write_result(result, fmt, args.output)
     return result
+
+
+# The format an --output file's extension names; any other extension is written as given.
+EXTENSION_FORMATS = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def output_format(given: str | None, output: str | None) -> str:
+    """The format to write: --format, else the one --output's extension names, else
+    ``table``. A --format that contradicts the extension is refused rather than writing,
+    say, a text table into ``result.parquet``."""
+    implied = EXTENSION_FORMATS.get(Path(output).suffix.lower()) if output is not None else None
+    if given is not None and implied is not None and given != implied:
+        raise UsageError(f"--format {given} contradicts --output {output} (a {implied} file): drop one of them")
+    fmt = given or implied or "table"
+    if fmt == "parquet" and output is None:
+        raise UsageError("--format parquet writes a binary file: pass --output PATH")
+    return fmt
 
 
 def duckdb_connection() -> duckdb.DuckDBPyConnection:

@@ -97,6 +97,30 @@ def test_eval_output_file_leaves_stdout_empty(capsys, logs, tmp_path):
     assert_frame_equal(pl.read_csv(target), sm.evaluate(logs, "auc", **KWARGS), check_dtypes=False)
 
 
+@pytest.mark.parametrize("suffix", [".csv", ".json", ".parquet", ".pq", ".CSV"])
+def test_eval_output_format_follows_the_extension(capsys, logs, tmp_path, suffix):
+    target = tmp_path / f"result{suffix}"
+    code, out, err = run(capsys, "eval", logs, "-m", "auc,gauc", *BINDING, "-o", target)
+    assert (code, out, err) == (0, "", "")
+    expected = sm.evaluate(logs, ["auc", "gauc"], **KWARGS)
+    read = {".csv": pl.read_csv, ".json": pl.read_json}.get(suffix.lower(), pl.read_parquet)
+    assert_frame_equal(read(target), expected, check_dtypes=False)
+
+
+def test_eval_output_of_another_extension_is_a_table(capsys, logs, tmp_path):
+    target = tmp_path / "result.txt"
+    code, out, _ = run(capsys, "eval", logs, "-m", "auc", *BINDING, "-o", target)
+    assert (code, out) == (0, "")
+    assert "n_rows" in target.read_text() and "┆" in target.read_text()
+
+
+def test_eval_format_contradicting_the_extension_is_refused(capsys, logs, tmp_path):
+    target = tmp_path / "result.parquet"
+    code, out, err = run(capsys, "eval", logs, "-m", "auc", *BINDING, "--format", "csv", "-o", target)
+    assert_user_error(code, err, 2, "--format csv contradicts --output", "a parquet file")
+    assert out == "" and not target.exists()
+
+
 def test_eval_table_shows_every_column_and_row(capsys, logs):
     metrics = ["auc", "gauc", "logloss", "brier", "accuracy", "precision", "recall", "f1", "mcc", "label_mean"]
     code, out, _ = run(capsys, "eval", logs, "-m", ",".join(metrics), *BINDING, "--by", "date,country")
