@@ -61,8 +61,11 @@ line usage exits with status 2.
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -182,7 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(handler=run_eval)
 
-    listing = commands.add_parser("metrics", help="list every metric with its parameters")
+    listing = commands.add_parser("metrics", help="list every metric, or show one (formula, parameters, reference)")
+    listing.add_argument("name", nargs="?", metavar="NAME", help="a metric to show in full (ndcg, fbeta, precision@k)")
     listing.set_defaults(handler=run_metrics)
 
     sql = commands.add_parser(
@@ -454,10 +458,61 @@ def render(result: pl.DataFrame, fmt: str) -> str:
         return f"{result}\n"
 
 
+# The families in the order ``sqlmetrics metrics`` lists them, with what their labels are.
+FAMILIES = {
+    "classification": "binary label (0/1 or boolean) and a score",
+    "regression": "a real target as label and the prediction as score",
+    "ranking": "a graded relevance as label, a score and a query (the list)",
+    "multiclass": "a class label and a predicted class (--prediction) or class scores",
+}
+
+
 def run_metrics(args: argparse.Namespace) -> None:
-    rows = [("metric", "family", "parameters", "summary")]
-    rows += [(spec.name, spec.family, describe_params(spec), spec.summary) for spec in sqlmetrics.registry().values()]
-    sys.stdout.write(align(rows))
+    """Every metric grouped by family, fitted to the terminal; or one metric in full."""
+    if args.name:
+        spec = sqlmetrics.registry().get(args.name) or sqlmetrics.metric(args.name).spec
+        sys.stdout.write(describe_metric(spec))
+        return
+    width = shutil.get_terminal_size((100, 24)).columns
+    lines = []
+    registered = sqlmetrics.registry().values()
+    for family in dict.fromkeys([*FAMILIES, *(spec.family for spec in registered)]):
+        specs = [spec for spec in registered if spec.family == family]
+        indent = 2 + max(len(spec.name) for spec in specs) + 2
+        lines += ["", f"{family} ({FAMILIES[family]})" if family in FAMILIES else family]
+        for spec in specs:
+            lines += _wrapped(f"  {spec.name.ljust(indent - 2)}", spec.summary, indent, width)
+            if spec.params:
+                lines += _wrapped(" " * indent, describe_params(spec), indent, width)
+    lines += ["", "sqlmetrics metrics NAME shows one metric's formula, parameters and reference."]
+    sys.stdout.write("\n".join(lines[1:]) + "\n")
+
+
+def describe_metric(spec: Metric) -> str:
+    """One metric in full: summary, what it needs, its formula, conventions and example
+    (the docstring of its polars form), parameters, reference and SQL template."""
+    roles = ", ".join(spec.needs) + (" (weight optional)" if spec.weighted else " (no weights)")
+    lines = [f"{spec.name} ({spec.family}): {spec.summary}", f"needs: {roles}", ""]
+    lines += [*(inspect.getdoc(_polars_form(spec)) or "").splitlines(), ""]
+    lines += [f"{_describe_param(param)}: {param.doc}" for param in spec.params]
+    lines += [f"reference: {spec.reference}", f"SQL: sql/{spec.template}"]
+    return "\n".join(lines) + "\n"
+
+
+def _polars_form(spec: Metric) -> Callable[..., Any]:
+    module = spec.module
+    return getattr(module, "expr", None) or getattr(module, "frame", None) or module
+
+
+def _wrapped(first: str, text: str, indent: int, width: int) -> list[str]:
+    """``text`` after ``first``, wrapped to ``width`` with continuation lines at ``indent``."""
+    return textwrap.wrap(
+        text,
+        width=max(width, indent + 20),
+        initial_indent=first,
+        subsequent_indent=" " * indent,
+        break_on_hyphens=False,
+    ) or [first.rstrip()]
 
 
 def describe_params(spec: Metric) -> str:
@@ -471,13 +526,6 @@ def _describe_param(param: Param) -> str:
     default = f"{param.default:g}" if isinstance(param.default, float) else str(param.default)
     choices = f" ({'|'.join(param.choices)})" if param.choices else ""
     return f"{param.name}={default}{choices}"
-
-
-def align(rows: Sequence[Sequence[str]]) -> str:
-    """Rows as text columns separated by two spaces, padded to the widest cell."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)
-    return "\n".join(lines) + "\n"
 
 
 def run_sql(args: argparse.Namespace) -> None:

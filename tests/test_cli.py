@@ -208,27 +208,45 @@ def test_invalid_parameter_value(capsys, logs):
 # --- metrics and sql -----------------------------------------------------------------
 
 
-def test_metrics_lists_every_registered_metric(capsys):
+def test_metrics_lists_every_registered_metric_by_family_within_the_terminal(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
     code, out, _ = run(capsys, "metrics")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].split() == ["metric", "family", "parameters", "summary"]
-    summary_at = lines[0].index("summary")
+    assert max(map(len, lines)) <= 80
+    headings = [i for i, line in enumerate(lines) if line and not line.startswith(" ")]
     for name, spec in sm.registry().items():
-        line = next(line for line in lines if line.split()[0] == name)
-        assert spec.family in line.split()
-        assert line[summary_at:] == spec.summary  # aligned
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"  {name} "))
+        heading = lines[max(h for h in headings if h < at)]
+        assert heading.split()[0] == spec.family
+        listed = " ".join(lines[at:]).split(f"  {name} ", 1)[1]  # its summary and parameters, wrapped
+        assert " ".join(listed.split()).startswith(" ".join(spec.summary.split()))
         for param in spec.params:
-            assert f"{param.name} (required)" in line if param.required else f"{param.name}=" in line
-            for choice in param.choices:
-                assert choice in line
-    assert len(lines) == 1 + len(sm.registry())
+            assert (f"{param.name} (required)" if param.required else f"{param.name}=") in listed
 
 
 def test_metrics_shows_defaults_and_choices(capsys):
     _, out, _ = run(capsys, "metrics")
     assert "beta=1, threshold=0.5" in out
     assert "weighting=impressions (impressions|positives|uniform)" in out
+
+
+@pytest.mark.parametrize("name", ["ndcg", "precision@k", "ndcg@10", "fbeta", "gauc"])
+def test_metrics_name_shows_formula_parameters_and_reference(capsys, name):
+    code, out, _ = run(capsys, "metrics", name)
+    spec = sm.registry().get(name) or sm.metric(name).spec
+    assert code == 0
+    assert out.startswith(f"{spec.name} ({spec.family}): {spec.summary}\n")
+    for param in spec.params:
+        assert param.doc in out
+    assert f"reference: {spec.reference}" in out
+    assert f"SQL: sql/{spec.template}" in out
+    assert ">>> " in out  # the runnable example of its polars form
+
+
+def test_metrics_unknown_name_suggests(capsys):
+    code, _, err = run(capsys, "metrics", "nddcg")
+    assert_user_error(code, err, 1, "unknown metric 'nddcg'", "'ndcg'")
 
 
 def test_sql_runs_in_duckdb_with_the_same_numbers(capsys, logs):
