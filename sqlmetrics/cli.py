@@ -389,7 +389,21 @@ def read_sources(args: argparse.Namespace) -> tuple[Any, Any]:
 def run_eval(args: argparse.Namespace) -> None:
     calls = binding_calls(args)
     source, judgments = read_sources(args)
-    compute_and_write(args, sqlmetrics.evaluate, source, calls, **binding_kwargs(args), judgments=judgments)
+    result = compute_and_write(args, sqlmetrics.evaluate, source, calls, **binding_kwargs(args), judgments=judgments)
+    warn_if_no_rows_used(result)
+
+
+def warn_if_no_rows_used(result: pl.DataFrame) -> None:
+    """Say on stderr when no row was used, so a table of NULLs is not mistaken for results."""
+    if result["n_rows"].sum() > 0:
+        return
+    excluded = result["n_excluded"].sum()
+    reason = (
+        f"all {excluded:,} rows were excluded (each has a NULL in a bound column)"
+        if excluded
+        else "the source has no rows"
+    )
+    sys.stderr.write(f"sqlmetrics: warning: {reason}: every metric is NULL\n")
 
 
 def compute_and_write(

@@ -305,6 +305,32 @@ def test_missing_file_without_extension_is_still_a_path(capsys, tmp_path):
     assert_user_error(code, err, 1, "no_such_logs")
 
 
+def test_a_source_without_rows_says_so(capsys, tmp_path):
+    empty = tmp_path / "empty.parquet"
+    pl.DataFrame({"click": [], "pctr": []}, schema={"click": pl.Int64, "pctr": pl.Float64}).write_parquet(empty)
+    code, out, err = run(capsys, "eval", empty, "-m", "auc", "--label", "click", "--score", "pctr", "--format", "csv")
+    assert code == 0 and out.startswith("n_rows,n_excluded,auc")
+    assert err == "sqlmetrics: warning: the source has no rows: every metric is NULL\n"
+
+
+def test_a_source_whose_rows_are_all_excluded_says_so(capsys, tmp_path):
+    nulls = tmp_path / "nulls.parquet"
+    pl.DataFrame({"click": [1, 0, 1], "pctr": [None, None, None]}, schema_overrides={"pctr": pl.Float64}).write_parquet(
+        nulls
+    )
+    code, _, err = run(capsys, "eval", nulls, "-m", "auc", "--label", "click", "--score", "pctr")
+    assert code == 0
+    assert (
+        err
+        == "sqlmetrics: warning: all 3 rows were excluded (each has a NULL in a bound column): every metric is NULL\n"
+    )
+
+
+def test_a_source_with_rows_used_gives_no_warning(capsys, logs):
+    code, _, err = run(capsys, "eval", logs, "-m", "auc", *BINDING)
+    assert (code, err) == (0, "")
+
+
 def test_parquet_needs_output(capsys, logs):
     code, out, err = run(capsys, "eval", logs, "-m", "auc", *BINDING, "--format", "parquet")
     assert_user_error(code, err, 2, "--output")
