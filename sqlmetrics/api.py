@@ -222,7 +222,8 @@ def per_class(
 ) -> pl.DataFrame:
     """Precision, recall, F1 or F-beta of each class: one row per slice of ``by`` and
     class present in it (as a label or a prediction), with the slice columns, ``class``,
-    ``support`` (the class's summed true weight; its rows without weights) and one column
+    ``support`` (the class's summed true weight, a float; its rows, an integer, without
+    weights) and one column
     per metric, sorted by slice and class; scikit-learn's
     ``precision_recall_fscore_support(average=None, zero_division=np.nan)``, NULL for
     its NaN.
@@ -234,7 +235,7 @@ def per_class(
     >>> df = pl.DataFrame({"y": ["cat", "dog", "cat", "dog"], "y_hat": ["cat", "cat", "cat", "dog"]})
     >>> # cat: 2 of 3 predictions right, both cats found; dog: 1 of 1 right, 1 of 2 found
     >>> sm.per_class(df, ["precision", "recall"], label="y", prediction="y_hat").rows()
-    [('cat', 2.0, 0.6666666666666666, 1.0), ('dog', 2.0, 1.0, 0.5)]
+    [('cat', 2, 0.6666666666666666, 1.0), ('dog', 2, 1.0, 0.5)]
     """
     calls = resolve(metrics, multiclass=True)
     without = [repr(call) for call in calls if not hasattr(call.spec.module, "PER_CLASS")]
@@ -247,7 +248,8 @@ def per_class(
         raise InvalidParameterError(f"{', '.join(averaged)}: per_class reports each class's value, drop average=")
     columns = ("class", "support", *(call.label for call in calls))
     binding = _class_table_binding(calls, label, prediction, weight, by, columns)
-    return _run_class_table(binding, source, engine, con, compose_per_class, polars_engine.per_class)
+    table = _run_class_table(binding, source, engine, con, compose_per_class, polars_engine.per_class)
+    return table if weight is not None else table.with_columns(pl.col("support").cast(pl.Int64))
 
 
 def _class_table_binding(

@@ -122,7 +122,8 @@ def test_unweighted_tables_have_no_weight_column_and_count_rows(engine):
     assert result.rows() == [("a", "a", 1), ("a", "b", 1), ("b", "b", 1)]
     # a: support 2, precision 1/1, recall 1/2; b: support 1, precision 1/2, recall 1/1
     per_class = sm.per_class(frame, ["precision", "recall"], **ROLES, engine=engine)
-    assert per_class.rows() == [("a", 2.0, 1.0, 0.5), ("b", 1.0, 0.5, 1.0)]
+    assert per_class.rows() == [("a", 2, 1.0, 0.5), ("b", 1, 0.5, 1.0)]
+    assert per_class.schema["support"] == pl.Int64  # a count of rows without weights
 
 
 def test_per_class_takes_only_per_class_metrics_without_average():
