@@ -77,7 +77,7 @@ import sqlmetrics
 from sqlmetrics.api import LOCAL_ENGINES
 from sqlmetrics.dialects import DIALECTS
 from sqlmetrics.errors import SqlMetricsError
-from sqlmetrics.registry import routed
+from sqlmetrics.registry import parse_metric, parse_value, routed
 from sqlmetrics.spec import Metric, MetricCall, Param
 
 PROG = "sqlmetrics"
@@ -111,37 +111,12 @@ class _Parser(argparse.ArgumentParser):
 # --- parsing the command line -------------------------------------------------------
 
 
-def parse_value(text: str) -> int | float | str:
-    """A parameter value as an int, else a float, else the string itself."""
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
-def parse_metric(text: str) -> tuple[str, dict[str, Any]]:
-    """``"fbeta:beta=2:threshold=0.3"`` -> ``("fbeta", {"beta": 2, "threshold": 0.3})``."""
-    name, *assignments = (part.strip() for part in text.split(":"))
-    if not name:
-        raise argparse.ArgumentTypeError(f"metric spec {text!r} has no metric name")
-    params: dict[str, Any] = {}
-    for assignment in assignments:
-        key, equals, value = (part.strip() for part in assignment.partition("="))
-        if not (key and equals and value):
-            raise argparse.ArgumentTypeError(
-                f"metric spec {text!r}: write parameters as {name}:PARAM=VALUE, got {assignment!r}"
-            )
-        if key in params:
-            raise argparse.ArgumentTypeError(f"metric spec {text!r} sets {key!r} twice")
-        params[key] = parse_value(value)
-    return name, params
-
-
 def parse_metrics(text: str) -> list[tuple[str, dict[str, Any]]]:
     """The comma separated metric specs of ``--metrics``."""
-    return [parse_metric(spec) for spec in _split_list(text, "--metrics")]
+    try:
+        return [parse_metric(spec) for spec in _split_list(text, "--metrics")]
+    except SqlMetricsError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def parse_columns(text: str) -> list[str]:

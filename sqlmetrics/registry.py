@@ -45,13 +45,22 @@ def get(name: str) -> Metric:
 
 
 def metric(name: str, **params: Any) -> MetricCall:
-    """A metric with parameters: ``metric("fbeta", beta=2)``, ``metric("ndcg@10")``.
+    """A metric with parameters: ``metric("fbeta", beta=2)``, ``metric("ndcg@10")``, or the
+    command line's spec ``metric("fbeta:beta=2")``.
 
     ``name@k`` sets the parameter ``k``; where a ranking metric shares its name with a
     classification metric (``precision``, ``recall``), the ranking one is registered as
-    ``precision@k`` and ``"precision@10"`` means it. Parameters not given take their
-    defaults; every value is checked against the parameter's rule.
+    ``precision@k`` and ``"precision@10"`` means it. A parameter that only the
+    multi-class metric of that name has selects it: ``metric("f1", average="weighted")``
+    is ``multiclass_f1``. Parameters not given take their defaults; every value is
+    checked against the parameter's rule.
     """
+    if ":" in name:
+        name, given = parse_metric(name)
+        twice = sorted(set(given) & set(params))
+        if twice:
+            raise InvalidParameterError(f"{name}: parameter {twice[0]!r} given twice (in the spec and as a keyword)")
+        params = {**given, **params}
     if "@" in name and name not in registry():
         name, k_text = name.split("@", 1)
         if "k" in params:
@@ -61,6 +70,7 @@ def metric(name: str, **params: Any) -> MetricCall:
             name = f"{name}@k"
     elif "k" in params and f"{name}@k" in registry():
         name = f"{name}@k"
+    name = _multiclass_by_params(name, params)
     spec = get(name)
     known = {p.name for p in spec.params}
     for key in params:
@@ -76,6 +86,16 @@ def metric(name: str, **params: Any) -> MetricCall:
         )
     values = tuple((p.name, p.validate(name, params[p.name]) if p.name in params else p.default) for p in spec.params)
     return MetricCall(spec, values)
+
+
+def _multiclass_by_params(name: str, params: dict[str, Any]) -> str:
+    """``multiclass_<name>`` when some parameter is one only it has, else ``name``."""
+    plain, prefixed = registry().get(name), registry().get(MULTICLASS_PREFIX + name)
+    if plain is None or prefixed is None:
+        return name
+    own = {p.name for p in plain.params}
+    theirs = {p.name for p in prefixed.params}
+    return prefixed.name if set(params) - own and set(params) <= theirs else name
 
 
 def _parse_k(name: str, text: str) -> int:
@@ -108,7 +128,7 @@ def resolve(
     are taken as they are."""
     if isinstance(metrics, (str, MetricCall)):
         metrics = [metrics]
-    calls = [m if isinstance(m, MetricCall) else metric(routed(m, multiclass, class_scores)) for m in metrics]
+    calls = [m if isinstance(m, MetricCall) else _named_call(m, multiclass, class_scores) for m in metrics]
     if not calls:
         raise InvalidParameterError("no metrics given")
     seen: dict[str, MetricCall] = {}
@@ -118,3 +138,37 @@ def resolve(
                 raise InvalidParameterError(f"metrics {seen[column]!r} and {call!r} both produce the column {column!r}")
             seen[column] = call
     return calls
+
+
+def _named_call(text: str, multiclass: bool, class_scores: bool) -> MetricCall:
+    """A name or spec (``"fbeta:beta=2"``) as a call, its name ``routed``."""
+    name, params = parse_metric(text)
+    return metric(routed(name, multiclass, class_scores), **params)
+
+
+def parse_value(text: str) -> int | float | str:
+    """A parameter value as an int, else a float, else the string itself."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_metric(text: str) -> tuple[str, dict[str, Any]]:
+    """``"fbeta:beta=2:threshold=0.3"`` -> ``("fbeta", {"beta": 2, "threshold": 0.3})``."""
+    name, *assignments = (part.strip() for part in text.split(":"))
+    if not name:
+        raise InvalidParameterError(f"metric spec {text!r} has no metric name")
+    params: dict[str, Any] = {}
+    for assignment in assignments:
+        key, equals, value = (part.strip() for part in assignment.partition("="))
+        if not (key and equals and value):
+            raise InvalidParameterError(
+                f"metric spec {text!r}: write parameters as {name}:PARAM=VALUE, got {assignment!r}"
+            )
+        if key in params:
+            raise InvalidParameterError(f"metric spec {text!r} sets {key!r} twice")
+        params[key] = parse_value(value)
+    return name, params

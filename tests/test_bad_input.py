@@ -163,11 +163,28 @@ def test_table_in_a_connection_with_a_quote_in_its_name():
         (lambda: sm.auc(threshold=0.3), r"auc: unknown parameter 'threshold' \(parameters: none\)"),
         (lambda: sm.metric("auc@10"), r"auc: unknown parameter 'k'"),
         (lambda: sm.metric("precision@x"), r"precision: parameter 'k' must be an integer >= 1, got 'x'"),
+        (lambda: sm.metric("fbeta:beta=2", beta=3), r"fbeta: parameter 'beta' given twice"),
+        (lambda: sm.metric("fbeta:beta"), r"write parameters as fbeta:PARAM=VALUE, got 'beta'"),
+        (lambda: sm.metric("precision", averag="macro"), r"precision: unknown parameter 'averag'"),
     ],
 )
 def test_invalid_parameters_name_metric_rule_and_value(make, message):
     with pytest.raises(sm.InvalidParameterError, match=message):
         make()
+
+
+def test_a_parameter_only_the_multiclass_metric_has_selects_it():
+    assert sm.metric("precision", average="macro") == sm.multiclass_precision(average="macro")
+    assert sm.metric("f1", average="weighted") == sm.multiclass_f1(average="weighted")
+    assert sm.metric("precision", threshold=0.3) == sm.precision(threshold=0.3)  # the binary metric's own
+
+
+def test_spec_strings_work_in_evaluate_as_on_the_command_line(engine):
+    specs = ["fbeta:beta=2", "precision:threshold=0.3", "ndcg@2:gain=linear"]
+    calls = [sm.fbeta(beta=2), sm.precision(threshold=0.3), sm.metric("ndcg@2", gain="linear")]
+    by_spec = evaluate(FRAME, specs, engine, query="user")
+    assert by_spec.columns[2:] == [c for call in calls for c in call.columns]
+    assert by_spec.equals(evaluate(FRAME, calls, engine, query="user"))
 
 
 def test_unknown_metric_suggests_the_closest():
