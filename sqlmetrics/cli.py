@@ -63,6 +63,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -601,5 +602,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _fail(error: Exception, status: int) -> int:
-    print(f"{PROG}: error: {error}", file=sys.stderr)
+    print(f"{PROG}: error: {in_cli_terms(str(error))}", file=sys.stderr)
     return status
+
+
+# The Python API's advice as the command line says it: keyword arguments become options.
+CLI_TERMS = (
+    (re.compile(r"\b(query|item|prediction|label|score|weight)=<"), r"--\1 <"),
+    (
+        re.compile(r"class_scores=\{class: score column\} or class_scores=sm\.long_scores\(table, row_id=\.\.\.\)"),
+        "--class-scores CLASS=COLUMN,... or --long-scores PATH --row-id COLUMN",
+    ),
+    (re.compile(r"pass its name \(e\.g\. 'logs\.impressions'\)"), "pass --table NAME (e.g. logs.impressions)"),
+    (re.compile(r"a call without weight="), "a call without --weight"),
+)
+
+
+def in_cli_terms(message: str) -> str:
+    """An error message with the API's keyword arguments written as the CLI's options."""
+    for pattern, replacement in CLI_TERMS:
+        message = pattern.sub(replacement, message)
+    return message

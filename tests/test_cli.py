@@ -331,6 +331,27 @@ def test_a_source_with_rows_used_gives_no_warning(capsys, logs):
     assert (code, err) == (0, "")
 
 
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["-m", "gauc", "--label", "click", "--score", "pctr"], "pass --query <the user/request/query id column>"),
+        (["-m", "ndcg:ties=item", *BINDING], "pass --item <the item/document id column>"),
+        (["-m", "ndcg", *BINDING, "--weight", "w"], "in a call without --weight"),
+        (["-m", "multiclass_f1", "--label", "click"], "pass --prediction <the predicted class column>"),
+        (["-m", "multiclass_auc", "--label", "click"], "pass --class-scores CLASS=COLUMN,... or --long-scores PATH"),
+    ],
+)
+def test_errors_name_the_command_line_options(capsys, logs, argv, fragment):
+    code, _, err = run(capsys, "eval", logs, *argv)
+    assert_user_error(code, err, 1, fragment)
+    assert "=<" not in err and "sm." not in err
+
+
+def test_sql_for_a_warehouse_names_the_table_option(capsys, logs):
+    code, _, err = run(capsys, "sql", logs, "--dialect", "spark", "-m", "auc", *BINDING)
+    assert_user_error(code, err, 1, "pass --table NAME (e.g. logs.impressions), not a path")
+
+
 def test_parquet_needs_output(capsys, logs):
     code, out, err = run(capsys, "eval", logs, "-m", "auc", *BINDING, "--format", "parquet")
     assert_user_error(code, err, 2, "--output")
