@@ -101,6 +101,20 @@ def test_plot_is_written(capsys, logs, tmp_path, kind, suffix):
         assert "<svg" in text and "date=2024-05-01" in text and "recall" in text
 
 
+def test_calibration_plot_fits_the_data_and_keeps_the_diagonal():
+    from sqlmetrics.curves import calibration, roc
+    from sqlmetrics.curves.plot import draw
+
+    # a click-through rate: mean scores 0.01–0.28, observed rates 0.02–0.30
+    table = pl.DataFrame({"mean_score": [0.01, 0.12, 0.28], "observed_rate": [0.02, 0.10, 0.30]})
+    axes = draw(table, calibration.KIND, []).axes[0]
+    assert axes.get_xlim() == axes.get_ylim()  # equal axes: the diagonal is still y = x
+    low, high = axes.get_xlim()
+    assert low < 0.01 and 0.30 < high < 0.32  # the points fill the plot, 2% margin around them
+    roc_points = pl.DataFrame({"fpr": [0.0, 0.5, 1.0], "tpr": [0.0, 0.8, 1.0]})
+    assert draw(roc_points, roc.KIND, []).axes[0].get_xlim() == (-0.02, 1.02)
+
+
 def test_plot_without_matplotlib_is_a_clear_error(capsys, logs, tmp_path, monkeypatch):
     real_import = builtins.__import__
 
