@@ -68,6 +68,7 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,7 @@ import sqlmetrics
 from sqlmetrics.api import LOCAL_ENGINES
 from sqlmetrics.dialects import DIALECTS
 from sqlmetrics.errors import SqlMetricsError
+from sqlmetrics.progress import Progress
 from sqlmetrics.registry import parse_metric, parse_value, routed
 from sqlmetrics.spec import Metric, MetricCall, Param
 
@@ -228,6 +230,9 @@ def _output_options() -> argparse.ArgumentParser:
         "--output extension (.csv, .json, .parquet), else table",
     )
     options.add_argument("--output", "-o", metavar="PATH", help="write the result here instead of stdout")
+    options.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress line (shown only on a terminal, after 2 s)"
+    )
     return options
 
 
@@ -388,11 +393,14 @@ def compute_and_write(
     """``function(*given, engine=--engine, **kwargs)`` (the DuckDB engine on a connection
     that shows progress only to a person) written as --format to --output; returns the table."""
     fmt = output_format(args.format, args.output)
+    show = not args.quiet and sys.stderr.isatty()
+    what = f"computing over {args.source}"
     if args.engine == "duckdb":
-        with duckdb_connection() as con:
+        with duckdb_connection() as con, _progress(show, what, con.query_progress):
             result = function(*given, engine="duckdb", con=con, **kwargs)
     else:
-        result = function(*given, engine=args.engine, **kwargs)
+        with _progress(show, what):
+            result = function(*given, engine=args.engine, **kwargs)
     write_result(result, fmt, args.output)
     return result
 
@@ -415,15 +423,17 @@ def output_format(given: str | None, output: str | None) -> str:
 
 
 def duckdb_connection() -> duckdb.DuckDBPyConnection:
-    """A connection that shows DuckDB's progress bar only when someone can watch it.
-
-    DuckDB draws the bar on stdout, so it is shown only when both stdout and stderr are
-    terminals: piped or redirected output stays clean.
-    """
+    """A connection that tracks its progress (for ``Progress``) without drawing DuckDB's
+    own bar, which would go to stdout, among the results."""
     con = duckdb.connect()
-    show = sys.stderr.isatty() and sys.stdout.isatty()
-    con.execute(f"SET enable_progress_bar = {str(show).lower()}")
+    con.execute("SET enable_progress_bar = true")
+    con.execute("SET enable_progress_bar_print = false")
     return con
+
+
+def _progress(show: bool, what: str, percent: Callable[[], float] | None = None) -> AbstractContextManager:
+    """A progress line on stderr while the block runs, when ``show``; else nothing."""
+    return Progress(sys.stderr, what, percent) if show else nullcontext()
 
 
 def write_result(result: pl.DataFrame, fmt: str, output: str | None) -> None:

@@ -390,21 +390,30 @@ def test_version(capsys):
 # --- progress bar --------------------------------------------------------------------
 
 
-def _progress_bar(con: duckdb.DuckDBPyConnection) -> bool:
-    [(value,)] = con.sql("SELECT current_setting('enable_progress_bar')").fetchall()
-    return value
-
-
-def test_progress_bar_off_when_piped():
+def test_duckdb_tracks_progress_but_never_draws_its_bar_among_the_results():
     with cli.duckdb_connection() as con:
-        assert _progress_bar(con) is False
+        settings = con.sql(
+            "SELECT current_setting('enable_progress_bar'), current_setting('enable_progress_bar_print')"
+        ).fetchall()
+    assert settings == [(True, False)]
 
 
-def test_progress_bar_on_at_a_terminal(monkeypatch):
-    monkeypatch.setattr(cli.sys, "stdout", _Terminal())
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_progress_at_a_terminal(monkeypatch, capsys, logs, engine):
+    shown = []
+
+    class Recorder(cli.Progress):
+        def __enter__(self):
+            shown.append((self.what, self.percent is not None))
+            return super().__enter__()
+
+    monkeypatch.setattr(cli, "Progress", Recorder)
     monkeypatch.setattr(cli.sys, "stderr", _Terminal())
-    with cli.duckdb_connection() as con:
-        assert _progress_bar(con) is True
+    assert cli.main(["eval", str(logs), "-m", "auc", *BINDING, "--engine", engine]) == 0
+    assert shown == [(f"computing over {logs}", engine == "duckdb")]  # DuckDB reports its share done
+    shown.clear()
+    assert cli.main(["eval", str(logs), "-m", "auc", *BINDING, "--engine", engine, "--quiet"]) == 0
+    assert shown == []
 
 
 class _Terminal(io.StringIO):
@@ -545,3 +554,37 @@ def test_sql_for_a_run_reads_the_judgments(capsys):
     )
     assert (code, err) == (0, "")
     assert "read_parquet('qrels.parquet')" in out and "LEFT JOIN judgments" in out
+
+
+# --- progress ------------------------------------------------------------------------
+
+
+def test_progress_line_shows_share_and_time_then_erases_itself():
+    import time
+
+    from sqlmetrics.progress import Progress
+
+    stream = io.StringIO()
+    shares = iter([12.0, 55.0, 80.0, 95.0, 99.0] + [99.0] * 100)
+    with Progress(stream, "computing over logs/", lambda: next(shares), after=0.05, every=0.02):
+        time.sleep(0.3)
+    text = stream.getvalue()
+    assert text.startswith("\rsqlmetrics: computing over logs/… 12% 0 s")
+    assert "55%" in text
+    assert text.endswith("\r" + " " * len(text.rsplit("\r", 3)[1].rstrip()) + "\r")  # erased: blanks, back to the start
+
+
+def test_progress_is_silent_for_a_short_run_and_without_a_share():
+    from sqlmetrics.progress import Progress
+
+    stream = io.StringIO()
+    with Progress(stream, "computing", after=5.0):
+        pass
+    assert stream.getvalue() == ""
+    assert Progress(stream, "computing", lambda: -1.0).line(3.2) == "sqlmetrics: computing… 3 s"
+
+
+def test_no_progress_when_stderr_is_not_a_terminal_or_quiet(capsys, logs):
+    for quiet in ([], ["--quiet"]):
+        code, _, err = run(capsys, "eval", logs, "-m", "auc", *BINDING, *quiet)
+        assert (code, err) == (0, "")

@@ -1,0 +1,60 @@
+"""A one-line progress report on a terminal for command-line runs longer than a moment."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import TextIO
+
+
+class Progress:
+    """While the ``with`` block runs, after ``after`` seconds, keep one line on ``stream``
+    up to date every ``every`` seconds: ``sqlmetrics: <what>… 37% 4 s``. ``percent`` (the
+    DuckDB connection's ``query_progress``) gives the share done; a negative answer, or
+    none, shows the elapsed time alone. The line is erased when the block ends, so the
+    result that follows starts on a clean line."""
+
+    def __init__(
+        self,
+        stream: TextIO,
+        what: str,
+        percent: Callable[[], float] | None = None,
+        after: float = 2.0,
+        every: float = 0.5,
+    ) -> None:
+        self.stream, self.what, self.percent = stream, what, percent
+        self.after, self.every = after, every
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._report, daemon=True)
+        self._width = 0
+
+    def __enter__(self) -> Progress:
+        self._started = time.monotonic()
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self._done.set()
+        self._thread.join()
+        if self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self.stream.flush()
+
+    def line(self, elapsed: float) -> str:
+        share = self.percent() if self.percent is not None else -1.0
+        done = f" {share:.0f}%" if share >= 0 else ""
+        return f"sqlmetrics: {self.what}…{done} {elapsed:.0f} s"
+
+    def _report(self) -> None:
+        if self._done.wait(self.after):
+            return
+        while not self._done.is_set():
+            text = self.line(time.monotonic() - self._started)
+            self.stream.write("\r" + text.ljust(self._width))
+            self.stream.flush()
+            self._width = max(self._width, len(text))
+            self._done.wait(self.every)
