@@ -84,7 +84,9 @@ def _unique_inner_ctes(tree: exp.Expression) -> exp.Expression:
     """A metric's own WITH steps (``scores``, ``totals``, ...) named after the metric's
     step (``m_f1_scores``): sqlglot lifts nested WITH clauses to the top for dialects
     without them (Spark), where two metrics' ``scores`` would clash. A renamed table
-    keeps its old name as its alias, so qualified columns still resolve."""
+    keeps its old name as its alias, so qualified columns still resolve. The metric's
+    header comment, which sqlglot holds on the nested WITH and would drop when lifting
+    it, moves to the first of its steps."""
     outer = tree.args.get("with_")
     for cte in outer.expressions if outer else []:
         inner = cte.this.args.get("with_")
@@ -98,6 +100,7 @@ def _unique_inner_ctes(tree: exp.Expression) -> exp.Expression:
                 table.set("this", exp.to_identifier(names[table.name]))
         for step in inner.expressions:
             step.set("alias", exp.TableAlias(this=exp.to_identifier(names[step.alias])))
+        inner.expressions[0].this.add_comments(inner.pop_comments(), prepend=True)
     return tree
 
 

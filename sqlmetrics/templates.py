@@ -45,6 +45,23 @@ def body(name: str) -> str:
     return "\n".join(lines).strip().rstrip(";")
 
 
+def header(name: str) -> list[str]:
+    """The first paragraph of the template's leading comment (what the step is, its
+    formula and conventions), as its ``--`` lines: the lines before a blank ``--`` line
+    or the ``reads:``/``params:``/``output:`` lines."""
+    lines = []
+    for line in load(name).strip().splitlines():
+        text = line.strip()
+        rest = text.removeprefix("--")
+        if not text.startswith("--") or not rest.strip() or _SECTION.match(rest):
+            break
+        lines.append(text)
+    return lines
+
+
+_SECTION = re.compile(r"\s*(reads|params|output):")
+
+
 def literal(value: object) -> str:
     """A Python value as a typed SQL literal (floats as DOUBLE, never DECIMAL)."""
     if value is None:
@@ -67,8 +84,10 @@ def same_slice(slices: list[str] | tuple[str, ...], left: str, right: str) -> st
     return " AND ".join(f"{left}.{s} IS NOT DISTINCT FROM {right}.{s}" for s in slices)
 
 
-def render(name: str, values: dict[str, str], slices: tuple[str, ...] = ()) -> str:
-    """The template body with every placeholder replaced by already-rendered SQL."""
+def render(name: str, values: dict[str, str], slices: tuple[str, ...] = (), with_header: bool = True) -> str:
+    """The template body with every placeholder replaced by already-rendered SQL, after
+    its ``header`` (so a composed statement says what each step is) unless not
+    ``with_header``."""
 
     def fill(match: re.Match[str]) -> str:
         key = match.group(1)
@@ -76,6 +95,8 @@ def render(name: str, values: dict[str, str], slices: tuple[str, ...] = ()) -> s
             raise KeyError(f"template {name} needs {{{{ {key} }}}}, which was not given")
         return values[key]
 
-    text = _SAME_SLICE.sub(lambda m: same_slice(slices, m.group(1), m.group(2)), body(name))
+    described = [_PLACEHOLDER.sub(r"\1", line) for line in header(name)] if with_header else []
+    text = "\n".join([*described, body(name)])
+    text = _SAME_SLICE.sub(lambda m: same_slice(slices, m.group(1), m.group(2)), text)
     text = _QUALIFIED_BY.sub(lambda m: ", ".join(f"{m.group(1)}.{s}" for s in slices), text)
     return _PLACEHOLDER.sub(fill, text)

@@ -8,6 +8,7 @@ import sqlglot
 
 import sqlmetrics as sm
 from sqlmetrics.dialects import DIALECTS, transpile
+from sqlmetrics.registry import resolve
 
 ROLES = {"label": "click", "score": "pctr", "by": "day"}
 
@@ -75,3 +76,26 @@ def test_nested_steps_of_two_metrics_do_not_clash_when_lifted():
     sql = sm.to_sql(metrics, source="t", label="y", prediction="p", dialect="spark")
     names = [cte.alias for cte in sqlglot.parse_one(sql, read="spark").find_all(sqlglot.exp.CTE)]
     assert len(names) == len(set(names)) and "m_f1_scores" in names and "m_f1_weighted_scores" in names
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_every_step_says_what_it_is_in_every_dialect(dialect):
+    # a metric's nested steps (m_gauc's totals, per_query) are lifted to the top level for
+    # some dialects (m_gauc_totals, ...): its header then rides on the first of them
+    calls = resolve(["auc", "gauc", "logloss", "precision", "ndcg@10", "mrr", "mae"])
+    sql = sm.to_sql(calls, source="logs.impressions", dialect=dialect, **ROLES, query="user")
+    tree = sqlglot.parse_one(sql, read=dialect)
+    steps = tree.args["with_"].expressions
+    metric_steps = {f"m_{call.label}" for call in calls}
+    shared = [cte for cte in steps if not any(cte.alias.startswith(m) for m in metric_steps)]
+    assert all(_commented(cte) for cte in shared), [cte.alias for cte in shared if not _commented(cte)]
+    for step in metric_steps:
+        own = [cte for cte in steps if cte.alias == step or cte.alias.startswith(f"{step}_")]
+        assert _commented(own[0]), f"{dialect}: {step} has no comment"
+    assert [c.strip() for c in tree.comments] == ["the result: one row per slice, every metric joined by slice"]
+
+
+def _commented(cte: sqlglot.exp.CTE) -> bool:
+    """Whether the step, or the first of its own nested steps, starts with a comment."""
+    nested = cte.this.args.get("with_")
+    return bool(cte.this.comments or (nested and (nested.comments or nested.expressions[0].this.comments)))

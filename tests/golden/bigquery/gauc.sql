@@ -1,4 +1,6 @@
 WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
   SELECT
     `day` AS slice_1,
     `country` AS slice_2,
@@ -13,6 +15,8 @@ WITH input AS (
     `user_id` AS query
   FROM `logs`.`impressions`
 ), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
   SELECT
     slice_1,
     slice_2,
@@ -34,6 +38,7 @@ WITH input AS (
     slice_2,
     label
 ), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
   SELECT
     CASE
       WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) > 0
@@ -51,6 +56,7 @@ WITH input AS (
     END AS failure
   FROM base
 ), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
   SELECT
     slice_1,
     slice_2,
@@ -61,6 +67,9 @@ WITH input AS (
     slice_1,
     slice_2
 ), query_rows AS (
+  /* query_rows: the used rows of the source with their query, as positive and negative */
+  /* weight. Read by the metrics that sort within each query (gauc): sorting the rows of */
+  /* each query is cheaper than first building a query x score histogram. */
   SELECT
     slice_1,
     slice_2,
@@ -73,6 +82,16 @@ WITH input AS (
     NOT w IS NULL
 ), m_gauc AS (
   WITH m_gauc_totals AS (
+    /* gauc: group AUC, the weighted mean of the per-query AUC */
+    /*   GAUC = Σ_u g_u · AUC_u / Σ_u g_u   over queries u that have both classes, */
+    /* with g_u = the query's summed weight (weighting 'impressions', the default: its row */
+    /* count without weights), its positives' weight ('positives') or 1 ('uniform'). */
+    /* AUC_u is the query's Mann–Whitney statistic, ties counting ½ (see auc.sql), from one */
+    /* sort of the query's rows: with P, N the query's positive and negative weight and */
+    /* N(<=s), P(<=s) the weight at or below score s (ties included, a RANGE frame), */
+    /*   AUC_u = (P·N + Σ_pos w·N(<=s) − Σ_neg w·P(<=s)) / (2·P·N). */
+    /* Only the rows of two-class queries are sorted; one-class queries are counted. */
+    /* gauc_groups counts the queries used, gauc_skipped the one-class queries left out. */
     SELECT
       slice_1,
       slice_2,
@@ -168,6 +187,7 @@ WITH input AS (
     slice_1,
     slice_2
 )
+/* the result: one row per slice, every metric joined by slice */
 SELECT
   row_counts.slice_1 AS `day`,
   row_counts.slice_2 AS `country`,

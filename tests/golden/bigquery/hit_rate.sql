@@ -1,4 +1,6 @@
 WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
   SELECT
     `day` AS slice_1,
     `country` AS slice_2,
@@ -13,6 +15,8 @@ WITH input AS (
     NULL AS item
   FROM `logs`.`impressions`
 ), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
   SELECT
     slice_1,
     slice_2,
@@ -28,6 +32,7 @@ WITH input AS (
     slice_2,
     label
 ), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
   SELECT
     CASE
       WHEN SUM(
@@ -51,6 +56,7 @@ WITH input AS (
     END AS failure
   FROM base
 ), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
   SELECT
     slice_1,
     slice_2,
@@ -61,6 +67,7 @@ WITH input AS (
     slice_1,
     slice_2
 ), ideal_rows AS (
+  /* ideal_rows: every list's judged items, the ideal ranking's rows */
   SELECT
     slice_1,
     slice_2,
@@ -70,6 +77,7 @@ WITH input AS (
   WHERE
     NOT w IS NULL
 ), list_floors AS (
+  /* list_floors: per list, the lowest score any ranking metric reads (rows below are never ranked) */
   SELECT
     'average' AS ties,
     CAST(1.0 AS FLOAT64) AS min_relevance,
@@ -85,6 +93,24 @@ WITH input AS (
     slice_2,
     query
 ), ranked AS (
+  /* ranked: the used rows of every list in rank order, for one tie policy and relevance */
+  /* threshold; the call renders it once per (ties, min_relevance) its ranking metrics use */
+  /* and stacks the renders (UNION ALL). A list is one query within one slice. */
+  /* Rows are ordered by score, descending; tie_breaks orders tied scores by the policy: */
+  /*   'average'      not at all (nothing): the whole tie group shares its positions */
+  /*                  (metrics use the exact expectation over every order of the group); */
+  /*   'pessimistic'  ", label" (relevant items last), 'optimistic' ", label DESC"; */
+  /*   'item'         ", item DESC", as trec_eval does. */
+  /* The window orders by nothing else: every extra sort key costs time, even a constant. */
+  /* Only rows at or above the list's floor are ranked (list_floors: rows no metric of the */
+  /* call can reach are dropped first; a tie group is kept or dropped whole, so every kept */
+  /* row's positions are exact). */
+  /* Rows that stay tied under the policy ("peers": same score, and same label or item) */
+  /* are interchangeable for every metric, so each row carries its peer group: */
+  /*   first_position .. last_position   the positions the group occupies (1-based), */
+  /*   group_relevant                    its relevant rows (label >= min_relevance), */
+  /*   relevant_before                   the relevant rows ranked above the group. */
+  /* All windows share one sort. */
   SELECT
     'average' AS ties,
     CAST(1.0 AS FLOAT64) AS min_relevance,
@@ -132,6 +158,9 @@ WITH input AS (
       NOT i.w IS NULL AND f.ties = 'average' AND f.min_relevance = CAST(1.0 AS FLOAT64)
   ) AS list_rows
 ), judged AS (
+  /* judged: the relevance histogram of every list's judged items, the ideal ranking's */
+  /* input. Impressions: a list's judged items are its own rows. Judgments + run: every */
+  /* judged item of the list's query, retrieved or not (a list without judgments has none). */
   SELECT
     slice_1,
     slice_2,
@@ -146,6 +175,18 @@ WITH input AS (
     label
 ), m_hit_rate AS (
   WITH m_hit_rate_first_relevant AS (
+    /* hit_rate: the share of lists with a relevant item (label >= min_relevance) in the top */
+    /* k positions (k NULL: anywhere in the list). Positions by score, descending. */
+    /* Under ties the first relevant item matters: it lies in the first peer group holding */
+    /* one (see ranked.sql), at positions a..e with g rows of which m relevant. The list hits */
+    /* for sure when e <= k and never when a > k; when the group straddles k with */
+    /* s = k − a + 1 of its positions inside, it misses only if all s go to its g − m */
+    /* non-relevant rows, with probability Π_{t < s} (g − m − t)/(g − t) (0 when s > g − m). */
+    /* average = 'macro': that share; 'micro': Σ hits@k / Σ R over lists, hits@k the */
+    /* relevant items in the top k and R the list's relevant judged items (the HR@K of */
+    /* recommender papers). */
+    /* A list without a relevant judged item is skipped and counted (empty = 'skip') or */
+    /* scores 0 (empty = 'zero'); a list without judgments is skipped. */
     SELECT
       slice_1,
       slice_2,
@@ -280,6 +321,7 @@ WITH input AS (
     slice_1,
     slice_2
 )
+/* the result: one row per slice, every metric joined by slice */
 SELECT
   row_counts.slice_1 AS `day`,
   row_counts.slice_2 AS `country`,

@@ -1,4 +1,6 @@
 WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
   SELECT
     `day` AS slice_1,
     `country` AS slice_2,
@@ -12,6 +14,8 @@ WITH input AS (
     END AS w
   FROM `logs`.`impressions`
 ), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
   SELECT
     slice_1,
     slice_2,
@@ -39,6 +43,7 @@ WITH input AS (
     slice_1,
     slice_2
 ), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
   SELECT
     CASE
       WHEN SUM(n_bad_target) > 0
@@ -60,6 +65,7 @@ WITH input AS (
     END AS failure
   FROM base
 ), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
   SELECT
     slice_1,
     slice_2,
@@ -71,6 +77,14 @@ WITH input AS (
     slice_2
 ), m_median_absolute_error AS (
   WITH m_median_absolute_error_errors AS (
+    /* median_absolute_error: the weighted median of |ŷ − y| */
+    /* Over the distinct absolute errors e₁ < e₂ < … (rows of weight > 0) with cumulative */
+    /* weight W(eᵢ) and total W: the mean of the first eᵢ with W(eᵢ) >= W / 2 and the first */
+    /* with W(eᵢ) > W / 2. They are the same error unless W(eᵢ) = W / 2 exactly, so without */
+    /* weights this is the ordinary median (the mean of the two middle values of an even */
+    /* count), and with weights scikit-learn's "averaged inverted CDF" weighted percentile. */
+    /* The one regression metric that sorts: the distinct errors of each slice. NULL on an */
+    /* empty slice. */
     SELECT
       slice_1,
       slice_2,
@@ -107,6 +121,7 @@ WITH input AS (
     slice_1,
     slice_2
 )
+/* the result: one row per slice, every metric joined by slice */
 SELECT
   row_counts.slice_1 AS `day`,
   row_counts.slice_2 AS `country`,

@@ -1,4 +1,6 @@
 WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
   SELECT
     `day` AS slice_1,
     `country` AS slice_2,
@@ -18,6 +20,8 @@ WITH input AS (
     END AS w
   FROM `logs`.`impressions`
 ), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
   SELECT
     slice_1,
     slice_2,
@@ -37,6 +41,7 @@ WITH input AS (
     slice_2,
     true_class
 ), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
   SELECT
     CASE
       WHEN SUM(n_bad_weight) > 0
@@ -46,6 +51,7 @@ WITH input AS (
     END AS failure
   FROM base
 ), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
   SELECT
     slice_1,
     slice_2,
@@ -56,6 +62,7 @@ WITH input AS (
     slice_1,
     slice_2
 ), class_score_rows AS (
+  /* class_score_rows: one row per used row and class, with the class's score */
   SELECT
     slice_1,
     slice_2,
@@ -79,6 +86,11 @@ WITH input AS (
   WHERE
     NOT w IS NULL
 ), class_score_hist AS (
+  /* class_score_hist: the one-vs-rest score histograms, one per slice and class: per */
+  /* distinct score of the class, the weight of the rows whose true class is that class */
+  /* (w_pos, the class's positives) and of the others (w_neg, its negatives), and the */
+  /* rows (n). Each class's histogram is score_hist of the binary problem "this class */
+  /* or not", so the binary formulas run on it partitioned by slice and class. */
   SELECT
     slice_1,
     slice_2,
@@ -94,6 +106,7 @@ WITH input AS (
     class,
     score
 ), class_nan AS (
+  /* class_nan: per class, the rows whose class score is NaN */
   SELECT
     class,
     CAST(SUM(n) AS INT64) AS n
@@ -103,6 +116,7 @@ WITH input AS (
   GROUP BY
     class
 ), class_checks AS (
+  /* class_checks: the class-score rules; error() refuses the query with the first one broken */
   SELECT
     CASE
       WHEN label_unscored.n > 0
@@ -156,6 +170,18 @@ WITH input AS (
   ) AS nan_3
 ), m_average_precision AS (
   WITH m_average_precision_per_class AS (
+    /* multiclass_average_precision: one-vs-rest average precision averaged over the */
+    /* classes, scikit-learn's average_precision_score(label_binarize(y), scores, */
+    /* average=...) (the mean average precision, mAP). For each class c, AP_c is the binary */
+    /* step sum (classification/average_precision.sql) of "true class is c" against c's score: */
+    /*   AP_c = Σ_t w⁺_c(t) · TP_t / (TP_t + FP_t) / W⁺_c over c's distinct scores t, highest first, */
+    /* NULL when the slice has no positive or no negative weight for c (a degenerate class; */
+    /* scikit-learn gives it 0 without positives, 1 without negatives). Degenerate classes */
+    /* are left out of the average and counted in average_precision_skipped; */
+    /* average_precision_classes counts the classes averaged: */
+    /*   macro     the mean of AP_c over the classes with one */
+    /*   weighted  Σ W⁺_c·AP_c / Σ W⁺_c over them (W⁺_c, the class's true weight: prevalence) */
+    /* NULL when no class has an average precision. */
     SELECT
       slice_1,
       slice_2,
@@ -204,6 +230,7 @@ WITH input AS (
     slice_1,
     slice_2
 )
+/* the result: one row per slice, every metric joined by slice */
 SELECT
   row_counts.slice_1 AS `day`,
   row_counts.slice_2 AS `country`,

@@ -1,4 +1,6 @@
 WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
   SELECT
     "day" AS slice_1,
     "country" AS slice_2,
@@ -13,6 +15,8 @@ WITH input AS (
     NULL AS item
   FROM "logs"."impressions"
 ), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
   SELECT
     slice_1,
     slice_2,
@@ -28,6 +32,7 @@ WITH input AS (
     slice_2,
     label
 ), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
   SELECT
     CASE
       WHEN SUM(
@@ -60,6 +65,7 @@ WITH input AS (
     END AS failure
   FROM base
 ), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
   SELECT
     slice_1,
     slice_2,
@@ -70,6 +76,7 @@ WITH input AS (
     slice_1,
     slice_2
 ), ideal_rows AS (
+  /* ideal_rows: every list's judged items, the ideal ranking's rows */
   SELECT
     slice_1,
     slice_2,
@@ -79,6 +86,7 @@ WITH input AS (
   WHERE
     NOT w IS NULL
 ), list_floors AS (
+  /* list_floors: per list, the lowest score any ranking metric reads (rows below are never ranked) */
   SELECT
     'average' AS ties,
     CAST(1.0 AS DOUBLE) AS min_relevance,
@@ -94,6 +102,24 @@ WITH input AS (
     slice_2,
     query
 ), ranked AS (
+  /* ranked: the used rows of every list in rank order, for one tie policy and relevance */
+  /* threshold; the call renders it once per (ties, min_relevance) its ranking metrics use */
+  /* and stacks the renders (UNION ALL). A list is one query within one slice. */
+  /* Rows are ordered by score, descending; tie_breaks orders tied scores by the policy: */
+  /*   'average'      not at all (nothing): the whole tie group shares its positions */
+  /*                  (metrics use the exact expectation over every order of the group); */
+  /*   'pessimistic'  ", label" (relevant items last), 'optimistic' ", label DESC"; */
+  /*   'item'         ", item DESC", as trec_eval does. */
+  /* The window orders by nothing else: every extra sort key costs time, even a constant. */
+  /* Only rows at or above the list's floor are ranked (list_floors: rows no metric of the */
+  /* call can reach are dropped first; a tie group is kept or dropped whole, so every kept */
+  /* row's positions are exact). */
+  /* Rows that stay tied under the policy ("peers": same score, and same label or item) */
+  /* are interchangeable for every metric, so each row carries its peer group: */
+  /*   first_position .. last_position   the positions the group occupies (1-based), */
+  /*   group_relevant                    its relevant rows (label >= min_relevance), */
+  /*   relevant_before                   the relevant rows ranked above the group. */
+  /* All windows share one sort. */
   SELECT
     'average' AS ties,
     CAST(1.0 AS DOUBLE) AS min_relevance,
@@ -141,6 +167,9 @@ WITH input AS (
       NOT i.w IS NULL AND f.ties = 'average' AND f.min_relevance = CAST(1.0 AS DOUBLE)
   ) AS list_rows
 ), judged AS (
+  /* judged: the relevance histogram of every list's judged items, the ideal ranking's */
+  /* input. Impressions: a list's judged items are its own rows. Judgments + run: every */
+  /* judged item of the list's query, retrieved or not (a list without judgments has none). */
   SELECT
     slice_1,
     slice_2,
@@ -154,6 +183,9 @@ WITH input AS (
     query,
     label
 ), positions AS (
+  /* positions: rank positions p = 0 .. the longest list or judged set, with running sums */
+  /* of the DCG discount 1/log2(p + 1) and of 1/p (both 0 at p = 0), so that a metric sums */
+  /* either over positions a..e as D(e) − D(a − 1). */
   SELECT
     p,
     SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / LOG(2, p + 1) END) OVER (ORDER BY p ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS discount_through,
@@ -218,6 +250,15 @@ WITH input AS (
       ties = 'average'
       AND min_relevance = CAST(1.0 AS DOUBLE)
       AND first_position <= COALESCE(NULL, first_position)
+    /* dcg: discounted cumulative gain at k, the mean over lists of */
+    /*   DCG@k = Σ_{p <= k} gain(rel_p) / log2(p + 1), */
+    /* positions p by score, descending; gain(rel) = 2^rel − 1 ('exponential') or rel */
+    /* ('linear'); k NULL means the whole list. */
+    /* A peer group at positions a..e (see ranked.sql) shares them evenly: each of its g rows */
+    /* earns gain(rel)·(D(min(e, k)) − D(a − 1))/g, D the running discount of positions.sql. */
+    /* Under ties = 'average' that is the exact mean over every order of a tie group. */
+    /* A list without a relevant judged item (label >= min_relevance) is skipped and counted */
+    /* (empty = 'skip') or scores 0 (empty = 'zero'); a list without judgments is skipped. */
     UNION ALL
     SELECT
       slice_1,
@@ -255,6 +296,7 @@ WITH input AS (
     slice_1,
     slice_2
 )
+/* the result: one row per slice, every metric joined by slice */
 SELECT
   row_counts.slice_1 AS "day",
   row_counts.slice_2 AS "country",

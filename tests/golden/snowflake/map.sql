@@ -1,4 +1,6 @@
 WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
   SELECT
     "day" AS slice_1,
     "country" AS slice_2,
@@ -13,6 +15,8 @@ WITH input AS (
     NULL AS item
   FROM "logs"."impressions"
 ), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
   SELECT
     slice_1,
     slice_2,
@@ -28,6 +32,7 @@ WITH input AS (
     slice_2,
     label
 ), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
   SELECT
     CASE
       WHEN SUM(
@@ -60,6 +65,7 @@ WITH input AS (
     END AS failure
   FROM base
 ), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
   SELECT
     slice_1,
     slice_2,
@@ -70,6 +76,7 @@ WITH input AS (
     slice_1,
     slice_2
 ), ideal_rows AS (
+  /* ideal_rows: every list's judged items, the ideal ranking's rows */
   SELECT
     slice_1,
     slice_2,
@@ -79,6 +86,7 @@ WITH input AS (
   WHERE
     NOT w IS NULL
 ), list_floors AS (
+  /* list_floors: per list, the lowest score any ranking metric reads (rows below are never ranked) */
   SELECT
     'average' AS ties,
     CAST(1.0 AS DOUBLE) AS min_relevance,
@@ -94,6 +102,24 @@ WITH input AS (
     slice_2,
     query
 ), ranked AS (
+  /* ranked: the used rows of every list in rank order, for one tie policy and relevance */
+  /* threshold; the call renders it once per (ties, min_relevance) its ranking metrics use */
+  /* and stacks the renders (UNION ALL). A list is one query within one slice. */
+  /* Rows are ordered by score, descending; tie_breaks orders tied scores by the policy: */
+  /*   'average'      not at all (nothing): the whole tie group shares its positions */
+  /*                  (metrics use the exact expectation over every order of the group); */
+  /*   'pessimistic'  ", label" (relevant items last), 'optimistic' ", label DESC"; */
+  /*   'item'         ", item DESC", as trec_eval does. */
+  /* The window orders by nothing else: every extra sort key costs time, even a constant. */
+  /* Only rows at or above the list's floor are ranked (list_floors: rows no metric of the */
+  /* call can reach are dropped first; a tie group is kept or dropped whole, so every kept */
+  /* row's positions are exact). */
+  /* Rows that stay tied under the policy ("peers": same score, and same label or item) */
+  /* are interchangeable for every metric, so each row carries its peer group: */
+  /*   first_position .. last_position   the positions the group occupies (1-based), */
+  /*   group_relevant                    its relevant rows (label >= min_relevance), */
+  /*   relevant_before                   the relevant rows ranked above the group. */
+  /* All windows share one sort. */
   SELECT
     'average' AS ties,
     CAST(1.0 AS DOUBLE) AS min_relevance,
@@ -141,6 +167,9 @@ WITH input AS (
       NOT i.w IS NULL AND f.ties = 'average' AND f.min_relevance = CAST(1.0 AS DOUBLE)
   ) AS list_rows
 ), judged AS (
+  /* judged: the relevance histogram of every list's judged items, the ideal ranking's */
+  /* input. Impressions: a list's judged items are its own rows. Judgments + run: every */
+  /* judged item of the list's query, retrieved or not (a list without judgments has none). */
   SELECT
     slice_1,
     slice_2,
@@ -154,6 +183,9 @@ WITH input AS (
     query,
     label
 ), positions AS (
+  /* positions: rank positions p = 0 .. the longest list or judged set, with running sums */
+  /* of the DCG discount 1/log2(p + 1) and of 1/p (both 0 at p = 0), so that a metric sums */
+  /* either over positions a..e as D(e) − D(a − 1). */
   SELECT
     p,
     SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / LOG(2, p + 1) END) OVER (ORDER BY p ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS discount_through,
@@ -242,6 +274,20 @@ WITH input AS (
       CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN n ELSE 0 END,
       n
     FROM judged
+    /* map: mean average precision at k, the mean over lists of */
+    /*   AP@k = (1/R) Σ_{p <= k, item p relevant} P@p,   P@p = (relevant items in the top p)/p, */
+    /* R the list's relevant judged items (label >= min_relevance), retrieved or not; k NULL */
+    /* means the whole list. Positions by score, descending. */
+    /* A peer group at positions a..e (see ranked.sql) with g rows, m of them relevant and */
+    /* r relevant items ranked above it: a relevant row of the group is at each of its */
+    /* positions p with probability 1/g, with r + 1 + (p − a)(m − 1)/(g − 1) relevant items */
+    /* expected in the top p, so it adds */
+    /*   (1/g)·Σ_{p = a .. min(e, k)} (r + 1 + (p − a)(m − 1)/(g − 1)) / p */
+    /*   = (1/g)·((r + 1)·S + (m − 1)/(g − 1)·(c − a·S)),  S = H(min(e, k)) − H(a − 1), */
+    /* c = min(e, k) − a + 1 and H the running sum of 1/p (positions.sql); the fraction is 0 */
+    /* when g = 1. Under ties = 'average' that is the exact mean over every order of a tie group. */
+    /* A list without a relevant judged item is skipped and counted (empty = 'skip') or */
+    /* scores 0 (empty = 'zero'); a list without judgments is skipped. */
     UNION ALL
     /* every list, even one without a relevant item in the top k or without judgments */
     SELECT
@@ -282,6 +328,7 @@ WITH input AS (
     slice_1,
     slice_2
 )
+/* the result: one row per slice, every metric joined by slice */
 SELECT
   row_counts.slice_1 AS "day",
   row_counts.slice_2 AS "country",

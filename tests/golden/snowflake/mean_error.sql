@@ -1,4 +1,6 @@
 WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
   SELECT
     "day" AS slice_1,
     "country" AS slice_2,
@@ -12,6 +14,8 @@ WITH input AS (
     END AS w
   FROM "logs"."impressions"
 ), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
   SELECT
     slice_1,
     slice_2,
@@ -81,6 +85,7 @@ WITH input AS (
     slice_1,
     slice_2
 ), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
   SELECT
     CASE
       WHEN SUM(n_bad_target) > 0
@@ -94,6 +99,7 @@ WITH input AS (
     END AS failure
   FROM base
 ), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
   SELECT
     slice_1,
     slice_2,
@@ -104,6 +110,17 @@ WITH input AS (
     slice_1,
     slice_2
 ), residuals AS (
+  /* residuals: per slice, the weighted sums of the residuals e = score − label (the */
+  /* prediction minus the target) that the regression metrics read. The row-level sums */
+  /* are aggregates of base (the one aggregation over the source, see compose.py): */
+  /*   w_label              Σ w·y                    (the target's weighted mean is w_label / w) */
+  /*   abs_error            Σ w·|e| */
+  /*   squared_error        Σ w·e² */
+  /*   error                Σ w·e */
+  /*   abs_percentage_error Σ w·|e / y|   over rows with y ≠ 0 */
+  /*   w_nonzero_label      Σ w           over rows with y ≠ 0 */
+  /*   n_zero_label         rows with y = 0 (left out of mape) */
+  /*   max_abs_error        max |e|       over rows of weight > 0 */
   SELECT
     slice_1,
     slice_2,
@@ -123,12 +140,17 @@ WITH input AS (
     slice_1,
     slice_2
 ), m_mean_error AS (
+  /* mean_error: the bias, the mean signed error (prediction minus target) */
+  /*   ME = Σ w·(ŷ − y) / Σ w */
+  /* > 0: the model over-predicts on average. NULL on an empty slice (or one whose weights */
+  /* are all 0). */
   SELECT
     slice_1,
     slice_2,
     error / NULLIF(w, 0) AS mean_error
   FROM residuals
 )
+/* the result: one row per slice, every metric joined by slice */
 SELECT
   row_counts.slice_1 AS "day",
   row_counts.slice_2 AS "country",

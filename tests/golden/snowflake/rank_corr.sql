@@ -1,4 +1,6 @@
 WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
   SELECT
     "day" AS slice_1,
     "country" AS slice_2,
@@ -13,6 +15,8 @@ WITH input AS (
     NULL AS item
   FROM "logs"."impressions"
 ), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
   SELECT
     slice_1,
     slice_2,
@@ -28,6 +32,7 @@ WITH input AS (
     slice_2,
     label
 ), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
   SELECT
     CASE
       WHEN SUM(
@@ -60,6 +65,7 @@ WITH input AS (
     END AS failure
   FROM base
 ), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
   SELECT
     slice_1,
     slice_2,
@@ -70,6 +76,7 @@ WITH input AS (
     slice_1,
     slice_2
 ), ideal_rows AS (
+  /* ideal_rows: every list's judged items, the ideal ranking's rows */
   SELECT
     slice_1,
     slice_2,
@@ -79,6 +86,9 @@ WITH input AS (
   WHERE
     NOT w IS NULL
 ), judged AS (
+  /* judged: the relevance histogram of every list's judged items, the ideal ranking's */
+  /* input. Impressions: a list's judged items are its own rows. Judgments + run: every */
+  /* judged item of the list's query, retrieved or not (a list without judgments has none). */
   SELECT
     slice_1,
     slice_2,
@@ -93,6 +103,19 @@ WITH input AS (
     label
 ), m_rank_corr AS (
   WITH m_rank_corr_cells AS (
+    /* rank_corr: rank correlation of score and label within each list, averaged over lists: */
+    /*   RC = Σ_{pairs u<v} (1 + sgn((s_u − s_v)·(l_u − l_v))) / 2  /  (n(n − 1)/2), */
+    /* so a pair ordered by score as by label earns 1, a pair tied in score or in label ½, */
+    /* a reversed pair 0 (RC = (1 + Kendall's τ_a)/2). No tie policy applies: a tied pair's */
+    /* ½ is already the mean over both orders. */
+    /* Pairs with different labels are counted per pair of label levels (hi > lo) like an */
+    /* AUC: with the rows of both levels sorted by score and N_lo(<= s), N_hi(<= s) the rows */
+    /* at or below s, the pairs won, ties counting ½, are */
+    /*   (N_hi·N_lo + Σ_hi N_lo(<= s) − Σ_lo N_hi(<= s)) / 2; */
+    /* pairs within one level add ½ each. */
+    /* A list with fewer than 2 rows is skipped; a list without a relevant judged item */
+    /* (label >= min_relevance) is skipped and counted (empty = 'skip') or scores 0 */
+    /* (empty = 'zero'); a list without judgments is skipped. */
     SELECT
       slice_1,
       slice_2,
@@ -236,6 +259,7 @@ WITH input AS (
     slice_1,
     slice_2
 )
+/* the result: one row per slice, every metric joined by slice */
 SELECT
   row_counts.slice_1 AS "day",
   row_counts.slice_2 AS "country",

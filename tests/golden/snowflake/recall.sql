@@ -1,4 +1,6 @@
 WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
   SELECT
     "day" AS slice_1,
     "country" AS slice_2,
@@ -12,6 +14,8 @@ WITH input AS (
     END AS w
   FROM "logs"."impressions"
 ), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
   SELECT
     slice_1,
     slice_2,
@@ -48,6 +52,7 @@ WITH input AS (
     score,
     label
 ), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
   SELECT
     CASE
       WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) > 0
@@ -59,6 +64,7 @@ WITH input AS (
     END AS failure
   FROM base
 ), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
   SELECT
     slice_1,
     slice_2,
@@ -69,6 +75,11 @@ WITH input AS (
     slice_1,
     slice_2
 ), score_hist AS (
+  /* score_hist: the score histogram, one row per slice, distinct score and label, with */
+  /* the weight of its positives (w_pos) or of its negatives (w_neg); a score held by both */
+  /* classes has two rows. Shared by auc, average_precision, the threshold metrics and the */
+  /* probability metrics: once rows are summed by score, none of them needs a row. Metrics */
+  /* that run over scores in order use RANGE frames, which take both rows of a score. */
   SELECT
     slice_1,
     slice_2,
@@ -80,6 +91,8 @@ WITH input AS (
   WHERE
     n > 0
 ), confusion AS (
+  /* confusion: the weighted confusion counts per slice at every threshold used by the */
+  /* call's threshold metrics. A score >= threshold predicts the positive class. */
   SELECT
     slice_1,
     slice_2,
@@ -96,6 +109,8 @@ WITH input AS (
     slice_2,
     t.threshold
 ), m_recall AS (
+  /* recall = TP / (TP + FN): the weighted share of positives predicted positive */
+  /* (score >= threshold). NULL when the slice has no positive. */
   SELECT
     slice_1,
     slice_2,
@@ -104,6 +119,7 @@ WITH input AS (
   WHERE
     threshold = CAST(0.5 AS DOUBLE)
 )
+/* the result: one row per slice, every metric joined by slice */
 SELECT
   row_counts.slice_1 AS "day",
   row_counts.slice_2 AS "country",

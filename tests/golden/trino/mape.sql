@@ -1,4 +1,6 @@
 WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
   SELECT
     "day" AS slice_1,
     "country" AS slice_2,
@@ -12,6 +14,8 @@ WITH input AS (
     END AS w
   FROM "logs"."impressions"
 ), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
   SELECT
     slice_1,
     slice_2,
@@ -65,6 +69,7 @@ WITH input AS (
     slice_1,
     slice_2
 ), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
   SELECT
     CASE
       WHEN SUM(n_bad_target) > 0
@@ -106,6 +111,7 @@ WITH input AS (
     END AS failure
   FROM base
 ), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
   SELECT
     slice_1,
     slice_2,
@@ -116,6 +122,17 @@ WITH input AS (
     slice_1,
     slice_2
 ), residuals AS (
+  /* residuals: per slice, the weighted sums of the residuals e = score − label (the */
+  /* prediction minus the target) that the regression metrics read. The row-level sums */
+  /* are aggregates of base (the one aggregation over the source, see compose.py): */
+  /*   w_label              Σ w·y                    (the target's weighted mean is w_label / w) */
+  /*   abs_error            Σ w·|e| */
+  /*   squared_error        Σ w·e² */
+  /*   error                Σ w·e */
+  /*   abs_percentage_error Σ w·|e / y|   over rows with y ≠ 0 */
+  /*   w_nonzero_label      Σ w           over rows with y ≠ 0 */
+  /*   n_zero_label         rows with y = 0 (left out of mape) */
+  /*   max_abs_error        max |e|       over rows of weight > 0 */
   SELECT
     slice_1,
     slice_2,
@@ -135,6 +152,11 @@ WITH input AS (
     slice_1,
     slice_2
 ), m_mape AS (
+  /* mape: the mean absolute percentage error, as a fraction (0.1 = 10 %) */
+  /*   MAPE = Σ w·|ŷ − y| / |y| / Σ w   over the rows whose target y ≠ 0 */
+  /* A zero target has no percentage error: its rows are left out and counted in */
+  /* mape_skipped (scikit-learn divides by max(|y|, ε) instead, ε = 2⁻⁵², which turns a */
+  /* zero target into an error of ~10¹⁶). NULL when no row of positive weight has y ≠ 0. */
   SELECT
     slice_1,
     slice_2,
@@ -142,6 +164,7 @@ WITH input AS (
     CAST(n_zero_label AS BIGINT) AS mape_skipped
   FROM residuals
 )
+/* the result: one row per slice, every metric joined by slice */
 SELECT
   row_counts.slice_1 AS "day",
   row_counts.slice_2 AS "country",

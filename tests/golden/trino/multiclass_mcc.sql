@@ -1,4 +1,6 @@
 WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
   SELECT
     "day" AS slice_1,
     "country" AS slice_2,
@@ -12,6 +14,8 @@ WITH input AS (
     END AS w
   FROM "logs"."impressions"
 ), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
   SELECT
     slice_1,
     slice_2,
@@ -41,6 +45,7 @@ WITH input AS (
     true_class,
     predicted_class
 ), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
   SELECT
     CASE
       WHEN SUM(n_bad_weight) > 0
@@ -55,6 +60,7 @@ WITH input AS (
     END AS failure
   FROM base
 ), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
   SELECT
     slice_1,
     slice_2,
@@ -65,6 +71,10 @@ WITH input AS (
     slice_1,
     slice_2
 ), class_confusion AS (
+  /* class_confusion: the weighted confusion matrix of each slice, one row per pair of */
+  /* true class and predicted class that occurs in the used rows (a pair of rows that all */
+  /* weigh 0 still occurs: its classes are present, as in scikit-learn). Classes are */
+  /* compared as they are (numbers, strings or booleans), never cast. */
   SELECT
     slice_1,
     slice_2,
@@ -81,6 +91,14 @@ WITH input AS (
     true_class,
     predicted_class
 ), class_counts AS (
+  /* class_counts: per slice and class, the weights every multi-class metric is computed */
+  /* from (scikit-learn's multilabel_confusion_matrix): */
+  /*   tp         Σ w over rows whose true and predicted class are both this class */
+  /*   support    Σ w over rows whose true class is this class */
+  /*   predicted  Σ w over rows predicted as this class */
+  /* The classes of a slice are those present as a label or as a prediction: a class that */
+  /* is only ever predicted has support 0 (each of its predictions a false positive), a */
+  /* class never predicted has predicted 0. */
   SELECT
     slice_1,
     slice_2,
@@ -113,6 +131,13 @@ WITH input AS (
     class
 ), m_mcc AS (
   WITH m_mcc_totals AS (
+    /* multiclass_mcc: the Matthews correlation coefficient in its multi-class form */
+    /* (scikit-learn's matthews_corrcoef; with two classes, the binary MCC): */
+    /*   MCC = (c·n − Σ_k t_k·p_k) / √((n² − Σ_k p_k²)·(n² − Σ_k t_k²)) */
+    /* with n the total weight, c = Σ tp the weight of correct rows, t_k = support and */
+    /* p_k = predicted weight of class k. NULL when all weight is predicted as one class or */
+    /* belongs to one true class (the denominator is 0; scikit-learn returns 0.0 there): */
+    /* tested on the classes that carry weight, not on the rounded denominator. */
     SELECT
       slice_1,
       slice_2,
@@ -143,6 +168,7 @@ WITH input AS (
     END AS mcc
   FROM m_mcc_totals AS totals
 )
+/* the result: one row per slice, every metric joined by slice */
 SELECT
   row_counts.slice_1 AS "day",
   row_counts.slice_2 AS "country",
