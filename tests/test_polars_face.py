@@ -1,0 +1,55 @@
+"""``sqlmetrics.polars``: every metric's expression or frame function is named as
+``evaluate`` names its columns, so several go in one ``agg``; frame functions sort their
+slices as ``evaluate`` does."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import sqlmetrics as sm
+import sqlmetrics.polars as smp
+
+FRAME = pl.DataFrame(
+    {
+        "query": [1, 1, 1, 2, 2, 2, 3, 3],
+        "score": [0.9, 0.8, 0.1, 0.5, 0.4, 0.3, 0.7, 0.2],
+        "label": [0, 1, 1, 0, 1, 1, 1, 0],
+        "day": ["b", "a", None, "b", "a", "b", "a", None],
+    }
+)
+
+
+def _params(spec: sm.Metric) -> dict:
+    """A call with a non-default value where the metric has a numeric parameter, so the
+    column name carries it (``fbeta_beta_2``, ``ndcg_at_3``)."""
+    numeric = {"k": 3, "beta": 2.0, "threshold": 0.3}
+    return {p.name: numeric[p.name] for p in spec.params if p.name in numeric}
+
+
+@pytest.mark.parametrize("name", sorted(sm.registry()))
+def test_named_as_evaluate_names_it(name):
+    spec = sm.registry()[name]
+    params = _params(spec)
+    call = sm.metric(name, **params)
+    function = getattr(smp, name.replace("@k", "_at_k"))
+    if hasattr(spec.module, "expr"):
+        assert FRAME.select(function("score", "label", **params)).columns == [call.label]
+        return
+    roles = {
+        "ranking": {"score": "score", "label": "label", "query": "query"},
+        "classification": {"score": "score", "label": "label", "query": "query"},
+        "multiclass": {"label": "label", "prediction": "label"},
+    }[spec.family]
+    if "class_scores" in spec.needs:
+        roles = {"label": "label", "class_scores": {0: "score", 1: "score"}}
+    result = function(FRAME, **roles, by=["day"], **params)
+    assert result.columns == ["day", *call.columns]
+    assert result["day"].to_list() == ["a", "b", None]  # sorted, NULLs last
+
+
+def test_several_expressions_in_one_agg():
+    result = FRAME.group_by("day").agg(
+        smp.auc("score", "label"), smp.logloss("score", "label"), smp.brier("score", "label")
+    )
+    assert result.columns == ["day", "auc", "logloss", "brier"]
