@@ -41,8 +41,8 @@ trino, bigquery, snowflake or postgres; every dialect but duckdb reads a table o
 given as SOURCE or ``--table catalog.schema.table``.
 
 ``curve roc|pr|calibration`` writes a curve as a long table (one row per threshold or
-bin and slice) and, with ``--plot PATH`` (.png, .svg), draws it (needs matplotlib: the
-``plot`` extra).
+bin and slice; on a terminal, thinned to a screenful) and, with ``--plot PATH`` (.png,
+.svg, .pdf), draws it (needs matplotlib: the ``plot`` extra).
 
 ``confusion-matrix`` and ``per-class`` write the tables of ``sm.confusion_matrix`` (one
 row per slice, true and predicted class, with its rows and summed weight) and
@@ -69,6 +69,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,8 @@ import polars as pl
 
 import sqlmetrics
 from sqlmetrics.api import LOCAL_ENGINES
+from sqlmetrics.curves._curve import CurveKind
+from sqlmetrics.curves._thin import thin
 from sqlmetrics.dialects import DIALECTS
 from sqlmetrics.errors import SqlMetricsError
 from sqlmetrics.progress import Progress
@@ -388,10 +391,15 @@ def warn_if_no_rows_used(result: pl.DataFrame) -> None:
 
 
 def compute_and_write(
-    args: argparse.Namespace, function: Callable[..., pl.DataFrame], *given: Any, **kwargs: Any
+    args: argparse.Namespace,
+    function: Callable[..., pl.DataFrame],
+    *given: Any,
+    shown: Callable[[pl.DataFrame], pl.DataFrame] | None = None,
+    **kwargs: Any,
 ) -> pl.DataFrame:
-    """``function(*given, engine=--engine, **kwargs)`` (the DuckDB engine on a connection
-    that shows progress only to a person) written as --format to --output; returns the table."""
+    """``function(*given, engine=--engine, **kwargs)`` (with a progress line for a person
+    waiting at a terminal) written as --format to --output, ``shown(result)`` if given;
+    returns the table."""
     fmt = output_format(args.format, args.output)
     show = not args.quiet and sys.stderr.isatty()
     what = f"computing over {args.source}"
@@ -401,7 +409,7 @@ def compute_and_write(
     else:
         with _progress(show, what):
             result = function(*given, engine=args.engine, **kwargs)
-    write_result(result, fmt, args.output)
+    write_result(result if shown is None else shown(result), fmt, args.output)
     return result
 
 
@@ -550,13 +558,39 @@ CURVE_OPTIONS["pr"] = CURVE_OPTIONS["roc"]
 
 
 def run_curve(args: argparse.Namespace) -> None:
+    from sqlmetrics.curves import KINDS, plot
+
+    if args.plot is not None:
+        plot.check_target(args.plot)  # before the work: a missing matplotlib or an unknown image format
     function = getattr(sqlmetrics, f"{args.kind}_curve")
     columns = {"label": args.label, "score": args.score, "weight": args.weight, "by": args.by}
-    result = compute_and_write(args, function, Path(args.source), **columns, **curve_params(args))
+    screen = partial(screenful, KINDS[args.kind], args.by) if _to_terminal(args) else None
+    result = compute_and_write(args, function, Path(args.source), **columns, **curve_params(args), shown=screen)
     if args.plot is not None:
-        from sqlmetrics.curves import KINDS, plot
-
         plot.plot(result, KINDS[args.kind], args.by, args.plot)
+
+
+def _to_terminal(args: argparse.Namespace) -> bool:
+    """Whether the result is a table on a person's screen (no --output, no other format)."""
+    return args.output is None and args.format in (None, "table") and sys.stdout.isatty()
+
+
+def screenful(kind: CurveKind, by: list[str], curve: pl.DataFrame) -> pl.DataFrame:
+    """``curve`` as shown on a terminal: thinned (the rule of ``sm.roc_curve``'s
+    ``max_points``) so that the table fits the screen, with a line on stderr saying so and
+    how to get every point."""
+    rows = max(20, shutil.get_terminal_size((100, 40)).lines - 12)
+    if curve.height <= rows:
+        return curve
+    slices = curve.select(by).n_unique() if by else 1
+    per_slice = max(2, rows // slices)
+    point = pl.int_range(pl.len()).over(by) if by else pl.int_range(pl.len())
+    shown = thin(curve.lazy().with_columns(point=point), by, *kind.axes, max_points=per_slice).drop("point").collect()
+    sys.stderr.write(
+        f"{PROG}: showing {shown.height} of the curve's {curve.height:,} points, thinned to fit the terminal; "
+        "--output FILE (or a pipe) gets every point\n"
+    )
+    return shown
 
 
 def curve_params(args: argparse.Namespace) -> dict[str, Any]:

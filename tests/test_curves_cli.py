@@ -115,6 +115,36 @@ def test_calibration_plot_fits_the_data_and_keeps_the_diagonal():
     assert draw(roc_points, roc.KIND, []).axes[0].get_xlim() == (-0.02, 1.02)
 
 
+def test_plot_to_an_unknown_image_format_is_refused_before_any_work(capsys, logs, tmp_path, monkeypatch):
+    monkeypatch.setattr(sm, "roc_curve", lambda *args, **kwargs: pytest.fail("computed before the check"))
+    code, out, err = run(capsys, "curve", "roc", logs, *BINDING, "--plot", tmp_path / "roc.xyz")
+    assert_one_line_error(code, err, 1, "cannot plot to")
+    assert ".png" in err and ".svg" in err and out == ""
+    assert not (tmp_path / "roc.xyz").exists()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_gets_a_screenful_and_a_note_a_pipe_every_point(capsys, logs, monkeypatch):
+    full = sm.roc_curve(logs, **KWARGS, by="date")
+    monkeypatch.setenv("LINES", "40")  # 28 rows: fewer than the curve's points
+    assert full.height > 28
+    terminal = _Terminal()
+    monkeypatch.setattr(cli.sys, "stdout", terminal)
+    assert cli.main(["curve", "roc", str(logs), *BINDING, "--by", "date"]) == 0
+    table = [line for line in terminal.getvalue().splitlines() if line.startswith("│ 2024")]
+    err = capsys.readouterr().err
+    assert len(table) <= 28 and f"showing {len(table)} of the curve's {full.height:,} points" in err
+    assert "--output FILE (or a pipe) gets every point" in err
+    monkeypatch.undo()
+    code, out, err = run(capsys, "curve", "roc", logs, *BINDING, "--by", "date", "--format", "csv")
+    assert (code, err) == (0, "")
+    assert_frame_equal(pl.read_csv(io.StringIO(out)), full, check_dtypes=False)
+
+
 def test_plot_without_matplotlib_is_a_clear_error(capsys, logs, tmp_path, monkeypatch):
     real_import = builtins.__import__
 

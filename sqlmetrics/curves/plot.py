@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -18,6 +18,19 @@ TITLES = {"roc_curve": "ROC curve", "pr_curve": "Precision–recall curve", "cal
 DIAGONAL = {"roc_curve": "chance", "calibration_curve": "perfectly calibrated"}
 
 
+def check_target(path: str | Path) -> None:
+    """Refuse, before any work, a plot that cannot be written: matplotlib missing, or an
+    extension that is no image format matplotlib writes."""
+    canvas = _matplotlib().backend_bases.FigureCanvasBase
+    formats = canvas.get_supported_filetypes()
+    extension = Path(path).suffix.lower().removeprefix(".")
+    if extension not in formats:
+        raise SqlMetricsError(
+            f"cannot plot to {str(path)!r}: the file name must end in one of "
+            f"{', '.join('.' + name for name in sorted(formats))}"
+        )
+
+
 def plot(table: pl.DataFrame, kind: CurveKind, by: Sequence[str], path: str | Path) -> None:
     """Write ``table`` (a curve of ``kind``) to ``path`` (.png, .svg, ...), drawn by ``draw``."""
     draw(table, kind, by).savefig(path)
@@ -27,11 +40,7 @@ def draw(table: pl.DataFrame, kind: CurveKind, by: Sequence[str]) -> Figure:
     """``table`` (a curve of ``kind``) as a figure: one line per slice with a legend,
     labelled axes, a title, and the diagonal for ROC (chance) and calibration (perfect
     calibration)."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise SqlMetricsError("plotting needs matplotlib: pip install 'sqlmetrics[plot]'") from None
-    figure = Figure(figsize=(6, 6))
+    figure = _matplotlib().figure.Figure(figsize=(6, 6))
     axes = figure.subplots()
     x, y = kind.axes
     if kind.name in DIAGONAL:
@@ -50,6 +59,16 @@ def draw(table: pl.DataFrame, kind: CurveKind, by: Sequence[str]) -> Figure:
     if by or kind.name in DIAGONAL:
         axes.legend(loc="best")
     return figure
+
+
+def _matplotlib() -> Any:
+    """matplotlib, or a clear error saying how to install it."""
+    try:
+        import matplotlib.backend_bases
+        import matplotlib.figure
+    except ImportError:
+        raise SqlMetricsError("plotting needs matplotlib: pip install 'sqlmetrics[plot]'") from None
+    return matplotlib
 
 
 def _limits(table: pl.DataFrame, kind: CurveKind) -> tuple[float, float]:
