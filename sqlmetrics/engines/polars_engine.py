@@ -144,7 +144,7 @@ def _checked_base(
     """The source's rows under canonical names, ``base`` (collected, keyed by ``keys``,
     default ``_base_keys``) once the input rules hold, and the second table under
     canonical names: the judgments or the long class scores (None without)."""
-    lf = polars_source(source)
+    lf = polars_source(source, binding.source_columns)
     schema = {name: str(dtype) for name, dtype in lf.collect_schema().items()}
     check_schema(binding, schema)
     judged = None
@@ -181,7 +181,7 @@ def _row_aggregates(call: MetricCall, weighted: bool) -> list[pl.Expr]:
 
 def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:
     """The judgments under canonical names: query, item, label (the relevance)."""
-    judged = polars_source(judgments)
+    judged = polars_source(judgments, binding.second_columns)
     check_schema(binding, {name: str(dtype) for name, dtype in judged.collect_schema().items()}, judgments=True)
     return judged.select(
         query=pl.col(binding.judgment_roles["query"]),
@@ -193,7 +193,7 @@ def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:
 def _long_scores(binding: Binding, table: Any, source_schema: dict[str, str]) -> pl.LazyFrame:
     """The long class scores under canonical names: row_id, class, score."""
     long = binding.long_scores
-    scores = polars_source(table)
+    scores = polars_source(table, binding.second_columns)
     check_long_schema(binding, {name: str(dtype) for name, dtype in scores.collect_schema().items()}, source_schema)
     return scores.select(
         row_id=pl.col(long.row_id), **{"class": pl.col(long.class_)}, score=pl.col(long.score).cast(pl.Float64)
