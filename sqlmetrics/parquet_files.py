@@ -52,7 +52,7 @@ class ParquetFiles:
 def file_pattern(source: str | Path) -> str:
     """The path or glob ``source`` stands for: a directory is every Parquet file below it."""
     text = str(source)
-    return os.path.join(text, "**", "*.parquet") if os.path.isdir(text) else text
+    return os.path.join(glob.escape(text), "**", "*.parquet") if os.path.isdir(text) else text
 
 
 def matched_paths(source: str | Path) -> list[str]:
@@ -60,6 +60,8 @@ def matched_paths(source: str | Path) -> list[str]:
     pattern = file_pattern(source)
     if any(ch in pattern for ch in GLOB_CHARS):
         paths = sorted(path for path in glob.glob(pattern, recursive=True, include_hidden=True) if os.path.isfile(path))
+        if not paths and os.path.isdir(source):
+            raise SourceError(f"no Parquet files (*.parquet) in the directory {str(source)!r}")
         if not paths:
             raise SourceError(f"no files match {str(source)!r}")
         return paths
