@@ -93,6 +93,20 @@ def read_parquet_files(source: str | Path, columns: Collection[str]) -> ParquetF
     return ParquetFiles(tuple(paths), pa.schema(fields))
 
 
+def raise_unreadable_file(source: str | Path, columns: Collection[str]) -> None:
+    """Raise a SourceError naming the first file of ``source`` whose ``columns`` pyarrow
+    cannot read (corrupt pages behind a sound footer); return when every file reads.
+    An engine's failure to read files is diagnosed with it, so that it names the file
+    and says the same in every engine."""
+    for path in matched_paths(source):
+        file = _open(path)
+        present = [column for column in columns if column in file.schema_arrow.names]
+        try:
+            file.read(columns=present)
+        except (OSError, pa.ArrowException) as error:
+            raise SourceError(f"cannot read {path!r} as Parquet: {error}") from None
+
+
 def _open(path: str) -> pq.ParquetFile:
     """The file, its footer read (not its rows)."""
     try:

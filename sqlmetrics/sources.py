@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import duckdb
 import polars as pl
 import pyarrow as pa
 
 from sqlmetrics import templates
 from sqlmetrics.compose import quote
 from sqlmetrics.errors import SourceError
-from sqlmetrics.parquet_files import GLOB_CHARS, ParquetFiles, read_parquet_files
+from sqlmetrics.parquet_files import GLOB_CHARS, ParquetFiles, raise_unreadable_file, read_parquet_files
 
 # The names under which in-memory frames are visible to the composed SQL.
 FRAME_VIEW = "sqlmetrics_source"
@@ -116,6 +119,33 @@ def _scan_parquet(files: ParquetFiles) -> pl.LazyFrame:
         extra_columns="ignore",
         cast_options=_LOSSLESS_CASTS,
     )
+
+
+# What the engines raise when a file's pages cannot be read.
+_ENGINE_READ_ERRORS = (duckdb.Error, pl.exceptions.PolarsError, OSError)
+Engine = TypeVar("Engine", bound=Callable[..., pl.DataFrame])
+
+
+def names_unreadable_files(engine: Engine) -> Engine:
+    """An engine's entry ``(binding, source, ..., second=None)`` whose failure to read the
+    source's or ``second``'s Parquet files is a SourceError naming the file (see
+    ``raise_unreadable_file``; any other failure is raised as it is)."""
+    signature = inspect.signature(engine)
+
+    @functools.wraps(engine)
+    def run(*args: Any, **kwargs: Any) -> pl.DataFrame:
+        try:
+            return engine(*args, **kwargs)
+        except _ENGINE_READ_ERRORS:
+            arguments = signature.bind(*args, **kwargs).arguments
+            binding = arguments["binding"]
+            tables = ((arguments["source"], binding.source_columns), (arguments.get("second"), binding.second_columns))
+            for table, columns in tables:
+                if is_path(table):
+                    raise_unreadable_file(table, columns)
+            raise
+
+    return run  # type: ignore[return-value]
 
 
 def _unsupported(source: Any) -> SourceError:

@@ -336,6 +336,33 @@ def test_a_truncated_file_is_named(spark_directory):
     assert refusal(spark_directory, ["auc"]).startswith(f"cannot read '{part}' as Parquet: ")
 
 
+def corrupt_pages(path: Path) -> None:
+    """Overwrite the first half of the file's pages (its footer, at the end, stays sound)."""
+    data = bytearray(path.read_bytes())
+    for i in range(100, len(data) // 2):
+        data[i] = (data[i] * 7 + 13) % 256
+    path.write_bytes(bytes(data))
+
+
+def test_corrupt_pages_behind_a_sound_footer_are_named(tmp_path):
+    """The engines fail while reading rows; the file is then found by reading each with pyarrow."""
+    rng = np.random.default_rng(3)
+    index = np.arange(20_000)  # (query, item) pairs all distinct: a valid run and valid judgments
+    rows = pl.DataFrame({"q": index // 10, "item": index % 10, "label": index % 2, "score": rng.random(20_000)})
+    directory = tmp_path / "corrupt"
+    directory.mkdir()
+    rows.head(10_000).write_parquet(directory / "0.parquet", compression="snappy")
+    rows.tail(10_000).write_parquet(directory / "1.parquet", compression="snappy")
+    corrupt_pages(directory / "1.parquet")
+    expected = f"cannot read '{directory}/1.parquet' as Parquet: "
+    assert refusal(directory, ["auc"]).startswith(expected)
+    for engine in ("duckdb", "polars"):
+        with pytest.raises(sm.SourceError, match=f"^{expected}"):
+            sm.roc_curve(directory, engine=engine)
+    judged = {"query": "q", "item": "item", "judgments": directory / "1.parquet"}  # a run with corrupt judgments
+    assert refusal(directory / "0.parquet", ["ndcg@3"], **judged).startswith(expected)
+
+
 def test_a_glob_matching_other_files_names_them(spark_directory):
     """A glob matches hidden files too, as DuckDB's and polars' globs do: the first is a .crc."""
     crc = spark_directory / ".part-00000.snappy.parquet.crc"

@@ -12,9 +12,10 @@ from sqlmetrics.binding import Binding, check_schema, check_second_schema
 from sqlmetrics.checks import ERROR_PREFIX
 from sqlmetrics.compose import compose
 from sqlmetrics.errors import InvalidInputError, SourceError
-from sqlmetrics.sources import FRAME_VIEW, is_frame, second_view, source_sql
+from sqlmetrics.sources import FRAME_VIEW, is_frame, names_unreadable_files, second_view, source_sql
 
 
+@names_unreadable_files
 def run(
     binding: Binding,
     source: Any,

@@ -35,10 +35,11 @@ from sqlmetrics.errors import InvalidInputError
 from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_scores
 from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
-from sqlmetrics.sources import polars_source
+from sqlmetrics.sources import names_unreadable_files, polars_source
 from sqlmetrics.spec import MetricCall
 
 
+@names_unreadable_files
 def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     """Every metric of ``binding`` over ``source`` (and ``second``: the judgments of a
     run, or long class scores)."""
@@ -105,6 +106,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     return results.rename(dict(zip(slices, binding.by))).select(binding.output_columns)
 
 
+@names_unreadable_files
 def confusion_matrix(binding: Binding, source: Any) -> pl.DataFrame:
     """``sm.confusion_matrix``: the class_confusion of base, under the user's names."""
     _, base, _ = _checked_base(binding, source)
@@ -116,6 +118,7 @@ def confusion_matrix(binding: Binding, source: Any) -> pl.DataFrame:
     return _user_table(binding, matrix.collect(), ["label", "prediction"]).select(columns)
 
 
+@names_unreadable_files
 def per_class(binding: Binding, source: Any) -> pl.DataFrame:
     """``sm.per_class``: per slice and class, the support and each metric's per-class value
     (its module's column of ``per_class_scores``, at its β)."""
@@ -355,6 +358,7 @@ def _row_counts(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
     return base.group_by(list(binding.slices)).agg(counts)
 
 
+@names_unreadable_files
 def score_hist(binding: Binding, source: Any) -> pl.DataFrame:
     """The score histogram of ``source`` once the rules of ``binding``'s calls hold: one
     row per slice and distinct score with n (used rows), w, w_pos, w_neg. Curves start
