@@ -19,6 +19,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from polars.testing import assert_frame_equal
 from sklearn.metrics import roc_auc_score
 
 import sqlmetrics as sm
@@ -210,6 +211,28 @@ def test_regression_target_of_integers_and_floats(tmp_path):
     expected = np.mean(np.abs(np.array([1, 2, 3, 4.5, 0.25]) - np.array([1.5, 2.5, 2.0, 4, 1])))
     for result in both_engines(directory, ["mae"]):
         assert result["mae"].item() == pytest.approx(expected, abs=1e-12)
+
+
+def test_second_tables_of_mixed_files_read_like_the_frame(tmp_path):
+    """Judgments and long class scores in files of several types read as the same rows in
+    one frame (whose numbers are tested against references elsewhere)."""
+    qrels = QRELS.with_columns(pl.col("rel").cast(pl.Int64))
+    qrels.head(3).write_parquet(write_files(tmp_path / "qrels") / "0.parquet")
+    qrels.tail(3).with_columns(pl.col("rel").cast(pl.Float32)).write_parquet(tmp_path / "qrels" / "1.parquet")
+    long = LONG.with_columns(pl.col("p").cast(pl.Float32))
+    long.head(9).write_parquet(write_files(tmp_path / "long") / "0.parquet")
+    long.tail(9).with_columns(pl.col("p").cast(pl.Float64), pl.col("id").cast(pl.Int32)).write_parquet(
+        tmp_path / "long" / "1.parquet"
+    )
+    run = ROWS.drop("rel")
+    for engine in ("duckdb", "polars"):
+        judged = {"label": "rel", "query": "q", "item": "item", "engine": engine}
+        expected = sm.evaluate(run, ["ndcg@3", "map"], judgments=qrels, **judged)
+        assert_frame_equal(sm.evaluate(run, ["ndcg@3", "map"], judgments=tmp_path / "qrels", **judged), expected)
+        scores = {"row_id": "id", "class_": "cls", "score": "p"}
+        expected = sm.evaluate(ROWS, ["auc"], label="cls", class_scores=sm.long_scores(long, **scores), engine=engine)
+        from_files = sm.long_scores(tmp_path / "long", **scores)
+        assert_frame_equal(sm.evaluate(ROWS, ["auc"], label="cls", class_scores=from_files, engine=engine), expected)
 
 
 def test_string_types_and_dictionaries_combine(tmp_path):
