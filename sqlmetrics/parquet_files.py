@@ -26,6 +26,7 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,8 +75,8 @@ def read_parquet_files(source: str | Path, columns: Collection[str]) -> ParquetF
     """The files of ``source`` after checking their footers, and how to read the bound
     ``columns`` when the files' schemas differ (see the module docstring)."""
     paths = matched_paths(source)
-    files = {path: _open(path) for path in paths}
-    schemas = {path: file.schema_arrow for path, file in files.items()}
+    footers = dict(zip(paths, _footers(paths)))
+    schemas = {path: footer.schema.to_arrow_schema() for path, footer in footers.items()}
     first = schemas[paths[0]]
     if all(schema.equals(first) for schema in schemas.values()):
         return ParquetFiles(tuple(paths))
@@ -86,8 +87,8 @@ def read_parquet_files(source: str | Path, columns: Collection[str]) -> ParquetF
         common = _common_type(types)
         if name in columns:
             _check_bound(name, types, paths, common)
-            if pa.types.is_floating(common):
-                _check_exact_integers(name, types, files, common)
+            if common in _EXACT_INTEGERS:
+                _check_exact_integers(name, types, footers, common)
         if common is not None:
             fields.append(pa.field(name, common))
     return ParquetFiles(tuple(paths), pa.schema(fields))
@@ -99,20 +100,33 @@ def raise_unreadable_file(source: str | Path, columns: Collection[str]) -> None:
     An engine's failure to read files is diagnosed with it, so that it names the file
     and says the same in every engine."""
     for path in matched_paths(source):
-        file = _open(path)
-        present = [column for column in columns if column in file.schema_arrow.names]
+        present = [column for column in columns if column in _footer(path).schema.names]
         try:
-            file.read(columns=present)
+            _read_columns(path, present)
         except (OSError, pa.ArrowException) as error:
             raise SourceError(f"cannot read {path!r} as Parquet: {error}") from None
 
 
-def _open(path: str) -> pq.ParquetFile:
-    """The file, its footer read (not its rows)."""
+def _footers(paths: list[str]) -> list[pq.FileMetaData]:
+    """Every file's footer, read in threads (a directory may hold thousands of files); the
+    first unreadable file in ``paths`` order raises."""
+    if len(paths) == 1:
+        return [_footer(paths[0])]
+    with ThreadPoolExecutor() as pool:
+        return list(pool.map(_footer, paths))
+
+
+def _footer(path: str) -> pq.FileMetaData:
+    """The file's footer: its schema and statistics (not its rows; the file is closed)."""
     try:
-        return pq.ParquetFile(path)
+        return pq.read_metadata(path)
     except (OSError, pa.ArrowException) as error:
         raise SourceError(f"cannot read {path!r} as Parquet: {error}") from None
+
+
+def _read_columns(path: str, columns: list[str]) -> pa.Table:
+    with pq.ParquetFile(path) as file:
+        return file.read(columns=columns)
 
 
 def _plain(kind: pa.DataType) -> pa.DataType:
@@ -159,14 +173,14 @@ def _check_bound(column: str, types: dict[str, pa.DataType], paths: Sequence[str
 
 
 def _check_exact_integers(
-    column: str, types: dict[str, pa.DataType], files: dict[str, pq.ParquetFile], common: pa.DataType
+    column: str, types: dict[str, pa.DataType], footers: dict[str, pq.FileMetaData], common: pa.DataType
 ) -> None:
     """Raise when an integer of a file would round when read as the float type ``common``."""
     limit = _EXACT_INTEGERS[common]
     for path, kind in types.items():
         if not pa.types.is_integer(kind):
             continue
-        low, high = _integer_range(files[path], column)
+        low, high = _integer_range(path, footers[path], column)
         worst = low if low is not None and abs(low) > abs(high) else high
         if worst is not None and abs(worst) > limit:
             raise SourceError(
@@ -175,17 +189,16 @@ def _check_exact_integers(
             )
 
 
-def _integer_range(file: pq.ParquetFile, column: str) -> tuple[int | None, int | None]:
+def _integer_range(path: str, footer: pq.FileMetaData, column: str) -> tuple[int | None, int | None]:
     """The smallest and largest value of ``column``: from the footer's statistics when every
     row group has them, else read from the column."""
-    metadata = file.metadata
     lows, highs = [], []
-    for group in range(metadata.num_row_groups):
-        chunks = metadata.row_group(group)
+    for group in range(footer.num_row_groups):
+        chunks = footer.row_group(group)
         chunk = next(chunks.column(i) for i in range(chunks.num_columns) if chunks.column(i).path_in_schema == column)
         stats = chunk.statistics
         if chunk.num_values and (stats is None or not stats.has_min_max):
-            extremes = pc.min_max(file.read(columns=[column]).column(0)).as_py()
+            extremes = pc.min_max(_read_columns(path, [column]).column(0)).as_py()
             return extremes["min"], extremes["max"]
         if stats is not None and stats.has_min_max:
             lows.append(stats.min)
