@@ -10,6 +10,7 @@ all rows, errors naming the column, the files and their types, the same in both 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -121,21 +122,32 @@ def error_of(call: Callable[[], object]) -> tuple[type, str]:
 @pytest.mark.parametrize("case", NAN_CASES)
 @pytest.mark.parametrize("writer", WRITERS, ids=lambda w: w.__name__.removeprefix("write_"))
 def test_nan_in_a_file_is_the_frames_error(case, writer, engine, tmp_path):
-    poisoned, column, call = NAN_CASES[case]
-    second = LONG if case == "long_class_scores" else QRELS if case == "judgments" else None
-    source = ROWS.drop("rel") if case == "judgments" else ROWS  # a run: its relevance comes from the judgments
-    if poisoned == "source":
-        source = with_nan(source, column)
-    else:
-        second = with_nan(second, column)
-    expected = error_of(lambda: call(source, second, engine))
-    assert expected[0] is sm.InvalidInputError and ("NaN" in expected[1] or "finite" in expected[1]), expected
+    call = NAN_CASES[case][2]
+    source, second = nan_tables(case)
     writer(source, tmp_path / "source.parquet")
     second_path = None
     if second is not None:
         writer(second, tmp_path / "second.parquet")
         second_path = tmp_path / "second.parquet"
-    assert error_of(lambda: call(tmp_path / "source.parquet", second_path, engine)) == expected
+    assert error_of(lambda: call(tmp_path / "source.parquet", second_path, engine)) == frame_error(case, engine)
+
+
+def nan_tables(case: str) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """The case's source and second table (long class scores, judgments or None), one NaN in them."""
+    poisoned, column, _ = NAN_CASES[case]
+    second = LONG if case == "long_class_scores" else QRELS if case == "judgments" else None
+    source = ROWS.drop("rel") if case == "judgments" else ROWS  # a run: its relevance comes from the judgments
+    if poisoned == "source":
+        return with_nan(source, column), second
+    return source, with_nan(second, column)
+
+
+@functools.cache
+def frame_error(case: str, engine: str) -> tuple[type, str]:
+    """The error of the case's tables as frames: a NaN rule's."""
+    expected = error_of(lambda: NAN_CASES[case][2](*nan_tables(case), engine))
+    assert expected[0] is sm.InvalidInputError and ("NaN" in expected[1] or "finite" in expected[1]), expected
+    return expected
 
 
 def test_sql_reads_parquet_with_nan():
