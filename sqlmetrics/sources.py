@@ -82,7 +82,7 @@ def _read_parquet_sql(paths: str | tuple[str, ...], union_by_name: bool) -> str:
     return f"read_parquet({listed}{by_name}, can_have_nan = true)"
 
 
-def polars_source(source: Any, columns: Collection[str] = ()) -> pl.LazyFrame:
+def polars_source(source: Any, columns: Collection[str]) -> pl.LazyFrame:
     """``source`` as a LazyFrame for the polars engine (Parquet is scanned, not read,
     after checking the files for the ``columns`` the call reads, as ``source_sql``)."""
     if isinstance(source, pl.LazyFrame):
