@@ -109,11 +109,13 @@ _LOSSLESS_CASTS = pl.ScanCastOptions(
 
 
 def _scan_parquet(files: ParquetFiles) -> pl.LazyFrame:
-    """The files as one LazyFrame; files of several schemas under their common schema."""
+    """The files as one LazyFrame (their names are not globs: a file may be named ``[x]``);
+    files of several schemas under their common schema."""
     if files.common_schema is None:
-        return pl.scan_parquet(list(files.paths))
+        return pl.scan_parquet(list(files.paths), glob=False)
     return pl.scan_parquet(
         list(files.paths),
+        glob=False,
         schema=pl.from_arrow(files.common_schema.empty_table()).schema,
         missing_columns="insert",
         extra_columns="ignore",

@@ -192,7 +192,8 @@ def test_integer_and_float_scores_are_read_as_floats(tmp_path, float_first):
     integers = {"label": pa.array([0, 1, 0, 1, 1]), "score": pa.array([1, 2, 3, 4, 2]), "note": pa.array(["x"] * 5)}
     floats = {"label": pa.array([0, 1, 1, 0]), "score": pa.array([0.5, 2.5, 3.5, 1.9]), "note": pa.array([1] * 4)}
     floats["only_here"] = pa.array([True] * 4)  # an unread column in one file only
-    directory = write_files(tmp_path / "mixed", *((floats, integers) if float_first else (integers, floats)))
+    tables = (floats, integers) if float_first else (integers, floats)
+    directory = write_files(tmp_path / "it's [mixed]", *tables)  # a quote for SQL, brackets for globs
     duck, polars = both_engines(directory, ["auc"])
     assert duck["n_rows"].item() == polars["n_rows"].item() == 9
     assert duck["auc"].item() == pytest.approx(auc_of_all_rows(directory), abs=1e-12)
@@ -344,7 +345,10 @@ def spark_directory(tmp_path: Path) -> Path:
 
 
 def test_a_directory_reads_only_its_parquet_files(spark_directory, engine):
-    result = sm.evaluate(spark_directory, ["auc"], engine=engine)
+    directory = spark_directory.rename(
+        spark_directory.with_name("spark's [out]")
+    )  # a quote for SQL, brackets for globs
+    result = sm.evaluate(directory, ["auc"], engine=engine)
     assert result["n_rows"].item() == ROWS.height
     assert result["auc"].item() == pytest.approx(roc_auc_score(ROWS["label"], ROWS["score"]), abs=1e-12)
 
