@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import glob
 import inspect
 import os
 from collections.abc import Callable, Collection
@@ -69,7 +70,8 @@ def source_sql(source: Any, *, columns: Collection[str] | None = None, view: str
         if columns is None:
             return _read_parquet_sql(str(source), union_by_name=False)
         files = read_parquet_files(source, columns)
-        paths = files.paths[0] if len(files.paths) == 1 else files.paths
+        literal_paths = tuple(map(glob.escape, files.paths))  # DuckDB globs every path it is given
+        paths = literal_paths[0] if len(literal_paths) == 1 else literal_paths
         return _read_parquet_sql(paths, union_by_name=files.common_schema is not None)
     if isinstance(source, str):
         return table_sql(source)

@@ -408,6 +408,17 @@ def test_a_glob_matching_other_files_names_them(spark_directory):
     assert refusal(f"{spark_directory}/*", ["auc"]).startswith(f"cannot read '{crc}' as Parquet: ")
 
 
+def test_file_names_are_not_globs(tmp_path, engine):
+    """A directory named ``g[ab]`` is read, not ``ga`` next to it (brackets, stars and question
+    marks in the names of matched files are literal)."""
+    for name, rows in (("g[ab] *?", ROWS.head(3)), ("ga x", ROWS), ("g[ab] x", ROWS)):
+        (tmp_path / name).mkdir()
+        rows.write_parquet(tmp_path / name / "part.parquet")
+    result = sm.evaluate(tmp_path / "g[ab] *?", ["auc"], engine=engine)
+    assert result["n_rows"].item() == 3
+    assert result["auc"].item() == pytest.approx(roc_auc_score(ROWS["label"][:3], ROWS["score"][:3]), abs=1e-12)
+
+
 def test_a_directory_without_parquet_files(tmp_path):
     (tmp_path / "_SUCCESS").write_bytes(b"")
     assert refusal(tmp_path, ["auc"]) == f"no Parquet files (*.parquet) in the directory '{tmp_path}'"
