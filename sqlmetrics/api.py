@@ -178,7 +178,7 @@ def _statement_source(source: Any, dialect: str, view: str) -> str:
             f"SQL for {dialect} reads a table or view: pass its name (e.g. 'logs.impressions'), "
             f"not a {'path' if is_path(source) else type(source).__name__}"
         )
-    return source_sql(source, check_paths=False, view=view)
+    return source_sql(source, view=view)
 
 
 def confusion_matrix(

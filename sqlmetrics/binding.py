@@ -124,6 +124,17 @@ class Binding:
         return {"label": self.label, **self.roles}
 
     @property
+    def source_columns(self) -> tuple[str, ...]:
+        """Every column the call reads from the source."""
+        return (*self.roles.values(), *self.by, *(column for _, column in self.wide_scores))
+
+    @property
+    def second_columns(self) -> tuple[str, ...]:
+        """Every column the call reads from its second table: long class scores or judgments."""
+        long = self.long_scores
+        return (long.row_id, long.class_, long.score) if long else tuple(self.judgment_roles.values())
+
+    @property
     def judgment_roles(self) -> dict[str, str]:
         """Role -> the judgments' column, when the labels come from judgments."""
         if not self.judgments:

@@ -263,7 +263,7 @@ def test_sql_runs_in_duckdb_with_the_same_numbers(capsys, logs):
 def test_sql_needs_no_existing_file(capsys):
     code, out, _ = run(capsys, "sql", "logs/*.parquet", "-m", "auc")
     assert code == 0
-    assert "read_parquet('logs/*.parquet')" in out
+    assert "read_parquet('logs/*.parquet', can_have_nan = true)" in out
 
 
 @pytest.mark.parametrize("dialect", ["spark", "trino", "bigquery", "snowflake", "postgres"])
@@ -553,7 +553,7 @@ def test_sql_for_a_run_reads_the_judgments(capsys):
         "rel",
     )
     assert (code, err) == (0, "")
-    assert "read_parquet('qrels.parquet')" in out and "LEFT JOIN judgments" in out
+    assert "read_parquet('qrels.parquet', can_have_nan = true)" in out and "LEFT JOIN judgments" in out
 
 
 # --- progress ------------------------------------------------------------------------

@@ -177,4 +177,4 @@ def sql(
 ) -> str:
     """The statement ``compute(..., engine="duckdb")`` runs (sources as in ``sm.to_sql``)."""
     binding = bind_curve(kind, label=label, score=score, weight=weight, by=by)
-    return curve_statement(kind, kind.validate(params), binding, source_sql(source, check_paths=False))
+    return curve_statement(kind, kind.validate(params), binding, source_sql(source))

@@ -13,9 +13,10 @@ from sqlmetrics.binding import Binding, check_schema, check_second_schema
 from sqlmetrics.checks import ERROR_PREFIX
 from sqlmetrics.compose import compose
 from sqlmetrics.errors import InvalidInputError, SourceError
-from sqlmetrics.sources import FRAME_VIEW, is_frame, second_view, source_sql
+from sqlmetrics.sources import FRAME_VIEW, is_frame, names_unreadable_files, second_view, source_sql
 
 
+@names_unreadable_files
 def run(
     binding: Binding,
     source: Any,
@@ -33,12 +34,12 @@ def run(
     for view, data in frames.items():
         connection.register(view, data)
     try:
-        from_sql = source_sql(source)
+        from_sql = source_sql(source, columns=binding.source_columns)
         schema = _schema(connection, from_sql, source)
         check_schema(binding, schema)
         second_sql = None
         if second is not None:
-            second_sql = source_sql(second, view=second_name)
+            second_sql = source_sql(second, columns=binding.second_columns, view=second_name)
             check_second_schema(binding, _schema(connection, second_sql, second), schema)
         return _execute(connection, composer(binding, from_sql, second_sql))
     finally:

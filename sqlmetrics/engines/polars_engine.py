@@ -35,10 +35,11 @@ from sqlmetrics.errors import InvalidInputError
 from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_scores
 from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
-from sqlmetrics.sources import polars_source
+from sqlmetrics.sources import names_unreadable_files, polars_source
 from sqlmetrics.spec import MetricCall
 
 
+@names_unreadable_files
 def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     """Every metric of ``binding`` over ``source`` (and ``second``: the judgments of a
     run, or long class scores)."""
@@ -105,6 +106,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     return results.rename(dict(zip(slices, binding.by))).select(binding.output_columns)
 
 
+@names_unreadable_files
 def confusion_matrix(binding: Binding, source: Any) -> pl.DataFrame:
     """``sm.confusion_matrix``: the class_confusion of base, under the user's names."""
     _, base, _ = _checked_base(binding, source)
@@ -116,6 +118,7 @@ def confusion_matrix(binding: Binding, source: Any) -> pl.DataFrame:
     return _user_table(binding, matrix.collect(), ["label", "prediction"]).select(columns)
 
 
+@names_unreadable_files
 def per_class(binding: Binding, source: Any) -> pl.DataFrame:
     """``sm.per_class``: per slice and class, the support and each metric's per-class value
     (its module's column of ``per_class_scores``, at its β)."""
@@ -144,7 +147,7 @@ def _checked_base(
     """The source's rows under canonical names, ``base`` (collected, keyed by ``keys``,
     default ``_base_keys``) once the input rules hold, and the second table under
     canonical names: the judgments or the long class scores (None without)."""
-    lf = polars_source(source)
+    lf = polars_source(source, binding.source_columns)
     schema = {name: str(dtype) for name, dtype in lf.collect_schema().items()}
     check_schema(binding, schema)
     judged = None
@@ -181,7 +184,7 @@ def _row_aggregates(call: MetricCall, weighted: bool) -> list[pl.Expr]:
 
 def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:
     """The judgments under canonical names: query, item, label (the relevance)."""
-    judged = polars_source(judgments)
+    judged = polars_source(judgments, binding.second_columns)
     check_schema(binding, {name: str(dtype) for name, dtype in judged.collect_schema().items()}, judgments=True)
     return judged.select(
         query=pl.col(binding.judgment_roles["query"]),
@@ -193,7 +196,7 @@ def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:
 def _long_scores(binding: Binding, table: Any, source_schema: dict[str, str]) -> pl.LazyFrame:
     """The long class scores under canonical names: row_id, class, score."""
     long = binding.long_scores
-    scores = polars_source(table)
+    scores = polars_source(table, binding.second_columns)
     check_long_schema(binding, {name: str(dtype) for name, dtype in scores.collect_schema().items()}, source_schema)
     return scores.select(
         row_id=pl.col(long.row_id), **{"class": pl.col(long.class_)}, score=pl.col(long.score).cast(pl.Float64)
@@ -355,6 +358,7 @@ def _row_counts(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
     return base.group_by(list(binding.slices)).agg(counts)
 
 
+@names_unreadable_files
 def score_hist(binding: Binding, source: Any) -> pl.DataFrame:
     """The score histogram of ``source`` once the rules of ``binding``'s calls hold: one
     row per slice and distinct score with n (used rows), w, w_pos, w_neg. Curves start

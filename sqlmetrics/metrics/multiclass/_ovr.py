@@ -116,7 +116,7 @@ def per_slice(
         rows = lazy.select(*keys, *scores).drop_nulls(["true_class", "w", *names])
         class_rows = wide_rows(rows, by, description.classes)
     else:
-        long = polars_source(table).select(
+        long = polars_source(table, (description.row_id, description.class_, description.score)).select(
             pl.col(description.row_id).alias("row_id"),
             pl.col(description.class_).alias("class"),
             pl.col(description.score).cast(pl.Float64).alias("score"),

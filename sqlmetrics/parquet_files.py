@@ -1,0 +1,220 @@
+"""The Parquet files a path, glob or directory stands for, checked by their footers.
+
+A directory stands for every ``*.parquet`` file below it, at any depth (hidden files
+included, as DuckDB and polars glob them); other files there (Spark's ``_SUCCESS`` and
+``.crc`` files) are ignored. Every matched file's footer is read (its schema and
+statistics, not its rows): a file that is not Parquet, or is empty, is a
+:class:`~sqlmetrics.errors.SourceError` naming it, the same for every engine.
+
+Files written by several jobs may disagree on a column's type. A column the call reads
+(a bound column) is combined only when no value changes:
+
+* integers of several widths: the narrowest integer type holding them all (an unsigned
+  width w with signed integers needs a signed 2w; unsigned 64-bit with signed: refused);
+* integers with floats: the widest of the floats (float64 if any file has it), when the
+  files' integers are exact in it: |value| <= 2^53 for float64, 2^24 for float32 (read
+  from the footer's statistics, or from the column when a file has none);
+* string, large string and string view (and dictionaries of them): a string.
+
+Anything else (a boolean with numbers, a string with a number, two timestamp units, a
+bound column missing from some files) is a ``SourceError`` naming the column, the files
+and their types. Columns the call does not read may differ freely.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from sqlmetrics.errors import SourceError
+
+GLOB_CHARS = ("*", "?", "[")
+# The largest magnitude up to which every integer is exact in a float type (its mantissa).
+_EXACT_INTEGERS = {pa.float32(): 2**24, pa.float64(): 2**53}
+
+
+@dataclass(frozen=True)
+class ParquetFiles:
+    """The matched files, and, when their schemas differ, the type to read each column
+    under (only columns whose types combine; ``None`` when every file has one schema)."""
+
+    paths: tuple[str, ...]
+    common_schema: pa.Schema | None = None
+
+
+def file_pattern(source: str | Path) -> str:
+    """The path or glob ``source`` stands for: a directory is every Parquet file below it."""
+    text = str(source)
+    return os.path.join(glob.escape(text), "**", "*.parquet") if os.path.isdir(text) else text
+
+
+def matched_paths(source: str | Path) -> list[str]:
+    """The files ``source`` names, sorted, or an error when there are none."""
+    pattern = file_pattern(source)
+    if any(ch in pattern for ch in GLOB_CHARS):
+        paths = sorted(path for path in glob.glob(pattern, recursive=True, include_hidden=True) if os.path.isfile(path))
+        if not paths and os.path.isdir(source):
+            raise SourceError(f"no Parquet files (*.parquet) in the directory {str(source)!r}")
+        if not paths:
+            raise SourceError(f"no files match {str(source)!r}")
+        return paths
+    if not os.path.exists(pattern):
+        raise SourceError(f"file not found: {pattern!r}")
+    return [pattern]
+
+
+def read_parquet_files(source: str | Path, columns: Collection[str]) -> ParquetFiles:
+    """The files of ``source`` after checking their footers, and how to read the bound
+    ``columns`` when the files' schemas differ (see the module docstring)."""
+    paths = matched_paths(source)
+    footers = dict(zip(paths, _footers(paths)))
+    schemas = {path: footer.schema.to_arrow_schema() for path, footer in footers.items()}
+    first = schemas[paths[0]]
+    if all(schema.equals(first) for schema in schemas.values()):
+        return ParquetFiles(tuple(paths))
+    names = list(dict.fromkeys(name for schema in schemas.values() for name in schema.names))
+    fields = []
+    for name in names:
+        types = {path: _plain(schema.field(name).type) for path, schema in schemas.items() if name in schema.names}
+        common = _common_type(types)
+        if name in columns:
+            _check_bound(name, types, paths, common)
+            if common in _EXACT_INTEGERS:
+                _check_exact_integers(name, types, footers, common)
+        if common is not None:
+            fields.append(pa.field(name, common))
+    return ParquetFiles(tuple(paths), pa.schema(fields))
+
+
+def raise_unreadable_file(source: str | Path, columns: Collection[str]) -> None:
+    """Raise a SourceError naming the first file of ``source`` whose ``columns`` pyarrow
+    cannot read (corrupt pages behind a sound footer); return when every file reads.
+    An engine's failure to read files is diagnosed with it, so that it names the file
+    and says the same in every engine."""
+    for path in matched_paths(source):
+        present = [column for column in columns if column in _footer(path).schema.names]
+        try:
+            _read_columns(path, present)
+        except (OSError, pa.ArrowException) as error:
+            raise SourceError(f"cannot read {path!r} as Parquet: {error}") from None
+
+
+def _footers(paths: list[str]) -> list[pq.FileMetaData]:
+    """Every file's footer, read in threads (a directory may hold thousands of files); the
+    first unreadable file in ``paths`` order raises."""
+    if len(paths) == 1:
+        return [_footer(paths[0])]
+    with ThreadPoolExecutor() as pool:
+        return list(pool.map(_footer, paths))
+
+
+def _footer(path: str) -> pq.FileMetaData:
+    """The file's footer: its schema and statistics (not its rows; the file is closed)."""
+    try:
+        return pq.read_metadata(path)
+    except (OSError, pa.ArrowException) as error:
+        raise SourceError(f"cannot read {path!r} as Parquet: {error}") from None
+
+
+def _read_columns(path: str, columns: list[str]) -> pa.Table:
+    with pq.ParquetFile(path) as file:
+        return file.read(columns=columns)
+
+
+def _plain(kind: pa.DataType) -> pa.DataType:
+    """The type of the values: dictionaries by their values, every string type as string."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+        return pa.string()
+    return kind
+
+
+def _common_type(types: dict[str, pa.DataType]) -> pa.DataType | None:
+    """The type holding every value of ``types`` unchanged, or None (value ranges aside:
+    integers read as floats are checked by ``_check_exact_integers``)."""
+    kinds = set(types.values())
+    if len(kinds) == 1:
+        return kinds.pop()
+    floats = [kind for kind in kinds if kind in _EXACT_INTEGERS]
+    integers = [kind for kind in kinds if pa.types.is_integer(kind)]
+    if len(floats) + len(integers) != len(kinds):
+        return None
+    if floats:
+        return pa.float64() if pa.float64() in floats else pa.float32()
+    signed = [kind.bit_width for kind in integers if pa.types.is_signed_integer(kind)]
+    unsigned = [kind.bit_width for kind in integers if pa.types.is_unsigned_integer(kind)]
+    if not signed:
+        return pa.from_numpy_dtype(f"uint{max(unsigned)}")
+    width = max(signed + [2 * bits for bits in unsigned])
+    return pa.from_numpy_dtype(f"int{width}") if width <= 64 else None
+
+
+def _check_bound(column: str, types: dict[str, pa.DataType], paths: Sequence[str], common: pa.DataType | None) -> None:
+    missing = [path for path in paths if path not in types]
+    if missing:
+        raise SourceError(
+            f"column {column!r} is missing from {_some(missing)} but is {_by_type(types)}: "
+            "every file must have the columns the call reads"
+        )
+    if common is None:
+        raise SourceError(
+            f"column {column!r} has types that cannot be combined without changing values: {_by_type(types)}; "
+            "rewrite the files with one type for it"
+        )
+
+
+def _check_exact_integers(
+    column: str, types: dict[str, pa.DataType], footers: dict[str, pq.FileMetaData], common: pa.DataType
+) -> None:
+    """Raise when an integer of a file would round when read as the float type ``common``."""
+    limit = _EXACT_INTEGERS[common]
+    for path, kind in types.items():
+        if not pa.types.is_integer(kind):
+            continue
+        low, high = _integer_range(path, footers[path], column)
+        worst = low if low is not None and abs(low) > abs(high) else high
+        if worst is not None and abs(worst) > limit:
+            raise SourceError(
+                f"column {column!r} is {_by_type(types)}: its value {worst} in {path!r} would round as {common} "
+                f"(integers are exact only up to {limit}); rewrite the files with one type for it"
+            )
+
+
+def _integer_range(path: str, footer: pq.FileMetaData, column: str) -> tuple[int | None, int | None]:
+    """The smallest and largest value of ``column``: from the footer's statistics when every
+    row group has them, else read from the column."""
+    lows, highs = [], []
+    for group in range(footer.num_row_groups):
+        chunks = footer.row_group(group)
+        chunk = next(chunks.column(i) for i in range(chunks.num_columns) if chunks.column(i).path_in_schema == column)
+        stats = chunk.statistics
+        if chunk.num_values and (stats is None or not stats.has_min_max):
+            extremes = pc.min_max(_read_columns(path, [column]).column(0)).as_py()
+            return extremes["min"], extremes["max"]
+        if stats is not None and stats.has_min_max:
+            lows.append(stats.min)
+            highs.append(stats.max)
+    return (min(lows), max(highs)) if lows else (None, None)
+
+
+def _some(paths: Sequence[str]) -> str:
+    """The first path, and how many more there are."""
+    more = f" (and {len(paths) - 1} more files)" if len(paths) > 1 else ""
+    return f"{paths[0]!r}{more}"
+
+
+def _by_type(types: dict[str, pa.DataType]) -> str:
+    """Each type with the files that have it: "int64 in 'a.parquet', double in 'b.parquet'"."""
+    paths_by_type: dict[str, list[str]] = {}
+    for path, kind in types.items():
+        paths_by_type.setdefault(str(kind), []).append(path)
+    return ", ".join(f"{kind} in {_some(paths)}" for kind, paths in paths_by_type.items())
