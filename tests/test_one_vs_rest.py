@@ -448,7 +448,10 @@ def test_sql_binds_classes_as_literals_and_columns_as_quoted_names():
     long = sm.to_sql(
         ["auc"], source="preds.parquet", label="y", class_scores=sm.long_scores("scores.parquet", row_id="id")
     )
-    assert "read_parquet('scores.parquet', can_have_nan = true)" in long and 'SELECT "id" AS row_id, "class" AS class' in long
+    assert (
+        "read_parquet('scores.parquet', can_have_nan = true)" in long
+        and 'SELECT "id" AS row_id, "class" AS class' in long
+    )
 
 
 def test_hostile_class_and_column_names_work(engine):
