@@ -190,7 +190,7 @@ class Case:
 
 CASES = {"single": ("single", None, False), "zipf": ("zipf", "slice", False), "zipf_weighted": ("zipf", "slice", True)}
 ALL = ("classification", "regression", "multiclass", "one_vs_rest", "curves")
-# What each case runs. The tier's budget (about 3 minutes on a 2-core machine) does not
+# What each case runs. The tier's budget (3–4 minutes on a 2-core machine) does not
 # hold every family three times over 2M rows, so:
 # * unweighted zipf is there for the unweighted (rank-sum) gauc and auc over Zipf users, a
 #   head user with >100k rows of each class; it runs classification and regression only;
