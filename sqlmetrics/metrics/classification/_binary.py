@@ -50,6 +50,14 @@ def binary_weights(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None) ->
     return s, w * (y == 1).cast(pl.Float64), w * (y == 0).cast(pl.Float64)
 
 
+def count(condition: pl.Expr) -> pl.Expr:
+    """The number of rows where ``condition`` holds, as Float64. polars counts (``len()``,
+    ``count()``, a boolean ``sum()``) are UInt32: a product of two of them (P·N) wraps
+    past 2³², and a difference that goes below 0 wraps too. Count with this before any
+    arithmetic."""
+    return condition.cast(pl.Float64).sum()
+
+
 def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     """numerator / denominator, NULL (never inf or NaN) when the denominator is 0."""
     return pl.when(denominator != 0).then(numerator / denominator)

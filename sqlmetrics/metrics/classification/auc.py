@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
+from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, count, ratio
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -25,9 +25,10 @@ def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr) -> pl.Expr:
 
 def rank_sum(s: pl.Expr, positive: pl.Expr) -> pl.Expr:
     """Unweighted AUC of rows without NULLs: (R⁺ − P(P + 1)/2) / (P·N), R⁺ the sum of the
-    positives' average ranks (ties share the mean of their ranks)."""
-    p, rows = positive.sum(), positive.len()
-    return ratio(s.rank("average").filter(positive).sum() - p * (p + 1) / 2, p * (rows - p))
+    positives' average ranks (ties share the mean of their ranks). P and N are Float64
+    counts: P·N passes 2³² at 65,536 rows of each class."""
+    p, n = count(positive), count(~positive)
+    return ratio(s.rank("average").filter(positive).sum() - p * (p + 1) / 2, p * n)
 
 
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:

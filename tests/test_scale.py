@@ -1,0 +1,526 @@
+"""The scale tier (DESIGN.md 5a): every classification, regression and multi-class metric
+and every curve at the sizes users run, read from Parquet files written by polars,
+pyarrow and DuckDB, through ``sm.evaluate`` on both engines and through the
+``sqlmetrics.polars`` functions, against independent references to 1e-9.
+
+Two datasets, generated once per session with numpy (nothing is committed):
+
+* ``single``: one slice of 300,000 rows, 150,000 positives and 150,000 negatives
+  (P·N = 2.25·10¹⁰ > 2³²), four classes of 75,000 rows, continuous float64 scores;
+* ``zipf``: 2,000,000 rows over Zipf-distributed users (the head user has about
+  460,000 rows in slice 0, over 200,000 of each class), three slices, once unweighted
+  and once with continuous weights.
+
+Products of counts past 2³² are where 32-bit counts (polars ``len()``, boolean
+``sum()``) wrapped; both datasets pass that line in one slice. No NaN is written (NaN
+in Parquet is another test's business). The metrics are discovered from the registry:
+a metric without a reference here fails ``test_every_metric_is_covered``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+from sklearn import metrics as skm
+
+import sqlmetrics as sm
+import sqlmetrics.polars as smp
+from sqlmetrics.registry import resolve
+
+from reference import REFERENCES as CLASSIFICATION_REFERENCES
+from test_curves import calibration_reference
+from test_multiclass_reference import sklearn_value
+from test_one_vs_rest import per_class_reference
+from test_regression_reference import REFERENCES as REGRESSION_REFERENCES
+
+pytestmark = pytest.mark.scale
+
+REGISTRY = sm.registry()
+FAMILIES = ("classification", "regression", "multiclass")
+CLASSES = [0, 1, 2, 3]
+CLASS_SCORES = {cls: f"p_{cls}" for cls in CLASSES}
+REL = 1e-9
+
+# gauc needs the query (user) of each row: its reference is the per-user one below.
+GROUPED = {"gauc"}
+# The multi-class metrics whose scikit-learn call test_multiclass_reference.sklearn_value
+# and test_one_vs_rest.per_class_reference make (anything else would get a wrong one).
+CLASS_REFERENCED = {f"multiclass_{n}" for n in ("accuracy", "mcc", "precision", "recall", "f1", "fbeta")} | {
+    "cohen_kappa"
+}
+OVR_REFERENCED = {"multiclass_auc", "multiclass_average_precision"}
+ONE_VS_REST = {name for name, spec in REGISTRY.items() if "class_scores" in spec.needs}
+# No metric of the three families is left out of the tier; a name here needs its reason.
+EXCLUDED: dict[str, str] = {}
+
+
+def family_names(family: str) -> list[str]:
+    return sorted(name for name, spec in REGISTRY.items() if spec.family == family)
+
+
+def with_averages(name: str) -> list[sm.MetricCall]:
+    """The metric at its defaults, and at every other average it accepts."""
+    averages = next((p.choices for p in REGISTRY[name].params if p.name == "average"), ())
+    default = sm.metric(name)
+    return [default, *(sm.metric(name, average=a) for a in averages if a != default.kwargs["average"])]
+
+
+BINARY_CALLS = resolve([n for n in family_names("classification") if n not in EXCLUDED])
+REGRESSION_CALLS = resolve([n for n in family_names("regression") if n not in EXCLUDED])
+CLASS_CALLS = resolve(
+    [c for n in family_names("multiclass") if n not in ONE_VS_REST | EXCLUDED.keys() for c in with_averages(n)]
+)
+OVR_CALLS = resolve([c for n in sorted(ONE_VS_REST - EXCLUDED.keys()) for c in with_averages(n)])
+
+
+def test_every_metric_is_covered():
+    """A new metric of these families fails here until it has a reference below (or a
+    justified entry in EXCLUDED)."""
+    covered = {
+        "classification": CLASSIFICATION_REFERENCES.keys() | GROUPED,
+        "regression": REGRESSION_REFERENCES.keys(),
+        "multiclass": CLASS_REFERENCED | OVR_REFERENCED,
+    }
+    for family in FAMILIES:
+        missing = set(family_names(family)) - covered[family] - EXCLUDED.keys()
+        assert not missing, f"{family} metrics without a scale reference: {sorted(missing)}"
+    assert ONE_VS_REST == OVR_REFERENCED
+
+
+# --- data -----------------------------------------------------------------------------
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def frame_columns(rng: np.random.Generator, label: np.ndarray, user_effect: np.ndarray, true_class: np.ndarray):
+    """Scores, regression columns, classes and class scores of n rows (all float64 or int64)."""
+    n = len(label)
+    score = sigmoid(user_effect + 1.4 * (label - 0.5) + rng.normal(0, 1, n))
+    target = rng.normal(5, 3, n)
+    target[rng.random(n) < 0.01] = 0.0  # zero targets: mape leaves them out and counts them
+    estimate = target + rng.normal(0, 1, n)
+    predicted = np.where(rng.random(n) < 0.6, true_class, rng.integers(0, len(CLASSES), n))
+    logits = rng.normal(0, 1, (n, len(CLASSES)))
+    logits[np.arange(n), true_class] += 1.0
+    probabilities = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    return {
+        "label": label.astype(np.int64),
+        "score": score,
+        "target": target,
+        "estimate": estimate,
+        "true_class": true_class.astype(np.int64),
+        "predicted_class": predicted.astype(np.int64),
+        **{column: probabilities[:, cls] for cls, column in CLASS_SCORES.items()},
+        "weight": rng.uniform(0.5, 2.0, n),
+    }
+
+
+def single_frame() -> pl.DataFrame:
+    """300,000 rows of one query: exactly 150,000 of each label, 75,000 of each class."""
+    rng = np.random.default_rng(20261123)
+    n = 300_000
+    label = rng.permutation(np.repeat([0, 1], n // 2))
+    true_class = rng.permutation(np.repeat(CLASSES, n // len(CLASSES)))
+    columns = frame_columns(rng, label, np.zeros(n), true_class)
+    return pl.DataFrame({"user": np.zeros(n, dtype=np.int64), **columns})
+
+
+def zipf_frame() -> pl.DataFrame:
+    """2,000,000 rows over Zipf(1.5) users (user 1 holds about 38% of them), in three
+    slices of 60%, 30% and 10% of the rows."""
+    rng = np.random.default_rng(5)
+    n = 2_000_000
+    user = np.minimum(rng.zipf(1.5, n), 10**9).astype(np.int64)
+    effects = rng.normal(0, 1, 4096)
+    label = (rng.random(n) < 0.45).astype(np.int64)
+    true_class = rng.choice(CLASSES, n, p=[0.4, 0.3, 0.2, 0.1])
+    columns = frame_columns(rng, label, effects[user % 4096], true_class)
+    return pl.DataFrame({"slice": rng.choice([0, 1, 2], n, p=[0.6, 0.3, 0.1]), "user": user, **columns})
+
+
+def write_parquet_directory(frame: pl.DataFrame, directory: Path) -> str:
+    """The frame in three files, written by polars, pyarrow and DuckDB: the directory."""
+    directory.mkdir()
+    third = frame.height // 3
+    first, second, last = frame.slice(0, third), frame.slice(third, third), frame.slice(2 * third)
+    first.write_parquet(directory / "polars.parquet")
+    pq.write_table(second.to_arrow(), directory / "pyarrow.parquet")
+    with duckdb.connect() as con:
+        con.register("last_part", last.to_arrow())
+        con.execute(f"COPY last_part TO '{directory / 'duckdb.parquet'}' (FORMAT parquet)")
+    return str(directory)
+
+
+@dataclass
+class Case:
+    """A dataset on disk and in memory, how it is sliced, and whether it is weighted."""
+
+    name: str
+    frame: pl.DataFrame
+    path: str
+    by: str | None
+    weighted: bool
+
+    @property
+    def weight(self) -> str | None:
+        return "weight" if self.weighted else None
+
+    @property
+    def slices(self) -> list:
+        return [None] if self.by is None else sorted(self.frame[self.by].unique().to_list())
+
+    def rows(self, value) -> pl.DataFrame:
+        return self.frame if self.by is None else self.frame.filter(pl.col(self.by) == value)
+
+    def w(self, rows: pl.DataFrame) -> np.ndarray:
+        return rows["weight"].to_numpy() if self.weighted else np.ones(rows.height)
+
+    def scan(self) -> pl.LazyFrame:
+        return pl.scan_parquet(f"{self.path}/*.parquet")
+
+
+CASES = {"single": ("single", None, False), "zipf": ("zipf", "slice", False), "zipf_weighted": ("zipf", "slice", True)}
+ALL = ("classification", "regression", "multiclass", "one_vs_rest", "curves")
+# What each case runs. The tier's budget (3–4 minutes on a 2-core machine) does not
+# hold every family three times over 2M rows, so:
+# * unweighted zipf is there for the unweighted (rank-sum) gauc and auc over Zipf users, a
+#   head user with >100k rows of each class; it runs classification and regression only;
+# * one_vs_rest runs on single only: over zipf it reads 8M class rows (2M rows × 4 classes),
+#   about a minute per engine; single already has 75,000 positives × 225,000 negatives
+#   per class (past 2³²), and the one-vs-rest weights are Float64 whether weighted or not.
+PLAN = {
+    "single": ALL,
+    "zipf": ("classification", "regression"),
+    "zipf_weighted": ("classification", "regression", "multiclass", "curves"),
+}
+
+
+def cases_running(family: str) -> list[str]:
+    return [case for case, families in PLAN.items() if family in families]
+
+
+@pytest.fixture(scope="session")
+def datasets(tmp_path_factory) -> dict[str, tuple[pl.DataFrame, str]]:
+    root = tmp_path_factory.mktemp("scale")
+    frames = {"single": single_frame(), "zipf": zipf_frame()}
+    return {name: (frame, write_parquet_directory(frame, root / name)) for name, frame in frames.items()}
+
+
+@pytest.fixture(scope="session")
+def cases(datasets) -> dict[str, Case]:
+    return {case: Case(case, *datasets[data], by=by, weighted=weighted) for case, (data, by, weighted) in CASES.items()}
+
+
+@pytest.fixture
+def case(request, cases) -> Case:
+    return cases[request.param]
+
+
+def test_datasets_pass_the_32_bit_line(cases):
+    """The tier tests what it claims: one slice has P·N > 2³², the head user of zipf has
+    over 100,000 rows of each class, and scores are almost all distinct."""
+    single = cases["single"].frame
+    positives = int(single["label"].sum())
+    assert positives * (single.height - positives) > 2**32
+    per_user = cases["zipf"].frame.group_by("slice", "user").agg(pos=pl.col("label").sum(), n=pl.len())
+    head = per_user.sort("n", descending=True).row(0, named=True)
+    assert head["pos"] >= 100_000 and head["n"] - head["pos"] >= 100_000
+    for case in ("single", "zipf"):
+        frame = cases[case].frame
+        assert frame["score"].n_unique() > 0.999 * frame.height
+
+
+# --- references -----------------------------------------------------------------------
+
+
+def close(actual, expected, what: str) -> None:
+    if expected is None:
+        assert actual is None, f"{what}: {actual}, expected NULL"
+    else:
+        assert actual is not None and math.isclose(actual, expected, rel_tol=REL, abs_tol=REL), (
+            f"{what}: {actual}, expected {expected}"
+        )
+
+
+def grouped_auc(group: np.ndarray, y: np.ndarray, s: np.ndarray, w: np.ndarray) -> tuple[dict[int, tuple], int]:
+    """Per group with both classes, its tie-correct weighted AUC and weight W⁺ + W⁻; and
+    the number of groups. AUC_g =
+    Σ over its tie blocks b of W⁺_b·(W⁻ below b + W⁻_b/2) / (W⁺·W⁻), vectorised: one
+    sort by (group, score), running sums in long double, each group's start subtracted."""
+    order = np.lexsort((s, group))
+    g, s, y, w = group[order], s[order], y[order], w[order]
+    new_block = np.ones(len(g), dtype=bool)
+    new_block[1:] = (g[1:] != g[:-1]) | (s[1:] != s[:-1])
+    block = np.cumsum(new_block) - 1
+    block_group = g[new_block]
+    pos = np.bincount(block, weights=w * y).astype(np.longdouble)  # bincount sums in float64: exact for w = 1
+    neg = np.bincount(block, weights=w * (1 - y)).astype(np.longdouble)
+    below = np.cumsum(neg) - neg
+    first_of_group = np.ones(len(block_group), dtype=bool)
+    first_of_group[1:] = block_group[1:] != block_group[:-1]
+    below -= np.repeat(below[first_of_group], np.diff(np.append(np.flatnonzero(first_of_group), len(block_group))))
+    credit = pos * (below + neg / 2)
+    groups, index = np.unique(block_group, return_inverse=True)
+    sums = [np.zeros(len(groups), dtype=np.longdouble) for _ in range(3)]
+    for total, values in zip(sums, (credit, pos, neg)):
+        np.add.at(total, index, values)
+    credit_sum, w_pos, w_neg = sums
+    result = {}
+    for i in np.flatnonzero((w_pos > 0) & (w_neg > 0)):
+        result[int(groups[i])] = (float(credit_sum[i] / (w_pos[i] * w_neg[i])), float(w_pos[i] + w_neg[i]))
+    return result, len(groups)
+
+
+def gauc_reference(user: np.ndarray, y: np.ndarray, s: np.ndarray, w: np.ndarray) -> tuple:
+    """(gauc, groups, skipped) with impressions weighting; the three largest users' AUCs
+    are also checked against scikit-learn's roc_auc_score."""
+    aucs, n_groups = grouped_auc(user, y, s, w)
+    sizes = np.bincount(np.unique(user, return_inverse=True)[1])
+    for head in np.unique(user)[np.argsort(sizes)[::-1][:3]]:
+        rows = user == head
+        if int(head) in aucs:
+            direct = skm.roc_auc_score(y[rows], s[rows], sample_weight=w[rows])
+            assert math.isclose(aucs[int(head)][0], direct, rel_tol=1e-12), (head, aucs[int(head)][0], direct)
+    total = sum(g * auc for auc, g in aucs.values())
+    weights = sum(g for _, g in aucs.values())
+    return (total / weights if weights else None), len(aucs), n_groups - len(aucs)
+
+
+def classification_expected(case: Case) -> list[dict]:
+    rows = []
+    for value in case.slices:
+        part = case.rows(value)
+        y, s, w = part["label"].to_numpy(), part["score"].to_numpy(), case.w(part)
+        row = {
+            c.label: CLASSIFICATION_REFERENCES[c.spec.name](y, s, w, **c.kwargs)
+            for c in BINARY_CALLS
+            if c.spec.name not in GROUPED
+        }
+        gauc, groups, skipped = gauc_reference(part["user"].to_numpy(), y, s, w)
+        rows.append(row | {"gauc": gauc, "gauc_groups": groups, "gauc_skipped": skipped})
+    return rows
+
+
+def regression_expected(case: Case) -> list[dict]:
+    rows = []
+    for value in case.slices:
+        part = case.rows(value)
+        y, p, w = part["target"].to_numpy(), part["estimate"].to_numpy(), case.w(part)
+        row = {c.label: REGRESSION_REFERENCES[c.spec.name](y, p, w) for c in REGRESSION_CALLS}
+        rows.append(row | {"mape_skipped": int((y == 0).sum())})
+    return rows
+
+
+def class_expected(case: Case) -> list[dict]:
+    rows = []
+    for value in case.slices:
+        part = case.rows(value)
+        y, p, w = part["true_class"].to_numpy(), part["predicted_class"].to_numpy(), case.w(part)
+        rows.append({c.label: sklearn_value(c, y, p, w) for c in CLASS_CALLS})
+    return rows
+
+
+def ovr_expected(case: Case) -> list[dict]:
+    """Per slice, each class's scikit-learn value (computed once per metric) averaged as
+    each call asks: macro, or weighted by the class's true weight; degenerate classes
+    (no positive or no negative weight) are left out and counted."""
+    rows = []
+    for value in case.slices:
+        part = case.rows(value)
+        y, w = part["true_class"].to_numpy(), case.w(part)
+        scores = part.select(CLASS_SCORES.values()).to_numpy()
+        per_class = {name: per_class_reference(name, y, scores, w, CLASSES) for name in sorted(ONE_VS_REST)}
+        row = {}
+        for call in OVR_CALLS:
+            defined = [(v, support) for v, support in per_class[call.spec.name] if v is not None]
+            if call.kwargs["average"] == "macro":
+                mean = sum(v for v, _ in defined) / len(defined)
+            else:
+                mean = sum(v * s for v, s in defined) / sum(s for _, s in defined)
+            skipped = len(CLASSES) - len(defined)
+            row |= {call.label: mean, f"{call.label}_classes": len(defined), f"{call.label}_skipped": skipped}
+        rows.append(row)
+    return rows
+
+
+@dataclass(frozen=True)
+class Family:
+    """How one family is called and what its reference is."""
+
+    calls: list
+    roles: dict
+    reference: object
+
+
+FAMILY_FACES = {
+    "classification": Family(
+        BINARY_CALLS, {"label": "label", "score": "score", "query": "user"}, classification_expected
+    ),
+    "regression": Family(REGRESSION_CALLS, {"label": "target", "score": "estimate"}, regression_expected),
+    "multiclass": Family(CLASS_CALLS, {"label": "true_class", "prediction": "predicted_class"}, class_expected),
+    "one_vs_rest": Family(OVR_CALLS, {"label": "true_class", "class_scores": CLASS_SCORES}, ovr_expected),
+}
+
+
+@pytest.fixture(scope="session")
+def references() -> dict:
+    """Reference rows per (case, family), each computed once on first use."""
+    return {}
+
+
+def expected_rows(references: dict, case: Case, family: str) -> list[dict]:
+    key = (case.name, family)
+    if key not in references:
+        references[key] = FAMILY_FACES[family].reference(case)
+    return references[key]
+
+
+def assert_matches(result: pl.DataFrame, expected: list[dict], case: Case, what: str) -> None:
+    if case.by is not None:
+        assert result[case.by].to_list() == case.slices, what
+    assert result.height == len(expected), what
+    for slice_value, got, want in zip(case.slices, result.iter_rows(named=True), expected):
+        for column, value in want.items():
+            close(got[column], value, f"{what}, slice {slice_value}, {column}")
+
+
+# --- sm.evaluate on both engines --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("case", "family"),
+    [(case, family) for family in FAMILY_FACES for case in cases_running(family)],
+    indirect=["case"],
+)
+def test_evaluate_matches_references(family, case, engine, references):
+    face = FAMILY_FACES[family]
+    result = sm.evaluate(case.path, face.calls, **face.roles, weight=case.weight, by=case.by, engine=engine)
+    used = case.frame.height
+    assert result["n_rows"].sum() == used and result["n_excluded"].sum() == 0
+    assert_matches(result, expected_rows(references, case, family), case, f"{family} on {engine}")
+
+
+# --- sqlmetrics.polars ------------------------------------------------------------------
+
+
+def grouped(lf: pl.LazyFrame, case: Case, exprs: list[pl.Expr]) -> pl.DataFrame:
+    query = lf.select(exprs) if case.by is None else lf.group_by(case.by).agg(exprs).sort(case.by)
+    return query.collect()
+
+
+@pytest.mark.parametrize("case", cases_running("classification"), indirect=True)
+def test_polars_expressions_match_references(case, references):
+    lf, w = case.scan(), case.weight
+    expressions = [
+        getattr(smp, c.spec.name)("score", "label", w, **c.kwargs).alias(c.label)
+        for c in BINARY_CALLS
+        if c.spec.name not in GROUPED
+    ]
+    expected = expected_rows(references, case, "classification")
+    by = [case.by] if case.by else []
+    gauc = smp.gauc(lf, score="score", label="label", query="user", weight=w, by=by).collect()
+    if by:
+        gauc = gauc.sort(by)
+    values = grouped(lf, case, expressions)
+    assert_matches(values.hstack(gauc.drop(by)), expected, case, "classification expressions")
+    regression = [
+        getattr(smp, c.spec.name)("estimate", "target", w, **c.kwargs).alias(c.label) for c in REGRESSION_CALLS
+    ]
+    wanted = [
+        {c.label: row[c.label] for c in REGRESSION_CALLS} for row in expected_rows(references, case, "regression")
+    ]
+    assert_matches(grouped(lf, case, regression), wanted, case, "regression expressions")
+
+
+def value_columns(frame: pl.DataFrame, by: list[str], names: list[str]) -> pl.DataFrame:
+    """A frame function's result with its value columns (in order) renamed to ``names``."""
+    columns = [c for c in frame.columns if c not in by]
+    assert len(columns) == len(names), columns
+    return frame.rename(dict(zip(columns, names)))
+
+
+CLASS_FRAME_ROLES = {
+    "multiclass": (CLASS_CALLS, {"prediction": "predicted_class"}),
+    "one_vs_rest": (OVR_CALLS, {"class_scores": CLASS_SCORES}),
+}
+
+
+@pytest.mark.parametrize(
+    ("case", "family"),
+    [(case, family) for family in CLASS_FRAME_ROLES for case in cases_running(family)],
+    indirect=["case"],
+)
+def test_polars_class_frame_functions_match_references(case, family, references):
+    lf, by = case.scan(), [case.by] if case.by else []
+    calls, role = CLASS_FRAME_ROLES[family]
+    expected = expected_rows(references, case, family)
+    for call in calls:
+        names = [call.label, *(f"{call.label}_{out}" for out in call.spec.outputs)]
+        frame = getattr(smp, call.spec.name)(lf, label="true_class", weight=case.weight, by=by, **role, **call.kwargs)
+        wanted = [{name: row[name] for name in names} for row in expected]
+        result = value_columns(frame.collect(), by, names)
+        assert_matches(result, wanted, case, f"smp.{call.spec.name} {call.kwargs}")
+
+
+# --- curves -----------------------------------------------------------------------------
+
+
+def curve_slices(result: pl.DataFrame, case: Case):
+    """(used rows, the result's rows) of each slice, in slice order."""
+    if case.by is not None:
+        assert result[case.by].unique(maintain_order=True).to_list() == case.slices
+    for value in case.slices:
+        part = case.rows(value)
+        rows = result if case.by is None else result.filter(pl.col(case.by) == value)
+        yield part, rows
+
+
+def assert_arrays(actual: pl.Series, expected: np.ndarray, what: str) -> None:
+    assert actual.len() == len(expected), f"{what}: {actual.len()} points, expected {len(expected)}"
+    np.testing.assert_allclose(actual.to_numpy(), expected, rtol=REL, atol=REL, err_msg=what)
+
+
+@pytest.mark.parametrize("case", cases_running("curves"), indirect=True)
+def test_roc_and_pr_curves_match_sklearn(case, engine):
+    """Every threshold of every slice (zipf: scikit-learn's drop_intermediate points)."""
+    drop = case.by is not None
+    roles = {"label": "label", "score": "score", "weight": case.weight, "by": case.by, "engine": engine}
+    roc = sm.roc_curve(case.path, drop_intermediate=drop, **roles)
+    pr = sm.pr_curve(case.path, drop_intermediate=drop, **roles)
+    for (part, roc_rows), (_, pr_rows) in zip(curve_slices(roc, case), curve_slices(pr, case)):
+        y, s, w = part["label"].to_numpy(), part["score"].to_numpy(), case.w(part)
+        fpr, tpr, thresholds = skm.roc_curve(y, s, sample_weight=w, drop_intermediate=drop)
+        assert_arrays(roc_rows["threshold"], thresholds, "roc threshold")
+        assert_arrays(roc_rows["fpr"], fpr, "fpr")
+        assert_arrays(roc_rows["tpr"], tpr, "tpr")
+        precision, recall, thresholds = skm.precision_recall_curve(y, s, sample_weight=w, drop_intermediate=drop)
+        # scikit-learn ends with the thresholdless point (precision 1, recall 0): first here, at +inf
+        assert_arrays(pr_rows["threshold"], np.append(thresholds, np.inf)[::-1], "pr threshold")
+        assert_arrays(pr_rows["precision"], precision[::-1], "precision")
+        assert_arrays(pr_rows["recall"], recall[::-1], "recall")
+
+
+@pytest.mark.parametrize("case", cases_running("curves"), indirect=True)
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_calibration_curve_matches_sklearn(case, engine, strategy):
+    """scikit-learn's calibration_curve (weighted: the same bins' weighted means, numpy)."""
+    roles = {"label": "label", "score": "score", "weight": case.weight, "by": case.by, "engine": engine}
+    curve = sm.calibration_curve(case.path, bins=10, strategy=strategy, **roles)
+    for part, rows in curve_slices(curve, case):
+        y, s = part["label"].to_numpy(), part["score"].to_numpy()
+        expected = calibration_reference(y, s, case.w(part) if case.weighted else None, 10, strategy)
+        columns = ["bin", "mean_score", "observed_rate", "count", *(["weight"] if case.weighted else [])]
+        assert rows.height == len(expected)
+        for got, want in zip(rows.select(columns).rows(), expected):
+            assert got[0] == want[0] and got[3] == want[3], (got, want)
+            for a, b in zip(got[1:3] + got[4:], want[1:3] + want[4:]):
+                close(a, b, f"calibration {strategy} bin {got[0]}")
