@@ -152,7 +152,10 @@ def bind(
 
     ``score=None`` binds the column ``score`` when a metric reads a score, and no score
     otherwise (multi-class metrics read the prediction or the class scores instead)."""
-    slices = (by,) if isinstance(by, str) else tuple(by or ())
+    _check_column_names(label=label, score=score, query=query, weight=weight, item=item, prediction=prediction)
+    slices = (by,) if isinstance(by, str) else tuple(by) if isinstance(by, Sequence) else () if by is None else None
+    if slices is None or not all(isinstance(column, str) for column in slices):
+        raise InvalidParameterError(f"by must be a column name or a list of column names, got {by!r}")
     if score is None and any("score" in call.spec.needs for call in calls):
         score = "score"
     binding = Binding(tuple(calls), label, score, query, weight, slices, item, judgments, prediction, class_scores)
@@ -183,6 +186,15 @@ def bind(
     if clashes:
         raise InvalidParameterError(f"slice column(s) {clashes} clash with result columns of the same name")
     return binding
+
+
+def _check_column_names(**roles: str | None) -> None:
+    """Raise for a role bound to something other than a column name; the label must be bound."""
+    if roles["label"] is None:
+        raise InvalidParameterError("label=None: pass label=<the label column> (every metric reads a label)")
+    for role, column in roles.items():
+        if column is not None and not isinstance(column, str):
+            raise InvalidParameterError(f"{role} must be a column name (a string), got {column!r}")
 
 
 def _check_ranking_roles(binding: Binding) -> None:
