@@ -286,6 +286,25 @@ def check_second_schema(binding: Binding, schema: Mapping[str, str], source_sche
         check_long_schema(binding, schema, source_schema)
     else:
         check_schema(binding, schema, judgments=True)
+        _check_judgment_keys(binding, schema, source_schema)
+
+
+_KIND_WORDS = {"number": "numbers", "text": "strings", None: "neither numbers nor strings"}
+
+
+def _check_judgment_keys(binding: Binding, schema: Mapping[str, str], source_schema: Mapping[str, str]) -> None:
+    """Raise when the run's query or item column and the judgments' hold different kinds of
+    value (numbers, strings): they could not be joined (polars refuses, DuckDB would cast).
+    The message names kinds, not type names, so that every engine says the same."""
+    for role in ("query", "item"):
+        column = binding.judgment_roles[role]
+        kinds = (class_kind(source_schema[column]), class_kind(schema[column]))
+        if kinds[0] != kinds[1]:
+            raise SqlMetricsError(
+                f"{role} column {column!r} of the run holds {_KIND_WORDS[kinds[0]]} and {role} column {column!r} of "
+                f"the judgments holds {_KIND_WORDS[kinds[1]]}: the judgments are joined to the run by query and item, "
+                "so both must be numbers or both strings"
+            )
 
 
 def _check_column(schema: Mapping[str, str], role: str, column: str, where: str, numeric: bool) -> None:
