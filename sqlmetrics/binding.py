@@ -236,6 +236,7 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
     numeric = ("label", "score", "weight") if binding.numeric_label else ("score", "weight")
     for role, column in columns:
         _check_column(schema, role, column, where, role in numeric)
+        _check_supported_type(role, column, schema[column])
     if judgments:
         return
     if binding.multiclass:
@@ -305,6 +306,24 @@ def _check_judgment_keys(binding: Binding, schema: Mapping[str, str], source_sch
                 f"the judgments holds {_KIND_WORDS[kinds[1]]}: the judgments are joined to the run by query and item, "
                 "so both must be numbers or both strings"
             )
+
+
+def _check_supported_type(role: str, column: str, type_name: str) -> None:
+    """Raise for a type no engine reads alike: 128-bit integers (polars Int128, DuckDB
+    HUGEINT; DuckDB cannot read them from a frame) and, as a slice, durations (DuckDB
+    returns its INTERVAL in a form polars does not read). The message names the kind,
+    not an engine's type name, so that every engine says the same."""
+    kind = type_name.lower()
+    if "int128" in kind or "hugeint" in kind:
+        raise SqlMetricsError(
+            f"{role} column {column!r} holds 128-bit integers, which not every engine reads: cast it to a 64-bit "
+            "integer, a float or a string"
+        )
+    if role == "by" and (kind.startswith("duration") or kind.startswith("interval")):
+        raise SqlMetricsError(
+            f"by column {column!r} holds durations, which cannot be a slice: cast it to a number "
+            "(e.g. .dt.total_seconds()) or a string"
+        )
 
 
 def _check_column(schema: Mapping[str, str], role: str, column: str, where: str, numeric: bool) -> None:

@@ -26,6 +26,8 @@ def run(
     of a run, or long class scores) with one SQL statement, written by ``composer``:
     ``compose``, or one that ends with its own final SELECT (a curve,
     ``sm.confusion_matrix``, ``sm.per_class``)."""
+    if isinstance(source, (pl.DataFrame, pl.LazyFrame)):  # before DuckDB reads it: a type it cannot read
+        check_schema(binding, {name: str(dtype) for name, dtype in source.collect_schema().items()})
     connection = con if con is not None else _quiet_connection()
     second_name = second_view(binding.long_scores is not None)
     frames = {view: data for view, data in ((FRAME_VIEW, source), (second_name, second)) if is_frame(data)}
