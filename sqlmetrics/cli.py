@@ -484,12 +484,14 @@ CURVE_OPTIONS["pr"] = CURVE_OPTIONS["roc"]
 
 
 def run_curve(args: argparse.Namespace) -> None:
+    from sqlmetrics.curves import KINDS, plot
+
+    if args.plot is not None:
+        plot.check_path(args.plot)  # before the curve is computed
     function = getattr(sqlmetrics, f"{args.kind}_curve")
     columns = {"label": args.label, "score": args.score, "weight": args.weight, "by": args.by}
     result = compute_and_write(args, function, Path(args.source), **columns, **curve_params(args))
     if args.plot is not None:
-        from sqlmetrics.curves import KINDS, plot
-
         plot.plot(result, KINDS[args.kind], args.by, args.plot)
 
 

@@ -114,6 +114,14 @@ def test_plot_without_matplotlib_is_a_clear_error(capsys, logs, tmp_path, monkey
     assert_one_line_error(code, err, 1, "pip install 'sqlmetrics[plot]'")
 
 
+def test_plot_to_an_unknown_image_format_is_a_clear_error_before_computing(capsys, logs, tmp_path):
+    target = tmp_path / "roc.xyz"
+    code, out, err = run(capsys, "curve", "roc", logs, *BINDING, "--plot", target, "-o", tmp_path / "roc.csv")
+    assert_one_line_error(code, err, 1, f"cannot plot to '{target}': the file name must end with an image format")
+    assert ".png" in err and ".svg" in err
+    assert not (tmp_path / "roc.csv").exists() and not target.exists()
+
+
 @pytest.mark.parametrize(
     ("argv", "status", "fragment"),
     [

@@ -14,6 +14,22 @@ TITLES = {"roc_curve": "ROC curve", "pr_curve": "Precision–recall curve", "cal
 DIAGONAL = {"roc_curve": "chance", "calibration_curve": "perfectly calibrated"}
 
 
+def check_path(path: str | Path) -> None:
+    """Raise unless matplotlib is installed and can write an image named ``path``: its
+    extension is one of matplotlib's formats (png, svg, pdf, ...)."""
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        raise SqlMetricsError("plotting needs matplotlib: pip install 'sqlmetrics[plot]'") from None
+    formats = FigureCanvasBase.get_supported_filetypes()
+    extension = Path(path).suffix.lstrip(".").lower()
+    if extension not in formats:
+        raise SqlMetricsError(
+            f"cannot plot to {str(path)!r}: the file name must end with an image format matplotlib writes "
+            f"({', '.join('.' + name for name in sorted(formats))})"
+        )
+
+
 def plot(table: pl.DataFrame, kind: CurveKind, by: Sequence[str], path: str | Path) -> None:
     """Write ``table`` (a curve of ``kind``) to ``path`` (.png, .svg, ...): one line per
     slice with a legend, labelled axes, a title, and the diagonal for ROC (chance) and
