@@ -12,7 +12,7 @@ from sqlmetrics.binding import Binding, check_schema, check_second_schema
 from sqlmetrics.checks import ERROR_PREFIX
 from sqlmetrics.compose import compose
 from sqlmetrics.errors import InvalidInputError, SourceError
-from sqlmetrics.sources import FRAME_VIEW, is_frame, second_view, source_sql
+from sqlmetrics.sources import FRAME_VIEW, is_frame, is_path, polars_source, second_view, source_sql
 
 
 def run(
@@ -41,12 +41,30 @@ def run(
         if second is not None:
             second_sql = source_sql(second, view=second_name)
             check_second_schema(binding, _schema(connection, second_sql, second), schema)
-        return _execute(connection, composer(binding, from_sql, second_sql))
+        result = _execute(connection, composer(binding, from_sql, second_sql))
+        return _restore_time_zones(result, binding.by, source)
     finally:
         for view in frames:
             connection.unregister(view)
         if con is None:
             connection.close()
+
+
+def _restore_time_zones(result: pl.DataFrame, by: tuple[str, ...], source: Any) -> pl.DataFrame:
+    """The slices of a time-zone-aware timestamp column in the column's own zone, as the
+    polars engine returns them (DuckDB returns its TIMESTAMPTZ in UTC). A DuckDB table
+    has no zone of its own: its slices stay in UTC."""
+    if not any(isinstance(result.schema.get(column), pl.Datetime) for column in by) or not (
+        is_frame(source) or is_path(source)
+    ):
+        return result
+    schema = polars_source(source).collect_schema()
+    zoned = {
+        column: schema[column].time_zone
+        for column in by
+        if isinstance(schema.get(column), pl.Datetime) and schema[column].time_zone is not None
+    }
+    return result.with_columns(pl.col(column).dt.convert_time_zone(zone) for column, zone in zoned.items())
 
 
 def _quiet_connection() -> duckdb.DuckDBPyConnection:
