@@ -104,7 +104,9 @@ def check_no_overflow(binding: Binding, result: pl.DataFrame) -> None:
     rescales the label and score."""
     columns = [call.label for call in binding.calls if call.spec.family == "regression"]
     values = [pl.col(column).cast(pl.Float64) for column in columns]
-    not_finite = result.select((value.is_infinite() | value.is_nan()).any() for value in values).row(0) if columns else ()
+    not_finite = (
+        result.select((value.is_infinite() | value.is_nan()).any() for value in values).row(0) if columns else ()
+    )
     overflowed = [column for column, bad in zip(columns, not_finite) if bad]
     if overflowed:
         raise InvalidInputError(
