@@ -395,8 +395,17 @@ def test_negative_weight_is_an_error(engine):
 @pytest.mark.parametrize(
     ("function", "params", "message"),
     [
-        (sm.calibration_curve, {"bins": 0}, r"calibration_curve: parameter 'bins' must be an integer >= 1, got 0"),
-        (sm.calibration_curve, {"bins": 2.5}, r"parameter 'bins' must be an integer >= 1, got 2\.5"),
+        (
+            sm.calibration_curve,
+            {"bins": 0},
+            r"calibration_curve: parameter 'bins' must be an integer from 1 to 1,000,000, got 0",
+        ),
+        (
+            sm.calibration_curve,
+            {"bins": 1_000_001},
+            r"calibration_curve: parameter 'bins' must be an integer from 1 to 1,000,000, got 1000001",
+        ),
+        (sm.calibration_curve, {"bins": 2.5}, r"parameter 'bins' must be an integer from 1 to 1,000,000, got 2\.5"),
         (
             sm.calibration_curve,
             {"strategy": "kmeans"},

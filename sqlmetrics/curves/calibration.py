@@ -25,7 +25,15 @@ SPEC = Metric(
     reference="sklearn.calibration.calibration_curve",
 )
 
-BINS = Param("bins", int, 10, "number of bins", rule=lambda value: value >= 1, rule_text="must be an integer >= 1")
+MAX_BINS = 1_000_000  # every engine generates each slice's bins - 1 edges: a bound keeps that small
+BINS = Param(
+    "bins",
+    int,
+    10,
+    "number of bins",
+    rule=lambda value: 1 <= value <= MAX_BINS,
+    rule_text=f"must be an integer from 1 to {MAX_BINS:,}",
+)
 STRATEGY = Param(
     "strategy",
     str,
