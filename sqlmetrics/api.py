@@ -13,7 +13,7 @@ from sqlmetrics.class_scores import LongScores, parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
 from sqlmetrics.dialects import check_dialect, transpile
 from sqlmetrics.engines import duckdb_engine, polars_engine, postgres_engine, spark_engine
-from sqlmetrics.errors import InvalidParameterError, SourceError
+from sqlmetrics.errors import InvalidInputError, InvalidParameterError, SourceError
 from sqlmetrics.registry import resolve
 from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
 from sqlmetrics.spec import MetricCall
@@ -84,14 +84,35 @@ def evaluate(
     """
     binding, second = prepare(metrics, label, score, prediction, query, item, weight, by, judgments, class_scores)
     if engine == "duckdb":
-        return duckdb_engine.run(binding, source, con, second)
-    if engine == "polars":
-        return polars_engine.run(binding, source, second)
-    if engine == "spark":
-        return spark_engine.run(binding, source, spark, second)
-    if engine == "postgres":
-        return postgres_engine.run(binding, source, con, second)
-    raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+        result = duckdb_engine.run(binding, source, con, second)
+    elif engine == "polars":
+        result = polars_engine.run(binding, source, second)
+    elif engine == "spark":
+        result = spark_engine.run(binding, source, spark, second)
+    elif engine == "postgres":
+        result = postgres_engine.run(binding, source, con, second)
+    else:
+        raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+    check_no_overflow(binding, result)
+    return result
+
+
+def check_no_overflow(binding: Binding, result: pl.DataFrame) -> None:
+    """Raise when a regression metric came out infinite or NaN: its inputs are finite (the
+    input rules), so a sum, square or difference of them overflowed the float range
+    (values near ±1.8e308, e.g. r2 = inf/inf). Never report such a number: the caller
+    rescales the label and score."""
+    columns = [call.label for call in binding.calls if call.spec.family == "regression"]
+    values = [pl.col(column).cast(pl.Float64) for column in columns]
+    not_finite = (
+        result.select((value.is_infinite() | value.is_nan()).any() for value in values).row(0) if columns else ()
+    )
+    overflowed = [column for column, bad in zip(columns, not_finite) if bad]
+    if overflowed:
+        raise InvalidInputError(
+            f"{', '.join(overflowed)}: an intermediate sum overflowed the float range (|value| > 1.8e308) although "
+            "label and score are finite; rescale them (e.g. divide both by 1e300)"
+        )
 
 
 def prepare(

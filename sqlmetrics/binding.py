@@ -163,7 +163,10 @@ def bind(
 
     ``score=None`` binds the column ``score`` when a metric reads a score, and no score
     otherwise (multi-class metrics read the prediction or the class scores instead)."""
-    slices = (by,) if isinstance(by, str) else tuple(by or ())
+    _check_column_names(label=label, score=score, query=query, weight=weight, item=item, prediction=prediction)
+    slices = (by,) if isinstance(by, str) else tuple(by) if isinstance(by, Sequence) else () if by is None else None
+    if slices is None or not all(isinstance(column, str) for column in slices):
+        raise InvalidParameterError(f"by must be a column name or a list of column names, got {by!r}")
     if score is None and any("score" in call.spec.needs for call in calls):
         score = "score"
     binding = Binding(tuple(calls), label, score, query, weight, slices, item, judgments, prediction, class_scores)
@@ -194,6 +197,15 @@ def bind(
     if clashes:
         raise InvalidParameterError(f"slice column(s) {clashes} clash with result columns of the same name")
     return binding
+
+
+def _check_column_names(**roles: str | None) -> None:
+    """Raise for a role bound to something other than a column name; the label must be bound."""
+    if roles["label"] is None:
+        raise InvalidParameterError("label=None: pass label=<the label column> (every metric reads a label)")
+    for role, column in roles.items():
+        if column is not None and not isinstance(column, str):
+            raise InvalidParameterError(f"{role} must be a column name (a string), got {column!r}")
 
 
 def _check_ranking_roles(binding: Binding) -> None:
@@ -235,6 +247,7 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
     numeric = ("label", "score", "weight") if binding.numeric_label else ("score", "weight")
     for role, column in columns:
         _check_column(schema, role, column, where, role in numeric)
+        _check_supported_type(role, column, schema[column])
     if judgments:
         return
     if binding.multiclass:
@@ -285,6 +298,43 @@ def check_second_schema(binding: Binding, schema: Mapping[str, str], source_sche
         check_long_schema(binding, schema, source_schema)
     else:
         check_schema(binding, schema, judgments=True)
+        _check_judgment_keys(binding, schema, source_schema)
+
+
+_KIND_WORDS = {"number": "numbers", "text": "strings", None: "neither numbers nor strings"}
+
+
+def _check_judgment_keys(binding: Binding, schema: Mapping[str, str], source_schema: Mapping[str, str]) -> None:
+    """Raise when the run's query or item column and the judgments' hold different kinds of
+    value (numbers, strings): they could not be joined (polars refuses, DuckDB would cast).
+    The message names kinds, not type names, so that every engine says the same."""
+    for role in ("query", "item"):
+        column = binding.judgment_roles[role]
+        kinds = (class_kind(source_schema[column]), class_kind(schema[column]))
+        if kinds[0] != kinds[1]:
+            raise SqlMetricsError(
+                f"{role} column {column!r} of the run holds {_KIND_WORDS[kinds[0]]} and {role} column {column!r} of "
+                f"the judgments holds {_KIND_WORDS[kinds[1]]}: the judgments are joined to the run by query and item, "
+                "so both must be numbers or both strings"
+            )
+
+
+def _check_supported_type(role: str, column: str, type_name: str) -> None:
+    """Raise for a type no engine reads alike: 128-bit integers (polars Int128, DuckDB
+    HUGEINT; DuckDB cannot read them from a frame) and, as a slice, durations (DuckDB
+    returns its INTERVAL in a form polars does not read). The message names the kind,
+    not an engine's type name, so that every engine says the same."""
+    kind = type_name.lower()
+    if "int128" in kind or "hugeint" in kind:
+        raise SqlMetricsError(
+            f"{role} column {column!r} holds 128-bit integers, which not every engine reads: cast it to a 64-bit "
+            "integer, a float or a string"
+        )
+    if role == "by" and (kind.startswith("duration") or kind.startswith("interval")):
+        raise SqlMetricsError(
+            f"by column {column!r} holds durations, which cannot be a slice: cast it to a number "
+            "(e.g. .dt.total_seconds()) or a string"
+        )
 
 
 def _check_column(schema: Mapping[str, str], role: str, column: str, where: str, numeric: bool) -> None:

@@ -95,6 +95,9 @@ RESIDUAL_SUMS = (
     f"MAX(CASE WHEN w > 0 THEN ABS{_RESIDUAL} END) AS max_abs_error",
 )
 
+# DuckDB's top-k aggregate ``max(x, k)`` takes k < 1,000,000; a larger k uses the portable
+# top k (``metrics/ranking/_reach.py``), which gives the same floor.
+DUCKDB_TOP_K_LIMIT = 1_000_000
 
 INTERMEDIATES = {
     "score_hist": Intermediate("intermediates/score_hist.sql"),
@@ -398,18 +401,20 @@ def _ideal_rows_sql(binding: Binding, by: str) -> str:
 def _list_floors_sql(binding: Binding, by: str, portable: bool) -> str:
     """Per list and (tie policy, relevance threshold) in use: the lowest score any metric
     of the call reads down to (``metrics/ranking/_reach.py``; ``portable``: without
-    DuckDB's top-k aggregate)."""
-    floors: dict[tuple[str, float], list[str]] = {}
-    for call in binding.calls:
-        if _reads("ranked", call.spec.intermediates):
-            kwargs = call.kwargs
-            combination = (kwargs["ties"], kwargs["min_relevance"])
-            floors.setdefault(combination, []).append(
-                floor_sql(call.spec.reach, kwargs.get("k"), kwargs["min_relevance"], portable)
-            )
-    rows = "input\nWHERE w IS NOT NULL"
+    DuckDB's top-k aggregate, which is also avoided for a k at or above its limit,
+    ``DUCKDB_TOP_K_LIMIT``)."""
     ranking = [call for call in binding.calls if _reads("ranked", call.spec.intermediates)]
-    if portable and any(call.kwargs.get("k") is not None for call in ranking):
+    cutoffs = [call.kwargs["k"] for call in ranking if call.kwargs.get("k") is not None]
+    portable = portable or any(k >= DUCKDB_TOP_K_LIMIT for k in cutoffs)
+    floors: dict[tuple[str, float], list[str]] = {}
+    for call in ranking:
+        kwargs = call.kwargs
+        combination = (kwargs["ties"], kwargs["min_relevance"])
+        floors.setdefault(combination, []).append(
+            floor_sql(call.spec.reach, kwargs.get("k"), kwargs["min_relevance"], portable)
+        )
+    rows = "input\nWHERE w IS NOT NULL"
+    if portable and cutoffs:
         rows = (  # floor_sql's top k reads score_rank
             f"(\n  SELECT *, RANK() OVER (PARTITION BY {by}, query ORDER BY score DESC) AS score_rank\n"
             "  FROM input\n  WHERE w IS NOT NULL\n) AS ranked_input"

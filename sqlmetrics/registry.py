@@ -128,6 +128,14 @@ def resolve(
     are taken as they are."""
     if isinstance(metrics, (str, MetricCall)):
         metrics = [metrics]
+    if metrics is None or not isinstance(metrics, Iterable):
+        raise InvalidParameterError(f"metrics must be a metric name, a metric call or a list of them, got {metrics!r}")
+    metrics = list(metrics)
+    others = [m for m in metrics if not isinstance(m, (str, MetricCall))]
+    if others:
+        raise InvalidParameterError(
+            f"metrics must be names (e.g. 'auc') or metric calls (e.g. sm.fbeta(beta=2)), got {others[0]!r}"
+        )
     calls = [m if isinstance(m, MetricCall) else _named_call(m, multiclass, class_scores) for m in metrics]
     if not calls:
         raise InvalidParameterError("no metrics given")

@@ -29,6 +29,9 @@ LABEL_DOMAINS = ("binary", "relevance", "real", "class")
 # is bound, the plain name means it (``registry.routed``) and its column is ``<name>``.
 MULTICLASS_PREFIX = "multiclass_"
 
+# The largest integer parameter every engine holds (a signed 64-bit integer, 2**63 - 1).
+MAX_INT = 2**63 - 1
+
 
 @dataclass(frozen=True)
 class Param:
@@ -59,6 +62,11 @@ class Param:
                 )
             return value
         coerced = _coerce(value, self.kind)
+        if self.kind is int and coerced is not None and abs(coerced) > MAX_INT:
+            raise InvalidParameterError(
+                f"{metric}: parameter {self.name!r} must be at most {MAX_INT:,} in magnitude (a 64-bit integer), "
+                f"got {value!r}"
+            )
         if coerced is None or not self.rule(coerced):
             raise InvalidParameterError(
                 f"{metric}: parameter {self.name!r} {self.rule_text or f'must be a {self.kind.__name__}'}"

@@ -210,3 +210,82 @@ def test_warehouse_engines_say_what_to_pass():
         sm.evaluate(FRAME, ["auc"], **ROLES, engine="spark")
     with pytest.raises(sm.InvalidParameterError, match=r"pass con=psycopg.connect\(...\)"):
         sm.evaluate("impressions", ["auc"], **ROLES, engine="postgres")
+
+
+@pytest.mark.parametrize(
+    ("metrics", "kwargs", "message"),
+    [
+        (None, {}, "metrics must be a metric name, a metric call or a list of them, got None"),
+        ([1], {}, r"metrics must be names \(e\.g\. 'auc'\) or metric calls \(e\.g\. sm\.fbeta\(beta=2\)\), got 1"),
+        (["auc", None], {}, r"metrics must be names .* got None"),
+        ([], {}, "no metrics given"),
+        (["auc"], {"label": None}, r"label=None: pass label=<the label column>"),
+        (["auc"], {"weight": 1}, r"weight must be a column name \(a string\), got 1"),
+        (["auc"], {"by": 1}, "by must be a column name or a list of column names, got 1"),
+        (["auc"], {"by": ["day", None]}, r"by must be a column name or a list of column names, got \['day', None\]"),
+    ],
+)
+def test_missing_or_malformed_arguments_are_parameter_errors(engine, metrics, kwargs, message):
+    with pytest.raises(sm.InvalidParameterError, match=message):
+        evaluate(FRAME, metrics, engine, **kwargs)
+
+
+@pytest.mark.parametrize(("role", "column"), [("label", "click"), ("score", "pctr"), ("weight", "w"), ("by", "user")])
+def test_128_bit_integer_columns_are_refused_by_name(engine, role, column):
+    frame = FRAME.with_columns(pl.col(column).cast(pl.Int128))
+    kwargs = {"weight": "w", role: column}
+    message = rf"{role} column '{column}' holds 128-bit integers, which not every engine reads"
+    with pytest.raises(sm.SqlMetricsError, match=message):
+        evaluate(frame, ["auc"], engine, **kwargs)
+
+
+def test_128_bit_integer_query_is_refused_by_name(engine):
+    with pytest.raises(sm.SqlMetricsError, match=r"query column 'user' holds 128-bit integers"):
+        evaluate(FRAME.with_columns(pl.col("user").cast(pl.Int128)), ["gauc"], engine, query="user")
+
+
+def test_duration_slice_is_refused_by_name(engine):
+    frame = FRAME.with_columns(wait=pl.duration(seconds=pl.col("user")))
+    with pytest.raises(sm.SqlMetricsError, match=r"by column 'wait' holds durations, which cannot be a slice"):
+        evaluate(frame, ["auc"], engine, by="wait")
+
+
+REGRESSION = ["mse", "rmse", "r2", "mae", "mape", "mean_error", "max_error", "median_absolute_error"]
+
+
+def test_regression_sums_that_overflow_the_float_range_are_an_error_not_nan(engine):
+    # finite targets near the float limit: (1.1e308 - 1e308)^2 and the squared deviations of
+    # the target overflow to inf, r2 would be inf/inf = nan
+    frame = pl.DataFrame({"y": [1e308, -1e308, 1.5e308], "p": [1.1e308, -1e308, 1.4e308]})
+    message = r"^mse, rmse, r2: an intermediate sum overflowed the float range \(\|value\| > 1\.8e308\)"
+    with pytest.raises(sm.InvalidInputError, match=message):
+        sm.evaluate(frame, REGRESSION, label="y", score="p", engine=engine)
+
+
+def test_regression_near_the_float_limit_is_finite_where_no_sum_overflows(engine):
+    # the same targets, each predicted exactly: every residual is 0, so mae = mse =
+    # max_error = mean_error = 0, and r2 = 1 - 0 / SST = 1 (SST itself overflows, but a
+    # perfect fit needs no division by it)
+    frame = pl.DataFrame({"y": [1e308, -1e308, 1.5e308], "p": [1e308, -1e308, 1.5e308]})
+    row = sm.evaluate(frame, ["mae", "mse", "max_error", "mean_error", "r2"], label="y", score="p", engine=engine).row(
+        0
+    )
+    assert row == (3, 0, 0.0, 0.0, 0.0, 0.0, 1.0)
+
+
+def test_time_zone_aware_slices_keep_their_zone(engine):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    berlin = ZoneInfo("Europe/Berlin")
+    times = [datetime(2024, 1, 1, 12), None, datetime(2024, 6, 1, 12), datetime(2024, 1, 1, 12), None, None]
+    frame = FRAME.with_columns(at=pl.Series(times).dt.replace_time_zone("Europe/Berlin"))
+    result = evaluate(frame, ["auc"], engine, by="at")
+    assert result.schema["at"] == pl.Datetime("us", "Europe/Berlin")
+    # slices sorted, NULL last; winter noon is 11:00 UTC, summer noon 10:00 UTC: the zone is kept, not UTC
+    assert result["at"].to_list() == [
+        datetime(2024, 1, 1, 12, tzinfo=berlin),
+        datetime(2024, 6, 1, 12, tzinfo=berlin),
+        None,
+    ]
+    assert result["n_rows"].to_list() == [2, 1, 3]

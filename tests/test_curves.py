@@ -175,6 +175,19 @@ def test_scores_on_bin_edges_fall_in_the_lower_bin_as_in_numpy(engine, bins):
     assert result["bin"][0] == 0 and result["count"][0] == 3  # 0, the first inner edge and 0.05
 
 
+@pytest.mark.parametrize("bins", [99, 1_000, 100_000])
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_many_bins_are_sklearns_with_scores_on_their_edges(engine, bins, strategy):
+    # the statement generates its cuts (no literal list of every bin): few rows, many bins,
+    # some scores exactly on numpy's edges, 0 and 1
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    scores = [0.0, edges[1], edges[bins // 3], 0.5, 0.5, edges[-2], 1.0, 0.123456789]
+    frame = pl.DataFrame({"score": scores, "label": [0, 1, 1, 0, 1, 0, 1, 1]})
+    result = sm.calibration_curve(frame, bins=bins, strategy=strategy, engine=engine)
+    expected = calibration_reference(frame["label"].to_numpy(), frame["score"].to_numpy(), None, bins, strategy)
+    assert_rows_close(result.rows(), expected)
+
+
 def test_parquet_source_gives_sklearns_curves(tmp_path, engine):
     rng = np.random.default_rng(3)
     n = 300
@@ -382,8 +395,17 @@ def test_negative_weight_is_an_error(engine):
 @pytest.mark.parametrize(
     ("function", "params", "message"),
     [
-        (sm.calibration_curve, {"bins": 0}, r"calibration_curve: parameter 'bins' must be an integer >= 1, got 0"),
-        (sm.calibration_curve, {"bins": 2.5}, r"parameter 'bins' must be an integer >= 1, got 2\.5"),
+        (
+            sm.calibration_curve,
+            {"bins": 0},
+            r"calibration_curve: parameter 'bins' must be an integer from 1 to 1,000,000, got 0",
+        ),
+        (
+            sm.calibration_curve,
+            {"bins": 1_000_001},
+            r"calibration_curve: parameter 'bins' must be an integer from 1 to 1,000,000, got 1000001",
+        ),
+        (sm.calibration_curve, {"bins": 2.5}, r"parameter 'bins' must be an integer from 1 to 1,000,000, got 2\.5"),
         (
             sm.calibration_curve,
             {"strategy": "kmeans"},

@@ -166,7 +166,7 @@ def test_plot_without_matplotlib_is_a_clear_error(capsys, logs, tmp_path, monkey
         (["det", "{logs}"], 2, "invalid choice: 'det'"),
         (["roc", "{logs}", "--format", "parquet"], 2, "pass --output PATH"),
         (["roc", "{logs}", "--max-points", "1"], 1, "parameter 'max_points' must be an integer >= 2"),
-        (["calibration", "{logs}", "--bins", "0"], 1, "parameter 'bins' must be an integer >= 1"),
+        (["calibration", "{logs}", "--bins", "0"], 1, "parameter 'bins' must be an integer from 1 to 1,000,000"),
         (["roc", "{logs}", "--score", "p"], 1, "score column 'p' not found; the source has: click, pctr, date, w"),
         (["roc", "{missing}"], 1, "file not found"),
     ],

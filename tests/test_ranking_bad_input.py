@@ -131,3 +131,47 @@ def test_a_run_without_any_judged_item_retrieved(engine):
     row = result.row(0, named=True)
     # x: its relevant item is never retrieved (0); y: no relevant item (skipped)
     assert [row[c] for c in ("ndcg", "ndcg_queries", "ndcg_skipped", "map", "recall_at_2")] == [0.0, 1, 1, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("k", [999_999, 1_000_000, 5_000_000, 2**63 - 1])
+def test_k_beyond_every_list_around_duckdbs_top_k_limit(engine, k):
+    # DuckDB's top-k aggregate takes k < 1,000,000; from there the portable top k is used.
+    # A k beyond every list cuts nothing: ndcg@k and map@k equal their uncut values, and
+    # precision@k is (relevant items in the list) / k averaged over the queries with one:
+    # q1 holds 2 relevant items, q2 1, so (2/k + 1/k) / 2.
+    result = sm.evaluate(
+        IMPRESSIONS, [f"ndcg@{k}", f"map@{k}", f"precision@{k}", "ndcg", "map"], **ROLES, engine=engine
+    )
+    row = result.row(0, named=True)
+    assert row[f"ndcg_at_{k}"] == pytest.approx(row["ndcg"], rel=1e-12)
+    assert row[f"map_at_{k}"] == pytest.approx(row["map"], rel=1e-12)
+    assert row[f"precision_at_{k}"] == pytest.approx((2 / k + 1 / k) / 2, rel=1e-12)
+
+
+def test_large_k_engines_agree():
+    calls = ["ndcg@999999", "ndcg@1000000", "hit_rate@1000001", "mrr@1000000"]
+    duck, polars_result = (sm.evaluate(IMPRESSIONS, calls, **ROLES, engine=e) for e in ("duckdb", "polars"))
+    assert duck.columns == polars_result.columns
+    for column in duck.columns:
+        assert duck[column].to_list() == pytest.approx(polars_result[column].to_list(), rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [2**63, 2**64])
+def test_k_beyond_64_bits_states_the_bound(engine, k):
+    message = (
+        rf"ndcg: parameter 'k' must be at most 9,223,372,036,854,775,807 in magnitude \(a 64-bit integer\), got {k}"
+    )
+    with pytest.raises(sm.InvalidParameterError, match=message):
+        sm.evaluate(IMPRESSIONS, [f"ndcg@{k}"], **ROLES, engine=engine)
+
+
+@pytest.mark.parametrize(("name", "column"), [("item", "doc"), ("query", "q")])
+def test_judgments_keyed_by_other_kinds_of_values_than_the_run(engine, name, column):
+    message = (
+        rf"{name} column '{column}' of the run holds strings and {name} column '{column}' of the judgments holds "
+        "numbers: the judgments are joined to the run by query and item, so both must be numbers or both strings"
+    )
+    with pytest.raises(sm.SqlMetricsError, match=message):
+        sm.evaluate(
+            RUN, ["ndcg"], **RUN_ROLES, judgments=JUDGMENTS.with_columns(pl.Series(column, [1, 2, 3])), engine=engine
+        )

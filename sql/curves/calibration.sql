@@ -17,9 +17,9 @@
 -- lower bin; 0 is in bin 0, 1 in bin bins − 1.
 --
 -- reads:  score_hist({{ by }}, score, n, w_pos, w_neg)
--- params: {{ bins }}; {{ cuts }}, e.g. for 2 bins
---         (VALUES (0, 0.0, 0.0), (1, 0.5, 0.5), (2, 1.0, 1.0)) AS cuts(j, fraction, level),
---         the numbers as DOUBLE literals;
+-- params: {{ bins }}; {{ cuts }}, a table cuts(j, fraction, level) of DOUBLE numbers that the
+--         statement generates (its text stays small for any bins), e.g. for 2 bins the rows
+--         (0, 0.0, 0.0), (1, 0.5, 0.5), (2, 1.0, 1.0);
 --         {{ strategy }} ('uniform' or 'quantile')
 -- output: {{ by }}, bin, mean_score, observed_rate, count, weight
 WITH scores AS (

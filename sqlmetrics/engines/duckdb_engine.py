@@ -13,7 +13,15 @@ from sqlmetrics.binding import Binding, check_schema, check_second_schema
 from sqlmetrics.checks import ERROR_PREFIX
 from sqlmetrics.compose import compose
 from sqlmetrics.errors import InvalidInputError, SourceError
-from sqlmetrics.sources import FRAME_VIEW, is_frame, names_unreadable_files, second_view, source_sql
+from sqlmetrics.sources import (
+    FRAME_VIEW,
+    is_frame,
+    is_path,
+    names_unreadable_files,
+    polars_source,
+    second_view,
+    source_sql,
+)
 
 
 @names_unreadable_files
@@ -28,6 +36,8 @@ def run(
     of a run, or long class scores) with one SQL statement, written by ``composer``:
     ``compose``, or one that ends with its own final SELECT (a curve,
     ``sm.confusion_matrix``, ``sm.per_class``)."""
+    if isinstance(source, (pl.DataFrame, pl.LazyFrame)):  # before DuckDB reads it: a type it cannot read
+        check_schema(binding, {name: str(dtype) for name, dtype in source.collect_schema().items()})
     connection = con if con is not None else _quiet_connection()
     second_name = second_view(binding.long_scores is not None)
     frames = {view: data for view, data in ((FRAME_VIEW, source), (second_name, second)) if is_frame(data)}
@@ -41,7 +51,8 @@ def run(
         if second is not None:
             second_sql = source_sql(second, columns=binding.second_columns, view=second_name)
             check_second_schema(binding, _schema(connection, second_sql, second), schema)
-        return _execute(connection, composer(binding, from_sql, second_sql))
+        result = _execute(connection, composer(binding, from_sql, second_sql))
+        return _restore_time_zones(result, binding, source)
     finally:
         for view in frames:
             connection.unregister(view)
@@ -54,6 +65,24 @@ def _database() -> duckdb.DuckDBPyConnection:
     """The in-memory database of calls without ``con``: opened once per process, since
     opening one costs ~30 ms, more than a whole call over a small frame."""
     return duckdb.connect()
+
+
+def _restore_time_zones(result: pl.DataFrame, binding: Binding, source: Any) -> pl.DataFrame:
+    """The slices of a time-zone-aware timestamp column in the column's own zone, as the
+    polars engine returns them (DuckDB returns its TIMESTAMPTZ in UTC). A DuckDB table
+    has no zone of its own: its slices stay in UTC."""
+    by = binding.by
+    if not any(isinstance(result.schema.get(column), pl.Datetime) for column in by) or not (
+        is_frame(source) or is_path(source)
+    ):
+        return result
+    schema = polars_source(source, binding.source_columns).collect_schema()
+    zoned = {
+        column: schema[column].time_zone
+        for column in by
+        if isinstance(schema.get(column), pl.Datetime) and schema[column].time_zone is not None
+    }
+    return result.with_columns(pl.col(column).dt.convert_time_zone(zone) for column, zone in zoned.items())
 
 
 def _quiet_connection() -> duckdb.DuckDBPyConnection:

@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics.binding import Binding, check_long_schema, check_schema
+from sqlmetrics.binding import Binding, check_long_schema, check_schema, check_second_schema
 from sqlmetrics.checks import (
     LABEL_RELEVANCE,
     checks_for,
@@ -154,7 +154,7 @@ def _checked_base(
     if binding.long_scores is not None:
         judged = _long_scores(binding, second, schema)
     elif second is not None:
-        judged = _judgments(binding, second)
+        judged = _judgments(binding, second, schema)
     checks = checks_for(binding.calls, binding.weight is not None)
     rows = _input(binding, lf, judged)
     keys = _base_keys(binding) if keys is None else keys
@@ -182,10 +182,10 @@ def _row_aggregates(call: MetricCall, weighted: bool) -> list[pl.Expr]:
     ]
 
 
-def _judgments(binding: Binding, judgments: Any) -> pl.LazyFrame:
+def _judgments(binding: Binding, judgments: Any, source_schema: dict[str, str]) -> pl.LazyFrame:
     """The judgments under canonical names: query, item, label (the relevance)."""
     judged = polars_source(judgments, binding.second_columns)
-    check_schema(binding, {name: str(dtype) for name, dtype in judged.collect_schema().items()}, judgments=True)
+    check_second_schema(binding, {name: str(dtype) for name, dtype in judged.collect_schema().items()}, source_schema)
     return judged.select(
         query=pl.col(binding.judgment_roles["query"]),
         item=pl.col(binding.judgment_roles["item"]),
