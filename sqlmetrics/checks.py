@@ -52,6 +52,27 @@ LABEL_FINITE = Check(
     "(isnan(label) OR isinf(label))",
     lambda: pl.col("label").is_nan() | pl.col("label").is_infinite(),
 )
+# The largest relevance a gain accepts. Every DCG, IDCG or CG sum (and the engines' sums of
+# them over lists) adds at most one term per row, each at most gain(rel) (a discount is <= 1,
+# a tie group's share of its positions too); with fewer than 2^63 rows and gain(rel) <=
+# 2^960, a sum stays below 2^1023, finite in float64 (whose largest value is ~2^1024).
+# Exponential gain 2^rel − 1 is <= 2^960 for rel <= 960; linear gain rel for rel <= 2^960.
+MAX_EXPONENTIAL_RELEVANCE = 960
+MAX_LINEAR_RELEVANCE = 2.0**960
+LABEL_EXPONENTIAL_GAIN = Check(
+    "exponential_gain",
+    "label",
+    f"be a relevance <= {MAX_EXPONENTIAL_RELEVANCE} under exponential gain (2^rel - 1 overflows beyond)",
+    f"label > {MAX_EXPONENTIAL_RELEVANCE}",
+    lambda: pl.col("label") > MAX_EXPONENTIAL_RELEVANCE,
+)
+LABEL_LINEAR_GAIN = Check(
+    "linear_gain",
+    "label",
+    "be a relevance <= 2^960 under linear gain (sums of gains overflow beyond)",
+    f"label > {MAX_LINEAR_RELEVANCE!r}",
+    lambda: pl.col("label") > MAX_LINEAR_RELEVANCE,
+)
 SCORE_NOT_NAN = Check("nan", "score", "not be NaN", "isnan(score)", lambda: pl.col("score").is_nan())
 SCORE_FINITE = Check("inf", "score", "be finite", "isinf(score)", lambda: pl.col("score").is_infinite())
 SCORE_PROBABILITY = Check(
@@ -83,6 +104,8 @@ def checks_for(calls: Sequence[MetricCall], weighted: bool) -> list[tuple[Check,
     rules = [
         (LABEL_BINARY, needing(lambda c: c.spec.label_domain == "binary")),
         (LABEL_RELEVANCE, needing(lambda c: c.spec.label_domain == "relevance")),
+        (LABEL_EXPONENTIAL_GAIN, needing(lambda c: c.kwargs.get("gain") == "exponential")),
+        (LABEL_LINEAR_GAIN, needing(lambda c: c.kwargs.get("gain") == "linear")),
         (LABEL_FINITE, needing(lambda c: c.spec.label_domain == "real")),
         (SCORE_NOT_NAN, "every metric" if calls and all(map(reads_score, calls)) else needing(reads_score)),
         (SCORE_FINITE, needing(lambda c: c.spec.score_domain in ("finite", "probability"))),

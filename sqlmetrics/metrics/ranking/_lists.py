@@ -65,7 +65,7 @@ class Lists:
 
     @property
     def judged(self) -> pl.LazyFrame:
-        return self._cached("judged", lambda: self.ideal_rows.group_by([*self.keys, "label"]).agg(n=pl.len())).lazy()
+        return self._cached("judged", lambda: self.ideal_rows.group_by([*self.keys, "label"]).agg(n=pl.len().cast(pl.Int64))).lazy()
 
     def _running(self, name: str, term: Callable[[pl.Expr], pl.Expr]) -> pl.Series:
         """Σ_{p <= P} term(p) for P = 0 .. the last position any ranked row or ideal
