@@ -145,9 +145,23 @@ def raise_failed(
         else:
             count = base[f"n_bad_{check.name}"].sum()
         if count:
-            example = rows.filter(bad).select(pl.col(check.role).min()).collect().item()
-            before, between = message_parts(check, columns[check.role], metrics)
-            raise InvalidInputError(f"{before}{count}{between}{example}".removeprefix(ERROR_PREFIX))
+            _raise(check, metrics, count, rows, columns)
+
+
+def raise_failed_rows(rows: pl.LazyFrame, checks: list[tuple[Check, str]], columns: dict[str, str]) -> None:
+    """Raise InvalidInputError for the first rule ``rows`` break, counted over the rows
+    themselves (a frame function, which has no ``base``)."""
+    counts = rows.select(check.polars().fill_null(False).sum().cast(pl.Int64).alias(check.name) for check, _ in checks)
+    counts = counts.collect()
+    for (check, metrics), count in zip(checks, counts.row(0)):
+        if count:
+            _raise(check, metrics, count, rows, columns)
+
+
+def _raise(check: Check, metrics: str, count: int, rows: pl.LazyFrame, columns: dict[str, str]) -> None:
+    example = rows.filter(check.polars().fill_null(False)).select(pl.col(check.role).min()).collect().item()
+    before, between = message_parts(check, columns[check.role], metrics)
+    raise InvalidInputError(f"{before}{count}{between}{example}".removeprefix(ERROR_PREFIX))
 
 
 @dataclass(frozen=True)

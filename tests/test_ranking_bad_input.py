@@ -172,3 +172,12 @@ def test_large_relevance_without_gain_is_valid(engine):
     # q1: relevant at 1 and 3: (1/1 + 2/3) / 2; q2: relevant at 2: 1/2
     expected = ((1 + 2 / 3) / 2 + 1 / 2) / 2
     assert sm.evaluate(frame, ["map"], **ROLES, engine=engine)["map"].item() == pytest.approx(expected)
+
+
+def test_frame_function_refuses_as_evaluate():
+    import sqlmetrics.polars as smp
+
+    frame = IMPRESSIONS.with_columns(rel=pl.Series([2000, 0, 1, 0, 1]))
+    message = r"must be a relevance <= 960 under exponential gain .* \(for ndcg\): 1 rows are not, e\.g\. 2000\.0"
+    with pytest.raises(sm.InvalidInputError, match=message):
+        smp.ndcg(frame, score="score", label="rel", query="q")

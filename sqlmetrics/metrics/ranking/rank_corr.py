@@ -53,7 +53,9 @@ def concordance(lists: Lists) -> pl.LazyFrame:
     won = pairs.group_by(level_pair).agg(
         won=(n_hi.sum() * n_lo.sum() + (n_hi * n_lo.cum_sum()).sum() - (n_lo * n_hi.cum_sum()).sum()) / 2
     )
-    within_levels = levels.group_by(keys).agg(n=pl.col("n").sum(), same=(pl.col("n").cast(pl.Float64) * (pl.col("n") - 1)).sum() / 4)
+    within_levels = levels.group_by(keys).agg(
+        n=pl.col("n").sum(), same=(pl.col("n").cast(pl.Float64) * (pl.col("n") - 1)).sum() / 4
+    )
     across = won.group_by(keys).agg(pl.col("won").sum())
     return within_levels.join(across, on=keys, how="left", nulls_equal=True).select(
         *keys, "n", won=pl.col("same") + pl.col("won").fill_null(0.0)
