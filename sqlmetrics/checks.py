@@ -174,8 +174,23 @@ class RunRule:
     between: str
 
 
-def run_rules(relevance_column: str) -> list[RunRule]:
-    """The rules of a call with judgments, in the order they are checked."""
+def gain_checks(calls: Sequence[MetricCall]) -> list[tuple[Check, str]]:
+    """The relevance bounds of the calls' gains, with the metrics that need each: they hold
+    for the judgments too, whose items feed the ideal DCG even when the run misses them."""
+    return [(check, metrics) for check, metrics in checks_for(calls, False) if check.name.endswith("_gain")]
+
+
+def run_rules(relevance_column: str, gains: Sequence[tuple[Check, str]] = ()) -> list[RunRule]:
+    """The rules of a call with judgments, in the order they are checked; ``gains``: the
+    relevance bounds of ``gain_checks``."""
+    bounds = [
+        RunRule(
+            f"judgment_{check.name}",
+            f"judgments column {relevance_column!r} must {check.rule} (for {metrics}): ",
+            " rows are not, e.g. ",
+        )
+        for check, metrics in gains
+    ]
     return [
         RunRule(
             "judgment_nulls",
@@ -187,6 +202,7 @@ def run_rules(relevance_column: str) -> list[RunRule]:
             f"judgments column {relevance_column!r} must be a finite relevance >= 0: ",
             " rows are not, e.g. ",
         ),
+        *bounds,
         RunRule(
             "judgment_repeated",
             "judgments must judge each (query, item) once: ",

@@ -181,3 +181,16 @@ def test_frame_function_refuses_as_evaluate():
     message = r"must be a relevance <= 960 under exponential gain .* \(for ndcg\): 1 rows are not, e\.g\. 2000\.0"
     with pytest.raises(sm.InvalidInputError, match=message):
         smp.ndcg(frame, score="score", label="rel", query="q")
+
+
+def test_relevance_beyond_the_gain_bound_in_judgments(engine):
+    # "c" is judged but not retrieved: its relevance still feeds the ideal DCG
+    judgments = JUDGMENTS.with_columns(rel=pl.Series([1, 2000, 0]))
+    message = (
+        r"judgments column 'rel' must be a relevance <= 960 under exponential gain \(2\^rel - 1 overflows beyond\)"
+        r" \(for ndcg\): 1 rows are not, e\.g\. 2000\.0"
+    )
+    with pytest.raises(sm.InvalidInputError, match=message):
+        sm.evaluate(RUN, ["ndcg", "map"], **RUN_ROLES, judgments=judgments, engine=engine)
+    result = sm.evaluate(RUN, ["map"], **RUN_ROLES, judgments=judgments, engine=engine)
+    assert result["map"].item() == pytest.approx(1 / 2)  # x: relevant a at 1 of R = 2; y: no relevant, skipped
