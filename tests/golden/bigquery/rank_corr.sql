@@ -135,7 +135,9 @@ WITH input AS (
       slice_1,
       slice_2,
       query,
-      CAST(SUM(n_hi) * SUM(n_lo) + SUM(n_hi * lo_through) - SUM(n_lo * hi_through) AS FLOAT64) / 2 AS won
+      (
+        CAST(SUM(n_hi) AS FLOAT64) * SUM(n_lo) + SUM(CAST(n_hi AS FLOAT64) * lo_through) - SUM(CAST(n_lo AS FLOAT64) * hi_through)
+      ) / 2 AS won
     FROM (
       SELECT
         slice_1,
@@ -168,9 +170,9 @@ WITH input AS (
       slice_1,
       slice_2,
       query,
-      CAST(n * (
+      CAST(n AS FLOAT64) * (
         n - 1
-      ) AS FLOAT64) / 4 AS won,
+      ) / 4 AS won,
       n AS n,
       0 AS relevant,
       0 AS judged

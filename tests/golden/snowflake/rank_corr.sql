@@ -144,7 +144,9 @@ WITH input AS (
       slice_1,
       slice_2,
       query,
-      CAST(SUM(n_hi) * SUM(n_lo) + SUM(n_hi * lo_through) - SUM(n_lo * hi_through) AS DOUBLE) / 2 AS won
+      (
+        CAST(SUM(n_hi) AS DOUBLE) * SUM(n_lo) + SUM(CAST(n_hi AS DOUBLE) * lo_through) - SUM(CAST(n_lo AS DOUBLE) * hi_through)
+      ) / 2 AS won
     FROM (
       SELECT
         slice_1,
@@ -177,9 +179,9 @@ WITH input AS (
       slice_1,
       slice_2,
       query,
-      CAST(n * (
+      CAST(n AS DOUBLE) * (
         n - 1
-      ) AS DOUBLE) / 4 AS won,
+      ) / 4 AS won,
       n AS n,
       0 AS relevant,
       0 AS judged
