@@ -52,6 +52,27 @@ LABEL_FINITE = Check(
     "(isnan(label) OR isinf(label))",
     lambda: pl.col("label").is_nan() | pl.col("label").is_infinite(),
 )
+# The largest relevance a gain accepts. Every DCG, IDCG or CG sum (and the engines' sums of
+# them over lists) adds at most one term per row, each at most gain(rel) (a discount is <= 1,
+# a tie group's share of its positions too); with fewer than 2^63 rows and gain(rel) <=
+# 2^960, a sum stays below 2^1023, finite in float64 (whose largest value is ~2^1024).
+# Exponential gain 2^rel − 1 is <= 2^960 for rel <= 960; linear gain rel for rel <= 2^960.
+MAX_EXPONENTIAL_RELEVANCE = 960
+MAX_LINEAR_RELEVANCE = 2.0**960
+LABEL_EXPONENTIAL_GAIN = Check(
+    "exponential_gain",
+    "label",
+    f"be a relevance <= {MAX_EXPONENTIAL_RELEVANCE} under exponential gain (2^rel - 1 overflows beyond)",
+    f"label > {MAX_EXPONENTIAL_RELEVANCE}",
+    lambda: pl.col("label") > MAX_EXPONENTIAL_RELEVANCE,
+)
+LABEL_LINEAR_GAIN = Check(
+    "linear_gain",
+    "label",
+    "be a relevance <= 2^960 under linear gain (sums of gains overflow beyond)",
+    f"label > {MAX_LINEAR_RELEVANCE!r}",
+    lambda: pl.col("label") > MAX_LINEAR_RELEVANCE,
+)
 SCORE_NOT_NAN = Check("nan", "score", "not be NaN", "isnan(score)", lambda: pl.col("score").is_nan())
 SCORE_FINITE = Check("inf", "score", "be finite", "isinf(score)", lambda: pl.col("score").is_infinite())
 SCORE_PROBABILITY = Check(
@@ -83,6 +104,8 @@ def checks_for(calls: Sequence[MetricCall], weighted: bool) -> list[tuple[Check,
     rules = [
         (LABEL_BINARY, needing(lambda c: c.spec.label_domain == "binary")),
         (LABEL_RELEVANCE, needing(lambda c: c.spec.label_domain == "relevance")),
+        (LABEL_EXPONENTIAL_GAIN, needing(lambda c: c.kwargs.get("gain") == "exponential")),
+        (LABEL_LINEAR_GAIN, needing(lambda c: c.kwargs.get("gain") == "linear")),
         (LABEL_FINITE, needing(lambda c: c.spec.label_domain == "real")),
         (SCORE_NOT_NAN, "every metric" if calls and all(map(reads_score, calls)) else needing(reads_score)),
         (SCORE_FINITE, needing(lambda c: c.spec.score_domain in ("finite", "probability"))),
@@ -122,9 +145,23 @@ def raise_failed(
         else:
             count = base[f"n_bad_{check.name}"].sum()
         if count:
-            example = rows.filter(bad).select(pl.col(check.role).min()).collect().item()
-            before, between = message_parts(check, columns[check.role], metrics)
-            raise InvalidInputError(f"{before}{count}{between}{example}".removeprefix(ERROR_PREFIX))
+            _raise(check, metrics, count, rows, columns)
+
+
+def raise_failed_rows(rows: pl.LazyFrame, checks: list[tuple[Check, str]], columns: dict[str, str]) -> None:
+    """Raise InvalidInputError for the first rule ``rows`` break, counted over the rows
+    themselves (a frame function, which has no ``base``)."""
+    counts = rows.select(check.polars().fill_null(False).sum().cast(pl.Int64).alias(check.name) for check, _ in checks)
+    counts = counts.collect()
+    for (check, metrics), count in zip(checks, counts.row(0)):
+        if count:
+            _raise(check, metrics, count, rows, columns)
+
+
+def _raise(check: Check, metrics: str, count: int, rows: pl.LazyFrame, columns: dict[str, str]) -> None:
+    example = rows.filter(check.polars().fill_null(False)).select(pl.col(check.role).min()).collect().item()
+    before, between = message_parts(check, columns[check.role], metrics)
+    raise InvalidInputError(f"{before}{count}{between}{example}".removeprefix(ERROR_PREFIX))
 
 
 @dataclass(frozen=True)
@@ -137,8 +174,23 @@ class RunRule:
     between: str
 
 
-def run_rules(relevance_column: str) -> list[RunRule]:
-    """The rules of a call with judgments, in the order they are checked."""
+def gain_checks(calls: Sequence[MetricCall]) -> list[tuple[Check, str]]:
+    """The relevance bounds of the calls' gains, with the metrics that need each: they hold
+    for the judgments too, whose items feed the ideal DCG even when the run misses them."""
+    return [(check, metrics) for check, metrics in checks_for(calls, False) if check.name.endswith("_gain")]
+
+
+def run_rules(relevance_column: str, gains: Sequence[tuple[Check, str]] = ()) -> list[RunRule]:
+    """The rules of a call with judgments, in the order they are checked; ``gains``: the
+    relevance bounds of ``gain_checks``."""
+    bounds = [
+        RunRule(
+            f"judgment_{check.name}",
+            f"judgments column {relevance_column!r} must {check.rule} (for {metrics}): ",
+            " rows are not, e.g. ",
+        )
+        for check, metrics in gains
+    ]
     return [
         RunRule(
             "judgment_nulls",
@@ -150,6 +202,7 @@ def run_rules(relevance_column: str) -> list[RunRule]:
             f"judgments column {relevance_column!r} must be a finite relevance >= 0: ",
             " rows are not, e.g. ",
         ),
+        *bounds,
         RunRule(
             "judgment_repeated",
             "judgments must judge each (query, item) once: ",

@@ -52,6 +52,7 @@ from sqlmetrics.checks import (
     RunRule,
     checks_for,
     class_score_rules,
+    gain_checks,
     message_parts,
     run_rules,
 )
@@ -462,7 +463,14 @@ def _run_checks_sql(binding: Binding, by: str) -> str:
             "HAVING COUNT(*) > 1) AS repeated",
         ),
     }
-    return _rules_sql(run_rules(binding.judgment_roles["label"]), counted)
+    gains = gain_checks(binding.calls)
+    for check, _ in gains:
+        counted[f"judgment_{check.name}"] = (
+            f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END)",
+            f"MIN(CASE WHEN {check.sql} THEN label END)",
+            "judgments",
+        )
+    return _rules_sql(run_rules(binding.judgment_roles["label"], gains), counted)
 
 
 def _base_sql(binding: Binding) -> str:

@@ -4,6 +4,8 @@ defined result."""
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 import pytest
 
@@ -175,3 +177,64 @@ def test_judgments_keyed_by_other_kinds_of_values_than_the_run(engine, name, col
         sm.evaluate(
             RUN, ["ndcg"], **RUN_ROLES, judgments=JUDGMENTS.with_columns(pl.Series(column, [1, 2, 3])), engine=engine
         )
+
+
+def test_relevance_beyond_exponential_gain_bound(engine):
+    # 2^2000 is inf in float64: the bound 960 keeps every DCG sum finite (see checks.py)
+    frame = IMPRESSIONS.with_columns(rel=pl.Series([2000, 0, 1, 0, 961]))
+    message = (
+        r"label column 'rel' must be a relevance <= 960 under exponential gain \(2\^rel - 1 overflows beyond\)"
+        r" \(for ndcg, cg_at_2\): 2 rows are not, e\.g\. 961\.0"
+    )
+    with pytest.raises(sm.InvalidInputError, match=message):
+        sm.evaluate(frame, ["ndcg", "cg@2", sm.metric("dcg", gain="linear")], **ROLES, engine=engine)
+
+
+def test_relevance_at_the_exponential_gain_bound_is_finite(engine):
+    frame = IMPRESSIONS.with_columns(rel=pl.Series([960, 0, 960, 0, 1]))
+    result = sm.evaluate(frame, ["ndcg", "dcg"], **ROLES, engine=engine)
+    # q1: 960 at positions 1 and 3, ideal at 1 and 2: (1 + 1/2) / (1 + 1/log2(3)), the -1 of the gain
+    # vanishing in 2^960; q2: rel 1 at position 2, ideal position 1: 1/log2(3)
+    expected_ndcg = ((1 + 1 / 2) / (1 + 1 / math.log2(3)) + 1 / math.log2(3)) / 2
+    assert result["ndcg"].item() == pytest.approx(expected_ndcg, rel=1e-12)
+    assert math.isfinite(result["dcg"].item())
+
+
+def test_relevance_beyond_linear_gain_bound(engine):
+    frame = IMPRESSIONS.with_columns(rel=pl.Series([1e300, 0, 1, 0, 1]))
+    message = (
+        r"label column 'rel' must be a relevance <= 2\^960 under linear gain \(sums of gains overflow beyond\)"
+        r" \(for ndcg_linear\): 1 rows are not, e\.g\. 1e\+300"
+    )
+    with pytest.raises(sm.InvalidInputError, match=message):
+        sm.evaluate(frame, [sm.metric("ndcg", gain="linear"), "map"], **ROLES, engine=engine)
+
+
+def test_large_relevance_without_gain_is_valid(engine):
+    # map reads relevance only through label >= min_relevance: 2000 is just relevant
+    frame = IMPRESSIONS.with_columns(rel=pl.Series([2000, 0, 1, 0, 1]))
+    # q1: relevant at 1 and 3: (1/1 + 2/3) / 2; q2: relevant at 2: 1/2
+    expected = ((1 + 2 / 3) / 2 + 1 / 2) / 2
+    assert sm.evaluate(frame, ["map"], **ROLES, engine=engine)["map"].item() == pytest.approx(expected)
+
+
+def test_frame_function_refuses_as_evaluate():
+    import sqlmetrics.polars as smp
+
+    frame = IMPRESSIONS.with_columns(rel=pl.Series([2000, 0, 1, 0, 1]))
+    message = r"must be a relevance <= 960 under exponential gain .* \(for ndcg\): 1 rows are not, e\.g\. 2000\.0"
+    with pytest.raises(sm.InvalidInputError, match=message):
+        smp.ndcg(frame, score="score", label="rel", query="q")
+
+
+def test_relevance_beyond_the_gain_bound_in_judgments(engine):
+    # "c" is judged but not retrieved: its relevance still feeds the ideal DCG
+    judgments = JUDGMENTS.with_columns(rel=pl.Series([1, 2000, 0]))
+    message = (
+        r"judgments column 'rel' must be a relevance <= 960 under exponential gain \(2\^rel - 1 overflows beyond\)"
+        r" \(for ndcg\): 1 rows are not, e\.g\. 2000\.0"
+    )
+    with pytest.raises(sm.InvalidInputError, match=message):
+        sm.evaluate(RUN, ["ndcg", "map"], **RUN_ROLES, judgments=judgments, engine=engine)
+    result = sm.evaluate(RUN, ["map"], **RUN_ROLES, judgments=judgments, engine=engine)
+    assert result["map"].item() == pytest.approx(1 / 2)  # x: relevant a at 1 of R = 2; y: no relevant, skipped

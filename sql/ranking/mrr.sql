@@ -32,7 +32,7 @@ offsets AS (
     ) AS expanded
 ),
 list_parts AS (
-    SELECT {{ by }}, query, at_least_j * m / CAST((g - j) * (a + j) AS DOUBLE) AS rr, 0 AS relevant, 0 AS judged
+    SELECT {{ by }}, query, at_least_j * m / (CAST(g - j AS DOUBLE) * (a + j)) AS rr, 0 AS relevant, 0 AS judged
     FROM offsets
     WHERE a + j <= COALESCE({{ k }}, a + j)
     UNION ALL

@@ -27,6 +27,7 @@ from sqlmetrics.checks import (
     LABEL_RELEVANCE,
     checks_for,
     class_score_rules,
+    gain_checks,
     raise_failed,
     row_counters_polars,
     run_rules,
@@ -274,7 +275,10 @@ def raise_failed_run(rows: pl.LazyFrame, judged: pl.LazyFrame, binding: Binding)
         "judgment_repeated": repeated_judgments.select(n=pl.len(), e=pair.min()),
         "run_repeated": repeated_run.select(n=pl.len(), e=pair.min()),
     }
-    for rule in run_rules(binding.label):
+    gains = gain_checks(binding.calls)
+    for check, _ in gains:
+        found[f"judgment_{check.name}"] = judged.filter(check.polars()).select(n=pl.len(), e=pl.col("label").min())
+    for rule in run_rules(binding.label, gains):
         count, example = found[rule.name].collect().row(0)
         if count:
             raise InvalidInputError(f"{rule.before}{count}{rule.between}{example}")

@@ -22,6 +22,7 @@ from typing import Any
 
 import polars as pl
 
+from sqlmetrics.checks import checks_for, raise_failed_rows
 from sqlmetrics.metrics.ranking._params import TIE_BREAKS
 from sqlmetrics.metrics.ranking._reach import floor_plan
 from sqlmetrics.spec import MetricCall
@@ -65,7 +66,9 @@ class Lists:
 
     @property
     def judged(self) -> pl.LazyFrame:
-        return self._cached("judged", lambda: self.ideal_rows.group_by([*self.keys, "label"]).agg(n=pl.len())).lazy()
+        return self._cached(
+            "judged", lambda: self.ideal_rows.group_by([*self.keys, "label"]).agg(n=pl.len().cast(pl.Int64))
+        ).lazy()
 
     def _running(self, name: str, term: Callable[[pl.Expr], pl.Expr]) -> pl.Series:
         """Σ_{p <= P} term(p) for P = 0 .. the last position any ranked row or ideal
@@ -256,11 +259,13 @@ def frame_metric(
     **params: Any,
 ) -> pl.DataFrame:
     """A ranking metric's public frame function (``smp.<name>``): validate ``params`` as
-    ``sm.metric`` does, compute per slice, and name the slice columns back."""
+    ``sm.metric`` does, refuse bad relevance or scores with ``sm.evaluate``'s messages,
+    compute per slice, and name the slice columns back."""
     from sqlmetrics.registry import metric  # here: the registry imports the metric modules
 
     call = metric(name, **params)
     lists = from_frame(data, score=score, label=label, query=query, item=item, by=by, judgments=judgments)
+    raise_failed_rows(lists.rows, checks_for([call], weighted=False), {"label": label, "score": score})
     lists = lists.reached_by([call])
     result = compute(lists, **call.kwargs).collect()
     return result.rename(dict(zip(lists.by, by))).sort(list(by), nulls_last=True) if by else result

@@ -46,7 +46,9 @@ def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
     ``"linear"`` (rel); ``k=None`` is the whole list. A tie group straddling k counts
     its mean gain per position inside k (the exact mean over every order of the tie,
     ``ties="average"``). Empty lists, judgments and the result columns are as in
-    ``ndcg``: ``cg``, ``cg_queries``, ``cg_skipped``.
+    ``ndcg``: ``cg``, ``cg_queries``, ``cg_skipped``. Relevance must be <= 960
+    under exponential gain and <= 2^960 under linear gain (larger labels are refused:
+    a sum of gains could overflow float64).
 
     Keywords: the columns ``score``, ``label``, ``query`` and optionally ``item``, the
     slices ``by``, ``judgments``, and the parameters of ``sm.metric``.

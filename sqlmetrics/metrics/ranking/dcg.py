@@ -41,7 +41,9 @@ def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
 
     Positions p by score, descending; ``gain`` is ``"exponential"`` (2^rel − 1) or
     ``"linear"`` (rel); ``k=None`` is the whole list. Ties, empty lists, judgments and
-    the result columns are as in ``ndcg``: ``dcg``, ``dcg_queries``, ``dcg_skipped``.
+    the result columns are as in ``ndcg``: ``dcg``, ``dcg_queries``, ``dcg_skipped``. Relevance must be <= 960
+    under exponential gain and <= 2^960 under linear gain (larger labels are refused:
+    a sum of gains could overflow float64).
 
     Keywords: the columns ``score``, ``label``, ``query`` and optionally ``item``, the
     slices ``by``, ``judgments``, and the parameters of ``sm.metric``.

@@ -40,7 +40,7 @@ def reciprocal_ranks(lists: Lists, *, k: int | None, ties: str, min_relevance: f
     offsets = offsets.with_columns(at_least=at_least)
     if k is not None:
         offsets = offsets.filter(a + j <= k)
-    return offsets.group_by(lists.keys).agg(rr=(pl.col("at_least") * m / ((g - j) * (a + j))).sum())
+    return offsets.group_by(lists.keys).agg(rr=(pl.col("at_least") * m / ((g - j).cast(pl.Float64) * (a + j))).sum())
 
 
 def from_lists(lists: Lists, *, k: int | None, ties: str, min_relevance: float, empty: str) -> pl.LazyFrame:

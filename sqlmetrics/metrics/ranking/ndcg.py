@@ -68,8 +68,10 @@ def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
     IDCG@k is the DCG@k of the list's judged items sorted by relevance (the ideal
     ranking); ``gain`` is ``"exponential"`` (2^rel − 1, LightGBM's and XGBoost's) or
     ``"linear"`` (rel, trec_eval's, scikit-learn's and ranx's ``ndcg``); ``k=None`` is
-    the whole list. ``ties="average"`` (default) gives the exact mean over every order of
-    tied scores (scikit-learn's ``ndcg_score`` does the same); ``"pessimistic"`` /
+    the whole list. Relevance must be <= 960 under exponential gain and <= 2^960 under
+    linear gain: larger labels are refused (no sum of gains then overflows float64).
+    ``ties="average"`` (default) gives the exact mean over every order of tied scores
+    (scikit-learn's ``ndcg_score`` does the same); ``"pessimistic"`` /
     ``"optimistic"`` put relevant items last / first within a tie; ``"item"`` breaks ties
     by ``item``, descending (trec_eval). Lists without a relevant item (label >=
     ``min_relevance``) are skipped and counted (``empty="skip"``) or score 0

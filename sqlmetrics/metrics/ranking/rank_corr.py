@@ -30,7 +30,8 @@ def concordance(lists: Lists) -> pl.LazyFrame:
     tied in score or label counting ½. Pairs across two label levels are counted like an
     AUC on the rows of both levels sorted by score; pairs within a level add ½ each."""
     keys = lists.keys
-    cells = lists.rows.group_by([*keys, "label", "score"]).agg(n=pl.len())
+    # counts as Int64 and products in Float64: polars counts are UInt32 and n·(n − 1) wraps past 2^32
+    cells = lists.rows.group_by([*keys, "label", "score"]).agg(n=pl.len().cast(pl.Int64))
     levels = cells.group_by([*keys, "label"]).agg(pl.col("n").sum())
     pairs = (
         cells.join(levels, on=keys, how="inner", nulls_equal=True, suffix="_other")
@@ -48,11 +49,13 @@ def concordance(lists: Lists) -> pl.LazyFrame:
         .sort([*keys, "hi", "lo", "score"], nulls_last=True)
     )
     level_pair = [*keys, "hi", "lo"]
-    n_hi, n_lo = pl.col("n_hi"), pl.col("n_lo")
+    n_hi, n_lo = pl.col("n_hi").cast(pl.Float64), pl.col("n_lo").cast(pl.Float64)
     won = pairs.group_by(level_pair).agg(
         won=(n_hi.sum() * n_lo.sum() + (n_hi * n_lo.cum_sum()).sum() - (n_lo * n_hi.cum_sum()).sum()) / 2
     )
-    within_levels = levels.group_by(keys).agg(n=pl.col("n").sum(), same=(pl.col("n") * (pl.col("n") - 1)).sum() / 4)
+    within_levels = levels.group_by(keys).agg(
+        n=pl.col("n").sum(), same=(pl.col("n").cast(pl.Float64) * (pl.col("n") - 1)).sum() / 4
+    )
     across = won.group_by(keys).agg(pl.col("won").sum())
     return within_levels.join(across, on=keys, how="left", nulls_equal=True).select(
         *keys, "n", won=pl.col("same") + pl.col("won").fill_null(0.0)
@@ -65,7 +68,7 @@ def from_lists(lists: Lists, *, min_relevance: float, empty: str) -> pl.LazyFram
         used=pl.col("used") & (pl.col("n") >= 2)
     )
     n = pl.col("n")
-    value = pl.when(pl.col("relevant") > 0).then(2 * pl.col("won") / (n * (n - 1))).otherwise(0.0)
+    value = pl.when(pl.col("relevant") > 0).then(2 * pl.col("won") / (n.cast(pl.Float64) * (n - 1))).otherwise(0.0)
     return lists.summarize(per_list, "rank_corr", value)
 
 

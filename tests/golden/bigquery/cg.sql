@@ -49,6 +49,10 @@ WITH input AS (
           label < 0 OR IS_NAN(label) OR IS_INF(label)
         ) THEN label END) AS STRING)
       )
+      WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) > 0
+      THEN ERROR(
+        'sqlmetrics: label column \'label\' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg): ' || CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS STRING) || ' rows are not, e.g. ' || CAST(MIN(CASE WHEN label > 960 THEN label END) AS STRING)
+      )
       WHEN SUM(n_bad_nan) > 0
       THEN ERROR(
         'sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS STRING) || ' rows are not, e.g. ' || CAST(MIN(bad_nan) AS STRING)

@@ -253,11 +253,11 @@ WITH input AS (
       slice_1,
       slice_2,
       query,
-      at_least_j * m / CAST((
-        g - j
-      ) * (
-        a + j
-      ) AS FLOAT64) AS rr,
+      at_least_j * m / (
+        CAST(g - j AS FLOAT64) * (
+          a + j
+        )
+      ) AS rr,
       0 AS relevant,
       0 AS judged
     FROM m_mrr_offsets AS offsets

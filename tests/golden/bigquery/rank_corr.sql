@@ -103,7 +103,8 @@ WITH input AS (
     /* AUC: with the rows of both levels sorted by score and N_lo(<= s), N_hi(<= s) the rows */
     /* at or below s, the pairs won, ties counting ½, are */
     /*   (N_hi·N_lo + Σ_hi N_lo(<= s) − Σ_lo N_hi(<= s)) / 2; */
-    /* pairs within one level add ½ each. */
+    /* pairs within one level add ½ each. Counts are multiplied as DOUBLE: pair counts of a */
+    /* list of 3·10^9 rows overflow BIGINT (an error under Spark's ANSI mode). */
     /* A list with fewer than 2 rows is skipped; a list without a relevant judged item */
     /* (label >= min_relevance) is skipped and counted (empty = 'skip') or scores 0 */
     /* (empty = 'zero'); a list without judgments is skipped. */
@@ -158,7 +159,9 @@ WITH input AS (
       slice_1,
       slice_2,
       query,
-      CAST(SUM(n_hi) * SUM(n_lo) + SUM(n_hi * lo_through) - SUM(n_lo * hi_through) AS FLOAT64) / 2 AS won
+      (
+        CAST(SUM(n_hi) AS FLOAT64) * SUM(n_lo) + SUM(CAST(n_hi AS FLOAT64) * lo_through) - SUM(CAST(n_lo AS FLOAT64) * hi_through)
+      ) / 2 AS won
     FROM (
       SELECT
         slice_1,
@@ -191,9 +194,9 @@ WITH input AS (
       slice_1,
       slice_2,
       query,
-      CAST(n * (
+      CAST(n AS FLOAT64) * (
         n - 1
-      ) AS FLOAT64) / 4 AS won,
+      ) / 4 AS won,
       n AS n,
       0 AS relevant,
       0 AS judged

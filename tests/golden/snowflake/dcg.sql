@@ -60,6 +60,8 @@ WITH input AS (
           THEN label
         END
       ) AS VARCHAR) AS INT)
+      WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) > 0
+      THEN CAST('sqlmetrics: label column \'label\' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for dcg): ' || CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(CASE WHEN label > 960 THEN label END) AS VARCHAR) AS INT)
       WHEN SUM(n_bad_nan) > 0
       THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(bad_nan) AS VARCHAR) AS INT)
     END AS failure

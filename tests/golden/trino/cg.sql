@@ -62,6 +62,15 @@ WITH input AS (
           ) THEN label END) AS VARCHAR)
         )
       )
+      WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) > 0
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: label column ''label'' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg): ' AS VARCHAR),
+          CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS VARCHAR),
+          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(MIN(CASE WHEN label > 960 THEN label END) AS VARCHAR)
+        )
+      )
       WHEN SUM(n_bad_nan) > 0
       THEN FAIL(
         CONCAT(

@@ -310,11 +310,11 @@ WITH input AS (
       slice_1,
       slice_2,
       query,
-      at_least_j * m / CAST((
-        g - j
-      ) * (
-        a + j
-      ) AS DOUBLE) AS rr,
+      CAST(at_least_j * m AS DOUBLE) / (
+        CAST(g - j AS DOUBLE) * (
+          a + j
+        )
+      ) AS rr,
       0 AS relevant,
       0 AS judged
     FROM m_mrr_offsets AS offsets
