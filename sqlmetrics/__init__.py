@@ -11,6 +11,7 @@ Every registered metric is also a factory here: ``sm.fbeta(beta=2)`` is
 from __future__ import annotations
 
 from functools import partial
+from importlib.metadata import version as _installed_version
 from typing import Any
 
 from sqlmetrics.api import confusion_matrix, evaluate, per_class, to_sql
@@ -53,7 +54,7 @@ __all__ = [
     "roc_curve",
     "to_sql",
 ]
-__version__ = "0.1.0"
+__version__ = _installed_version("sqlmetrics")  # written once, in pyproject.toml
 
 
 def __getattr__(name: str) -> Any:
