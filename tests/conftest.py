@@ -1,8 +1,13 @@
+import os
+
 import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("sqlmetrics", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("sqlmetrics")
+# "fast": the same properties on fewer examples, for the run on the lowest declared
+# versions (.ci/lowest), which checks that the code works there, not the formulas again.
+settings.register_profile("fast", parent=settings.get_profile("sqlmetrics"), max_examples=8)
+settings.load_profile(os.environ.get("SQLMETRICS_HYPOTHESIS_PROFILE", "sqlmetrics"))
 
 ENGINES = ("duckdb", "polars")
 
