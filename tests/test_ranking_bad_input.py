@@ -135,9 +135,10 @@ def test_a_run_without_any_judged_item_retrieved(engine):
     assert [row[c] for c in ("ndcg", "ndcg_queries", "ndcg_skipped", "map", "recall_at_2")] == [0.0, 1, 1, 0.0, 0.0]
 
 
-@pytest.mark.parametrize("k", [999_999, 1_000_000, 5_000_000, 2**63 - 1])
+@pytest.mark.parametrize("k", [100, 101, 999_999, 1_000_000, 5_000_000, 2**63 - 1])
 def test_k_beyond_every_list_around_duckdbs_top_k_limit(engine, k):
-    # DuckDB's top-k aggregate takes k < 1,000,000; from there the portable top k is used.
+    # DuckDB's top-k aggregate serves k <= 100 (it reserves k slots per list and refuses k >=
+    # 1,000,000); every larger k takes the k-th score by rank.
     # A k beyond every list cuts nothing: ndcg@k and map@k equal their uncut values, and
     # precision@k is (relevant items in the list) / k averaged over the queries with one:
     # q1 holds 2 relevant items, q2 1, so (2/k + 1/k) / 2.
@@ -238,3 +239,17 @@ def test_relevance_beyond_the_gain_bound_in_judgments(engine):
         sm.evaluate(RUN, ["ndcg", "map"], **RUN_ROLES, judgments=judgments, engine=engine)
     result = sm.evaluate(RUN, ["map"], **RUN_ROLES, judgments=judgments, engine=engine)
     assert result["map"].item() == pytest.approx(1 / 2)  # x: relevant a at 1 of R = 2; y: no relevant, skipped
+
+
+def test_micro_precision_when_k_times_the_lists_passes_2_to_the_32(engine):
+    # 70,000 one-row lists, each row relevant, k = 100,000: pooled precision is
+    # 70,000 hits / (k · 70,000 lists) = 1e-5; k · lists = 7e9 wrapped in polars' UInt32
+    lists = pl.DataFrame({"q": range(70_000), "score": [0.5] * 70_000, "rel": [1] * 70_000})
+    call = sm.metric("precision@100000", average="micro")
+    result = sm.evaluate(lists, [call], label="rel", score="score", query="q", engine=engine)
+    assert result[call.label].item() == pytest.approx(1e-5, rel=1e-12)
+    if engine == "polars":
+        import sqlmetrics.polars as smp
+
+        face = smp.precision_at_k(lists, score="score", label="rel", query="q", k=100_000, average="micro")
+        assert face[call.label].item() == pytest.approx(1e-5, rel=1e-12)

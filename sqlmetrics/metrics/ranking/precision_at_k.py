@@ -31,7 +31,7 @@ def from_lists(lists: Lists, *, k: int, ties: str, min_relevance: float, empty: 
     per_list = lists.per_list(hits_in_top(lists, k=k, ties=ties, min_relevance=min_relevance), min_relevance, empty)
     hits, used = pl.col("hits"), pl.col("used")
     if average == "micro":
-        pooled = pl.when(used.any()).then(hits.filter(used).sum() / (k * used.sum()))
+        pooled = pl.when(used.any()).then(hits.filter(used).sum() / (k * used.sum().cast(pl.Float64)))
         return lists.summarize_with(per_list, "precision", pooled)
     return lists.summarize(per_list, "precision", hits / k)
 
