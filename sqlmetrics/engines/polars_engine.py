@@ -167,8 +167,10 @@ def _checked_base(
 
 def _from_histogram(call: MetricCall, binding: Binding) -> bool:
     """A metric computed by its ``from_histogram`` expression over the score histogram:
-    one that has it, unless the scores are nearly all distinct (``Binding.distinct_scores``)."""
-    return hasattr(call.spec.module, "from_histogram") and not binding.distinct_scores
+    one that has it, unless the scores are nearly all distinct (``Binding.distinct_scores``)
+    and its row expression is not slower (a module's ``ROW_PLAN = False`` says it is)."""
+    module = call.spec.module
+    return hasattr(module, "from_histogram") and (not binding.distinct_scores or not getattr(module, "ROW_PLAN", True))
 
 
 def _is_row_level(call: MetricCall, binding: Binding) -> bool:
