@@ -99,6 +99,51 @@ for _suffix, _score in (("", "pctr"), ("_cont", "pctr_cont")):
     case(f"sklearn_auc{_suffix}", "auc" + _suffix, _score)(_sklearn_auc(_score))
     case(f"polars_ds_auc{_suffix}", "auc" + _suffix, _score)(_polars_ds_auc(_score))
 
+# Continuous scores only (issue 13): average precision, the hand-written polars rank-sum AUC,
+# GAUC and the four composed metrics on pctr_cont.
+
+
+@case("handwritten_auc_polars_cont", "auc_cont", "pctr_cont")
+def handwritten_auc_polars_cont(parquet_glob, data_dir):
+    import handwritten
+
+    return lambda: {"auc": handwritten.auc_polars(parquet_glob)}
+
+
+for _engine in ("duckdb", "polars"):
+    case(f"sqlmetrics_ap_{_engine}_cont", "ap_cont", "pctr_cont")(
+        _sqlmetrics(["average_precision"], "pctr_cont", _engine)
+    )
+    case(f"sqlmetrics_gauc_{_engine}_cont", "gauc_cont", "pctr_cont")(
+        _sqlmetrics(["gauc"], "pctr_cont", _engine, query="user_id")
+    )
+
+
+@case("sklearn_ap_cont", "ap_cont", "pctr_cont")
+def sklearn_ap_cont(parquet_glob, data_dir):
+    import pyarrow.dataset as ds
+    from sklearn.metrics import average_precision_score
+
+    files = sorted(Path(data_dir).glob("*.parquet"))
+
+    def run():
+        table = ds.dataset(files, format="parquet").to_table(columns=["click", "pctr_cont"])
+        return {"average_precision": average_precision_score(table["click"].to_numpy(), table["pctr_cont"].to_numpy())}
+
+    return run
+
+
+@case("handwritten_gauc_polars_cont", "gauc_cont", "pctr_cont")
+def handwritten_gauc_polars_cont(parquet_glob, data_dir):
+    import handwritten
+
+    def run():
+        gauc, groups = handwritten.gauc_polars(parquet_glob, score="pctr_cont")
+        return {"gauc": gauc, "groups": groups}
+
+    return run
+
+
 case("sqlmetrics_gauc_duckdb", "gauc")(_sqlmetrics(["gauc"], "pctr", "duckdb", query="user_id"))
 case("sqlmetrics_gauc_polars", "gauc")(_sqlmetrics(["gauc"], "pctr", "polars", query="user_id"))
 
@@ -150,6 +195,10 @@ def handwritten_gauc_polars(parquet_glob, data_dir):
 _COMPOSED = ["auc", "gauc", "logloss", "calibration"]
 case("sqlmetrics_composed_duckdb", "composed")(_sqlmetrics(_COMPOSED, "pctr", "duckdb", query="user_id"))
 case("sqlmetrics_composed_polars", "composed")(_sqlmetrics(_COMPOSED, "pctr", "polars", query="user_id"))
+for _engine in ("duckdb", "polars"):
+    case(f"sqlmetrics_composed_{_engine}_cont", "composed_cont", "pctr_cont")(
+        _sqlmetrics(_COMPOSED, "pctr_cont", _engine, query="user_id")
+    )
 
 
 # ---------------------------------------------------------------- scale: the README's daily report

@@ -122,6 +122,14 @@ def gauc_polars(parquet_glob: str, label: str = "click", score: str = "pctr", qu
     return result["gauc"][0], result["groups"][0]
 
 
+def auc_polars(parquet_glob: str, label: str = "click", score: str = "pctr_cont"):
+    """AUC as a polars user writes it: the rank-sum (R⁺ − P(P + 1)/2) / (P·N), average ranks."""
+    y = pl.col(label) == 1
+    p, n = y.sum().cast(pl.Float64), (~y).sum().cast(pl.Float64)
+    rank_sum = pl.col(score).rank("average").filter(y).sum()
+    return pl.scan_parquet(parquet_glob).select(auc=(rank_sum - p * (p + 1) / 2) / (p * n)).collect().item()
+
+
 # ---------------------------------------------------------------- ranking metrics
 
 RANKING_ROWS = 'r AS (SELECT "{query}" AS q, CAST("{label}" AS INTEGER) AS y, "{score}" AS s FROM {source})'

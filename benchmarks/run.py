@@ -55,6 +55,61 @@ RATIOS = [
     ("polars-ds / sqlmetrics auc (polars)", "polars_ds_auc", "sqlmetrics_auc_polars"),
     ("polars-ds / sqlmetrics auc (duckdb), no ties", "polars_ds_auc_cont", "sqlmetrics_auc_duckdb_cont"),
     ("polars-ds / sqlmetrics auc (polars), no ties", "polars_ds_auc_cont", "sqlmetrics_auc_polars_cont"),
+    (
+        "sklearn / sqlmetrics average_precision (duckdb), no ties",
+        "sklearn_ap_cont",
+        "sqlmetrics_ap_duckdb_cont",
+        ">= 2",
+    ),
+    (
+        "sklearn / sqlmetrics average_precision (polars), no ties",
+        "sklearn_ap_cont",
+        "sqlmetrics_ap_polars_cont",
+        ">= 2",
+    ),
+    ("sklearn / sqlmetrics auc (polars), no ties", "sklearn_auc_cont", "sqlmetrics_auc_polars_cont", ">= 2"),
+    (
+        "sqlmetrics auc (duckdb) / hand-written polars rank-sum, no ties",
+        "sqlmetrics_auc_duckdb_cont",
+        "handwritten_auc_polars_cont",
+        "<= 1.2",
+    ),
+    (
+        "sqlmetrics auc (polars) / hand-written polars rank-sum, no ties",
+        "sqlmetrics_auc_polars_cont",
+        "handwritten_auc_polars_cont",
+        "<= 1.2",
+    ),
+    (
+        "sqlmetrics average_precision (duckdb) / hand-written polars rank-sum auc, no ties",
+        "sqlmetrics_ap_duckdb_cont",
+        "handwritten_auc_polars_cont",
+        "<= 1.2",
+    ),
+    (
+        "sqlmetrics gauc (duckdb) / hand-written polars, no ties",
+        "sqlmetrics_gauc_duckdb_cont",
+        "handwritten_gauc_polars_cont",
+        "<= 1.3",
+    ),
+    (
+        "sqlmetrics gauc (polars) / hand-written polars, no ties",
+        "sqlmetrics_gauc_polars_cont",
+        "handwritten_gauc_polars_cont",
+        "<= 1.3",
+    ),
+    (
+        "composed 4 metrics / gauc alone (duckdb), no ties",
+        "sqlmetrics_composed_duckdb_cont",
+        "sqlmetrics_gauc_duckdb_cont",
+        "<= 1.3",
+    ),
+    (
+        "composed 4 metrics / gauc alone (polars), no ties",
+        "sqlmetrics_composed_polars_cont",
+        "sqlmetrics_gauc_polars_cont",
+        "<= 1.3",
+    ),
     ("pandas+sklearn gauc (scaled) / sqlmetrics gauc (duckdb)", "pandas_sklearn_gauc", "sqlmetrics_gauc_duckdb"),
     ("sqlmetrics gauc (duckdb) / best hand-written", "sqlmetrics_gauc_duckdb", "best_handwritten:gauc"),
     ("sqlmetrics gauc (polars) / best hand-written", "sqlmetrics_gauc_polars", "best_handwritten:gauc"),
@@ -387,7 +442,31 @@ def agreement_rows(results: dict, refs: dict, rows: int, pandas_rows: int) -> li
         "auc, no ties",
         "sklearn_auc_cont",
         value("sklearn_auc_cont", "auc"),
-        [("polars_ds_auc_cont", "auc"), ("sqlmetrics_auc_duckdb_cont", "auc"), ("sqlmetrics_auc_polars_cont", "auc")],
+        [
+            ("polars_ds_auc_cont", "auc"),
+            ("handwritten_auc_polars_cont", "auc"),
+            ("sqlmetrics_auc_duckdb_cont", "auc"),
+            ("sqlmetrics_auc_polars_cont", "auc"),
+            ("sqlmetrics_composed_duckdb_cont", "auc"),
+            ("sqlmetrics_composed_polars_cont", "auc"),
+        ],
+    )
+    compare(
+        "average_precision, no ties",
+        "sklearn_ap_cont",
+        value("sklearn_ap_cont", "average_precision"),
+        [("sqlmetrics_ap_duckdb_cont", "average_precision"), ("sqlmetrics_ap_polars_cont", "average_precision")],
+    )
+    compare(
+        "gauc, no ties",
+        "handwritten_gauc_polars_cont",
+        value("handwritten_gauc_polars_cont", "gauc"),
+        [
+            ("sqlmetrics_gauc_duckdb_cont", "gauc"),
+            ("sqlmetrics_gauc_polars_cont", "gauc"),
+            ("sqlmetrics_composed_duckdb_cont", "gauc"),
+            ("sqlmetrics_composed_polars_cont", "gauc"),
+        ],
     )
     gauc_cases = [
         ("handwritten_gauc_polars", "gauc"),

@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from sqlmetrics import score_plan
 from sqlmetrics.binding import Binding, bind
 from sqlmetrics.class_scores import LongScores, parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
@@ -84,9 +85,9 @@ def evaluate(
     """
     binding, second = prepare(metrics, label, score, prediction, query, item, weight, by, judgments, class_scores)
     if engine == "duckdb":
-        result = duckdb_engine.run(binding, source, con, second)
+        result = duckdb_engine.run(score_plan.planned(binding, source), source, con, second)
     elif engine == "polars":
-        result = polars_engine.run(binding, source, second)
+        result = polars_engine.run(score_plan.planned(binding, source), source, second)
     elif engine == "spark":
         result = spark_engine.run(binding, source, spark, second)
     elif engine == "postgres":

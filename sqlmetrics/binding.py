@@ -59,6 +59,9 @@ class Binding:
     judgments: bool = False  # the label is read from separate judgments, joined by (query, item)
     prediction: str | None = None  # the predicted class, for multi-class metrics
     class_scores: WideScores | LongColumns | None = None  # one score per class, for one-vs-rest metrics
+    # the scores are nearly all distinct (``score_plan.distinct_scores``): the metrics that read
+    # the score histogram read the used rows instead, and base is not grouped by score
+    distinct_scores: bool = False
 
     @property
     def needs_query(self) -> bool:

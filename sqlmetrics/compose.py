@@ -121,17 +121,24 @@ INTERMEDIATES = {
     "class_score_hist": Intermediate("intermediates/class_score_hist.sql"),
 }
 
+# score_hist when the scores are nearly all distinct: the used rows, one entry each.
+SCORE_ROWS = Intermediate("intermediates/score_rows.sql")
+
 
 def base_keys(binding: Binding) -> tuple[str, ...]:
     """base's grouping keys besides the slices; rules on them are checked on base's
-    groups. The score is a key only when a metric reads the score histogram: grouping
-    by nearly distinct scores is the costliest part of base. The label is a key unless a
+    groups. The score is a key only when a metric reads the score histogram and the
+    scores are not nearly all distinct (``Binding.distinct_scores``: then score_hist is
+    the used rows, and grouping by them would be the costliest part of base). The label is a key unless a
     metric takes any number as label (a regression target) or no metric reads it as a
     number: then base is one row per slice. Multi-class metrics add the true and the
     predicted class, so that base holds the confusion matrix; one-vs-rest metrics the
     true class (whose rule, a scored class, is checked on base's groups)."""
     classes = binding.class_keys
-    if any(_reads("score_hist", call.spec.intermediates) for call in binding.calls):
+    histogram = not binding.distinct_scores and any(
+        _reads("score_hist", call.spec.intermediates) for call in binding.calls
+    )
+    if histogram:
         return ("score", "label", *classes)
     real = any(call.spec.label_domain == "real" for call in binding.calls)
     return (*(("label",) if binding.numeric_label and not real else ()), *classes)
@@ -552,7 +559,7 @@ def _reads(name: str, reads: tuple[str, ...]) -> bool:
 def _intermediate_sql(binding: Binding, name: str, by: str) -> str:
     """Intermediate ``name`` rendered for the call: once, or once per combination of its
     ``each`` parameters in use, stacked."""
-    step = INTERMEDIATES[name]
+    step = SCORE_ROWS if name == "score_hist" and binding.distinct_scores else INTERMEDIATES[name]
     values = {"by": by, **_collected(binding, name)}
     if not step.each:
         return templates.render(step.template, values, binding.slices)

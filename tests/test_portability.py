@@ -17,6 +17,7 @@ composer renders it (every template file must be rendered by one of the calls be
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -26,7 +27,8 @@ from sqlglot import exp
 
 import sqlmetrics as sm
 from sqlmetrics import templates
-from sqlmetrics.api import _class_table_binding
+from sqlmetrics.api import _class_table_binding, prepare
+from sqlmetrics.compose import compose as composed
 from sqlmetrics.compose import compose_per_class
 from sqlmetrics.registry import resolve
 
@@ -86,6 +88,10 @@ def calls():
             "t",
         ),
     )
+    histogram_metrics = ["auc", "average_precision", "logloss", "calibration", sm.metric("precision", threshold=0.5)]
+    binding, _ = prepare(histogram_metrics, "label", "score", None, None, None, None, "s", None, None)
+    rows_plan = dataclasses.replace(binding, distinct_scores=True)
+    yield "score_rows", lambda: composed(rows_plan, "t")
     long = sm.long_scores("ls", row_id="id")
     yield "long", lambda: sm.to_sql(["auc"], source="t", label="y", class_scores=long)
     for kind, params in [

@@ -47,7 +47,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     rows, base, judged = _checked_base(binding, source, second)
     slices = list(binding.slices)
     results = _row_counts(binding, base)
-    single = [call for call in binding.calls if hasattr(call.spec.module, "from_histogram")]
+    single = [call for call in binding.calls if _from_histogram(call, binding)]
     if single:
         hist = [pl.col("score"), pl.col("w_pos"), pl.col("w_neg")]
         exprs = [call.spec.module.from_histogram(*hist, **call.kwargs).alias(call.label) for call in single]
@@ -77,7 +77,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
             names = {"value": call.label, **{out: f"{call.label}_{out}" for out in call.spec.outputs}}
             results = results.join(values.collect().rename(names), on=slices, how="left", nulls_equal=True)
     by = slices if binding.by else []  # grouping by the constant slice_0 costs time
-    row_level = [call for call in binding.calls if _is_row_level(call)]
+    row_level = [call for call in binding.calls if _is_row_level(call, binding)]
     if row_level:
         weighted = binding.weight is not None
         aggregates = [e for call in row_level for e in _row_aggregates(call, weighted)]
@@ -166,10 +166,19 @@ def _checked_base(
     return rows, base, judged
 
 
-def _is_row_level(call: MetricCall) -> bool:
-    """A metric computed by its row expression over each slice's used rows (regression)."""
+def _from_histogram(call: MetricCall, binding: Binding) -> bool:
+    """A metric computed by its ``from_histogram`` expression over the score histogram:
+    one that has it, unless the scores are nearly all distinct (``Binding.distinct_scores``)
+    and its row expression is not slower (a module's ``ROW_PLAN = False`` says it is)."""
     module = call.spec.module
-    return hasattr(module, "expr") and not hasattr(module, "from_histogram")
+    return hasattr(module, "from_histogram") and (not binding.distinct_scores or not getattr(module, "ROW_PLAN", True))
+
+
+def _is_row_level(call: MetricCall, binding: Binding) -> bool:
+    """A metric computed by its row expression over each slice's used rows: regression
+    metrics, and the histogram metrics when the scores are nearly all distinct (a
+    histogram would hold a row per row; auc is then one rank-sum, the same number)."""
+    return hasattr(call.spec.module, "expr") and not _from_histogram(call, binding)
 
 
 def _row_aggregates(call: MetricCall, weighted: bool) -> list[pl.Expr]:
@@ -324,7 +333,7 @@ def _base_keys(binding: Binding) -> tuple[str, ...]:
     (which also groups by label), polars sums the positives' weight: measured faster in
     polars at any number of distinct scores, and it gives from_histogram distinct scores
     directly (unless classes are keys too)."""
-    histogram = ("score",) if any(hasattr(call.spec.module, "from_histogram") for call in binding.calls) else ()
+    histogram = ("score",) if any(_from_histogram(call, binding) for call in binding.calls) else ()
     return (*histogram, *binding.class_keys)
 
 

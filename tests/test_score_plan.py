@@ -1,0 +1,87 @@
+"""The two plans of the score-histogram metrics (``sqlmetrics/score_plan.py``): by
+distinct score, or row by row when the scores are nearly all distinct. Both are forced on
+the same data, with ties, weights, slices and NULLs, and must give the same numbers (and
+scikit-learn's, for auc and average_precision) and refuse bad input with the same
+message; the evidence must pick the row plan for continuous scores and the histogram
+for tied ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn.metrics import average_precision_score, roc_auc_score
+
+import sqlmetrics as sm
+from sqlmetrics import score_plan
+from sqlmetrics.errors import InvalidInputError
+
+METRICS = ["auc", "average_precision", "logloss", "calibration", "brier", sm.metric("precision", threshold=0.3)]
+VALUES = ["auc", "average_precision", "logloss", "calibration", "brier", "precision_threshold_0p3"]
+
+
+def _frame(rows: int = 4000, seed: int = 7) -> pl.DataFrame:
+    """Scores rounded to 2 decimals (many ties across both classes), two slices, weights
+    and a few NULL scores."""
+    rng = np.random.default_rng(seed)
+    score = np.round(rng.random(rows), 2)
+    label = (rng.random(rows) < score).astype(np.int64)
+    frame = pl.DataFrame(
+        {"day": rng.integers(0, 2, rows), "y": label, "p": score, "w": rng.integers(1, 4, rows).astype(float)}
+    )
+    return frame.with_columns(p=pl.when(pl.int_range(pl.len()) % 97 == 0).then(None).otherwise(pl.col("p")))
+
+
+def _forced(monkeypatch, distinct: bool, source, **kwargs) -> pl.DataFrame:
+    monkeypatch.setattr(score_plan, "distinct_scores", lambda source, column: distinct)
+    return sm.evaluate(source, METRICS, label="y", score="p", **kwargs)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_both_plans_give_the_same_numbers(monkeypatch, engine, weighted):
+    frame = _frame()
+    kwargs = {"by": "day", "engine": engine, **({"weight": "w"} if weighted else {})}
+    histogram = _forced(monkeypatch, False, frame, **kwargs)
+    rows = _forced(monkeypatch, True, frame, **kwargs)
+    assert rows.select("day", "n_rows", "n_excluded").equals(histogram.select("day", "n_rows", "n_excluded"))
+    for name in VALUES:
+        assert rows[name].to_list() == pytest.approx(histogram[name].to_list(), abs=1e-9), name
+    for day, auc, ap in rows.select("day", "auc", "average_precision").iter_rows():
+        used = frame.filter((pl.col("day") == day) & pl.col("p").is_not_null())
+        weight = used["w"].to_numpy() if weighted else None
+        assert auc == pytest.approx(roc_auc_score(used["y"], used["p"], sample_weight=weight), abs=1e-9)
+        assert ap == pytest.approx(average_precision_score(used["y"], used["p"], sample_weight=weight), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [("y", 2, "label"), ("p", float("nan"), "NaN")],
+)
+def test_both_plans_refuse_bad_input_alike(monkeypatch, engine, column, value, message):
+    frame = _frame(200).with_columns(
+        pl.when(pl.int_range(pl.len()) == 5).then(value).otherwise(pl.col(column)).alias(column)
+    )
+    errors = []
+    for distinct in (False, True):
+        with pytest.raises(InvalidInputError) as error:
+            _forced(monkeypatch, distinct, frame, engine=engine)
+        errors.append(str(error.value))
+    assert errors[0] == errors[1]
+    assert message in errors[0]
+
+
+def test_evidence_picks_rows_for_continuous_scores(tmp_path):
+    """Continuous float64 scores barely compress in Parquet and are distinct in a frame;
+    scores rounded to 4 decimals compress to well under half and repeat."""
+    rng = np.random.default_rng(0)
+    score = rng.beta(2, 20, 200_000)
+    frame = pl.DataFrame({"continuous": score, "rounded": np.round(score, 4), "y": rng.integers(0, 2, score.size)})
+    path = tmp_path / "scores.parquet"
+    frame.write_parquet(path)
+    assert score_plan.distinct_scores(str(path), "continuous")
+    assert not score_plan.distinct_scores(str(path), "rounded")
+    assert score_plan.distinct_scores(frame, "continuous")
+    assert not score_plan.distinct_scores(frame, "rounded")
+    assert score_plan.distinct_scores(frame.to_arrow(), "continuous")
+    assert not score_plan.distinct_scores("a_table_name", "continuous")  # no evidence: the histogram
+    assert not score_plan.distinct_scores(str(tmp_path / "missing.parquet"), "continuous")
