@@ -133,9 +133,15 @@ def _plain(kind: pa.DataType) -> pa.DataType:
     """The type of the values: dictionaries by their values, every string type as string."""
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or _is_string_view(kind):
         return pa.string()
     return kind
+
+
+def _is_string_view(kind: pa.DataType) -> bool:
+    """Whether ``kind`` is a string view (pyarrow >= 16 has the type; older ones cannot
+    read one, so a type they give is never one)."""
+    return getattr(pa.types, "is_string_view", lambda _: False)(kind)
 
 
 def _common_type(types: dict[str, pa.DataType]) -> pa.DataType | None:
