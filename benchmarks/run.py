@@ -38,7 +38,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import dataset  # noqa: E402
-from cases import CASES, DAILY_COLUMNS, MEMORY_LIMIT, RANKING, REGRESSION  # noqa: E402
+from cases import CASES, DAILY_COLUMNS, MEMORY_LIMIT, RANKING, REGRESSION, SMALL, SMALL_ROWS  # noqa: E402
 
 PANDAS_MAX_ROWS = 1_000_000  # pandas_sklearn_gauc runs at min(rows, this), scaled linearly
 TOLERANCE = 1e-9
@@ -530,7 +530,14 @@ def agreement_rows(results: dict, refs: dict, rows: int, pandas_rows: int) -> li
             [("sqlmetrics_daily_duckdb_limited", column), ("sqlmetrics_daily_polars", column)],
         )
     # every sqlmetrics case reports its row counts, except the curves (tables, not rows of metrics)
-    sm_cases = [c for c in results if c.startswith("sqlmetrics_") and CASES[c]["group"] != "curves"]
+    sm_cases = [c for c in results if c.startswith("sqlmetrics_") and CASES[c]["group"] not in ("curves", "small")]
+    for column in ("auc", "gauc", "logloss", "average_precision"):
+        compare(
+            f"{column}, {SMALL_ROWS:,} rows",
+            "sqlmetrics_small_duckdb",
+            value("sqlmetrics_small_duckdb", column),
+            [("sqlmetrics_small_polars", column)],
+        )
     compare("n_rows", "row count", rows, [(c, "n_rows") for c in sm_cases])
     compare("n_excluded", "no NULLs in the data", 0, [(c, "n_excluded") for c in sm_cases])
     return out
@@ -650,6 +657,24 @@ def report(args, rows, data_dir, summaries, results, refs, pandas_rows, notes, r
                 "table compares the first day's numbers.",
             ]
             if any(CASES[n]["group"] == "scale" for n in summaries)
+            else []
+        ),
+        *(
+            [
+                "",
+                "Scale, continuous scores (group `scale_cont`): the same call with score `pctr_cont` (every "
+                "score distinct) on a DuckDB connection with `SET memory_limit = '4GB'`.",
+            ]
+            if any(CASES[n]["group"] == "scale_cont" for n in summaries)
+            else []
+        ),
+        *(
+            [
+                "",
+                f"Fixed cost (group `small`): `{', '.join(SMALL)}` in one call over the first {SMALL_ROWS:,} rows "
+                "(a polars frame); `:call` is the median of 50 calls after 3 warm-up calls.",
+            ]
+            if any(CASES[n]["group"] == "small" for n in summaries)
             else []
         ),
         "",

@@ -23,7 +23,7 @@
 --         {{ strategy }} ('uniform' or 'quantile')
 -- output: {{ by }}, bin, mean_score, observed_rate, count, weight
 WITH scores AS (
-    SELECT {{ by }}, score, SUM(n) AS n, SUM(w_pos + w_neg) AS w, SUM(w_pos) AS w_pos
+    SELECT {{ by }}, score, SUM(n) AS n, CAST(SUM(w_pos + w_neg) AS DOUBLE) AS w, CAST(SUM(w_pos) AS DOUBLE) AS w_pos
     FROM score_hist
     GROUP BY {{ by }}, score
 ),

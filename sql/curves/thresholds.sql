@@ -24,7 +24,7 @@ FROM (
            SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
                             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp
     FROM (
-        SELECT {{ by }}, score, SUM(w_pos) AS w_pos, SUM(w_neg) AS w_neg
+        SELECT {{ by }}, score, CAST(SUM(w_pos) AS DOUBLE) AS w_pos, CAST(SUM(w_neg) AS DOUBLE) AS w_neg
         FROM score_hist
         GROUP BY {{ by }}, score
         HAVING SUM(w_pos) + SUM(w_neg) > 0

@@ -75,8 +75,8 @@ WITH input AS (
     slice_2,
     query,
     score,
-    w * label AS w_pos,
-    w - w * label AS w_neg
+    CASE WHEN label = 1 THEN w ELSE 0 END AS w_pos,
+    CASE WHEN label = 1 THEN 0 ELSE w END AS w_neg
   FROM input
   WHERE
     NOT w IS NULL

@@ -106,15 +106,16 @@ WITH input AS (
     n > 0
 ), confusion AS (
   /* confusion: the weighted confusion counts per slice at every threshold used by the */
-  /* call's threshold metrics. A score >= threshold predicts the positive class. */
+  /* call's threshold metrics. A score >= threshold predicts the positive class. The */
+  /* counts are DOUBLE whatever the type of score_hist's weights. */
   SELECT
     slice_1,
     slice_2,
     t.threshold,
-    SUM(CASE WHEN score >= t.threshold THEN w_pos ELSE 0 END) AS tp,
-    SUM(CASE WHEN score >= t.threshold THEN w_neg ELSE 0 END) AS fp,
-    SUM(CASE WHEN score < t.threshold THEN w_neg ELSE 0 END) AS tn,
-    SUM(CASE WHEN score < t.threshold THEN w_pos ELSE 0 END) AS fn
+    CAST(SUM(CASE WHEN score >= t.threshold THEN w_pos ELSE 0 END) AS DOUBLE) AS tp,
+    CAST(SUM(CASE WHEN score >= t.threshold THEN w_neg ELSE 0 END) AS DOUBLE) AS fp,
+    CAST(SUM(CASE WHEN score < t.threshold THEN w_neg ELSE 0 END) AS DOUBLE) AS tn,
+    CAST(SUM(CASE WHEN score < t.threshold THEN w_pos ELSE 0 END) AS DOUBLE) AS fn
   FROM score_hist
   CROSS JOIN (VALUES
     (CAST(0.5 AS DOUBLE))) AS t(threshold)
