@@ -260,7 +260,7 @@ def per_class(
     [('cat', 2, 0.6666666666666666, 1.0), ('dog', 2, 1.0, 0.5)]
     """
     calls = resolve(metrics, multiclass=True)
-    without = [repr(call) for call in calls if not hasattr(call.spec.module, "PER_CLASS")]
+    without = [repr(call) for call in calls if not call.spec.per_class]
     if without:
         raise InvalidParameterError(
             f"{', '.join(without)} has no per-class value: per_class reports precision, recall, f1 and fbeta"

@@ -1,8 +1,11 @@
-"""Documentation generated from the registry, so that it cannot drift from the code.
+"""Text generated from the registry, so that it cannot drift from the code.
 
-``python -m sqlmetrics.docs`` prints the metrics table that README.md embeds between the
-``<!-- metrics -->`` markers; ``python -m sqlmetrics.docs --write README.md`` puts it
-there. A test checks that the README holds the current one.
+* the metrics table that README.md embeds between the ``<!-- metrics -->`` markers;
+* the names ``sqlmetrics/polars.py`` defines, one per metric (written out, so editors
+  and type checkers see them), between its ``# <metrics>`` markers.
+
+``python -m sqlmetrics.docs`` prints the table; ``python -m sqlmetrics.docs --write``
+writes both into place (after adding a metric). Tests check that both are current.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from pathlib import Path
 from sqlmetrics.registry import registry
 from sqlmetrics.spec import Param
 
+ROOT = Path(__file__).resolve().parent
 START, END = "<!-- metrics -->\n", "\n<!-- /metrics -->"
+POLARS_START, POLARS_END = "# <metrics>: written by `python -m sqlmetrics.docs --write`\n", "\n# </metrics>"
 
 
 def _param(param: Param) -> str:
@@ -31,17 +36,50 @@ def metrics_table() -> str:
     return "\n".join(lines)
 
 
+def polars_names() -> str:
+    """The body of ``sqlmetrics/polars.py``'s generated block: each metric module imported
+    under a private alias, and its public name bound to its named expression or frame
+    function (``precision@k`` is ``precision_at_k``)."""
+    specs = registry().items()
+    imports = [
+        f"from {spec.module.__package__} import {spec.module.__name__.rsplit('.', 1)[1]} as _{attribute(name)}"
+        for name, spec in specs
+    ]
+    names = []
+    for name, spec in specs:
+        wrapper, function = ("_expression", "expr") if spec.is_expression else ("_frame", "frame")
+        names.append(f'{attribute(name)} = {wrapper}("{name}", _{attribute(name)}.{function})')
+    listed = [f'    "{attribute(name)}",' for name, _ in specs]
+    return "\n".join([*sorted(imports), "", *names, "", "__all__ = [", *listed, "]"])
+
+
+def attribute(metric_name: str) -> str:
+    """A metric's name in ``sqlmetrics.polars``: ``precision@k`` is ``precision_at_k``."""
+    return metric_name.replace("@k", "_at_k")
+
+
+def embedded(text: str, start: str = START, end: str = END) -> str:
+    return text.split(start, 1)[1].split(end, 1)[0]
+
+
 def embedded_table(text: str) -> str:
-    return text.split(START, 1)[1].split(END, 1)[0]
+    return embedded(text)
 
 
-def write(path: Path) -> None:
-    text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace(embedded_table(text), metrics_table()), encoding="utf-8")
+def write(readme: Path = ROOT.parent / "README.md", polars_module: Path = ROOT / "polars.py") -> None:
+    """Write the metrics table into ``readme`` and the names into ``polars_module``."""
+    for path, generated, start, end in (
+        (readme, metrics_table(), START, END),
+        (polars_module, polars_names(), POLARS_START, POLARS_END),
+    ):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(
+            text.replace(start + embedded(text, start, end) + end, start + generated + end), encoding="utf-8"
+        )
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--write"]:
-        write(Path(sys.argv[2]))
+        write()
     else:
         print(metrics_table())

@@ -20,41 +20,41 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import polars as pl
 
-from sqlmetrics.registry import metric, registry
-from sqlmetrics.spec import Metric, MetricCall
+from sqlmetrics.registry import get, metric
+from sqlmetrics.spec import MetricCall
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def _attribute(metric_name: str) -> str:
-    return metric_name.replace("@k", "_at_k")
-
-
-def _call(spec: Metric, given: dict[str, Any]) -> MetricCall:
+def _call(name: str, given: dict[str, Any]) -> MetricCall:
     """The metric call of ``given``'s metric parameters (validated as ``sm.metric`` does)."""
-    names = {param.name for param in spec.params}
-    return metric(spec.name, **{key: value for key, value in given.items() if key in names})
+    names = {param.name for param in get(name).params}
+    return metric(name, **{key: value for key, value in given.items() if key in names})
 
 
-def _named_expression(spec: Metric) -> Callable[..., pl.Expr]:
-    expression = spec.module.expr
+def _expression(name: str, expression: Callable[P, pl.Expr]) -> Callable[P, pl.Expr]:
+    """Metric ``name``'s expression, named as ``evaluate`` names its column."""
 
     @functools.wraps(expression)
-    def named(*args: Any, **kwargs: Any) -> pl.Expr:
-        return expression(*args, **kwargs).alias(_call(spec, kwargs).label)
+    def named(*args: P.args, **kwargs: P.kwargs) -> pl.Expr:
+        return expression(*args, **kwargs).alias(_call(name, kwargs).label)
 
     return named
 
 
-def _named_frame(spec: Metric) -> Callable[..., Any]:
-    frame = spec.module.frame
+def _frame(name: str, frame: Callable[P, R]) -> Callable[P, R]:
+    """Metric ``name``'s function of a frame, its columns named as ``evaluate`` names them
+    and its rows sorted by its slices."""
 
     @functools.wraps(frame)
-    def named(data: Any, **kwargs: Any) -> Any:
-        call = _call(spec, kwargs)
-        result = frame(data, **kwargs)
+    def named(*args: P.args, **kwargs: P.kwargs) -> R:
+        call = _call(name, kwargs)
+        result: Any = frame(*args, **kwargs)
         result = result.rename({f"{call.base_name}{c[len(call.label) :]}": c for c in call.columns})
         by = kwargs.get("by") or []
         by = [by] if isinstance(by, str) else list(by)
@@ -63,12 +63,144 @@ def _named_frame(spec: Metric) -> Callable[..., Any]:
     return named
 
 
-def __getattr__(name: str) -> Any:
-    spec = next((s for metric_name, s in registry().items() if _attribute(metric_name) == name), None)
-    if spec is None:
-        raise AttributeError(f"module 'sqlmetrics.polars' has no attribute {name!r}")
-    return _named_expression(spec) if hasattr(spec.module, "expr") else _named_frame(spec)
+# <metrics>: written by `python -m sqlmetrics.docs --write`
+from sqlmetrics.metrics.classification import accuracy as _accuracy
+from sqlmetrics.metrics.classification import auc as _auc
+from sqlmetrics.metrics.classification import average_precision as _average_precision
+from sqlmetrics.metrics.classification import brier as _brier
+from sqlmetrics.metrics.classification import calibration as _calibration
+from sqlmetrics.metrics.classification import f1 as _f1
+from sqlmetrics.metrics.classification import fbeta as _fbeta
+from sqlmetrics.metrics.classification import fn as _fn
+from sqlmetrics.metrics.classification import fp as _fp
+from sqlmetrics.metrics.classification import gauc as _gauc
+from sqlmetrics.metrics.classification import label_mean as _label_mean
+from sqlmetrics.metrics.classification import logloss as _logloss
+from sqlmetrics.metrics.classification import mcc as _mcc
+from sqlmetrics.metrics.classification import precision as _precision
+from sqlmetrics.metrics.classification import recall as _recall
+from sqlmetrics.metrics.classification import score_mean as _score_mean
+from sqlmetrics.metrics.classification import specificity as _specificity
+from sqlmetrics.metrics.classification import tn as _tn
+from sqlmetrics.metrics.classification import tp as _tp
+from sqlmetrics.metrics.multiclass import accuracy as _multiclass_accuracy
+from sqlmetrics.metrics.multiclass import auc as _multiclass_auc
+from sqlmetrics.metrics.multiclass import average_precision as _multiclass_average_precision
+from sqlmetrics.metrics.multiclass import cohen_kappa as _cohen_kappa
+from sqlmetrics.metrics.multiclass import f1 as _multiclass_f1
+from sqlmetrics.metrics.multiclass import fbeta as _multiclass_fbeta
+from sqlmetrics.metrics.multiclass import mcc as _multiclass_mcc
+from sqlmetrics.metrics.multiclass import precision as _multiclass_precision
+from sqlmetrics.metrics.multiclass import recall as _multiclass_recall
+from sqlmetrics.metrics.ranking import cg as _cg
+from sqlmetrics.metrics.ranking import dcg as _dcg
+from sqlmetrics.metrics.ranking import hit_rate as _hit_rate
+from sqlmetrics.metrics.ranking import map as _map
+from sqlmetrics.metrics.ranking import mrr as _mrr
+from sqlmetrics.metrics.ranking import ndcg as _ndcg
+from sqlmetrics.metrics.ranking import precision_at_k as _precision_at_k
+from sqlmetrics.metrics.ranking import rank_corr as _rank_corr
+from sqlmetrics.metrics.ranking import recall_at_k as _recall_at_k
+from sqlmetrics.metrics.regression import mae as _mae
+from sqlmetrics.metrics.regression import mape as _mape
+from sqlmetrics.metrics.regression import max_error as _max_error
+from sqlmetrics.metrics.regression import mean_error as _mean_error
+from sqlmetrics.metrics.regression import median_absolute_error as _median_absolute_error
+from sqlmetrics.metrics.regression import mse as _mse
+from sqlmetrics.metrics.regression import r2 as _r2
+from sqlmetrics.metrics.regression import rmse as _rmse
 
+accuracy = _expression("accuracy", _accuracy.expr)
+auc = _expression("auc", _auc.expr)
+average_precision = _expression("average_precision", _average_precision.expr)
+brier = _expression("brier", _brier.expr)
+calibration = _expression("calibration", _calibration.expr)
+cg = _frame("cg", _cg.frame)
+cohen_kappa = _frame("cohen_kappa", _cohen_kappa.frame)
+dcg = _frame("dcg", _dcg.frame)
+f1 = _expression("f1", _f1.expr)
+fbeta = _expression("fbeta", _fbeta.expr)
+fn = _expression("fn", _fn.expr)
+fp = _expression("fp", _fp.expr)
+gauc = _frame("gauc", _gauc.frame)
+hit_rate = _frame("hit_rate", _hit_rate.frame)
+label_mean = _expression("label_mean", _label_mean.expr)
+logloss = _expression("logloss", _logloss.expr)
+mae = _expression("mae", _mae.expr)
+map = _frame("map", _map.frame)
+mape = _expression("mape", _mape.expr)
+max_error = _expression("max_error", _max_error.expr)
+mcc = _expression("mcc", _mcc.expr)
+mean_error = _expression("mean_error", _mean_error.expr)
+median_absolute_error = _expression("median_absolute_error", _median_absolute_error.expr)
+mrr = _frame("mrr", _mrr.frame)
+mse = _expression("mse", _mse.expr)
+multiclass_accuracy = _frame("multiclass_accuracy", _multiclass_accuracy.frame)
+multiclass_auc = _frame("multiclass_auc", _multiclass_auc.frame)
+multiclass_average_precision = _frame("multiclass_average_precision", _multiclass_average_precision.frame)
+multiclass_f1 = _frame("multiclass_f1", _multiclass_f1.frame)
+multiclass_fbeta = _frame("multiclass_fbeta", _multiclass_fbeta.frame)
+multiclass_mcc = _frame("multiclass_mcc", _multiclass_mcc.frame)
+multiclass_precision = _frame("multiclass_precision", _multiclass_precision.frame)
+multiclass_recall = _frame("multiclass_recall", _multiclass_recall.frame)
+ndcg = _frame("ndcg", _ndcg.frame)
+precision = _expression("precision", _precision.expr)
+precision_at_k = _frame("precision@k", _precision_at_k.frame)
+r2 = _expression("r2", _r2.expr)
+rank_corr = _frame("rank_corr", _rank_corr.frame)
+recall = _expression("recall", _recall.expr)
+recall_at_k = _frame("recall@k", _recall_at_k.frame)
+rmse = _expression("rmse", _rmse.expr)
+score_mean = _expression("score_mean", _score_mean.expr)
+specificity = _expression("specificity", _specificity.expr)
+tn = _expression("tn", _tn.expr)
+tp = _expression("tp", _tp.expr)
 
-def __dir__() -> list[str]:
-    return sorted(map(_attribute, registry()))
+__all__ = [
+    "accuracy",
+    "auc",
+    "average_precision",
+    "brier",
+    "calibration",
+    "cg",
+    "cohen_kappa",
+    "dcg",
+    "f1",
+    "fbeta",
+    "fn",
+    "fp",
+    "gauc",
+    "hit_rate",
+    "label_mean",
+    "logloss",
+    "mae",
+    "map",
+    "mape",
+    "max_error",
+    "mcc",
+    "mean_error",
+    "median_absolute_error",
+    "mrr",
+    "mse",
+    "multiclass_accuracy",
+    "multiclass_auc",
+    "multiclass_average_precision",
+    "multiclass_f1",
+    "multiclass_fbeta",
+    "multiclass_mcc",
+    "multiclass_precision",
+    "multiclass_recall",
+    "ndcg",
+    "precision",
+    "precision_at_k",
+    "r2",
+    "rank_corr",
+    "recall",
+    "recall_at_k",
+    "rmse",
+    "score_mean",
+    "specificity",
+    "tn",
+    "tp",
+]
+# </metrics>

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlmetrics import metrics as _metrics_package
 from sqlmetrics.errors import InvalidParameterError, UnknownMetricError, closest
-from sqlmetrics.spec import MULTICLASS_PREFIX, Metric, MetricCall
+from sqlmetrics.spec import MULTICLASS_PREFIX, POLARS_FORMS, Metric, MetricCall
 
 
 @cache
@@ -32,8 +32,26 @@ def registry() -> dict[str, Metric]:
             continue
         if spec.name in found:
             raise RuntimeError(f"metric {spec.name!r} is registered twice")
+        _check_polars_form(spec, module)
         found[spec.name] = Metric(**{**spec.__dict__, "module": module})
     return dict(sorted(found.items()))
+
+
+def _check_polars_form(spec: Metric, module: Any) -> None:
+    """A metric author's mistake, named: an unknown polars form, or a function the form
+    needs (``spec.POLARS_FORMS``, and one per extra output of an expression) missing."""
+    if spec.polars_form not in POLARS_FORMS:
+        raise RuntimeError(
+            f"metric {spec.name!r} ({module.__name__}): polars_form must be one of "
+            f"{', '.join(POLARS_FORMS)}, got {spec.polars_form!r}"
+        )
+    needed = [*POLARS_FORMS[spec.polars_form], *(spec.outputs if spec.is_expression else ())]
+    missing = [name for name in needed if not callable(getattr(module, name, None))]
+    if missing:
+        raise RuntimeError(
+            f"metric {spec.name!r} ({module.__name__}): its polars form {spec.polars_form!r} needs "
+            f"{', '.join(missing)}, which the module does not define"
+        )
 
 
 def get(name: str) -> Metric:

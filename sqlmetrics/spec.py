@@ -29,6 +29,29 @@ LABEL_DOMAINS = ("binary", "relevance", "real", "class")
 # is bound, the plain name means it (``registry.routed``) and its column is ``<name>``.
 MULTICLASS_PREFIX = "multiclass_"
 
+# How the polars engine computes a metric (``Metric.polars_form``), and the functions its
+# module defines for that form (the registry checks them):
+# * histogram: ``from_histogram(score, w_pos, w_neg)`` over the score histogram, and
+#   ``expr(score, label, weight)`` over a slice's rows (nearly distinct scores, where a
+#   histogram holds a row per row; unless ``row_plan`` is False); ``smp.<name>`` is ``expr``;
+# * rows: ``expr(score, label, weight)`` over a slice's rows; ``smp.<name>`` is ``expr``;
+# * class_counts: ``from_class_counts(tp, fp, fn, support)`` over per-class counts;
+# * class_confusion: ``from_class_confusion(confusion, slices)`` over the confusion matrix;
+# * class_histogram: ``from_class_histogram(...)`` over each class's score histogram;
+# * lists: ``from_lists(lists)`` over the ranking lists;
+# * frame: ``frame(data, ...)`` over the used rows;
+# every form but histogram and rows also defines ``frame(data, ...)``, which ``smp.<name>`` is.
+POLARS_FORMS = {
+    "histogram": ("from_histogram", "expr"),
+    "rows": ("expr",),
+    "class_counts": ("from_class_counts", "frame"),
+    "class_confusion": ("from_class_confusion", "frame"),
+    "class_histogram": ("from_class_histogram", "frame"),
+    "lists": ("from_lists", "frame"),
+    "frame": ("frame",),
+}
+EXPRESSION_FORMS = ("histogram", "rows")
+
 # The largest integer parameter every engine holds (a signed 64-bit integer, 2**63 - 1).
 MAX_INT = 2**63 - 1
 
@@ -96,6 +119,12 @@ class Metric:
     """What a metric is, independent of how an engine computes it.
 
     * ``template``: its SQL file under ``sql/``, read by the composer;
+    * ``polars_form``: how the polars engine computes it (``POLARS_FORMS``), which also
+      says whether ``sqlmetrics.polars`` gives an expression or a function of a frame;
+    * ``row_plan``: for the histogram form, whether the row expression is used on nearly
+      distinct scores (False where it measured slower than the histogram);
+    * ``per_class``: for a multi-class metric, its column of ``per_class_scores``, which
+      ``sm.per_class`` reports (empty: it has no per-class value);
     * ``reads``: the shared intermediate(s) the template selects from (``score_hist``, ...);
     * ``needs``: the column roles it requires (``weight`` is always optional);
     * ``outputs``: extra result columns after the main one (``label + "_" + output``);
@@ -116,6 +145,7 @@ class Metric:
     summary: str
     template: str
     reads: str | tuple[str, ...]
+    polars_form: str = ""  # every registered metric declares one (the curves are not registered)
     needs: tuple[str, ...] = ("label", "score")
     params: tuple[Param, ...] = ()
     outputs: tuple[str, ...] = ()
@@ -126,7 +156,14 @@ class Metric:
     higher_is_better: bool | None = True
     range: tuple[float, float] | None = (0.0, 1.0)
     reference: str = ""
+    row_plan: bool = True
+    per_class: str = ""
     module: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def is_expression(self) -> bool:
+        """Whether ``sqlmetrics.polars`` gives it as an expression (else a frame function)."""
+        return self.polars_form in EXPRESSION_FORMS
 
     @property
     def intermediates(self) -> tuple[str, ...]:

@@ -1,12 +1,55 @@
-"""The README's metrics table is the registry's."""
+"""The text generated from the registry is current: the README's metrics table and the
+names of ``sqlmetrics.polars``; and the registry names a metric author's mistakes."""
 
+import types
 from pathlib import Path
 
-from sqlmetrics.docs import embedded_table, metrics_table
+import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+import sqlmetrics.polars as smp
+from sqlmetrics.docs import POLARS_END, POLARS_START, embedded, embedded_table, metrics_table, polars_names
+from sqlmetrics.registry import _check_polars_form, registry
+from sqlmetrics.spec import Metric
+
+ROOT = Path(__file__).resolve().parent.parent
+REGENERATE = "regenerate with: python -m sqlmetrics.docs --write"
 
 
 def test_readme_lists_every_metric_as_registered():
-    text = README.read_text(encoding="utf-8")
-    assert embedded_table(text) == metrics_table(), "regenerate with: python -m sqlmetrics.docs --write README.md"
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert embedded_table(text) == metrics_table(), REGENERATE
+
+
+def test_the_polars_face_names_every_metric_as_registered():
+    text = (ROOT / "sqlmetrics" / "polars.py").read_text(encoding="utf-8")
+    assert embedded(text, POLARS_START, POLARS_END) == polars_names(), REGENERATE
+    assert len(smp.__all__) == len(registry())
+    for name, spec in registry().items():
+        function = getattr(smp, name.replace("@k", "_at_k"))
+        wrapped = spec.module.expr if spec.is_expression else spec.module.frame
+        assert function.__wrapped__ is wrapped, name
+
+
+def _module(**functions) -> types.ModuleType:
+    module = types.ModuleType("sqlmetrics.metrics.example.new_metric")
+    module.__dict__.update(functions)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("form", "functions", "message"),
+    [
+        ("bars", {}, "polars_form must be one of histogram, rows, "),
+        ("", {}, "polars_form must be one of"),
+        ("histogram", {"expr": print}, "needs from_histogram, which the module does not define"),
+        ("lists", {"from_lists": print}, "needs frame, which the module does not define"),
+    ],
+)
+def test_a_metric_without_its_polars_form_is_named(form, functions, message):
+    spec = Metric(
+        name="new_metric", family="example", summary="s", template="t.sql", reads="score_hist", polars_form=form
+    )
+    with pytest.raises(RuntimeError, match="metric 'new_metric' \\(sqlmetrics.metrics.example.new_metric\\): "):
+        _check_polars_form(spec, _module(**functions))
+    with pytest.raises(RuntimeError, match=message):
+        _check_polars_form(spec, _module(**functions))

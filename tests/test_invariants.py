@@ -51,7 +51,7 @@ def test_spec_is_complete(name):
     text = templates.load(spec.template)
     assert text.startswith(f"-- {name}"), "a template opens with a comment naming its metric"
     assert "{{ by }}" in text
-    kind = "expr" if hasattr(spec.module, "expr") else "frame"
+    kind = "expr" if spec.is_expression else "frame"
     assert getattr(spec.module, kind).__doc__, f"{name}.{kind} needs a docstring"
 
 
@@ -157,7 +157,7 @@ def test_values_stay_in_range(frame):
         assert ((values >= low - 1e-12) & (values <= high + 1e-12)).all(), call.label
 
 
-ROW_METRICS = [name for name, spec in sm.registry().items() if hasattr(spec.module, "expr")]
+ROW_METRICS = [name for name, spec in sm.registry().items() if spec.is_expression]
 
 
 @settings(max_examples=30)

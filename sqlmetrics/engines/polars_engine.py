@@ -53,8 +53,8 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         exprs = [call.spec.module.from_histogram(*hist, **call.kwargs).alias(call.label) for call in single]
         values = _score_hist(base, slices).lazy().group_by(slices).agg(exprs).collect()
         results = results.join(values, on=slices, how="left", nulls_equal=True)
-    multiclass = [call for call in binding.calls if hasattr(call.spec.module, "from_class_counts")]
-    pairwise = [call for call in binding.calls if hasattr(call.spec.module, "from_class_confusion")]
+    multiclass = _calls_of_form(binding, "class_counts")
+    pairwise = _calls_of_form(binding, "class_confusion")
     confusion = class_confusion(base.lazy(), slices).collect().lazy() if multiclass or pairwise else None
     if multiclass:
         exprs = [call.spec.module.from_class_counts(*COUNTS, **call.kwargs).alias(call.label) for call in multiclass]
@@ -64,7 +64,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         values = call.spec.module.from_class_confusion(confusion, slices, **call.kwargs)
         results = results.join(values.rename({"value": call.label}).collect(), on=slices, how="left", nulls_equal=True)
     used_rows = rows.filter(pl.col("w").is_not_null())
-    one_vs_rest = [call for call in binding.calls if hasattr(call.spec.module, "from_class_histogram")]
+    one_vs_rest = _calls_of_form(binding, "class_histogram")
     if binding.class_scores is not None:  # bound class scores are checked, whatever reads them
         if binding.long_scores is not None:
             class_rows = long_rows(used_rows, slices, judged)
@@ -87,7 +87,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     for call in binding.calls:
         if call in single or call in row_level or call in multiclass or call in pairwise or call in one_vs_rest:
             continue
-        if call.spec.family == "ranking":
+        if call.spec.polars_form == "lists":
             frame = call.spec.module.from_lists(lists, **call.kwargs)
         else:
             weight = "w" if binding.weight is not None else None  # unweighted: faster rank-based forms
@@ -129,7 +129,7 @@ def per_class(binding: Binding, source: Any) -> pl.DataFrame:
     table = counts.select(*slices, "class", "support")
     for call in binding.calls:
         scores = per_class_scores(counts, call.kwargs.get("beta", 1.0))
-        value = scores.select(*slices, "class", pl.col(call.spec.module.PER_CLASS).alias(call.label))
+        value = scores.select(*slices, "class", pl.col(call.spec.per_class).alias(call.label))
         table = table.join(value, on=[*slices, "class"], how="left", nulls_equal=True)
     return _user_table(binding, table.collect(), ["class"]).select(
         *binding.by, "class", "support", *(c.label for c in binding.calls)
@@ -166,19 +166,24 @@ def _checked_base(
     return rows, base, judged
 
 
+def _calls_of_form(binding: Binding, form: str) -> list[MetricCall]:
+    return [call for call in binding.calls if call.spec.polars_form == form]
+
+
 def _from_histogram(call: MetricCall, binding: Binding) -> bool:
     """A metric computed by its ``from_histogram`` expression over the score histogram:
-    one that has it, unless the scores are nearly all distinct (``Binding.distinct_scores``)
-    and its row expression is not slower (a module's ``ROW_PLAN = False`` says it is)."""
-    module = call.spec.module
-    return hasattr(module, "from_histogram") and (not binding.distinct_scores or not getattr(module, "ROW_PLAN", True))
+    one of the histogram form, unless the scores are nearly all distinct
+    (``Binding.distinct_scores``) and its row expression is not slower (its spec's
+    ``row_plan``)."""
+    spec = call.spec
+    return spec.polars_form == "histogram" and (not binding.distinct_scores or not spec.row_plan)
 
 
 def _is_row_level(call: MetricCall, binding: Binding) -> bool:
     """A metric computed by its row expression over each slice's used rows: regression
     metrics, and the histogram metrics when the scores are nearly all distinct (a
     histogram would hold a row per row; auc is then one rank-sum, the same number)."""
-    return hasattr(call.spec.module, "expr") and not _from_histogram(call, binding)
+    return call.spec.is_expression and not _from_histogram(call, binding)
 
 
 def _row_aggregates(call: MetricCall, weighted: bool) -> list[pl.Expr]:

@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="accuracy",
     family="classification",
+    polars_form="histogram",
     summary="share of rows whose predicted class (score >= threshold) equals the label",
     template="classification/accuracy.sql",
     reads="confusion",

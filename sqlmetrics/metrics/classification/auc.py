@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="auc",
     family="classification",
+    polars_form="histogram",
     summary="area under the ROC curve: P(positive outscores negative), ties counting 1/2",
     template="classification/auc.sql",
     reads="score_hist",

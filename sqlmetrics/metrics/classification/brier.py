@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="brier",
     family="classification",
+    polars_form="histogram",
     summary="Σ w·(p − y)² / Σ w",
     template="classification/brier.sql",
     reads="score_hist",

@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="calibration",
     family="classification",
+    polars_form="histogram",
     summary="Σ w·p / Σ w·y: 1 is calibrated on average, above 1 over-predicts",
     template="classification/calibration.sql",
     reads="score_hist",

@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="f1",
     family="classification",
+    polars_form="histogram",
     summary="2·TP / (2·TP + FP + FN): harmonic mean of precision and recall",
     template="classification/f1.sql",
     reads="confusion",

@@ -21,6 +21,7 @@ BETA = Param(
 SPEC = Metric(
     name="fbeta",
     family="classification",
+    polars_form="histogram",
     summary="(1 + β²)·TP / ((1 + β²)·TP + β²·FN + FP)",
     template="classification/fbeta.sql",
     reads="confusion",

@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="fn",
     family="classification",
+    polars_form="histogram",
     summary="weighted count of positives predicted negative (label 1, score < threshold)",
     template="classification/fn.sql",
     reads="confusion",

@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="fp",
     family="classification",
+    polars_form="histogram",
     summary="weighted count of negatives predicted positive (label 0, score >= threshold)",
     template="classification/fp.sql",
     reads="confusion",

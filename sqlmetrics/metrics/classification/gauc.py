@@ -22,6 +22,7 @@ WEIGHTING = Param(
 SPEC = Metric(
     name="gauc",
     family="classification",
+    polars_form="frame",
     summary="Σ_u g_u·AUC_u / Σ_u g_u over queries with both classes",
     template="classification/gauc.sql",
     reads="query_rows",

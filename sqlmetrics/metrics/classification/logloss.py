@@ -12,6 +12,7 @@ EPSILON = 2.220446049250313e-16  # float64 machine epsilon, scikit-learn's clip
 SPEC = Metric(
     name="logloss",
     family="classification",
+    polars_form="histogram",
     summary="−Σ w·(y·ln p + (1−y)·ln(1−p)) / Σ w, p clipped to [ε, 1−ε]",
     template="classification/logloss.sql",
     reads="score_hist",

@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="mcc",
     family="classification",
+    polars_form="histogram",
     summary="Matthews correlation coefficient of predicted (score >= threshold) and true class",
     template="classification/mcc.sql",
     reads="confusion",

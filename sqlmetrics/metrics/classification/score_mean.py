@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="score_mean",
     family="classification",
+    polars_form="histogram",
     summary="Σ w·p / Σ w: mean predicted score",
     template="classification/score_mean.sql",
     reads="score_hist",

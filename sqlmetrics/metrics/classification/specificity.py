@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="specificity",
     family="classification",
+    polars_form="histogram",
     summary="TN / (TN + FP): share of negatives predicted negative",
     template="classification/specificity.sql",
     reads="confusion",

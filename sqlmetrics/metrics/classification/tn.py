@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="tn",
     family="classification",
+    polars_form="histogram",
     summary="weighted count of negatives predicted negative (label 0, score < threshold)",
     template="classification/tn.sql",
     reads="confusion",

@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="tp",
     family="classification",
+    polars_form="histogram",
     summary="weighted count of positives predicted positive (label 1, score >= threshold)",
     template="classification/tp.sql",
     reads="confusion",

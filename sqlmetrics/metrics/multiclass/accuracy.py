@@ -13,6 +13,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="multiclass_accuracy",
     family="multiclass",
+    polars_form="class_counts",
     summary="Σ w·[ŷ = y] / Σ w: share of rows whose predicted class is the true class",
     template="multiclass/accuracy.sql",
     reads="class_counts",

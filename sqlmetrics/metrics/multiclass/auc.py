@@ -15,6 +15,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="multiclass_auc",
     family="multiclass",
+    polars_form="class_histogram",
     summary="one-vs-rest AUC of each class c (c against the rest, by c's score), averaged: macro or weighted",
     template="multiclass/auc.sql",
     reads="class_score_hist",

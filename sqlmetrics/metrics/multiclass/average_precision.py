@@ -15,6 +15,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="multiclass_average_precision",
     family="multiclass",
+    polars_form="class_histogram",
     summary="one-vs-rest average precision of each class c (by c's score), averaged: macro (mAP) or weighted",
     template="multiclass/average_precision.sql",
     reads="class_score_hist",

@@ -22,6 +22,7 @@ WEIGHTS = Param(
 SPEC = Metric(
     name="cohen_kappa",
     family="multiclass",
+    polars_form="class_confusion",
     summary="1 − Σ d·observed / Σ d·chance: agreement beyond chance (weights: none, linear, quadratic)",
     template="multiclass/cohen_kappa.sql",
     reads=("class_confusion", "class_counts"),

@@ -13,17 +13,17 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="multiclass_f1",
     family="multiclass",
+    polars_form="class_counts",
     summary="2·TP_c / (2·TP_c + FP_c + FN_c) per class c, averaged (macro, micro or weighted)",
     template="multiclass/f1.sql",
     reads="class_counts",
     needs=("label", "prediction"),
     params=(AVERAGE,),
     label_domain="class",
+    per_class="fscore",  # its column of per_class_scores (at beta 1)
     reference="sklearn.metrics.f1_score(zero_division=np.nan)",
 )
 
-
-PER_CLASS = "fscore"  # its column of per_class_scores (at beta 1)
 
 
 def from_class_counts(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, *, average: str = "macro") -> pl.Expr:

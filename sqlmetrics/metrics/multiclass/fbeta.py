@@ -13,17 +13,17 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="multiclass_fbeta",
     family="multiclass",
+    polars_form="class_counts",
     summary="(1 + β²)·TP_c / (β²·(TP_c + FN_c) + TP_c + FP_c) per class c, averaged",
     template="multiclass/fbeta.sql",
     reads="class_counts",
     needs=("label", "prediction"),
     params=(BETA, AVERAGE),
     label_domain="class",
+    per_class="fscore",  # its column of per_class_scores (at its beta)
     reference="sklearn.metrics.fbeta_score(zero_division=np.nan)",
 )
 
-
-PER_CLASS = "fscore"  # its column of per_class_scores (at its beta)
 
 
 def from_class_counts(

@@ -12,6 +12,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="multiclass_mcc",
     family="multiclass",
+    polars_form="class_counts",
     summary="(c·n − Σ t_k·p_k) / √((n² − Σ p_k²)·(n² − Σ t_k²)), the multi-class Matthews form",
     template="multiclass/mcc.sql",
     reads="class_counts",

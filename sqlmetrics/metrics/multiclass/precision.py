@@ -12,17 +12,17 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="multiclass_precision",
     family="multiclass",
+    polars_form="class_counts",
     summary="TP_c / (TP_c + FP_c) per class c, averaged (macro, micro or weighted)",
     template="multiclass/precision.sql",
     reads="class_counts",
     needs=("label", "prediction"),
     params=(AVERAGE,),
     label_domain="class",
+    per_class="precision",  # its column of per_class_scores
     reference="sklearn.metrics.precision_score(zero_division=np.nan)",
 )
 
-
-PER_CLASS = "precision"  # its column of per_class_scores
 
 
 def from_class_counts(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, *, average: str = "macro") -> pl.Expr:

@@ -13,6 +13,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="cg",
     family="ranking",
+    polars_form="lists",
     summary="Σ_{p<=k} gain(rel_p) per list, averaged over lists",
     template="ranking/cg.sql",
     reads=("ranked", "judged"),

@@ -14,6 +14,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="dcg",
     family="ranking",
+    polars_form="lists",
     summary="Σ_{p<=k} gain(rel_p)/log2(p+1) per list, averaged over lists",
     template="ranking/dcg.sql",
     reads=("ranked", "judged", "positions"),

@@ -13,6 +13,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="hit_rate",
     family="ranking",
+    polars_form="lists",
     summary="share of lists with a relevant item in the top k (micro: Σ hits / Σ relevant)",
     template="ranking/hit_rate.sql",
     reads=("ranked", "judged"),

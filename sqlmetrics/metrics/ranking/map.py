@@ -13,6 +13,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="map",
     family="ranking",
+    polars_form="lists",
     summary="Σ_{relevant p <= k} P@p / R per list, averaged over lists",
     template="ranking/map.sql",
     reads=("ranked", "judged", "positions"),

@@ -13,6 +13,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="mrr",
     family="ranking",
+    polars_form="lists",
     summary="1 / rank of the first relevant item (0 past k), averaged over lists",
     template="ranking/mrr.sql",
     reads=("ranked", "judged"),

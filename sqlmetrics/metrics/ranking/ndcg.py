@@ -13,6 +13,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="ndcg",
     family="ranking",
+    polars_form="lists",
     summary="DCG@k / ideal DCG@k per list, averaged over lists",
     template="ranking/ndcg.sql",
     reads=("ranked", "judged", "positions"),

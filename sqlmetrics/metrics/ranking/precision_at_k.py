@@ -13,6 +13,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="precision@k",
     family="ranking",
+    polars_form="lists",
     summary="relevant items in the top k / k per list, averaged over lists",
     template="ranking/precision_at_k.sql",
     reads=("ranked", "judged"),

@@ -13,6 +13,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="rank_corr",
     family="ranking",
+    polars_form="lists",
     summary="share of pairs ordered by score as by label (ties ½) per list, averaged over lists",
     template="ranking/rank_corr.sql",
     reads=("judged",),

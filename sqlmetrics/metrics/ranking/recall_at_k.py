@@ -13,6 +13,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="recall@k",
     family="ranking",
+    polars_form="lists",
     summary="relevant items in the top k / relevant items per list, averaged over lists",
     template="ranking/recall_at_k.sql",
     reads=("ranked", "judged"),

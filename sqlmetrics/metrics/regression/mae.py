@@ -11,6 +11,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="mae",
     family="regression",
+    polars_form="rows",
     summary="Σ w·|ŷ − y| / Σ w",
     template="regression/mae.sql",
     reads="residuals",

@@ -11,6 +11,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="mape",
     family="regression",
+    polars_form="rows",
     summary="Σ w·|ŷ − y| / |y| / Σ w over rows with y ≠ 0 (as a fraction)",
     template="regression/mape.sql",
     reads="residuals",

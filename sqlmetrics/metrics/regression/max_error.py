@@ -11,6 +11,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="max_error",
     family="regression",
+    polars_form="rows",
     summary="max |ŷ − y| over rows of weight > 0",
     template="regression/max_error.sql",
     reads="residuals",

@@ -11,6 +11,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="mean_error",
     family="regression",
+    polars_form="rows",
     summary="Σ w·(ŷ − y) / Σ w (bias; > 0 over-predicts)",
     template="regression/mean_error.sql",
     reads="residuals",

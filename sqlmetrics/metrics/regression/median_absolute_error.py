@@ -11,6 +11,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="median_absolute_error",
     family="regression",
+    polars_form="rows",
     summary="weighted median of |ŷ − y|",
     template="regression/median_absolute_error.sql",
     reads=(),

@@ -11,6 +11,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="mse",
     family="regression",
+    polars_form="rows",
     summary="Σ w·(ŷ − y)² / Σ w",
     template="regression/mse.sql",
     reads="residuals",

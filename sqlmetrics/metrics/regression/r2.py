@@ -11,6 +11,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="r2",
     family="regression",
+    polars_form="rows",
     summary="1 − Σ w·(y − ŷ)² / Σ w·(y − ȳ)²",
     template="regression/r2.sql",
     reads="residuals",

@@ -11,6 +11,7 @@ from sqlmetrics.spec import Metric
 SPEC = Metric(
     name="rmse",
     family="regression",
+    polars_form="rows",
     summary="√(Σ w·(ŷ − y)² / Σ w)",
     template="regression/rmse.sql",
     reads="residuals",
