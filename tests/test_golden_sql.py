@@ -1,6 +1,14 @@
 """Trino, BigQuery and Snowflake have no engine in the test run: the SQL written for
-them is pinned per metric in ``tests/golden/<dialect>/<metric>.sql`` (each file read by
-eye once when it was written), and each must parse back with sqlglot in its dialect.
+them is pinned in ``tests/golden/<dialect>/`` (each file read by eye once when it was
+written), and every statement must parse back with sqlglot in its dialect.
+
+What is pinned says something on its own: per metric, only its own steps
+(``<metric>.sql``: ``m_<metric>`` and the steps nested in it); per kind of call, once,
+the shared scaffold (``_scaffold_<kind>.sql``: input, base, checks, the intermediates
+and the final select of a call of every metric of that kind, the metrics' own steps
+left out). A change to a template rewrites its metric's files; a change to the shared
+steps, the scaffolds. The rewrites of ``dialects.py`` have their own input -> expected
+tables in ``tests/test_dialects.py``.
 
 After a deliberate change to a template or to ``dialects.py``, rewrite the files with
 ``SQLMETRICS_UPDATE_GOLDEN=1 pytest tests/test_golden_sql.py`` and review the diff.
@@ -13,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import sqlglot
+from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
 import sqlmetrics as sm
@@ -20,38 +29,105 @@ import sqlmetrics as sm
 GOLDEN = Path(__file__).resolve().parent / "golden"
 DIALECTS = ("trino", "bigquery", "snowflake")
 UPDATE = os.environ.get("SQLMETRICS_UPDATE_GOLDEN") == "1"
+CLASS_SCORES = {"cat": "p_cat", "dog": "p_dog", "fox": "p_fox"}
 
 
-def rendered(name: str, dialect: str) -> str:
-    """The metric alone, sliced by two columns of a dotted table, weighted where it takes weights."""
+def kind(name: str) -> str:
+    """The kind of call a metric belongs to: its family, multi-class metrics split by what
+    they read (a predicted class or one score per class)."""
     spec = sm.registry()[name]
-    roles = {"label": "label", "score": "score", "by": ["day", "country"]}
-    if spec.weighted:
-        roles["weight"] = "weight"
-    if "query" in spec.needs:
-        roles["query"] = "user_id"
-    if spec.family == "multiclass":
-        roles.pop("score")
-        if "class_scores" in spec.needs:
-            roles["class_scores"] = {"cat": "p_cat", "dog": "p_dog", "fox": "p_fox"}
+    if spec.family != "multiclass":
+        return spec.family
+    return "one_vs_rest" if "class_scores" in spec.needs else "multiclass"
+
+
+KINDS = sorted({kind(name) for name in sm.registry()})
+
+
+def roles(names: list[str]) -> dict:
+    """The columns of a call of ``names``: sliced by two columns of a dotted table,
+    weighted where every metric takes weights."""
+    specs = [sm.registry()[name] for name in names]
+    bound = {"label": "label", "score": "score", "by": ["day", "country"]}
+    if all(spec.weighted for spec in specs):
+        bound["weight"] = "weight"
+    if any("query" in spec.needs for spec in specs):
+        bound["query"] = "user_id"
+    if specs[0].family == "multiclass":
+        bound.pop("score")
+        if "class_scores" in specs[0].needs:
+            bound["class_scores"] = CLASS_SCORES
         else:
-            roles["prediction"] = "predicted"
-    metric = sm.metric(name.replace("@k", "@10"))
-    return sm.to_sql([metric], source="logs.impressions", dialect=dialect, **roles) + "\n"
+            bound["prediction"] = "predicted"
+    return bound
+
+
+def rendered(names: list[str], dialect: str) -> str:
+    calls = [sm.metric(name.replace("@k", "@10")) for name in names]
+    return sm.to_sql(calls, source="logs.impressions", dialect=dialect, **roles(names))
+
+
+def steps(sql: str, dialect: str, keep) -> str:
+    """The statement's WITH steps whose name ``keep`` accepts, as the dialect writes them."""
+    tree = sqlglot.parse_one(sql, read=dialect)
+    kept = [cte for cte in tree.args["with_"].expressions if keep(cte.alias)]
+    return ",\n".join(cte.sql(dialect=dialect, pretty=True) for cte in kept) + "\n"
+
+
+def metric_steps(name: str, dialect: str) -> str:
+    step = f"m_{sm.metric(name.replace('@k', '@10')).label}"
+    return steps(rendered([name], dialect), dialect, lambda alias: alias == step or alias.startswith(f"{step}_"))
+
+
+def scaffold(call_kind: str, dialect: str) -> str:
+    """The statement of a call of every metric of ``call_kind`` without the metrics' own steps."""
+    names = [name for name in sm.registry() if kind(name) == call_kind]
+    tree = sqlglot.parse_one(rendered(names, dialect), read=dialect)
+    with_ = tree.args["with_"]
+    with_.set("expressions", [cte for cte in with_.expressions if not cte.alias.startswith("m_")])
+    return tree.sql(dialect=dialect, pretty=True) + "\n"
+
+
+def check(path: Path, text: str) -> None:
+    if UPDATE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    assert path.read_text() == text, "regenerate with SQLMETRICS_UPDATE_GOLDEN=1 and review the diff"
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 @pytest.mark.parametrize("name", sorted(sm.registry()))
-def test_rendered_sql_matches_the_reviewed_file(name, dialect):
-    path = GOLDEN / dialect / f"{name.replace('@', '_at_')}.sql"
-    sql = rendered(name, dialect)
-    if UPDATE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(sql)
-    assert path.read_text() == sql
+def test_a_metrics_own_steps_match_the_reviewed_file(name, dialect):
+    check(GOLDEN / dialect / f"{name.replace('@', '_at_')}.sql", metric_steps(name, dialect))
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("call_kind", KINDS)
+def test_the_shared_scaffold_matches_the_reviewed_file(call_kind, dialect):
+    check(GOLDEN / dialect / f"_scaffold_{call_kind}.sql", scaffold(call_kind, dialect))
+
+
+def test_no_reviewed_file_is_left_over():
+    expected = {f"{name.replace('@', '_at_')}.sql" for name in sm.registry()}
+    expected |= {f"_scaffold_{call_kind}.sql" for call_kind in KINDS}
+    for dialect in DIALECTS:
+        found = {path.name for path in (GOLDEN / dialect).glob("*.sql")}
+        if UPDATE:
+            for stale in found - expected:
+                (GOLDEN / dialect / stale).unlink()
+            found &= expected
+        assert found == expected, dialect
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 @pytest.mark.parametrize("name", sorted(sm.registry()))
 def test_rendered_sql_parses_back(name, dialect):
-    sqlglot.parse_one(rendered(name, dialect), read=dialect, error_level=ErrorLevel.RAISE)
+    sqlglot.parse_one(rendered([name], dialect), read=dialect, error_level=ErrorLevel.RAISE)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("call_kind", KINDS)
+def test_every_metric_of_a_kind_composes_and_parses_back(call_kind, dialect):
+    names = [name for name in sm.registry() if kind(name) == call_kind]
+    tree = sqlglot.parse_one(rendered(names, dialect), read=dialect, error_level=ErrorLevel.RAISE)
+    assert len([cte for cte in tree.find_all(exp.CTE) if cte.alias.startswith("m_")]) >= len(names)

@@ -1,0 +1,314 @@
+WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
+  SELECT
+    "day" AS slice_1,
+    "country" AS slice_2,
+    CAST("label" AS DOUBLE) AS label,
+    CAST("score" AS DOUBLE) AS score,
+    CASE
+      WHEN "label" IS NULL OR "score" IS NULL OR "user_id" IS NULL
+      THEN NULL
+      ELSE CAST(1 AS DOUBLE)
+    END AS w,
+    "user_id" AS query,
+    NULL AS item
+  FROM "logs"."impressions"
+), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
+  SELECT
+    slice_1,
+    slice_2,
+    label,
+    COUNT(*) AS n_all,
+    COUNT(w) AS n,
+    SUM(w) AS w,
+    SUM(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN 1 ELSE 0 END) AS n_bad_nan,
+    MIN(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN score END) AS bad_nan
+  FROM input
+  GROUP BY
+    slice_1,
+    slice_2,
+    label
+), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
+  SELECT
+    CASE
+      WHEN SUM(
+        CASE
+          WHEN (
+            label < 0 OR label = CAST('NaN' AS DOUBLE) OR ABS(label) = CAST('inf' AS DOUBLE)
+          )
+          THEN n_all
+          ELSE 0
+        END
+      ) > 0
+      THEN CAST('sqlmetrics: label column \'label\' must be a finite relevance >= 0 (for cg, dcg, hit_rate, map, mrr, ndcg, precision_at_10, rank_corr, recall_at_10): ' || CAST(SUM(
+        CASE
+          WHEN (
+            label < 0 OR label = CAST('NaN' AS DOUBLE) OR ABS(label) = CAST('inf' AS DOUBLE)
+          )
+          THEN n_all
+          ELSE 0
+        END
+      ) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(
+        CASE
+          WHEN (
+            label < 0 OR label = CAST('NaN' AS DOUBLE) OR ABS(label) = CAST('inf' AS DOUBLE)
+          )
+          THEN label
+        END
+      ) AS VARCHAR) AS INT)
+      WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) > 0
+      THEN CAST('sqlmetrics: label column \'label\' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg, dcg, ndcg): ' || CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(CASE WHEN label > 960 THEN label END) AS VARCHAR) AS INT)
+      WHEN SUM(n_bad_nan) > 0
+      THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(bad_nan) AS VARCHAR) AS INT)
+    END AS failure
+  FROM base
+), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
+  SELECT
+    slice_1,
+    slice_2,
+    CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n_rows,
+    CAST(COALESCE(SUM(n_all) - SUM(n), 0) AS BIGINT) AS n_excluded
+  FROM base
+  GROUP BY
+    slice_1,
+    slice_2
+), ideal_rows AS (
+  /* ideal_rows: every list's judged items, the ideal ranking's rows */
+  SELECT
+    slice_1,
+    slice_2,
+    query,
+    label
+  FROM input
+  WHERE
+    NOT w IS NULL
+), list_floors AS (
+  /* list_floors: per list, the lowest score any ranking metric reads (rows below are never ranked) */
+  SELECT
+    'average' AS ties,
+    CAST(1.0 AS DOUBLE) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    LEAST_IGNORE_NULLS(
+      COALESCE(MAX(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END), MAX(score)),
+      COALESCE(MIN(CASE WHEN label > 0 THEN score END), MAX(score)),
+      COALESCE(MIN(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END), MAX(score)),
+      MIN(CASE WHEN score_rank <= 10 THEN score END)
+    ) AS floor
+  FROM (
+    SELECT
+      *,
+      RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC) AS score_rank
+    FROM input
+    WHERE
+      NOT w IS NULL
+  ) AS ranked_input
+  GROUP BY
+    slice_1,
+    slice_2,
+    query
+), ranked AS (
+  /* ranked: the used rows of every list in rank order, for one tie policy and relevance */
+  /* threshold; the call renders it once per (ties, min_relevance) its ranking metrics use */
+  /* and stacks the renders (UNION ALL). A list is one query within one slice. */
+  /* Rows are ordered by score, descending; tie_breaks orders tied scores by the policy: */
+  /*   'average'      not at all (nothing): the whole tie group shares its positions */
+  /*                  (metrics use the exact expectation over every order of the group); */
+  /*   'pessimistic'  ", label" (relevant items last), 'optimistic' ", label DESC"; */
+  /*   'item'         ", item DESC", as trec_eval does. */
+  /* The window orders by nothing else: every extra sort key costs time, even a constant. */
+  /* Only rows at or above the list's floor are ranked (list_floors: rows no metric of the */
+  /* call can reach are dropped first; a tie group is kept or dropped whole, so every kept */
+  /* row's positions are exact). */
+  /* Rows that stay tied under the policy ("peers": same score, and same label or item) */
+  /* are interchangeable for every metric, so each row carries its peer group: */
+  /*   first_position .. last_position   the positions the group occupies (1-based), */
+  /*   group_relevant                    its relevant rows (label >= min_relevance), */
+  /*   relevant_before                   the relevant rows ranked above the group. */
+  /* All windows share one sort. */
+  SELECT
+    'average' AS ties,
+    CAST(1.0 AS DOUBLE) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    label,
+    relevant,
+    RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC) AS first_position,
+    COUNT(*) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC
+      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) AS last_position,
+    SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC
+      RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+    ) AS group_relevant,
+    SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC
+      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC
+      RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+    ) AS relevant_before
+  FROM (
+    SELECT
+      i.slice_1,
+      i.slice_2,
+      i.query,
+      i.item,
+      i.score,
+      i.label,
+      CASE WHEN i.label >= CAST(1.0 AS DOUBLE) THEN 1 ELSE 0 END AS relevant
+    FROM input AS i
+    JOIN list_floors AS f
+      ON i.slice_1 IS NOT DISTINCT FROM f.slice_1
+      AND i.slice_2 IS NOT DISTINCT FROM f.slice_2
+      AND i.query = f.query
+      AND i.score >= f.floor
+    WHERE
+      NOT i.w IS NULL AND f.ties = 'average' AND f.min_relevance = CAST(1.0 AS DOUBLE)
+  ) AS list_rows
+), judged AS (
+  /* judged: the relevance histogram of every list's judged items, the ideal ranking's */
+  /* input. Impressions: a list's judged items are its own rows. Judgments + run: every */
+  /* judged item of the list's query, retrieved or not (a list without judgments has none). */
+  SELECT
+    slice_1,
+    slice_2,
+    query,
+    label,
+    COUNT(*) AS n
+  FROM ideal_rows
+  GROUP BY
+    slice_1,
+    slice_2,
+    query,
+    label
+), positions AS (
+  /* positions: rank positions p = 0 .. the longest list or judged set, with running sums */
+  /* of the DCG discount 1/log2(p + 1) and of 1/p (both 0 at p = 0), so that a metric sums */
+  /* either over positions a..e as D(e) − D(a − 1). */
+  SELECT
+    p,
+    SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / LOG(2, p + 1) END) OVER (ORDER BY p ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS discount_through,
+    SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / CAST(p AS DOUBLE) END) OVER (ORDER BY p ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS harmonic_through
+  FROM (
+    SELECT
+      IFF(_u.pos = _u_2.pos_2, _u_2.p, NULL) AS p
+    FROM (
+      SELECT
+        MAX(n) AS longest
+      FROM (
+        SELECT
+          MAX(last_position) AS n
+        FROM ranked
+        UNION ALL
+        SELECT
+          SUM(n)
+        FROM judged
+        GROUP BY
+          slice_1,
+          slice_2,
+          query
+      ) AS lengths
+    ) AS longest_list
+    CROSS JOIN TABLE(
+      FLATTEN(
+        INPUT => ARRAY_GENERATE_RANGE(
+          0,
+          (
+            GREATEST(ARRAY_SIZE(ARRAY_GENERATE_RANGE(0, CAST(longest AS BIGINT) + 1))) - 1
+          ) + 1
+        )
+      )
+    ) AS _u(seq, key, path, index, pos, this)
+    CROSS JOIN TABLE(FLATTEN(INPUT => ARRAY_GENERATE_RANGE(0, CAST(longest AS BIGINT) + 1))) AS _u_2(seq, key, path, pos_2, p, this)
+    WHERE
+      _u.pos = _u_2.pos_2
+      OR (
+        _u.pos > (
+          ARRAY_SIZE(ARRAY_GENERATE_RANGE(0, CAST(longest AS BIGINT) + 1)) - 1
+        )
+        AND _u_2.pos_2 = (
+          ARRAY_SIZE(ARRAY_GENERATE_RANGE(0, CAST(longest AS BIGINT) + 1)) - 1
+        )
+      )
+  ) AS numbers
+)
+/* the result: one row per slice, every metric joined by slice */
+SELECT
+  row_counts.slice_1 AS "day",
+  row_counts.slice_2 AS "country",
+  row_counts.n_rows,
+  row_counts.n_excluded,
+  m_cg.cg AS cg,
+  COALESCE(m_cg.cg_queries, 0) AS cg_queries,
+  COALESCE(m_cg.cg_skipped, 0) AS cg_skipped,
+  m_dcg.dcg AS dcg,
+  COALESCE(m_dcg.dcg_queries, 0) AS dcg_queries,
+  COALESCE(m_dcg.dcg_skipped, 0) AS dcg_skipped,
+  m_hit_rate.hit_rate AS hit_rate,
+  COALESCE(m_hit_rate.hit_rate_queries, 0) AS hit_rate_queries,
+  COALESCE(m_hit_rate.hit_rate_skipped, 0) AS hit_rate_skipped,
+  m_map.map AS map,
+  COALESCE(m_map.map_queries, 0) AS map_queries,
+  COALESCE(m_map.map_skipped, 0) AS map_skipped,
+  m_mrr.mrr AS mrr,
+  COALESCE(m_mrr.mrr_queries, 0) AS mrr_queries,
+  COALESCE(m_mrr.mrr_skipped, 0) AS mrr_skipped,
+  m_ndcg.ndcg AS ndcg,
+  COALESCE(m_ndcg.ndcg_queries, 0) AS ndcg_queries,
+  COALESCE(m_ndcg.ndcg_skipped, 0) AS ndcg_skipped,
+  m_precision_at_10.precision AS precision_at_10,
+  COALESCE(m_precision_at_10.precision_queries, 0) AS precision_at_10_queries,
+  COALESCE(m_precision_at_10.precision_skipped, 0) AS precision_at_10_skipped,
+  m_rank_corr.rank_corr AS rank_corr,
+  COALESCE(m_rank_corr.rank_corr_queries, 0) AS rank_corr_queries,
+  COALESCE(m_rank_corr.rank_corr_skipped, 0) AS rank_corr_skipped,
+  m_recall_at_10.recall AS recall_at_10,
+  COALESCE(m_recall_at_10.recall_queries, 0) AS recall_at_10_queries,
+  COALESCE(m_recall_at_10.recall_skipped, 0) AS recall_at_10_skipped
+FROM row_counts
+LEFT JOIN m_cg
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_cg.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_cg.slice_2
+LEFT JOIN m_dcg
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_dcg.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_dcg.slice_2
+LEFT JOIN m_hit_rate
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_hit_rate.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_hit_rate.slice_2
+LEFT JOIN m_map
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_map.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_map.slice_2
+LEFT JOIN m_mrr
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_mrr.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_mrr.slice_2
+LEFT JOIN m_ndcg
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_ndcg.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_ndcg.slice_2
+LEFT JOIN m_precision_at_10
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_precision_at_10.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_precision_at_10.slice_2
+LEFT JOIN m_rank_corr
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_rank_corr.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_rank_corr.slice_2
+LEFT JOIN m_recall_at_10
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_recall_at_10.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_recall_at_10.slice_2
+CROSS JOIN checks
+WHERE
+  checks.failure IS NULL
+ORDER BY
+  row_counts.slice_1,
+  row_counts.slice_2

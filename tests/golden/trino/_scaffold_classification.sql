@@ -1,0 +1,256 @@
+WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
+  SELECT
+    "day" AS slice_1,
+    "country" AS slice_2,
+    CAST("label" AS DOUBLE) AS label,
+    CAST("score" AS DOUBLE) AS score,
+    CAST("weight" AS DOUBLE) AS weight,
+    CASE
+      WHEN "label" IS NULL OR "score" IS NULL OR "user_id" IS NULL OR "weight" IS NULL
+      THEN NULL
+      ELSE CAST("weight" AS DOUBLE)
+    END AS w,
+    "user_id" AS query
+  FROM "logs"."impressions"
+), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
+  SELECT
+    slice_1,
+    slice_2,
+    score,
+    label,
+    COUNT(*) AS n_all,
+    COUNT(w) AS n,
+    SUM(w) AS w,
+    SUM(
+      CASE
+        WHEN (
+          weight < 0 OR IS_NAN(weight) OR IS_INFINITE(weight)
+        )
+        THEN 1
+        ELSE 0
+      END
+    ) AS n_bad_weight,
+    MIN(
+      CASE WHEN (
+        weight < 0 OR IS_NAN(weight) OR IS_INFINITE(weight)
+      ) THEN weight END
+    ) AS bad_weight
+  FROM input
+  GROUP BY
+    slice_1,
+    slice_2,
+    score,
+    label
+), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
+  SELECT
+    CASE
+      WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) > 0
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: label column ''label'' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' AS VARCHAR),
+          CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS VARCHAR),
+          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(MIN(CASE WHEN NOT label IN (0, 1) THEN label END) AS VARCHAR)
+        )
+      )
+      WHEN SUM(CASE WHEN IS_NAN(score) THEN n_all ELSE 0 END) > 0
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: score column ''score'' must not be NaN: ' AS VARCHAR),
+          CAST(SUM(CASE WHEN IS_NAN(score) THEN n_all ELSE 0 END) AS VARCHAR),
+          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(MIN(CASE WHEN IS_NAN(score) THEN score END) AS VARCHAR)
+        )
+      )
+      WHEN SUM(CASE WHEN IS_INFINITE(score) THEN n_all ELSE 0 END) > 0
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: score column ''score'' must be finite (for brier, calibration, logloss, score_mean): ' AS VARCHAR),
+          CAST(SUM(CASE WHEN IS_INFINITE(score) THEN n_all ELSE 0 END) AS VARCHAR),
+          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(MIN(CASE WHEN IS_INFINITE(score) THEN score END) AS VARCHAR)
+        )
+      )
+      WHEN SUM(CASE WHEN (
+        score < 0 OR score > 1
+      ) THEN n_all ELSE 0 END) > 0
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: score column ''score'' must be a probability in [0, 1] (for brier, logloss): ' AS VARCHAR),
+          CAST(SUM(CASE WHEN (
+            score < 0 OR score > 1
+          ) THEN n_all ELSE 0 END) AS VARCHAR),
+          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(MIN(CASE WHEN (
+            score < 0 OR score > 1
+          ) THEN score END) AS VARCHAR)
+        )
+      )
+      WHEN SUM(n_bad_weight) > 0
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: weight column ''weight'' must be finite and >= 0: ' AS VARCHAR),
+          CAST(SUM(n_bad_weight) AS VARCHAR),
+          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(MIN(bad_weight) AS VARCHAR)
+        )
+      )
+    END AS failure
+  FROM base
+), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
+  SELECT
+    slice_1,
+    slice_2,
+    CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n_rows,
+    CAST(COALESCE(SUM(n_all) - SUM(n), 0) AS BIGINT) AS n_excluded
+  FROM base
+  GROUP BY
+    slice_1,
+    slice_2
+), score_hist AS (
+  /* score_hist: the score histogram, one row per slice, distinct score and label, with */
+  /* the weight of its positives (w_pos) or of its negatives (w_neg); a score held by both */
+  /* classes has two rows. Shared by auc, average_precision, the threshold metrics and the */
+  /* probability metrics: once rows are summed by score, none of them needs a row. Metrics */
+  /* that run over scores in order use RANGE frames, which take both rows of a score. */
+  SELECT
+    slice_1,
+    slice_2,
+    score,
+    n,
+    CASE WHEN label = 1 THEN w ELSE 0 END AS w_pos,
+    CASE WHEN label = 1 THEN 0 ELSE w END AS w_neg
+  FROM base
+  WHERE
+    n > 0
+), confusion AS (
+  /* confusion: the weighted confusion counts per slice at every threshold used by the */
+  /* call's threshold metrics. A score >= threshold predicts the positive class. The */
+  /* counts are DOUBLE whatever the type of score_hist's weights. */
+  SELECT
+    slice_1,
+    slice_2,
+    t.threshold,
+    CAST(SUM(CASE WHEN score >= t.threshold THEN w_pos ELSE 0 END) AS DOUBLE) AS tp,
+    CAST(SUM(CASE WHEN score >= t.threshold THEN w_neg ELSE 0 END) AS DOUBLE) AS fp,
+    CAST(SUM(CASE WHEN score < t.threshold THEN w_neg ELSE 0 END) AS DOUBLE) AS tn,
+    CAST(SUM(CASE WHEN score < t.threshold THEN w_pos ELSE 0 END) AS DOUBLE) AS fn
+  FROM score_hist
+  CROSS JOIN (VALUES
+    (CAST(0.5 AS DOUBLE))) AS t(threshold)
+  GROUP BY
+    slice_1,
+    slice_2,
+    t.threshold
+), query_rows AS (
+  /* query_rows: the used rows of the source with their query, as positive and negative */
+  /* weight. Read by the metrics that sort within each query (gauc): sorting the rows of */
+  /* each query is cheaper than first building a query x score histogram. */
+  SELECT
+    slice_1,
+    slice_2,
+    query,
+    score,
+    CASE WHEN label = 1 THEN w ELSE 0 END AS w_pos,
+    CASE WHEN label = 1 THEN 0 ELSE w END AS w_neg
+  FROM input
+  WHERE
+    NOT w IS NULL
+)
+/* the result: one row per slice, every metric joined by slice */
+SELECT
+  row_counts.slice_1 AS "day",
+  row_counts.slice_2 AS "country",
+  row_counts.n_rows,
+  row_counts.n_excluded,
+  m_accuracy.accuracy AS accuracy,
+  m_auc.auc AS auc,
+  m_average_precision.average_precision AS average_precision,
+  m_brier.brier AS brier,
+  m_calibration.calibration AS calibration,
+  m_f1.f1 AS f1,
+  m_fbeta.fbeta AS fbeta,
+  m_fn.fn AS fn,
+  m_fp.fp AS fp,
+  m_gauc.gauc AS gauc,
+  COALESCE(m_gauc.gauc_groups, 0) AS gauc_groups,
+  COALESCE(m_gauc.gauc_skipped, 0) AS gauc_skipped,
+  m_label_mean.label_mean AS label_mean,
+  m_logloss.logloss AS logloss,
+  m_mcc.mcc AS mcc,
+  m_precision.precision AS precision,
+  m_recall.recall AS recall,
+  m_score_mean.score_mean AS score_mean,
+  m_specificity.specificity AS specificity,
+  m_tn.tn AS tn,
+  m_tp.tp AS tp
+FROM row_counts
+LEFT JOIN m_accuracy
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_accuracy.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_accuracy.slice_2
+LEFT JOIN m_auc
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_auc.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_auc.slice_2
+LEFT JOIN m_average_precision
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_average_precision.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_average_precision.slice_2
+LEFT JOIN m_brier
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_brier.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_brier.slice_2
+LEFT JOIN m_calibration
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_calibration.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_calibration.slice_2
+LEFT JOIN m_f1
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_f1.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_f1.slice_2
+LEFT JOIN m_fbeta
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_fbeta.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_fbeta.slice_2
+LEFT JOIN m_fn
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_fn.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_fn.slice_2
+LEFT JOIN m_fp
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_fp.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_fp.slice_2
+LEFT JOIN m_gauc
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_gauc.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_gauc.slice_2
+LEFT JOIN m_label_mean
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_label_mean.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_label_mean.slice_2
+LEFT JOIN m_logloss
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_logloss.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_logloss.slice_2
+LEFT JOIN m_mcc
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_mcc.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_mcc.slice_2
+LEFT JOIN m_precision
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_precision.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_precision.slice_2
+LEFT JOIN m_recall
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_recall.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_recall.slice_2
+LEFT JOIN m_score_mean
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_score_mean.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_score_mean.slice_2
+LEFT JOIN m_specificity
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_specificity.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_specificity.slice_2
+LEFT JOIN m_tn
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_tn.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_tn.slice_2
+LEFT JOIN m_tp
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_tp.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_tp.slice_2
+CROSS JOIN checks
+WHERE
+  checks.failure IS NULL
+ORDER BY
+  row_counts.slice_1,
+  row_counts.slice_2
