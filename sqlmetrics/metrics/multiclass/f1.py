@@ -25,7 +25,6 @@ SPEC = Metric(
 )
 
 
-
 def from_class_counts(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, *, average: str = "macro") -> pl.Expr:
     """Averaged F1 of one slice from its class counts: F-beta with β = 1."""
     return fbeta.from_class_counts(tp, support, predicted, beta=1.0, average=average)

@@ -25,7 +25,6 @@ SPEC = Metric(
 )
 
 
-
 def from_class_counts(
     tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, *, beta: float = 1.0, average: str = "macro"
 ) -> pl.Expr:

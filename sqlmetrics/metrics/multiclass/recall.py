@@ -24,7 +24,6 @@ SPEC = Metric(
 )
 
 
-
 def from_class_counts(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, *, average: str = "macro") -> pl.Expr:
     """Averaged recall of one slice from its class counts."""
     return averaged(*recall_terms(tp, support, predicted), support, average)
