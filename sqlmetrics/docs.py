@@ -1,6 +1,6 @@
 """Text generated from the registry, so that it cannot drift from the code.
 
-* the metrics table that README.md embeds between the ``<!-- metrics -->`` markers;
+* the metrics table that docs/metrics.md embeds between the ``<!-- metrics -->`` markers;
 * the names ``sqlmetrics/polars.py`` defines, one per metric (written out, so editors
   and type checkers see them), between its ``# <metrics>`` markers.
 
@@ -66,10 +66,10 @@ def embedded_table(text: str) -> str:
     return embedded(text)
 
 
-def write(readme: Path = ROOT.parent / "README.md", polars_module: Path = ROOT / "polars.py") -> None:
-    """Write the metrics table into ``readme`` and the names into ``polars_module``."""
+def write(metrics_page: Path = ROOT.parent / "docs" / "metrics.md", polars_module: Path = ROOT / "polars.py") -> None:
+    """Write the metrics table into ``metrics_page`` and the names into ``polars_module``."""
     for path, generated, start, end in (
-        (readme, metrics_table(), START, END),
+        (metrics_page, metrics_table(), START, END),
         (polars_module, polars_names(), POLARS_START, POLARS_END),
     ):
         text = path.read_text(encoding="utf-8")

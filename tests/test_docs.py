@@ -1,4 +1,4 @@
-"""The text generated from the registry is current: the README's metrics table and the
+"""The text generated from the registry is current: docs/metrics.md's metrics table and the
 names of ``sqlmetrics.polars``; and the registry names a metric author's mistakes."""
 
 import types
@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 REGENERATE = "regenerate with: python -m sqlmetrics.docs --write"
 
 
-def test_readme_lists_every_metric_as_registered():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_docs_list_every_metric_as_registered():
+    text = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
     assert embedded_table(text) == metrics_table(), REGENERATE
 
 
