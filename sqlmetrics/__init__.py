@@ -19,6 +19,7 @@ from sqlmetrics.class_scores import long_scores
 from sqlmetrics.curves import calibration_curve, curve_sql, pr_curve, roc_curve
 from sqlmetrics.errors import (
     ColumnNotFoundError,
+    EngineOutOfMemoryError,
     InvalidInputError,
     InvalidParameterError,
     SourceError,
@@ -32,6 +33,7 @@ from sqlmetrics.trec import read_trec_qrels, read_trec_run
 
 __all__ = [
     "ColumnNotFoundError",
+    "EngineOutOfMemoryError",
     "InvalidInputError",
     "InvalidParameterError",
     "Metric",

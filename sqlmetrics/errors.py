@@ -34,6 +34,11 @@ class UnsupportedInDialectError(SqlMetricsError):
     """A metric (or a step of the statement) whose SQL the target dialect cannot express."""
 
 
+class EngineOutOfMemoryError(MemoryError):
+    """The engine ran out of the memory and spill space it was given (not bad input: the
+    same call succeeds with more); the message says which limits and how to raise them."""
+
+
 def closest(name: str, candidates: Iterable[str], n: int = 3) -> str:
     """A phrase suggesting the closest candidates to a misspelt name."""
     matches = difflib.get_close_matches(name, list(candidates), n=n, cutoff=0.5)

@@ -13,7 +13,7 @@ import polars as pl
 from sqlmetrics.binding import Binding, check_schema, check_second_schema
 from sqlmetrics.checks import ERROR_PREFIX
 from sqlmetrics.compose import compose
-from sqlmetrics.errors import InvalidInputError, SourceError
+from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError
 from sqlmetrics.sources import (
     FRAME_VIEW,
     is_frame,
@@ -122,8 +122,36 @@ def _schema(connection: duckdb.DuckDBPyConnection, from_sql: str, source: Any) -
 def _execute(connection: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
     try:
         return _fetched(connection.execute(sql))
-    except duckdb.InvalidInputException as error:
+    except duckdb.Error as error:
+        _abandon(connection)
         text = str(error)
-        if ERROR_PREFIX in text:
+        if isinstance(error, duckdb.InvalidInputException) and ERROR_PREFIX in text:
             raise InvalidInputError(text.split(ERROR_PREFIX, 1)[1].strip()) from None
+        if isinstance(error, duckdb.OutOfMemoryException):
+            raise EngineOutOfMemoryError(_out_of_memory(connection, error)) from None
         raise
+
+
+def _abandon(connection: duckdb.DuckDBPyConnection) -> None:
+    """Drop a result that failed while being fetched: DuckDB 2 keeps it open on the
+    connection, refusing any other work there until it is aborted (DuckDB 1 has no
+    ``abort`` and keeps nothing)."""
+    abort = getattr(connection, "abort", None)
+    if abort is not None:
+        abort()
+
+
+def _out_of_memory(connection: duckdb.DuckDBPyConnection, error: Exception) -> str:
+    """What DuckDB ran out of, under which limits, and how to give it more."""
+    limits = connection.execute(
+        "SELECT current_setting('memory_limit'), current_setting('temp_directory'), "
+        "current_setting('max_temp_directory_size'), current_setting('threads')"
+    ).fetchall()  # all: a result left unfinished would hold the connection
+    memory, directory, spill, threads = limits[0]
+    return (
+        f"DuckDB ran out of memory: {str(error).splitlines()[0]} "
+        f"(memory_limit {memory}, {threads} threads, spilling to {directory or 'no directory'!r} "
+        f"up to {spill}). Give it more on a connection and pass it as con=: "
+        "con.execute(\"SET memory_limit = '8GB'\"), a temp_directory on a disk with room "
+        "(SET temp_directory, max_temp_directory_size), or fewer threads (SET threads = 1)."
+    )
