@@ -185,6 +185,7 @@ def to_sql(
     binding, second_source = prepare(
         metrics, label, score, prediction, query, item, weight, by, judgments, class_scores
     )
+    binding = score_plan.planned(binding, source)  # the plan evaluate takes for the same source
     second = None
     if second_source is not None:
         second = _statement_source(second_source, dialect, second_view(binding.long_scores is not None))

@@ -62,6 +62,9 @@ class Binding:
     # the scores are nearly all distinct (``score_plan.distinct_scores``): the metrics that read
     # the score histogram read the used rows instead, and base is not grouped by score
     distinct_scores: bool = False
+    # the source's rows, from evidence that reads no row (``score_plan.source_rows``:
+    # Parquet footers, a frame's height); None without
+    source_rows: int | None = None
 
     @property
     def needs_query(self) -> bool:

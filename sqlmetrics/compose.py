@@ -101,6 +101,11 @@ RESIDUAL_SUMS = (
 # small k uses it; a larger k uses the portable top k (``metrics/ranking/_reach.py``, a
 # rank over the list's rows), which gives the same floor in memory that follows the rows.
 DUCKDB_TOP_K_MAX = 100
+# ... and only while k slots for every list fit: with no more lists than rows, the source's
+# rows × k bounds the slots (2^27 slots: ~2 GB). Past that, or without a row count, the
+# rank form, which sorts the rows and spills to disk (200M rows with k = 10: the top-k
+# states spilled more than 60 GB under a 4 GB memory limit, the rank form 10 GB).
+DUCKDB_TOP_K_SLOTS = 1 << 27
 
 INTERMEDIATES = {
     "score_hist": Intermediate("intermediates/score_hist.sql"),
@@ -414,7 +419,7 @@ def _list_floors_sql(binding: Binding, by: str, portable: bool) -> str:
     DuckDB's top-k aggregate, which is also avoided for a k above ``DUCKDB_TOP_K_MAX``)."""
     ranking = [call for call in binding.calls if _reads("ranked", call.spec.intermediates)]
     cutoffs = [call.kwargs["k"] for call in ranking if call.kwargs.get("k") is not None]
-    portable = portable or any(k > DUCKDB_TOP_K_MAX for k in cutoffs)
+    portable = portable or (bool(cutoffs) and not _top_k_fits(binding, max(cutoffs)))
     floors: dict[tuple[str, float], list[str]] = {}
     for call in ranking:
         kwargs = call.kwargs
@@ -434,6 +439,12 @@ def _list_floors_sql(binding: Binding, by: str, portable: bool) -> str:
         for (ties, min_relevance), exprs in sorted(floors.items())
     ]
     return "\nUNION ALL\n".join(selects)
+
+
+def _top_k_fits(binding: Binding, k: int) -> bool:
+    """Whether DuckDB's top-k aggregate may keep ``k`` scores for every list."""
+    rows = binding.source_rows
+    return k <= DUCKDB_TOP_K_MAX and rows is not None and rows * k <= DUCKDB_TOP_K_SLOTS
 
 
 def _least(exprs: list[str]) -> str:

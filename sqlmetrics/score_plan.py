@@ -1,4 +1,6 @@
-"""Which plan the score-histogram metrics take: by distinct score, or row by row.
+"""The plan choices made from evidence about the source that reads no row of it.
+
+Which plan the score-histogram metrics take: by distinct score, or row by row.
 
 The metrics that read ``score_hist`` (auc, average_precision, logloss, calibration, the
 threshold metrics) are exact from either plan (the same formulas; ties are taken
@@ -17,6 +19,10 @@ column of float scores that barely compresses holds nearly distinct values; repe
 values compress far below their plain size, or are dictionary-encoded); for an
 in-memory polars frame or Arrow table, the distinct values among its first rows.
 Without evidence (a table in a DuckDB connection, a LazyFrame) the plan is the histogram.
+
+The source's row count (``source_rows``: Parquet footers, a frame's height) bounds the
+number of ranking lists, which says whether DuckDB's top-k aggregate may hold k scores
+for every list in memory (``compose.DUCKDB_TOP_K_SLOTS``).
 """
 
 from __future__ import annotations
@@ -45,12 +51,28 @@ DISTINCT_SHARE = 0.5
 
 def planned(binding: Binding, source: Any) -> Binding:
     """``binding`` with ``distinct_scores`` set when a metric reads the score histogram
-    and the evidence says the scores of ``source`` are nearly all distinct."""
+    and the evidence says the scores of ``source`` are nearly all distinct, and with
+    ``source_rows`` when a ranking metric has a cutoff."""
+    if binding.ranking and any(call.kwargs.get("k") is not None for call in binding.calls):
+        binding = dataclasses.replace(binding, source_rows=source_rows(source))
     if binding.score is None or binding.class_scores is not None or binding.judgments:
         return binding
     if not any("score_hist" in call.spec.intermediates for call in binding.calls):
         return binding
     return dataclasses.replace(binding, distinct_scores=distinct_scores(source, binding.score))
+
+
+def source_rows(source: Any) -> int | None:
+    """The rows of ``source`` from its Parquet footers or its frame's height (None without
+    evidence: a table in a DuckDB connection, a LazyFrame, an unreadable source)."""
+    if isinstance(source, (pl.DataFrame, pa.Table)):
+        return source.height if isinstance(source, pl.DataFrame) else source.num_rows
+    if is_path(source):
+        try:
+            return sum(pq.read_metadata(path).num_rows for path in matched_paths(source))
+        except (SqlMetricsError, OSError, pa.ArrowException):
+            return None
+    return None
 
 
 def distinct_scores(source: Any, column: str) -> bool:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import polars.testing
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 import sqlmetrics as sm
-from sqlmetrics import score_plan
+from sqlmetrics import compose, score_plan
 from sqlmetrics.errors import InvalidInputError
 
 METRICS = ["auc", "average_precision", "logloss", "calibration", "brier", sm.metric("precision", threshold=0.3)]
@@ -85,3 +86,47 @@ def test_evidence_picks_rows_for_continuous_scores(tmp_path):
     assert score_plan.distinct_scores(frame.to_arrow(), "continuous")
     assert not score_plan.distinct_scores("a_table_name", "continuous")  # no evidence: the histogram
     assert not score_plan.distinct_scores(str(tmp_path / "missing.parquet"), "continuous")
+
+
+def test_the_row_count_comes_from_footers_or_the_frame(tmp_path):
+    frame = _frame(rows=1000)
+    frame.head(600).write_parquet(tmp_path / "a.parquet")
+    frame.tail(400).write_parquet(tmp_path / "b.parquet")
+    assert score_plan.source_rows(tmp_path) == 1000
+    assert score_plan.source_rows(frame) == 1000
+    assert score_plan.source_rows(frame.to_arrow()) == 1000
+    assert score_plan.source_rows(frame.lazy()) is None  # no evidence without reading
+    assert score_plan.source_rows(tmp_path / "missing" / "*.parquet") is None  # the engine reports it
+
+
+def _ranking_frame(lists: int = 300, seed: int = 11) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    n = lists * 12
+    return pl.DataFrame(
+        {
+            "q": rng.integers(0, lists, n),
+            "s": np.round(rng.random(n), 2),  # ties at the cutoff
+            "rel": rng.integers(0, 3, n),
+        }
+    )
+
+
+def test_list_floors_take_the_top_k_aggregate_only_while_k_slots_per_list_fit(monkeypatch, tmp_path):
+    """DuckDB's top-k aggregate keeps k scores for every list: used when the rows bound the
+    lists to few enough slots, else the rank form, which spills; the same numbers either way."""
+    frame = _ranking_frame()
+    path = tmp_path / "run.parquet"
+    frame.write_parquet(path)
+    metrics = ["ndcg@10", "hit_rate@3", "precision@5"]
+    roles = {"label": "rel", "score": "s", "query": "q"}
+    fits = sm.to_sql(metrics, source=path, **roles)
+    assert "list_min(max(score, 10))" in fits and "score_rank" not in fits
+    monkeypatch.setattr(compose, "DUCKDB_TOP_K_SLOTS", frame.height * 10 - 1)
+    spills = sm.to_sql(metrics, source=path, **roles)
+    assert "score_rank <= 10" in spills and "list_min" not in spills
+    assert "score_rank" in sm.to_sql(metrics, source="a_table", **roles)  # no row count: the rank form
+    ranked = sm.evaluate(path, metrics, **roles)
+    monkeypatch.undo()
+    topk = sm.evaluate(path, metrics, **roles)
+    assert ranked.equals(topk)
+    polars.testing.assert_frame_equal(topk, sm.evaluate(path, metrics, **roles, engine="polars"), abs_tol=1e-12)
