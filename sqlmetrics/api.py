@@ -189,7 +189,7 @@ def to_sql(
     second = None
     if second_source is not None:
         second = _statement_source(second_source, dialect, second_view(binding.long_scores is not None))
-    sql = compose(binding, _statement_source(source, dialect, FRAME_VIEW), second, portable=dialect != "duckdb")
+    sql = compose(binding, _statement_source(source, dialect, FRAME_VIEW), second, dialect)
     return transpile(sql, dialect)
 
 

@@ -81,6 +81,12 @@ class Intermediate:
     base_aggregates: tuple[str, ...] = ()
     each: tuple[str, ...] = ()
     derived: Callable[..., dict[str, str]] | None = None
+    # the template for the engines of DISTRIBUTED_DIALECTS, if it differs
+    distributed: str = ""
+    # fixed placeholder values (the table a shared template reads), and keys the step is
+    # partitioned by besides the slices
+    values: tuple[tuple[str, str], ...] = ()
+    keys: tuple[str, ...] = ()
 
 
 # The residual e = score − label (prediction minus target) of each row, summed in base.
@@ -107,8 +113,30 @@ DUCKDB_TOP_K_MAX = 100
 # states spilled more than 60 GB under a 4 GB memory limit, the rank form 10 GB).
 DUCKDB_TOP_K_SLOTS = 1 << 27
 
+# The engines that spread rows over workers, where a window over a whole slice runs on
+# one worker: the running sums over scores in order (score_cum) are taken within
+# SCORE_BUCKETS buckets of scores and over the buckets' totals instead
+# (sql/intermediates/score_cum_distributed.sql; measured on DuckDB, which sorts a
+# slice in parallel anyway: 4x slower on 5M distinct scores, so DuckDB and PostgreSQL
+# keep the one window). DataFusion, a test target, partitions too.
+DISTRIBUTED_DIALECTS = ("spark", "trino", "bigquery", "snowflake", "datafusion")
+SCORE_BUCKETS = 1024
+
+
+def _cumulative(hist: str, keys: tuple[str, ...] = ()) -> Intermediate:
+    """The running sums (tp, fp) over the scores of histogram ``hist`` in order."""
+    return Intermediate(
+        "intermediates/score_cum.sql",
+        after=(hist,),
+        distributed="intermediates/score_cum_distributed.sql",
+        values=(("hist", hist),),
+        keys=keys,
+    )
+
+
 INTERMEDIATES = {
     "score_hist": Intermediate("intermediates/score_hist.sql"),
+    "score_cum": _cumulative("score_hist"),
     "query_rows": Intermediate("intermediates/query_rows.sql"),
     "confusion": Intermediate(
         "intermediates/confusion.sql", after=("score_hist",), collects=("threshold",), table="thresholds"
@@ -124,6 +152,9 @@ INTERMEDIATES = {
     "class_confusion": Intermediate("intermediates/class_confusion.sql"),
     "class_counts": Intermediate("intermediates/class_counts.sql", after=("class_confusion",)),
     "class_score_hist": Intermediate("intermediates/class_score_hist.sql"),
+    "class_score_cum": _cumulative("class_score_hist", keys=("class",)),
+    "error_hist": Intermediate("intermediates/error_hist.sql"),
+    "error_cum": _cumulative("error_hist"),
 }
 
 # score_hist when the scores are nearly all distinct: the used rows, one entry each.
@@ -141,7 +172,7 @@ def base_keys(binding: Binding) -> tuple[str, ...]:
     true class (whose rule, a scored class, is checked on base's groups)."""
     classes = binding.class_keys
     histogram = not binding.distinct_scores and any(
-        _reads("score_hist", call.spec.intermediates) for call in binding.calls
+        reads("score_hist", call.spec.intermediates) for call in binding.calls
     )
     if histogram:
         return ("score", "label", *classes)
@@ -154,14 +185,15 @@ def quote(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql("duckdb")
 
 
-def compose(binding: Binding, source_sql: str, second_sql: str | None = None, portable: bool = False) -> str:
+def compose(binding: Binding, source_sql: str, second_sql: str | None = None, dialect: str = "duckdb") -> str:
     """The one SQL statement computing every metric of ``binding`` over ``source_sql``
     and the second table read from ``second_sql``: the judgments of a run (ranking
-    metrics), or long class scores (one-vs-rest metrics). ``portable``: for another
-    engine than DuckDB (``dialects.transpile`` then writes it in the engine's dialect),
-    without DuckDB's own aggregates."""
+    metrics), or long class scores (one-vs-rest metrics). Still in DuckDB's dialect,
+    but for ``dialect``'s engine (``dialects.transpile`` then writes it in that
+    dialect): without DuckDB's own aggregates for another engine, and with no window
+    over a whole slice for one of ``DISTRIBUTED_DIALECTS``."""
     by = ", ".join(binding.slices)
-    ctes = shared_steps(binding, source_sql, second_sql, portable)
+    ctes = shared_steps(binding, source_sql, second_sql, dialect)
     for call in binding.calls:
         values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
         ctes[f"m_{call.label}"] = templates.render(call.spec.template, values, binding.slices)
@@ -169,12 +201,13 @@ def compose(binding: Binding, source_sql: str, second_sql: str | None = None, po
 
 
 def shared_steps(
-    binding: Binding, source_sql: str, second_sql: str | None = None, portable: bool = False
+    binding: Binding, source_sql: str, second_sql: str | None = None, dialect: str = "duckdb"
 ) -> dict[str, str]:
     """The CTEs before the metrics' own, by name: input, base, checks, row_counts, the
     ranking and class-score steps and the intermediates the metrics read (curves end
     with their own). ``second_sql`` reads the judgments or the long class scores."""
     by = ", ".join(binding.slices)
+    portable = dialect != "duckdb"
     ctes = {}
     if binding.judgments:
         ctes["judgments"] = _judgments_sql(binding, second_sql)
@@ -190,14 +223,14 @@ def shared_steps(
     }
     if binding.ranking:
         ctes["ideal_rows"] = _ideal_rows_sql(binding, by)
-    if any(_reads("ranked", call.spec.intermediates) for call in binding.calls):
+    if any(reads("ranked", call.spec.intermediates) for call in binding.calls):
         ctes["list_floors"] = _list_floors_sql(binding, by, portable)
     if binding.judgments:
         ctes["run_checks"] = _run_checks_sql(binding, by)
     if binding.class_scores is not None:
         ctes["class_score_rows"] = _class_score_rows_sql(binding, by)
     for name in _intermediates_needed(binding):
-        ctes[name] = _intermediate_sql(binding, name, by, portable)
+        ctes[name] = _intermediate_sql(binding, name, dialect)
     if binding.class_scores is not None:
         ctes["class_nan"] = (
             "SELECT class, CAST(SUM(n) AS BIGINT) AS n\nFROM class_score_hist\nWHERE isnan(score)\nGROUP BY class"
@@ -417,7 +450,7 @@ def _list_floors_sql(binding: Binding, by: str, portable: bool) -> str:
     """Per list and (tie policy, relevance threshold) in use: the lowest score any metric
     of the call reads down to (``metrics/ranking/_reach.py``; ``portable``: without
     DuckDB's top-k aggregate, which is also avoided for a k above ``DUCKDB_TOP_K_MAX``)."""
-    ranking = [call for call in binding.calls if _reads("ranked", call.spec.intermediates)]
+    ranking = [call for call in binding.calls if reads("ranked", call.spec.intermediates)]
     cutoffs = [call.kwargs["k"] for call in ranking if call.kwargs.get("k") is not None]
     portable = portable or (bool(cutoffs) and not _top_k_fits(binding, max(cutoffs)))
     floors: dict[tuple[str, float], list[str]] = {}
@@ -499,7 +532,7 @@ def _base_sql(binding: Binding) -> str:
     nearly every score is distinct, and bad labels show up as groups."""
     aggregates = ["COUNT(*) AS n_all", "COUNT(w) AS n", "SUM(w) AS w"]
     for name in _intermediates_needed(binding):
-        aggregates += INTERMEDIATES[name].base_aggregates
+        aggregates += _step(binding, name).base_aggregates
     base_roles = base_keys(binding)
     for check, _ in checks_for(binding.calls, binding.weight is not None):
         if check.role not in base_roles:
@@ -562,24 +595,38 @@ def _intermediates_needed(binding: Binding) -> list[str]:
     return ordered
 
 
-def _reads(name: str, reads: tuple[str, ...]) -> bool:
-    """Whether a metric reading ``reads`` reads intermediate ``name``, directly or not."""
-    return any(r == name or _reads(name, INTERMEDIATES[r].after) for r in reads if r in INTERMEDIATES)
+def reads(name: str, steps: tuple[str, ...]) -> bool:
+    """Whether a metric reading ``steps`` reads intermediate ``name``, directly or not."""
+    return any(r == name or reads(name, INTERMEDIATES[r].after) for r in steps if r in INTERMEDIATES)
 
 
-def _intermediate_sql(binding: Binding, name: str, by: str, portable: bool) -> str:
-    """Intermediate ``name`` rendered for the call: once, or once per combination of its
-    ``each`` parameters in use, stacked."""
-    step = SCORE_ROWS if name == "score_hist" and binding.distinct_scores else INTERMEDIATES[name]
-    values = {"by": by, "weight": _row_weight(binding, portable), **_collected(binding, name)}
+def _step(binding: Binding, name: str) -> Intermediate:
+    """The step that computes intermediate ``name`` for the call: score_hist from the rows
+    when the scores are nearly all distinct."""
+    return SCORE_ROWS if name == "score_hist" and binding.distinct_scores else INTERMEDIATES[name]
+
+
+def _intermediate_sql(binding: Binding, name: str, dialect: str) -> str:
+    """Intermediate ``name`` rendered for the call and ``dialect``'s engine: once, or once
+    per combination of its ``each`` parameters in use, stacked."""
+    step = _step(binding, name)
+    slices = (*binding.slices, *step.keys)
+    template = step.distributed if step.distributed and dialect in DISTRIBUTED_DIALECTS else step.template
+    values = {
+        "by": ", ".join(slices),
+        "weight": _row_weight(binding, dialect != "duckdb"),
+        "buckets": str(SCORE_BUCKETS),
+        **dict(step.values),
+        **_collected(binding, name),
+    }
     if not step.each:
-        return templates.render(step.template, values, binding.slices)
+        return templates.render(template, values, slices)
     renders = []
     for combination in _combinations(binding, name, step.each):
         given = dict(zip(step.each, combination))
         rendered = {param: templates.literal(value) for param, value in given.items()}
         extra = step.derived(**given) if step.derived else {}
-        renders.append(templates.render(step.template, values | rendered | extra, binding.slices, not renders))
+        renders.append(templates.render(template, values | rendered | extra, slices, not renders))
     return "\nUNION ALL\n".join(renders)
 
 
@@ -599,7 +646,7 @@ def _combinations(binding: Binding, name: str, params: tuple[str, ...]) -> list[
         {
             tuple(call.kwargs[param] for param in params)
             for call in binding.calls
-            if _reads(name, call.spec.intermediates)
+            if reads(name, call.spec.intermediates)
         }
     )
 

@@ -35,6 +35,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sqlmetrics.binding import Binding
+from sqlmetrics.compose import reads
 from sqlmetrics.errors import SqlMetricsError
 from sqlmetrics.parquet_files import matched_paths
 from sqlmetrics.sources import is_path
@@ -57,7 +58,7 @@ def planned(binding: Binding, source: Any) -> Binding:
         binding = dataclasses.replace(binding, source_rows=source_rows(source))
     if binding.score is None or binding.class_scores is not None or binding.judgments:
         return binding
-    if not any("score_hist" in call.spec.intermediates for call in binding.calls):
+    if not any(reads("score_hist", call.spec.intermediates) for call in binding.calls):
         return binding
     return dataclasses.replace(binding, distinct_scores=distinct_scores(source, binding.score))
 

@@ -92,6 +92,7 @@ def calls():
     binding, _ = prepare(histogram_metrics, "label", "score", None, None, None, None, "s", None, None)
     rows_plan = dataclasses.replace(binding, distinct_scores=True)
     yield "score_rows", lambda: composed(rows_plan, "t")
+    yield "distributed", lambda: composed(binding, "t", dialect="spark")
     long = sm.long_scores("ls", row_id="id")
     yield "long", lambda: sm.to_sql(["auc"], source="t", label="y", class_scores=long)
     for kind, params in [

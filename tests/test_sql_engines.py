@@ -10,84 +10,20 @@ import pytest
 import sqlmetrics as sm
 
 from sql_engines import (
+    COMPOSED,
+    REGISTRY,
     DataFusion,
     Postgres,
     Spark,
     assert_same_numbers,
+    call_for,
     duckdb_result,
     impressions,
     long_class_scores,
     run_and_qrels,
 )
 
-REGISTRY = sm.registry()
 ENGINES = ("spark", "postgres", "datafusion")
-
-
-def call_for(name: str):
-    """The metric's call with its defaults (``@k`` metrics at k=3) and the roles it reads."""
-    spec = REGISTRY[name]
-    metric = sm.metric(name.replace("@k", "@3"))
-    if spec.family == "multiclass" and "class_scores" in spec.needs:
-        return metric, {"label": "y", "class_scores": {"x": "p_x", "y": "p_y", "z": "p_z"}, "weight": "w"}
-    if spec.family == "multiclass":
-        return metric, {"label": "y", "prediction": "pred", "weight": "w"}
-    if spec.family == "ranking":
-        return metric, {"label": "rel", "score": "score", "query": "q", "item": "item"}
-    label = "target" if spec.family == "regression" else "label"
-    roles = {"label": label, "score": "score", "weight": "w"}
-    return metric, roles | ({"query": "q"} if "query" in spec.needs else {})
-
-
-# Calls composed in one statement, each with every role its metrics read.
-COMPOSED = {
-    "binary": (
-        [n for n, s in REGISTRY.items() if s.family == "classification"]
-        + [sm.precision(threshold=0.3), sm.fbeta(beta=2), sm.gauc(weighting="uniform")],
-        {"label": "label", "score": "score", "query": "q", "weight": "w"},
-    ),
-    "regression": (
-        [n for n, s in REGISTRY.items() if s.family == "regression"],
-        {"label": "target", "score": "score", "weight": "w"},
-    ),
-    "ranking": (
-        [
-            "ndcg@3",
-            "ndcg",
-            "dcg@5",
-            "cg@2",
-            "mrr",
-            "map@3",
-            "map",
-            "hit_rate@2",
-            "precision@2",
-            "recall@3",
-            "rank_corr",
-            sm.metric("ndcg@3", gain="linear", ties="pessimistic"),
-            sm.metric("mrr", ties="item"),
-            sm.metric("map", ties="optimistic", min_relevance=2, empty="zero"),
-        ],
-        {"label": "rel", "score": "score", "query": "q", "item": "item"},
-    ),
-    "multiclass": (
-        [
-            "accuracy",
-            "precision",
-            "recall",
-            "f1",
-            "mcc",
-            "cohen_kappa",
-            sm.multiclass_f1(average="weighted"),
-            sm.multiclass_fbeta(beta=2, average="micro"),
-            sm.cohen_kappa(weights="quadratic"),
-        ],
-        {"label": "y", "prediction": "pred", "weight": "w"},
-    ),
-    "one_vs_rest": (
-        ["auc", "average_precision", sm.multiclass_auc(average="weighted")],
-        {"label": "y", "class_scores": {"x": "p_x", "y": "p_y", "z": "p_z"}, "weight": "w"},
-    ),
-}
 
 
 @pytest.fixture(scope="module")

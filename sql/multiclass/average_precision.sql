@@ -11,7 +11,8 @@
 --   weighted  Σ W⁺_c·AP_c / Σ W⁺_c over them (W⁺_c, the class's true weight: prevalence)
 -- NULL when no class has an average precision.
 --
--- reads:  class_score_hist({{ by }}, class, score, w_pos, w_neg)
+-- reads:  class_score_cum({{ by }}, class, w_pos, w_neg, tp, fp): per class, score_cum of
+--         its histogram
 -- params: {{ average }} -- 'macro' (default) or 'weighted'
 -- output: {{ by }}, average_precision, average_precision_classes, average_precision_skipped
 WITH per_class AS (
@@ -19,14 +20,7 @@ WITH per_class AS (
            CASE WHEN SUM(w_neg) > 0
                 THEN SUM(w_pos * tp / NULLIF(tp + fp, 0)) / NULLIF(SUM(w_pos), 0)
            END AS value
-    FROM (
-        SELECT {{ by }}, class, w_pos, w_neg,
-               SUM(w_pos) OVER (PARTITION BY {{ by }}, class ORDER BY score DESC
-                                RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp,
-               SUM(w_neg) OVER (PARTITION BY {{ by }}, class ORDER BY score DESC
-                                RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp
-        FROM class_score_hist
-    ) AS thresholds
+    FROM class_score_cum
     GROUP BY {{ by }}, class
 )
 SELECT {{ by }},

@@ -4,26 +4,20 @@
 -- with W(eᵢ) > W / 2. They are the same error unless W(eᵢ) = W / 2 exactly, so without
 -- weights this is the ordinary median (the mean of the two middle values of an even
 -- count), and with weights scikit-learn's "averaged inverted CDF" weighted percentile.
--- The one regression metric that sorts: the distinct errors of each slice. NULL on an
--- empty slice.
+-- The one regression metric that sorts: the distinct errors of each slice, walked by
+-- error_cum (score −e, tp = W(≤ e): the first error is the highest such score). NULL on
+-- an empty slice.
 --
--- reads:  input({{ by }}, score, label, w)
+-- reads:  error_cum({{ by }}, score, w_pos, tp)
 -- output: {{ by }}, median_absolute_error
-WITH errors AS (
-    SELECT {{ by }}, ABS(score - label) AS e, SUM(w) AS w
-    FROM input
-    WHERE w > 0
-    GROUP BY {{ by }}, ABS(score - label)
-),
-cumulative AS (
-    SELECT {{ by }}, e,
-           SUM(w) OVER (PARTITION BY {{ by }} ORDER BY e ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-               AS w_through,
-           SUM(w) OVER (PARTITION BY {{ by }}) AS w_total
-    FROM errors
+WITH totals AS (
+    SELECT {{ by }}, SUM(w_pos) AS w_total
+    FROM error_cum
+    GROUP BY {{ by }}
 )
-SELECT {{ by }},
-       (MIN(CASE WHEN w_through >= w_total / 2 THEN e END)
-        + MIN(CASE WHEN w_through > w_total / 2 THEN e END)) / 2 AS median_absolute_error
-FROM cumulative
-GROUP BY {{ by }}
+SELECT {{ by(c) }},
+       -(MAX(CASE WHEN c.tp >= t.w_total / 2 THEN c.score END)
+         + MAX(CASE WHEN c.tp > t.w_total / 2 THEN c.score END)) / 2 AS median_absolute_error
+FROM error_cum AS c
+JOIN totals AS t ON {{ same_slice(c, t) }}
+GROUP BY {{ by(c) }}

@@ -20,7 +20,7 @@ _MESSAGE_END = re.compile(r"(\"|\s*SQLSTATE.*|' to value of .*)$")
 
 def statement(binding: Binding, source_sql: str, second_sql: str | None, dialect: str) -> str:
     """The statement computing the call's metrics, written for ``dialect``."""
-    return transpile(compose(binding, source_sql, second_sql, portable=True), dialect)
+    return transpile(compose(binding, source_sql, second_sql, dialect), dialect)
 
 
 def relation(name: str, dialect: str) -> str:

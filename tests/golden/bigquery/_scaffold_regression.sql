@@ -121,6 +121,132 @@ WITH input AS (
   GROUP BY
     slice_1,
     slice_2
+), error_hist AS (
+  /* error_hist: each slice's absolute errors |ŷ − y| as a score histogram, for the median */
+  /* of the errors (median_absolute_error): per distinct error, of the rows of weight > 0, */
+  /* the weight w_pos (w_neg is 0) with the error negated as its score, so that the running */
+  /* sums of score_cum (the weight at or above a score) walk the errors upwards: tp at */
+  /* score −e is W(≤ e), the weight of the errors up to e. */
+  SELECT
+    slice_1,
+    slice_2,
+    -ABS(score - label) AS score,
+    SUM(w) AS w_pos,
+    CAST(0 AS FLOAT64) AS w_neg
+  FROM input
+  WHERE
+    w > 0
+  GROUP BY
+    slice_1,
+    slice_2,
+    ABS(score - label)
+), error_cum AS (
+  WITH error_cum_ranges AS (
+    /* score_cum, distributed: the tp and fp of score_cum.sql without a window over a whole */
+    /* slice, which an engine that spreads rows over workers runs on one of them (Spark: */
+    /* "No Partition Defined for Window operation! Moving all data to a single partition"). */
+    /* Each slice's finite scores are cut into N ranges of equal width (N the parameter */
+    /* buckets) from its lowest to its highest finite score: buckets 0 to N, the highest */
+    /* score alone in N; scores beyond ±1e300, infinities and NaN get a bucket of their own */
+    /* at either end, -1 and N + 1. The bucket is a */
+    /* function of the score, so a tied score falls in one bucket, and a non-decreasing one */
+    /* (each step of the arithmetic rounds monotonically), so a higher bucket holds only */
+    /* higher scores. tp is then the positive weight at or above the entry's score within */
+    /* its bucket (a window partitioned by slice and bucket: the work spreads over the */
+    /* buckets) plus the positive weight of the buckets above (a running sum over the */
+    /* per-bucket totals, a few rows per slice, joined back); fp likewise. The same numbers */
+    /* as score_cum.sql. Equal widths: a few outlying scores crowd the rest into few */
+    /* buckets, which stays exact, only less spread. */
+    SELECT
+      slice_1,
+      slice_2,
+      MIN(CASE WHEN ABS(score) < 1e300 THEN score END) AS lo,
+      MAX(CASE WHEN ABS(score) < 1e300 THEN score END) AS hi
+    FROM error_hist
+    GROUP BY
+      slice_1,
+      slice_2
+  ), error_cum_bucketed AS (
+    SELECT
+      h.slice_1,
+      h.slice_2,
+      h.score,
+      h.w_pos,
+      h.w_neg,
+      CASE
+        WHEN ABS(h.score) < 1e300
+        THEN COALESCE(CAST(FLOOR((
+          h.score - r.lo
+        ) / NULLIF(r.hi - r.lo, 0) * 1024) AS INT64), 0)
+        WHEN h.score < 0
+        THEN -1
+        ELSE 1024 + 1
+      END AS bucket
+    FROM error_hist AS h
+    JOIN error_cum_ranges AS r
+      ON h.slice_1 IS NOT DISTINCT FROM r.slice_1
+      AND h.slice_2 IS NOT DISTINCT FROM r.slice_2
+  ), error_cum_above AS (
+    SELECT
+      slice_1,
+      slice_2,
+      bucket,
+      SUM(w_pos) OVER (
+        PARTITION BY slice_1, slice_2
+        ORDER BY bucket DESC
+        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+      ) AS pos_above,
+      SUM(w_neg) OVER (
+        PARTITION BY slice_1, slice_2
+        ORDER BY bucket DESC
+        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+      ) AS neg_above
+    FROM (
+      SELECT
+        slice_1,
+        slice_2,
+        bucket,
+        SUM(w_pos) AS w_pos,
+        SUM(w_neg) AS w_neg
+      FROM error_cum_bucketed AS bucketed
+      GROUP BY
+        slice_1,
+        slice_2,
+        bucket
+    ) AS totals
+  )
+  SELECT
+    e.slice_1,
+    e.slice_2,
+    e.score,
+    e.w_pos,
+    e.w_neg,
+    e.tp_within + COALESCE(a.pos_above, 0) AS tp,
+    e.fp_within + COALESCE(a.neg_above, 0) AS fp
+  FROM (
+    SELECT
+      slice_1,
+      slice_2,
+      bucket,
+      score,
+      w_pos,
+      w_neg,
+      SUM(w_pos) OVER (
+        PARTITION BY slice_1, slice_2, bucket
+        ORDER BY score DESC
+        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) AS tp_within,
+      SUM(w_neg) OVER (
+        PARTITION BY slice_1, slice_2, bucket
+        ORDER BY score DESC
+        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) AS fp_within
+    FROM error_cum_bucketed AS bucketed
+  ) AS e
+  JOIN error_cum_above AS a
+    ON e.slice_1 IS NOT DISTINCT FROM a.slice_1
+    AND e.slice_2 IS NOT DISTINCT FROM a.slice_2
+    AND e.bucket = a.bucket
 )
 /* the result: one row per slice, every metric joined by slice */
 SELECT

@@ -2,8 +2,8 @@ m_average_precision AS (
   /* average_precision = Σ_t (R_t − R_{t−1}) · P_t over the distinct scores t from the */
   /* highest down (scikit-learn's step sum; tied scores form one threshold), where */
   /* P_t, R_t are precision and recall when predicting score >= t positive. */
-  /* Since R_t − R_{t−1} = w⁺(t) / W⁺:  AP = Σ_t w⁺(t) · TP_t / (TP_t + FP_t) / W⁺. */
-  /* The RANGE frames take every row of a tied score into TP_t and FP_t. */
+  /* Since R_t − R_{t−1} = w⁺(t) / W⁺:  AP = Σ_t w⁺(t) · TP_t / (TP_t + FP_t) / W⁺, */
+  /* with TP_t, FP_t the tp and fp of score_cum (every entry of a tied score has them). */
   /* NULL when the slice lacks positives or negatives. */
   SELECT
     slice_1,
@@ -12,24 +12,7 @@ m_average_precision AS (
       WHEN SUM(w_neg) > 0
       THEN SUM(w_pos * tp / NULLIF(tp + fp, 0)) / NULLIF(SUM(w_pos), 0)
     END AS average_precision
-  FROM (
-    SELECT
-      slice_1,
-      slice_2,
-      w_pos,
-      w_neg,
-      SUM(w_pos) OVER (
-        PARTITION BY slice_1, slice_2
-        ORDER BY score DESC
-        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-      ) AS tp,
-      SUM(w_neg) OVER (
-        PARTITION BY slice_1, slice_2
-        ORDER BY score DESC
-        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-      ) AS fp
-    FROM score_hist
-  ) AS thresholds
+  FROM score_cum
   GROUP BY
     slice_1,
     slice_2

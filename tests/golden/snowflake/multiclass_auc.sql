@@ -3,7 +3,7 @@ m_auc AS (
     /* multiclass_auc: one-vs-rest AUC averaged over the classes, scikit-learn's */
     /* roc_auc_score(y, scores, multi_class="ovr", average=...). For each class c, AUC_c is */
     /* the binary AUC (classification/auc.sql) of "true class is c" against c's score: */
-    /*   AUC_c = (W⁺·W⁻ + wins − losses) / (2·W⁺·W⁻), with the RANGE frames taking ties, */
+    /*   AUC_c = (W⁺·W⁻ + Σ_neg w·tp − Σ_pos w·fp) / (2·W⁺·W⁻), tp and fp taking ties, */
     /* NULL when the slice has no positive or no negative weight for c (a degenerate class, */
     /* for which scikit-learn raises). Degenerate classes are left out of the average and */
     /* counted in auc_skipped; auc_classes counts the classes averaged: */
@@ -16,27 +16,9 @@ m_auc AS (
       class,
       SUM(w_pos) AS support,
       (
-        SUM(w_pos) * SUM(w_neg) + SUM(w_pos * neg_up_to) - SUM(w_neg * pos_up_to)
+        SUM(w_pos) * SUM(w_neg) + SUM(w_neg * tp) - SUM(w_pos * fp)
       ) / NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS value
-    FROM (
-      SELECT
-        slice_1,
-        slice_2,
-        class,
-        w_pos,
-        w_neg,
-        SUM(w_neg) OVER (
-          PARTITION BY slice_1, slice_2, class
-          ORDER BY score
-          RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        ) AS neg_up_to,
-        SUM(w_pos) OVER (
-          PARTITION BY slice_1, slice_2, class
-          ORDER BY score
-          RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        ) AS pos_up_to
-      FROM class_score_hist
-    ) AS ranked
+    FROM class_score_cum
     GROUP BY
       slice_1,
       slice_2,

@@ -21,25 +21,7 @@ m_average_precision AS (
         WHEN SUM(w_neg) > 0
         THEN SUM(w_pos * tp / NULLIF(tp + fp, 0)) / NULLIF(SUM(w_pos), 0)
       END AS value
-    FROM (
-      SELECT
-        slice_1,
-        slice_2,
-        class,
-        w_pos,
-        w_neg,
-        SUM(w_pos) OVER (
-          PARTITION BY slice_1, slice_2, class
-          ORDER BY score DESC
-          RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        ) AS tp,
-        SUM(w_neg) OVER (
-          PARTITION BY slice_1, slice_2, class
-          ORDER BY score DESC
-          RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        ) AS fp
-      FROM class_score_hist
-    ) AS thresholds
+    FROM class_score_cum
     GROUP BY
       slice_1,
       slice_2,

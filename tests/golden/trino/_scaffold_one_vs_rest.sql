@@ -117,6 +117,126 @@ WITH input AS (
     slice_2,
     class,
     score
+), class_score_cum AS (
+  WITH class_score_cum_ranges AS (
+    /* score_cum, distributed: the tp and fp of score_cum.sql without a window over a whole */
+    /* slice, which an engine that spreads rows over workers runs on one of them (Spark: */
+    /* "No Partition Defined for Window operation! Moving all data to a single partition"). */
+    /* Each slice's finite scores are cut into N ranges of equal width (N the parameter */
+    /* buckets) from its lowest to its highest finite score: buckets 0 to N, the highest */
+    /* score alone in N; scores beyond ±1e300, infinities and NaN get a bucket of their own */
+    /* at either end, -1 and N + 1. The bucket is a */
+    /* function of the score, so a tied score falls in one bucket, and a non-decreasing one */
+    /* (each step of the arithmetic rounds monotonically), so a higher bucket holds only */
+    /* higher scores. tp is then the positive weight at or above the entry's score within */
+    /* its bucket (a window partitioned by slice and bucket: the work spreads over the */
+    /* buckets) plus the positive weight of the buckets above (a running sum over the */
+    /* per-bucket totals, a few rows per slice, joined back); fp likewise. The same numbers */
+    /* as score_cum.sql. Equal widths: a few outlying scores crowd the rest into few */
+    /* buckets, which stays exact, only less spread. */
+    SELECT
+      slice_1,
+      slice_2,
+      class,
+      MIN(CASE WHEN ABS(score) < 1e300 THEN score END) AS lo,
+      MAX(CASE WHEN ABS(score) < 1e300 THEN score END) AS hi
+    FROM class_score_hist
+    GROUP BY
+      slice_1,
+      slice_2,
+      class
+  ), class_score_cum_bucketed AS (
+    SELECT
+      h.slice_1,
+      h.slice_2,
+      h.class,
+      h.score,
+      h.w_pos,
+      h.w_neg,
+      CASE
+        WHEN ABS(h.score) < 1e300
+        THEN COALESCE(
+          CAST(FLOOR(CAST((
+            h.score - r.lo
+          ) AS DOUBLE) / NULLIF(r.hi - r.lo, 0) * 1024) AS BIGINT),
+          0
+        )
+        WHEN h.score < 0
+        THEN -1
+        ELSE 1024 + 1
+      END AS bucket
+    FROM class_score_hist AS h
+    JOIN class_score_cum_ranges AS r
+      ON h.slice_1 IS NOT DISTINCT FROM r.slice_1
+      AND h.slice_2 IS NOT DISTINCT FROM r.slice_2
+      AND h.class IS NOT DISTINCT FROM r.class
+  ), class_score_cum_above AS (
+    SELECT
+      slice_1,
+      slice_2,
+      class,
+      bucket,
+      SUM(w_pos) OVER (
+        PARTITION BY slice_1, slice_2, class
+        ORDER BY bucket DESC
+        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+      ) AS pos_above,
+      SUM(w_neg) OVER (
+        PARTITION BY slice_1, slice_2, class
+        ORDER BY bucket DESC
+        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+      ) AS neg_above
+    FROM (
+      SELECT
+        slice_1,
+        slice_2,
+        class,
+        bucket,
+        SUM(w_pos) AS w_pos,
+        SUM(w_neg) AS w_neg
+      FROM class_score_cum_bucketed AS bucketed
+      GROUP BY
+        slice_1,
+        slice_2,
+        class,
+        bucket
+    ) AS totals
+  )
+  SELECT
+    e.slice_1,
+    e.slice_2,
+    e.class,
+    e.score,
+    e.w_pos,
+    e.w_neg,
+    e.tp_within + COALESCE(a.pos_above, 0) AS tp,
+    e.fp_within + COALESCE(a.neg_above, 0) AS fp
+  FROM (
+    SELECT
+      slice_1,
+      slice_2,
+      class,
+      bucket,
+      score,
+      w_pos,
+      w_neg,
+      SUM(w_pos) OVER (
+        PARTITION BY slice_1, slice_2, class, bucket
+        ORDER BY score DESC
+        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) AS tp_within,
+      SUM(w_neg) OVER (
+        PARTITION BY slice_1, slice_2, class, bucket
+        ORDER BY score DESC
+        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) AS fp_within
+    FROM class_score_cum_bucketed AS bucketed
+  ) AS e
+  JOIN class_score_cum_above AS a
+    ON e.slice_1 IS NOT DISTINCT FROM a.slice_1
+    AND e.slice_2 IS NOT DISTINCT FROM a.slice_2
+    AND e.class IS NOT DISTINCT FROM a.class
+    AND e.bucket = a.bucket
 ), class_nan AS (
   /* class_nan: per class, the rows whose class score is NaN */
   SELECT

@@ -1,0 +1,16 @@
+-- score_cum: the confusion counts at every entry of a score histogram ({{ hist }}), for
+-- the metrics that walk the scores in order (auc, average_precision, their one-vs-rest
+-- forms per class, the median of the errors): tp and fp, the weight of the positives
+-- and of the negatives scoring at or above the entry's score (predicting "score >= s"
+-- positive). The RANGE frames take every entry of a tied score together, so all entries
+-- of a score have its tp and fp. One sort per slice, shared by the metrics. (Engines
+-- that spread rows over workers read score_cum_distributed.sql instead.)
+--
+-- reads:  {{ hist }}({{ by }}, score, w_pos, w_neg)
+-- output: {{ by }}, score, w_pos, w_neg, tp, fp
+SELECT {{ by }}, score, w_pos, w_neg,
+       SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp,
+       SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp
+FROM {{ hist }}
