@@ -582,10 +582,11 @@ def screenful(kind: CurveKind, by: list[str], curve: pl.DataFrame) -> pl.DataFra
     rows = max(20, shutil.get_terminal_size((100, 40)).lines - 12)
     if curve.height <= rows:
         return curve
-    slices = curve.select(by).n_unique() if by else 1
-    per_slice = max(2, rows // slices)
-    point = pl.int_range(pl.len()).over(by) if by else pl.int_range(pl.len())
-    shown = thin(curve.lazy().with_columns(point=point), by, *kind.axes, max_points=per_slice).drop("point").collect()
+    per_slice = max(2, rows // (curve.select(by).n_unique() if by else 1))
+    points = curve.lazy().with_row_index("point")
+    if not by:  # thin() partitions by its slices (polars refuses an empty partition): one constant slice
+        points = points.with_columns(unsliced=pl.lit(0))
+    shown = thin(points, by or ["unsliced"], *kind.axes, max_points=per_slice).select(curve.columns).collect()
     sys.stderr.write(
         f"{PROG}: showing {shown.height} of the curve's {curve.height:,} points, thinned to fit the terminal; "
         "--output FILE (or a pipe) gets every point\n"
