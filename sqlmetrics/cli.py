@@ -660,6 +660,14 @@ CLI_TERMS = (
     ),
     (re.compile(r"pass its name \(e\.g\. 'logs\.impressions'\)"), "pass --table NAME (e.g. logs.impressions)"),
     (re.compile(r"a call without weight="), "a call without --weight"),
+    # the long class-score table: its columns are --row-id, --long-class and --long-score
+    (re.compile(r"\b(class_scores row id|row_id) column"), "--row-id column"),
+    (re.compile(r"\bclass_scores (class|score) column"), r"--long-\1 column"),
+    (re.compile(r"the class scores have:"), "the --long-scores table has:"),
+    (re.compile(r"\bclass_scores must"), "--long-scores must"),
+    (re.compile(r"the classes of class_scores"), "the scored classes"),
+    (re.compile(r"\bclass_scores \("), "--class-scores ("),
+    (re.compile(r"judgments and class_scores"), "--judgments and --class-scores (or --long-scores)"),
 )
 
 

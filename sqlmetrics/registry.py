@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from sqlmetrics import metrics as _metrics_package
-from sqlmetrics.errors import InvalidParameterError, UnknownMetricError, closest
+from sqlmetrics.errors import InvalidParameterError, UnknownMetricError, closest, shown
 from sqlmetrics.spec import MULTICLASS_PREFIX, POLARS_FORMS, Metric, MetricCall
 
 
@@ -147,7 +147,9 @@ def resolve(
     if isinstance(metrics, (str, MetricCall)):
         metrics = [metrics]
     if metrics is None or not isinstance(metrics, Iterable):
-        raise InvalidParameterError(f"metrics must be a metric name, a metric call or a list of them, got {metrics!r}")
+        raise InvalidParameterError(
+            f"metrics must be a metric name, a metric call or a list of them, got {shown(metrics)}"
+        )
     metrics = list(metrics)
     others = [m for m in metrics if not isinstance(m, (str, MetricCall))]
     if others:

@@ -347,6 +347,46 @@ def test_errors_name_the_command_line_options(capsys, logs, argv, fragment):
     assert "=<" not in err and "sm." not in err
 
 
+@pytest.fixture(scope="module")
+def long_scores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Rows of classes a and b (and one z that no score names) and their long class scores:
+    complete, missing row 4's, and scoring row 1's class a twice."""
+    folder = tmp_path_factory.mktemp("long")
+    rows = pl.DataFrame({"id": [1, 2, 3, 4], "y": ["a", "b", "a", "z"], "q": [1, 1, 2, 2]})
+    rows.write_parquet(folder / "rows.parquet")
+    ids, classes, scores = [1, 1, 2, 2, 3, 3, 4, 4], ["a", "b"] * 4, [0.6, 0.4, 0.3, 0.7, 0.8, 0.2, 0.5, 0.5]
+    tables = {"complete": (ids, classes, scores), "missing": (ids[:6], classes[:6], scores[:6])}
+    tables["repeated"] = ([1, *ids], ["a", *classes], [0.1, *scores])
+    for name, (row_id, cls, score) in tables.items():
+        pl.DataFrame({"id": row_id, "class": cls, "score": score}).write_parquet(folder / f"{name}.parquet")
+    return {"rows": folder / "rows.parquet", **{name: folder / f"{name}.parquet" for name in tables}}
+
+
+@pytest.mark.parametrize(
+    ("table", "options", "fragment"),
+    [
+        ("complete", ["--row-id", "nope"], "--row-id column 'nope' not found; the source has: id, y, q"),
+        ("complete", ["--row-id", "id", "--long-class", "c"], "--long-class column 'c' not found; the --long-scores "),
+        ("complete", ["--row-id", "id", "--long-score", "s"], "--long-score column 's' not found"),
+        ("missing", ["--row-id", "id"], "--long-scores must score every class for every source row"),
+        ("repeated", ["--row-id", "id"], "--long-scores must score each (row id, class) once"),
+        ("complete", ["--row-id", "id"], "label column 'y' must hold one of the scored classes: 1 rows do not, e.g. z"),
+    ],
+)
+def test_long_class_score_errors_name_the_command_line_options(capsys, long_scores, table, options, fragment):
+    argv = ["eval", long_scores["rows"], "-m", "auc", "--label", "y", "--long-scores", long_scores[table], *options]
+    code, _, err = run(capsys, *argv)
+    assert_user_error(code, err, 1, fragment)
+    assert "class_scores" not in err and "row_id" not in err
+
+
+def test_judgments_with_class_scores_names_the_options(capsys, long_scores):
+    rows, table = long_scores["rows"], long_scores["complete"]
+    argv = ["-m", "ndcg", "--label", "y", "--query", "q", "--item", "id", "--judgments", table]
+    code, _, err = run(capsys, "eval", rows, *argv, "--long-scores", table, "--row-id", "id")
+    assert_user_error(code, err, 1, "--judgments and --class-scores (or --long-scores) cannot be combined")
+
+
 def test_sql_for_a_warehouse_names_the_table_option(capsys, logs):
     code, _, err = run(capsys, "sql", logs, "--dialect", "spark", "-m", "auc", *BINDING)
     assert_user_error(code, err, 1, "pass --table NAME (e.g. logs.impressions), not a path")
