@@ -53,6 +53,10 @@ row objects) and ``parquet`` (needs ``--output``). Without ``--format`` the exte
 ``--output`` decides (``.csv``, ``.json``, ``.parquet``/``.pq``), else ``table``; a
 ``--format`` that contradicts the extension is an error.
 
+A run that used no row (the source has no rows, or every row has a NULL in a bound
+column) still writes its result, NULL metrics or an empty table, and says which on stderr
+(``sqlmetrics: warning: the source has no rows: every metric is NULL``).
+
 Errors in the input (unknown metric, missing column, missing file, bad parameter) print
 one line ``sqlmetrics: error: <message>`` to stderr and exit with status 1; bad command
 line usage exits with status 2.
@@ -82,6 +86,7 @@ from sqlmetrics.curves._curve import CurveKind
 from sqlmetrics.curves._thin import thin
 from sqlmetrics.dialects import DIALECTS
 from sqlmetrics.errors import SqlMetricsError
+from sqlmetrics.parquet_files import row_count
 from sqlmetrics.progress import Progress
 from sqlmetrics.registry import parse_metric, parse_value, routed
 from sqlmetrics.spec import Metric, MetricCall, Param
@@ -379,15 +384,25 @@ def run_eval(args: argparse.Namespace) -> None:
 
 def warn_if_no_rows_used(result: pl.DataFrame) -> None:
     """Say on stderr when no row was used, so a table of NULLs is not mistaken for results."""
-    if result["n_rows"].sum() > 0:
-        return
-    excluded = result["n_excluded"].sum()
+    if result["n_rows"].sum() == 0:
+        _warn_no_rows(result["n_excluded"].sum(), "every metric is NULL")
+
+
+def warn_if_empty(result: pl.DataFrame, source: str) -> None:
+    """Say on stderr why a table (curve, confusion matrix, per-class values) came out
+    empty: the source has no rows, or every row was excluded. The tables carry no row
+    counts, so the source's are read from its Parquet footers, only then."""
+    if result.height == 0:
+        _warn_no_rows(row_count(source), "the table is empty")
+
+
+def _warn_no_rows(excluded: int, consequence: str) -> None:
     reason = (
         f"all {excluded:,} rows were excluded (each has a NULL in a bound column)"
         if excluded
         else "the source has no rows"
     )
-    sys.stderr.write(f"sqlmetrics: warning: {reason}: every metric is NULL\n")
+    sys.stderr.write(f"{PROG}: warning: {reason}: {consequence}\n")
 
 
 def compute_and_write(
@@ -566,6 +581,7 @@ def run_curve(args: argparse.Namespace) -> None:
     columns = {"label": args.label, "score": args.score, "weight": args.weight, "by": args.by}
     screen = partial(screenful, KINDS[args.kind], args.by) if _to_terminal(args) else None
     result = compute_and_write(args, function, Path(args.source), **columns, **curve_params(args), shown=screen)
+    warn_if_empty(result, args.source)
     if args.plot is not None:
         plot.plot(result, KINDS[args.kind], args.by, args.plot)
 
@@ -613,12 +629,14 @@ def class_columns(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_confusion_matrix(args: argparse.Namespace) -> None:
-    compute_and_write(args, sqlmetrics.confusion_matrix, Path(args.source), **class_columns(args))
+    result = compute_and_write(args, sqlmetrics.confusion_matrix, Path(args.source), **class_columns(args))
+    warn_if_empty(result, args.source)
 
 
 def run_per_class(args: argparse.Namespace) -> None:
     calls = metric_calls(args.metrics, multiclass=True)
-    compute_and_write(args, sqlmetrics.per_class, Path(args.source), calls, **class_columns(args))
+    result = compute_and_write(args, sqlmetrics.per_class, Path(args.source), calls, **class_columns(args))
+    warn_if_empty(result, args.source)
 
 
 # --- the entry point ----------------------------------------------------------------

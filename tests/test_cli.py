@@ -326,6 +326,33 @@ def test_a_source_whose_rows_are_all_excluded_says_so(capsys, tmp_path):
     )
 
 
+TABLE_COMMANDS = {
+    "per-class": (["per-class"], ["-m", "f1", "--label", "click", "--prediction", "pred"]),
+    "confusion-matrix": (["confusion-matrix"], ["--label", "click", "--prediction", "pred"]),
+    "roc": (["curve", "roc"], ["--label", "click", "--score", "pctr"]),
+    "calibration": (["curve", "calibration"], ["--label", "click", "--score", "pctr"]),
+}
+
+
+@pytest.mark.parametrize("command", sorted(TABLE_COMMANDS))
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_an_empty_table_says_why(capsys, tmp_path, command, engine):
+    head, options = TABLE_COMMANDS[command]
+    schema = {"click": pl.Int64, "pctr": pl.Float64, "pred": pl.Int64}
+    nulls = {"click": [1, 0, 1], "pctr": [None] * 3, "pred": [None] * 3}
+    sources = {"empty": pl.DataFrame(schema=schema), "nulls": pl.DataFrame(nulls, schema=schema)}
+    reasons = {
+        "empty": "the source has no rows",
+        "nulls": "all 3 rows were excluded (each has a NULL in a bound column)",
+    }
+    for name, frame in sources.items():
+        path = tmp_path / f"{name}.parquet"
+        frame.write_parquet(path)
+        code, out, err = run(capsys, *head, path, *options, "--engine", engine, "--format", "csv")
+        assert code == 0 and len(out.splitlines()) == 1  # the header alone
+        assert err == f"sqlmetrics: warning: {reasons[name]}: the table is empty\n"
+
+
 def test_a_source_with_rows_used_gives_no_warning(capsys, logs):
     code, _, err = run(capsys, "eval", logs, "-m", "auc", *BINDING)
     assert (code, err) == (0, "")
