@@ -492,33 +492,43 @@ FAMILIES = {
 
 def run_metrics(args: argparse.Namespace) -> None:
     """Every metric grouped by family, fitted to the terminal; or one metric in full."""
+    width = shutil.get_terminal_size((100, 24)).columns
     if args.name:
         spec = sqlmetrics.registry().get(args.name) or sqlmetrics.metric(args.name).spec
-        sys.stdout.write(describe_metric(spec))
+        sys.stdout.write(describe_metric(spec, width))
         return
-    width = shutil.get_terminal_size((100, 24)).columns
     lines = []
     registered = sqlmetrics.registry().values()
     for family in dict.fromkeys([*FAMILIES, *(spec.family for spec in registered)]):
         specs = [spec for spec in registered if spec.family == family]
         indent = 2 + max(len(spec.name) for spec in specs) + 2
-        lines += ["", f"{family} ({FAMILIES[family]})" if family in FAMILIES else family]
+        heading = f"{family} ({FAMILIES[family]})" if family in FAMILIES else family
+        lines += ["", *_wrapped("", heading, 2, width)]
         for spec in specs:
             lines += _wrapped(f"  {spec.name.ljust(indent - 2)}", spec.summary, indent, width)
             if spec.params:
                 lines += _wrapped(" " * indent, describe_params(spec), indent, width)
-    lines += ["", "sqlmetrics metrics NAME shows one metric's formula, parameters and reference."]
+    footer = "sqlmetrics metrics NAME shows one metric's formula, parameters and reference."
+    lines += ["", *_wrapped("", footer, 2, width)]
     sys.stdout.write("\n".join(lines[1:]) + "\n")
 
 
-def describe_metric(spec: Metric) -> str:
+def describe_metric(spec: Metric, width: int = 100) -> str:
     """One metric in full: summary, what it needs, its formula, conventions and example
-    (the docstring of its polars form), parameters, reference and SQL template."""
+    (the docstring of its polars form), parameters, reference and SQL template, within
+    ``width`` columns (a paragraph of the docstring is rewrapped only when it is wider;
+    its runnable example is shown as written)."""
     roles = ", ".join(spec.needs) + (" (weight optional)" if spec.weighted else " (no weights)")
-    lines = [f"{spec.name} ({spec.family}): {spec.summary}", f"needs: {roles}", ""]
-    lines += [*(inspect.getdoc(_polars_form(spec)) or "").splitlines(), ""]
-    lines += [f"{_describe_param(param)}: {param.doc}" for param in spec.params]
-    lines += [f"reference: {spec.reference}", f"SQL: sql/{spec.template}"]
+    lines = [*_wrapped("", f"{spec.name} ({spec.family}): {spec.summary}", 2, width)]
+    lines += [*_wrapped("", f"needs: {roles}", 2, width), ""]
+    for paragraph in (inspect.getdoc(_polars_form(spec)) or "").split("\n\n"):
+        rows = paragraph.splitlines()
+        code = any(row.startswith((" ", ">>>", "...")) for row in rows)
+        fits = max(map(len, rows), default=0) <= width
+        lines += [*(rows if code or fits else _wrapped("", " ".join(rows), 0, width)), ""]
+    for param in spec.params:
+        lines += _wrapped("", f"{_describe_param(param)}: {param.doc}", 2, width)
+    lines += [*_wrapped("", f"reference: {spec.reference}", 2, width), f"SQL: sql/{spec.template}"]
     return "\n".join(lines) + "\n"
 
 
