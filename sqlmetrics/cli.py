@@ -53,6 +53,10 @@ row objects) and ``parquet`` (needs ``--output``). Without ``--format`` the exte
 ``--output`` decides (``.csv``, ``.json``, ``.parquet``/``.pq``), else ``table``; a
 ``--format`` that contradicts the extension is an error.
 
+On a terminal, a run longer than 2 s shows one progress line on stderr (DuckDB's share
+done and the elapsed time, fitted to the terminal's width), erased before the result;
+``--quiet``, or a stderr that is not a terminal, turns it off.
+
 A run that used no row (the source has no rows, or every row has a NULL in a bound
 column) still writes its result, NULL metrics or an empty table, and says which on stderr
 (``sqlmetrics: warning: the source has no rows: every metric is NULL``).

@@ -646,6 +646,15 @@ def test_progress_line_shows_share_and_time_then_erases_itself():
     assert text.endswith("\r" + " " * len(text.rsplit("\r", 3)[1].rstrip()) + "\r")  # erased: blanks, back to the start
 
 
+def test_progress_line_fits_the_terminal_keeping_the_file_name():
+    from sqlmetrics.progress import Progress
+
+    what = "computing over /data/" + "x" * 200 + "/logs.parquet"
+    line = Progress(io.StringIO(), what, lambda: 37.0, width=60).line(4.2)
+    assert len(line) == 59  # a shortened line fills the terminal but its last column (a full line would wrap)
+    assert line.startswith("sqlmetrics: …x") and line.endswith("x/logs.parquet… 37% 4 s")
+
+
 def test_progress_is_silent_for_a_short_run_and_without_a_share():
     from sqlmetrics.progress import Progress
 
