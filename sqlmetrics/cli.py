@@ -691,6 +691,8 @@ CLI_TERMS = (
         "--class-scores CLASS=COLUMN,... or --long-scores PATH --row-id COLUMN",
     ),
     (re.compile(r"pass its name \(e\.g\. 'logs\.impressions'\)"), "pass --table NAME (e.g. logs.impressions)"),
+    (re.compile(r"pass judgments=<its name>"), "pass --judgments TABLE"),
+    (re.compile(r"pass sm\.long_scores\(<its name>, \.\.\.\)"), "pass --long-scores TABLE"),
     (re.compile(r"a call without weight="), "a call without --weight"),
     # the long class-score table: its columns are --row-id, --long-class and --long-score
     (re.compile(r"\b(class_scores row id|row_id) column"), "--row-id column"),

@@ -424,6 +424,23 @@ def test_sql_for_a_warehouse_names_the_table_option(capsys, logs):
     assert_user_error(code, err, 1, "pass --table NAME (e.g. logs.impressions), not a path")
 
 
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        (
+            ["-m", "ndcg", "--query", "user_id", "--item", "country", "--judgments", "qrels.parquet"],
+            "--judgments TABLE",
+        ),
+        (["-m", "auc", "--long-scores", "scores.parquet", "--row-id", "user_id"], "--long-scores TABLE"),
+    ],
+)
+def test_sql_for_a_warehouse_names_the_option_whose_table_is_a_path(capsys, options, fragment):
+    # the source is already a table: the advice is about the judgments or class scores
+    code, _, err = run(capsys, "sql", "--table", "logs.run", "--dialect", "spark", *BINDING, *options)
+    assert_user_error(code, err, 1, f"pass {fragment}, not a path")
+    assert "--table" not in err
+
+
 def test_parquet_needs_output(capsys, logs):
     code, out, err = run(capsys, "eval", logs, "-m", "auc", *BINDING, "--format", "parquet")
     assert_user_error(code, err, 2, "--output")
