@@ -209,6 +209,17 @@ def test_a_parameter_only_the_multiclass_metric_has_selects_it():
     assert sm.metric("precision", threshold=0.3) == sm.precision(threshold=0.3)  # the binary metric's own
 
 
+def test_a_mix_of_binary_and_multiclass_parameters_names_the_other_metric():
+    note = "'average' is multiclass_precision's (parameters: average): a call takes the parameters of one of them"
+    with pytest.raises(sm.InvalidParameterError, match=re.escape(f"(parameters: threshold); {note}")):
+        sm.metric("precision", average="macro", threshold=0.3)
+    with pytest.raises(sm.InvalidParameterError, match=re.escape("'threshold' is f1's (parameters: threshold)")):
+        sm.metric("multiclass_f1", threshold=0.3)
+    # a parameter neither has is named first, without the note
+    with pytest.raises(sm.InvalidParameterError, match=r"unknown parameter 'bogus' \(parameters: threshold\)$"):
+        sm.metric("precision", average="macro", bogus=1)
+
+
 def test_spec_strings_work_in_evaluate_as_on_the_command_line(engine):
     specs = ["fbeta:beta=2", "precision:threshold=0.3", "ndcg@2:gain=linear"]
     calls = [sm.fbeta(beta=2), sm.precision(threshold=0.3), sm.metric("ndcg@2", gain="linear")]
