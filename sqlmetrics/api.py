@@ -188,18 +188,24 @@ def to_sql(
     binding = score_plan.planned(binding, source)  # the plan evaluate takes for the same source
     second = None
     if second_source is not None:
-        second = _statement_source(second_source, dialect, second_view(binding.long_scores is not None))
-    sql = compose(binding, _statement_source(source, dialect, FRAME_VIEW), second, dialect)
+        long = binding.long_scores is not None
+        reads = (
+            "the class scores from a table or view: pass sm.long_scores(<its name>, ...)"
+            if long
+            else "the judgments from a table or view: pass judgments=<its name>"
+        )
+        second = _statement_source(second_source, dialect, second_view(long), reads)
+    reads = "a table or view: pass its name (e.g. 'logs.impressions')"
+    sql = compose(binding, _statement_source(source, dialect, FRAME_VIEW, reads), second, dialect)
     return transpile(sql, dialect)
 
 
-def _statement_source(source: Any, dialect: str, view: str) -> str:
+def _statement_source(source: Any, dialect: str, view: str, reads: str) -> str:
     """How a statement for ``dialect`` reads ``source``: any source for DuckDB, a table
-    or view name for every other dialect."""
+    or view name for every other dialect (else an error: the statement ``reads`` ...)."""
     if dialect != "duckdb" and (not isinstance(source, str) or is_path(source)):
         raise SourceError(
-            f"SQL for {dialect} reads a table or view: pass its name (e.g. 'logs.impressions'), "
-            f"not a {'path' if is_path(source) else type(source).__name__}"
+            f"SQL for {dialect} reads {reads}, not a {'path' if is_path(source) else type(source).__name__}"
         )
     return source_sql(source, view=view)
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlmetrics.class_scores import LongColumns, WideScores
-from sqlmetrics.errors import ColumnNotFoundError, InvalidParameterError, SqlMetricsError
+from sqlmetrics.errors import ColumnNotFoundError, InvalidParameterError, SqlMetricsError, shown
 from sqlmetrics.spec import MetricCall
 
 NUMERIC_TYPE_WORDS = ("int", "float", "double", "decimal", "real", "numeric", "bool")
@@ -172,7 +172,7 @@ def bind(
     _check_column_names(label=label, score=score, query=query, weight=weight, item=item, prediction=prediction)
     slices = (by,) if isinstance(by, str) else tuple(by) if isinstance(by, Sequence) else () if by is None else None
     if slices is None or not all(isinstance(column, str) for column in slices):
-        raise InvalidParameterError(f"by must be a column name or a list of column names, got {by!r}")
+        raise InvalidParameterError(f"by must be a column name or a list of column names, got {shown(by)}")
     if score is None and any("score" in call.spec.needs for call in calls):
         score = "score"
     binding = Binding(tuple(calls), label, score, query, weight, slices, item, judgments, prediction, class_scores)
@@ -211,7 +211,7 @@ def _check_column_names(**roles: str | None) -> None:
         raise InvalidParameterError("label=None: pass label=<the label column> (every metric reads a label)")
     for role, column in roles.items():
         if column is not None and not isinstance(column, str):
-            raise InvalidParameterError(f"{role} must be a column name (a string), got {column!r}")
+            raise InvalidParameterError(f"{role} must be a column name (a string), got {shown(column)}")
 
 
 def _check_ranking_roles(binding: Binding) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmetrics.errors import InvalidParameterError
+from sqlmetrics.errors import InvalidParameterError, shown
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def long_scores(table: Any, *, row_id: str, class_: str = "class", score: str = 
     """
     for name, value in (("row_id", row_id), ("class_", class_), ("score", score)):
         if not isinstance(value, str):
-            raise InvalidParameterError(f"long_scores: {name} must be a column name, got {value!r}")
+            raise InvalidParameterError(f"long_scores: {name} must be a column name, got {shown(value)}")
     return LongScores(table, LongColumns(row_id, class_, score))
 
 
@@ -99,7 +99,7 @@ def _wide(mapping: Mapping[Any, Any]) -> WideScores:
         cls = cls.item() if hasattr(cls, "item") else cls  # numpy scalars
         if not isinstance(column, str):
             raise InvalidParameterError(
-                f"class_scores: the score column of class {cls!r} must be a name, got {column!r}"
+                f"class_scores: the score column of class {cls!r} must be a name, got {shown(column)}"
             )
         if not isinstance(cls, (str, int, float)) or (isinstance(cls, float) and not math.isfinite(cls)):
             raise InvalidParameterError(

@@ -53,6 +53,14 @@ row objects) and ``parquet`` (needs ``--output``). Without ``--format`` the exte
 ``--output`` decides (``.csv``, ``.json``, ``.parquet``/``.pq``), else ``table``; a
 ``--format`` that contradicts the extension is an error.
 
+On a terminal, a run longer than 2 s shows one progress line on stderr (DuckDB's share
+done and the elapsed time, fitted to the terminal's width), erased before the result;
+``--quiet``, or a stderr that is not a terminal, turns it off.
+
+A run that used no row (the source has no rows, or every row has a NULL in a bound
+column) still writes its result, NULL metrics or an empty table, and says which on stderr
+(``sqlmetrics: warning: the source has no rows: every metric is NULL``).
+
 Errors in the input (unknown metric, missing column, missing file, bad parameter) print
 one line ``sqlmetrics: error: <message>`` to stderr and exit with status 1; bad command
 line usage exits with status 2.
@@ -82,6 +90,7 @@ from sqlmetrics.curves._curve import CurveKind
 from sqlmetrics.curves._thin import thin
 from sqlmetrics.dialects import DIALECTS
 from sqlmetrics.errors import SqlMetricsError
+from sqlmetrics.parquet_files import row_count
 from sqlmetrics.progress import Progress
 from sqlmetrics.registry import parse_metric, parse_value, routed
 from sqlmetrics.spec import Metric, MetricCall, Param
@@ -379,15 +388,25 @@ def run_eval(args: argparse.Namespace) -> None:
 
 def warn_if_no_rows_used(result: pl.DataFrame) -> None:
     """Say on stderr when no row was used, so a table of NULLs is not mistaken for results."""
-    if result["n_rows"].sum() > 0:
-        return
-    excluded = result["n_excluded"].sum()
+    if result["n_rows"].sum() == 0:
+        _warn_no_rows(result["n_excluded"].sum(), "every metric is NULL")
+
+
+def warn_if_empty(result: pl.DataFrame, source: str) -> None:
+    """Say on stderr why a table (curve, confusion matrix, per-class values) came out
+    empty: the source has no rows, or every row was excluded. The tables carry no row
+    counts, so the source's are read from its Parquet footers, only then."""
+    if result.height == 0:
+        _warn_no_rows(row_count(source), "the table is empty")
+
+
+def _warn_no_rows(excluded: int, consequence: str) -> None:
     reason = (
         f"all {excluded:,} rows were excluded (each has a NULL in a bound column)"
         if excluded
         else "the source has no rows"
     )
-    sys.stderr.write(f"sqlmetrics: warning: {reason}: every metric is NULL\n")
+    sys.stderr.write(f"{PROG}: warning: {reason}: {consequence}\n")
 
 
 def compute_and_write(
@@ -477,33 +496,43 @@ FAMILIES = {
 
 def run_metrics(args: argparse.Namespace) -> None:
     """Every metric grouped by family, fitted to the terminal; or one metric in full."""
+    width = shutil.get_terminal_size((100, 24)).columns
     if args.name:
         spec = sqlmetrics.registry().get(args.name) or sqlmetrics.metric(args.name).spec
-        sys.stdout.write(describe_metric(spec))
+        sys.stdout.write(describe_metric(spec, width))
         return
-    width = shutil.get_terminal_size((100, 24)).columns
     lines = []
     registered = sqlmetrics.registry().values()
     for family in dict.fromkeys([*FAMILIES, *(spec.family for spec in registered)]):
         specs = [spec for spec in registered if spec.family == family]
         indent = 2 + max(len(spec.name) for spec in specs) + 2
-        lines += ["", f"{family} ({FAMILIES[family]})" if family in FAMILIES else family]
+        heading = f"{family} ({FAMILIES[family]})" if family in FAMILIES else family
+        lines += ["", *_wrapped("", heading, 2, width)]
         for spec in specs:
             lines += _wrapped(f"  {spec.name.ljust(indent - 2)}", spec.summary, indent, width)
             if spec.params:
                 lines += _wrapped(" " * indent, describe_params(spec), indent, width)
-    lines += ["", "sqlmetrics metrics NAME shows one metric's formula, parameters and reference."]
+    footer = "sqlmetrics metrics NAME shows one metric's formula, parameters and reference."
+    lines += ["", *_wrapped("", footer, 2, width)]
     sys.stdout.write("\n".join(lines[1:]) + "\n")
 
 
-def describe_metric(spec: Metric) -> str:
+def describe_metric(spec: Metric, width: int = 100) -> str:
     """One metric in full: summary, what it needs, its formula, conventions and example
-    (the docstring of its polars form), parameters, reference and SQL template."""
+    (the docstring of its polars form), parameters, reference and SQL template, within
+    ``width`` columns (a paragraph of the docstring is rewrapped only when it is wider;
+    its runnable example is shown as written)."""
     roles = ", ".join(spec.needs) + (" (weight optional)" if spec.weighted else " (no weights)")
-    lines = [f"{spec.name} ({spec.family}): {spec.summary}", f"needs: {roles}", ""]
-    lines += [*(inspect.getdoc(_polars_form(spec)) or "").splitlines(), ""]
-    lines += [f"{_describe_param(param)}: {param.doc}" for param in spec.params]
-    lines += [f"reference: {spec.reference}", f"SQL: sql/{spec.template}"]
+    lines = [*_wrapped("", f"{spec.name} ({spec.family}): {spec.summary}", 2, width)]
+    lines += [*_wrapped("", f"needs: {roles}", 2, width), ""]
+    for paragraph in (inspect.getdoc(_polars_form(spec)) or "").split("\n\n"):
+        rows = paragraph.splitlines()
+        code = any(row.startswith((" ", ">>>", "...")) for row in rows)
+        fits = max(map(len, rows), default=0) <= width
+        lines += [*(rows if code or fits else _wrapped("", " ".join(rows), 0, width)), ""]
+    for param in spec.params:
+        lines += _wrapped("", f"{_describe_param(param)}: {param.doc}", 2, width)
+    lines += [*_wrapped("", f"reference: {spec.reference}", 2, width), f"SQL: sql/{spec.template}"]
     return "\n".join(lines) + "\n"
 
 
@@ -566,6 +595,7 @@ def run_curve(args: argparse.Namespace) -> None:
     columns = {"label": args.label, "score": args.score, "weight": args.weight, "by": args.by}
     screen = partial(screenful, KINDS[args.kind], args.by) if _to_terminal(args) else None
     result = compute_and_write(args, function, Path(args.source), **columns, **curve_params(args), shown=screen)
+    warn_if_empty(result, args.source)
     if args.plot is not None:
         plot.plot(result, KINDS[args.kind], args.by, args.plot)
 
@@ -582,10 +612,11 @@ def screenful(kind: CurveKind, by: list[str], curve: pl.DataFrame) -> pl.DataFra
     rows = max(20, shutil.get_terminal_size((100, 40)).lines - 12)
     if curve.height <= rows:
         return curve
-    slices = curve.select(by).n_unique() if by else 1
-    per_slice = max(2, rows // slices)
-    point = pl.int_range(pl.len()).over(by) if by else pl.int_range(pl.len())
-    shown = thin(curve.lazy().with_columns(point=point), by, *kind.axes, max_points=per_slice).drop("point").collect()
+    per_slice = max(2, rows // (curve.select(by).n_unique() if by else 1))
+    points = curve.lazy().with_row_index("point")
+    if not by:  # thin() partitions by its slices (polars refuses an empty partition): one constant slice
+        points = points.with_columns(unsliced=pl.lit(0))
+    shown = thin(points, by or ["unsliced"], *kind.axes, max_points=per_slice).select(curve.columns).collect()
     sys.stderr.write(
         f"{PROG}: showing {shown.height} of the curve's {curve.height:,} points, thinned to fit the terminal; "
         "--output FILE (or a pipe) gets every point\n"
@@ -612,12 +643,14 @@ def class_columns(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_confusion_matrix(args: argparse.Namespace) -> None:
-    compute_and_write(args, sqlmetrics.confusion_matrix, Path(args.source), **class_columns(args))
+    result = compute_and_write(args, sqlmetrics.confusion_matrix, Path(args.source), **class_columns(args))
+    warn_if_empty(result, args.source)
 
 
 def run_per_class(args: argparse.Namespace) -> None:
     calls = metric_calls(args.metrics, multiclass=True)
-    compute_and_write(args, sqlmetrics.per_class, Path(args.source), calls, **class_columns(args))
+    result = compute_and_write(args, sqlmetrics.per_class, Path(args.source), calls, **class_columns(args))
+    warn_if_empty(result, args.source)
 
 
 # --- the entry point ----------------------------------------------------------------
@@ -658,7 +691,17 @@ CLI_TERMS = (
         "--class-scores CLASS=COLUMN,... or --long-scores PATH --row-id COLUMN",
     ),
     (re.compile(r"pass its name \(e\.g\. 'logs\.impressions'\)"), "pass --table NAME (e.g. logs.impressions)"),
+    (re.compile(r"pass judgments=<its name>"), "pass --judgments TABLE"),
+    (re.compile(r"pass sm\.long_scores\(<its name>, \.\.\.\)"), "pass --long-scores TABLE"),
     (re.compile(r"a call without weight="), "a call without --weight"),
+    # the long class-score table: its columns are --row-id, --long-class and --long-score
+    (re.compile(r"\b(class_scores row id|row_id) column"), "--row-id column"),
+    (re.compile(r"\bclass_scores (class|score) column"), r"--long-\1 column"),
+    (re.compile(r"the class scores have:"), "the --long-scores table has:"),
+    (re.compile(r"\bclass_scores must"), "--long-scores must"),
+    (re.compile(r"the classes of class_scores"), "the scored classes"),
+    (re.compile(r"\bclass_scores \("), "--class-scores ("),
+    (re.compile(r"judgments and class_scores"), "--judgments and --class-scores (or --long-scores)"),
 )
 
 

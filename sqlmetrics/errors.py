@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from pathlib import PurePath
+from typing import Any
 
 
 class SqlMetricsError(ValueError):
@@ -37,6 +39,13 @@ class UnsupportedInDialectError(SqlMetricsError):
 class EngineOutOfMemoryError(MemoryError):
     """The engine ran out of the memory and spill space it was given (not bad input: the
     same call succeeds with more); the message says which limits and how to raise them."""
+
+
+def shown(value: Any) -> str:
+    """``value`` as a message quotes it: a path as ``the path 'logs/a.parquet'`` (not
+    ``PosixPath('logs/a.parquet')``, which speaks Python's internals), anything else as
+    its repr."""
+    return f"the path {str(value)!r}" if isinstance(value, PurePath) else repr(value)
 
 
 def closest(name: str, candidates: Iterable[str], n: int = 3) -> str:

@@ -94,6 +94,11 @@ def read_parquet_files(source: str | Path, columns: Collection[str]) -> ParquetF
     return ParquetFiles(tuple(paths), pa.schema(fields))
 
 
+def row_count(source: str | Path) -> int:
+    """The rows of every file of ``source``, from the footers (no row is read)."""
+    return sum(footer.num_rows for footer in _footers(matched_paths(source)))
+
+
 def raise_unreadable_file(source: str | Path, columns: Collection[str]) -> None:
     """Raise a SourceError naming the first file of ``source`` whose ``columns`` pyarrow
     cannot read (corrupt pages behind a sound footer); return when every file reads.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -13,8 +15,10 @@ class Progress:
     """While the ``with`` block runs, after ``after`` seconds, keep one line on ``stream``
     up to date every ``every`` seconds: ``sqlmetrics: <what>… 37% 4 s``. ``percent`` (the
     DuckDB connection's ``query_progress``) gives the share done; a negative answer, or
-    none, shows the elapsed time alone. The line is erased when the block ends, so the
-    result that follows starts on a clean line."""
+    none, shows the elapsed time alone. The line fits the terminal's ``width`` (a wrapped
+    line could not be rewritten in place): a long ``what`` keeps its end, the file name.
+    The line is erased when the block ends, so the result that follows starts on a clean
+    line."""
 
     def __init__(
         self,
@@ -23,9 +27,11 @@ class Progress:
         percent: Callable[[], float] | None = None,
         after: float = 2.0,
         every: float = 0.5,
+        width: int | None = None,
     ) -> None:
         self.stream, self.what, self.percent = stream, what, percent
         self.after, self.every = after, every
+        self.width = width or _columns(stream)
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._report, daemon=True)
         self._width = 0
@@ -47,7 +53,10 @@ class Progress:
     def line(self, elapsed: float) -> str:
         share = self.percent() if self.percent is not None else -1.0
         done = f" {share:.0f}%" if share >= 0 else ""
-        return f"sqlmetrics: {self.what}…{done} {elapsed:.0f} s"
+        head, tail = "sqlmetrics: ", f"…{done} {elapsed:.0f} s"
+        room = self.width - 1 - len(head) - len(tail)  # the last column left free: no wrap
+        what = self.what if len(self.what) <= room else "…" + self.what[len(self.what) - room + 1 :]
+        return (head + what + tail)[: self.width - 1] if room > 1 else (head + tail)[: self.width - 1]
 
     def _report(self) -> None:
         if self._done.wait(self.after):
@@ -58,3 +67,11 @@ class Progress:
             self.stream.flush()
             self._width = max(self._width, len(text))
             self._done.wait(self.every)
+
+
+def _columns(stream: TextIO) -> int:
+    """The width of the terminal ``stream`` writes to (else of stdout's, or 80)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError):  # not a terminal, or no file descriptor (io.UnsupportedOperation)
+        return shutil.get_terminal_size((80, 24)).columns

@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from sqlmetrics import metrics as _metrics_package
-from sqlmetrics.errors import InvalidParameterError, UnknownMetricError, closest
+from sqlmetrics.errors import InvalidParameterError, UnknownMetricError, closest, shown
 from sqlmetrics.spec import MULTICLASS_PREFIX, POLARS_FORMS, Metric, MetricCall
 
 
@@ -91,12 +91,12 @@ def metric(name: str, **params: Any) -> MetricCall:
     name = _multiclass_by_params(name, params)
     spec = get(name)
     known = {p.name for p in spec.params}
-    for key in params:
-        if key not in known:
-            allowed = ", ".join(sorted(known)) or "none"
-            raise InvalidParameterError(
-                f"{name}: unknown parameter {key!r} (parameters: {allowed}){closest(key, known)}"
-            )
+    unknown = sorted(params.keys() - known, key=lambda key: bool(_other_form(name, key)))  # unknown to both first
+    if unknown:
+        key, allowed = unknown[0], ", ".join(sorted(known)) or "none"
+        raise InvalidParameterError(
+            f"{name}: unknown parameter {key!r} (parameters: {allowed}){closest(key, known)}{_other_form(name, key)}"
+        )
     missing = [p.name for p in spec.params if p.required and params.get(p.name) is None]
     if missing:
         raise InvalidParameterError(
@@ -114,6 +114,17 @@ def _multiclass_by_params(name: str, params: dict[str, Any]) -> str:
     own = {p.name for p in plain.params}
     theirs = {p.name for p in prefixed.params}
     return prefixed.name if set(params) - own and set(params) <= theirs else name
+
+
+def _other_form(name: str, key: str) -> str:
+    """Where the binary and the multi-class metric of one name share it, a note that the
+    other takes ``key`` (a call mixing their parameters selects neither)."""
+    plain = name.removeprefix(MULTICLASS_PREFIX)
+    other = registry().get(MULTICLASS_PREFIX + plain if plain == name else plain)
+    if other is None or key not in {p.name for p in other.params}:
+        return ""
+    theirs = ", ".join(p.name for p in other.params)
+    return f"; {key!r} is {other.name}'s (parameters: {theirs}): a call takes the parameters of one of them"
 
 
 def _parse_k(name: str, text: str) -> int:
@@ -147,7 +158,9 @@ def resolve(
     if isinstance(metrics, (str, MetricCall)):
         metrics = [metrics]
     if metrics is None or not isinstance(metrics, Iterable):
-        raise InvalidParameterError(f"metrics must be a metric name, a metric call or a list of them, got {metrics!r}")
+        raise InvalidParameterError(
+            f"metrics must be a metric name, a metric call or a list of them, got {shown(metrics)}"
+        )
     metrics = list(metrics)
     others = [m for m in metrics if not isinstance(m, (str, MetricCall))]
     if others:

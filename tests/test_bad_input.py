@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import duckdb
 import polars as pl
@@ -80,6 +81,35 @@ def test_missing_file_and_empty_glob_name_the_path(tmp_path, engine):
         sm.evaluate(tmp_path / "nope.parquet", ["auc"], engine=engine)
     with pytest.raises(sm.SourceError, match=re.escape(f"no files match '{tmp_path}/*.parquet'")):
         sm.evaluate(f"{tmp_path}/*.parquet", ["auc"], engine=engine)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda path: evaluate(FRAME, ["auc"], "duckdb", label=path), "label must be a column name (a string), got "),
+        (
+            lambda path: evaluate(FRAME, ["auc"], "duckdb", by=path),
+            "by must be a column name or a list of column names, got ",
+        ),
+        (
+            lambda path: evaluate(FRAME, path, "duckdb"),
+            "metrics must be a metric name, a metric call or a list of them, got ",
+        ),
+        (lambda path: sm.long_scores(FRAME, row_id=path), "long_scores: row_id must be a column name, got "),
+        (
+            lambda path: evaluate(FRAME, ["auc"], "duckdb", label="day", class_scores={"d1": path, "d2": "pctr"}),
+            "class_scores: the score column of class 'd1' must be a name, got ",
+        ),
+        (
+            lambda path: evaluate(path, ["auc"], "postgres", con=object()),
+            "engine='postgres' reads a table or view of the connection: pass its name, not ",
+        ),
+    ],
+)
+def test_a_path_in_a_message_is_written_as_a_path_not_a_python_repr(call, message):
+    with pytest.raises(sm.SqlMetricsError) as raised:
+        call(Path("logs/a.parquet"))
+    assert str(raised.value) == message + "the path 'logs/a.parquet'"
 
 
 def test_unknown_table_in_connection():
@@ -177,6 +207,17 @@ def test_a_parameter_only_the_multiclass_metric_has_selects_it():
     assert sm.metric("precision", average="macro") == sm.multiclass_precision(average="macro")
     assert sm.metric("f1", average="weighted") == sm.multiclass_f1(average="weighted")
     assert sm.metric("precision", threshold=0.3) == sm.precision(threshold=0.3)  # the binary metric's own
+
+
+def test_a_mix_of_binary_and_multiclass_parameters_names_the_other_metric():
+    note = "'average' is multiclass_precision's (parameters: average): a call takes the parameters of one of them"
+    with pytest.raises(sm.InvalidParameterError, match=re.escape(f"(parameters: threshold); {note}")):
+        sm.metric("precision", average="macro", threshold=0.3)
+    with pytest.raises(sm.InvalidParameterError, match=re.escape("'threshold' is f1's (parameters: threshold)")):
+        sm.metric("multiclass_f1", threshold=0.3)
+    # a parameter neither has is named first, without the note
+    with pytest.raises(sm.InvalidParameterError, match=r"unknown parameter 'bogus' \(parameters: threshold\)$"):
+        sm.metric("precision", average="macro", bogus=1)
 
 
 def test_spec_strings_work_in_evaluate_as_on_the_command_line(engine):

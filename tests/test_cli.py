@@ -208,12 +208,13 @@ def test_invalid_parameter_value(capsys, logs):
 # --- metrics and sql -----------------------------------------------------------------
 
 
-def test_metrics_lists_every_registered_metric_by_family_within_the_terminal(capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "80")
+@pytest.mark.parametrize("columns", [60, 80])
+def test_metrics_lists_every_registered_metric_by_family_within_the_terminal(capsys, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
     code, out, _ = run(capsys, "metrics")
     assert code == 0
     lines = out.splitlines()
-    assert max(map(len, lines)) <= 80
+    assert max(map(len, lines)) <= columns
     headings = [i for i, line in enumerate(lines) if line and not line.startswith(" ")]
     for name, spec in sm.registry().items():
         at = next(i for i, line in enumerate(lines) if line.startswith(f"  {name} "))
@@ -232,16 +233,20 @@ def test_metrics_shows_defaults_and_choices(capsys):
 
 
 @pytest.mark.parametrize("name", ["ndcg", "precision@k", "ndcg@10", "fbeta", "gauc"])
-def test_metrics_name_shows_formula_parameters_and_reference(capsys, name):
+def test_metrics_name_shows_formula_parameters_and_reference_within_the_terminal(capsys, monkeypatch, name):
+    monkeypatch.setenv("COLUMNS", "60")
     code, out, _ = run(capsys, "metrics", name)
     spec = sm.registry().get(name) or sm.metric(name).spec
     assert code == 0
-    assert out.startswith(f"{spec.name} ({spec.family}): {spec.summary}\n")
+    text = " ".join(out.split())  # the words, whatever the wrapping
+    assert text.startswith(f"{spec.name} ({spec.family}): {' '.join(spec.summary.split())} needs: ")
     for param in spec.params:
-        assert param.doc in out
-    assert f"reference: {spec.reference}" in out
+        assert " ".join(param.doc.split()) in text
+    assert f"reference: {' '.join(spec.reference.split())}" in text
     assert f"SQL: sql/{spec.template}" in out
-    assert ">>> " in out  # the runnable example of its polars form
+    example = [line for line in out.splitlines() if line.startswith((">>> ", "... "))]
+    assert example  # the runnable example of its polars form, as written (code is not rewrapped)
+    assert all(len(line) <= 60 for line in out.splitlines() if line not in example)
 
 
 def test_metrics_unknown_name_suggests(capsys):
@@ -326,6 +331,33 @@ def test_a_source_whose_rows_are_all_excluded_says_so(capsys, tmp_path):
     )
 
 
+TABLE_COMMANDS = {
+    "per-class": (["per-class"], ["-m", "f1", "--label", "click", "--prediction", "pred"]),
+    "confusion-matrix": (["confusion-matrix"], ["--label", "click", "--prediction", "pred"]),
+    "roc": (["curve", "roc"], ["--label", "click", "--score", "pctr"]),
+    "calibration": (["curve", "calibration"], ["--label", "click", "--score", "pctr"]),
+}
+
+
+@pytest.mark.parametrize("command", sorted(TABLE_COMMANDS))
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_an_empty_table_says_why(capsys, tmp_path, command, engine):
+    head, options = TABLE_COMMANDS[command]
+    schema = {"click": pl.Int64, "pctr": pl.Float64, "pred": pl.Int64}
+    nulls = {"click": [1, 0, 1], "pctr": [None] * 3, "pred": [None] * 3}
+    sources = {"empty": pl.DataFrame(schema=schema), "nulls": pl.DataFrame(nulls, schema=schema)}
+    reasons = {
+        "empty": "the source has no rows",
+        "nulls": "all 3 rows were excluded (each has a NULL in a bound column)",
+    }
+    for name, frame in sources.items():
+        path = tmp_path / f"{name}.parquet"
+        frame.write_parquet(path)
+        code, out, err = run(capsys, *head, path, *options, "--engine", engine, "--format", "csv")
+        assert code == 0 and len(out.splitlines()) == 1  # the header alone
+        assert err == f"sqlmetrics: warning: {reasons[name]}: the table is empty\n"
+
+
 def test_a_source_with_rows_used_gives_no_warning(capsys, logs):
     code, _, err = run(capsys, "eval", logs, "-m", "auc", *BINDING)
     assert (code, err) == (0, "")
@@ -347,9 +379,66 @@ def test_errors_name_the_command_line_options(capsys, logs, argv, fragment):
     assert "=<" not in err and "sm." not in err
 
 
+@pytest.fixture(scope="module")
+def long_scores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Rows of classes a and b (and one z that no score names) and their long class scores:
+    complete, missing row 4's, and scoring row 1's class a twice."""
+    folder = tmp_path_factory.mktemp("long")
+    rows = pl.DataFrame({"id": [1, 2, 3, 4], "y": ["a", "b", "a", "z"], "q": [1, 1, 2, 2]})
+    rows.write_parquet(folder / "rows.parquet")
+    ids, classes, scores = [1, 1, 2, 2, 3, 3, 4, 4], ["a", "b"] * 4, [0.6, 0.4, 0.3, 0.7, 0.8, 0.2, 0.5, 0.5]
+    tables = {"complete": (ids, classes, scores), "missing": (ids[:6], classes[:6], scores[:6])}
+    tables["repeated"] = ([1, *ids], ["a", *classes], [0.1, *scores])
+    for name, (row_id, cls, score) in tables.items():
+        pl.DataFrame({"id": row_id, "class": cls, "score": score}).write_parquet(folder / f"{name}.parquet")
+    return {"rows": folder / "rows.parquet", **{name: folder / f"{name}.parquet" for name in tables}}
+
+
+@pytest.mark.parametrize(
+    ("table", "options", "fragment"),
+    [
+        ("complete", ["--row-id", "nope"], "--row-id column 'nope' not found; the source has: id, y, q"),
+        ("complete", ["--row-id", "id", "--long-class", "c"], "--long-class column 'c' not found; the --long-scores "),
+        ("complete", ["--row-id", "id", "--long-score", "s"], "--long-score column 's' not found"),
+        ("missing", ["--row-id", "id"], "--long-scores must score every class for every source row"),
+        ("repeated", ["--row-id", "id"], "--long-scores must score each (row id, class) once"),
+        ("complete", ["--row-id", "id"], "label column 'y' must hold one of the scored classes: 1 rows do not, e.g. z"),
+    ],
+)
+def test_long_class_score_errors_name_the_command_line_options(capsys, long_scores, table, options, fragment):
+    argv = ["eval", long_scores["rows"], "-m", "auc", "--label", "y", "--long-scores", long_scores[table], *options]
+    code, _, err = run(capsys, *argv)
+    assert_user_error(code, err, 1, fragment)
+    assert "class_scores" not in err and "row_id" not in err
+
+
+def test_judgments_with_class_scores_names_the_options(capsys, long_scores):
+    rows, table = long_scores["rows"], long_scores["complete"]
+    argv = ["-m", "ndcg", "--label", "y", "--query", "q", "--item", "id", "--judgments", table]
+    code, _, err = run(capsys, "eval", rows, *argv, "--long-scores", table, "--row-id", "id")
+    assert_user_error(code, err, 1, "--judgments and --class-scores (or --long-scores) cannot be combined")
+
+
 def test_sql_for_a_warehouse_names_the_table_option(capsys, logs):
     code, _, err = run(capsys, "sql", logs, "--dialect", "spark", "-m", "auc", *BINDING)
     assert_user_error(code, err, 1, "pass --table NAME (e.g. logs.impressions), not a path")
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        (
+            ["-m", "ndcg", "--query", "user_id", "--item", "country", "--judgments", "qrels.parquet"],
+            "--judgments TABLE",
+        ),
+        (["-m", "auc", "--long-scores", "scores.parquet", "--row-id", "user_id"], "--long-scores TABLE"),
+    ],
+)
+def test_sql_for_a_warehouse_names_the_option_whose_table_is_a_path(capsys, options, fragment):
+    # the source is already a table: the advice is about the judgments or class scores
+    code, _, err = run(capsys, "sql", "--table", "logs.run", "--dialect", "spark", *BINDING, *options)
+    assert_user_error(code, err, 1, f"pass {fragment}, not a path")
+    assert "--table" not in err
 
 
 def test_parquet_needs_output(capsys, logs):
@@ -572,6 +661,15 @@ def test_progress_line_shows_share_and_time_then_erases_itself():
     assert text.startswith("\rsqlmetrics: computing over logs/… 12% 0 s")
     assert "55%" in text
     assert text.endswith("\r" + " " * len(text.rsplit("\r", 3)[1].rstrip()) + "\r")  # erased: blanks, back to the start
+
+
+def test_progress_line_fits_the_terminal_keeping_the_file_name():
+    from sqlmetrics.progress import Progress
+
+    what = "computing over /data/" + "x" * 200 + "/logs.parquet"
+    line = Progress(io.StringIO(), what, lambda: 37.0, width=60).line(4.2)
+    assert len(line) == 59  # a shortened line fills the terminal but its last column (a full line would wrap)
+    assert line.startswith("sqlmetrics: …x") and line.endswith("x/logs.parquet… 37% 4 s")
 
 
 def test_progress_is_silent_for_a_short_run_and_without_a_share():

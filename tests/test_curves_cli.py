@@ -128,19 +128,30 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_a_terminal_gets_a_screenful_and_a_note_a_pipe_every_point(capsys, logs, monkeypatch):
-    full = sm.roc_curve(logs, **KWARGS, by="date")
-    monkeypatch.setenv("LINES", "40")  # 28 rows: fewer than the curve's points
+def _table_rows(text: str) -> list[list[str]]:
+    """The cells of each data row of a box-drawn table."""
+    return [[cell.strip() for cell in line.strip("│").split("┆")] for line in text.splitlines() if line.startswith("│")]
+
+
+@pytest.mark.parametrize("by", [[], ["date"]])
+def test_a_terminal_gets_a_screenful_and_a_note_a_pipe_every_point(capsys, logs, monkeypatch, by):
+    full = sm.roc_curve(logs, **KWARGS, by=by)
+    monkeypatch.setenv("LINES", "40")  # 40 - 12 = 28 rows: fewer than the curve's points
     assert full.height > 28
     terminal = _Terminal()
     monkeypatch.setattr(cli.sys, "stdout", terminal)
-    assert cli.main(["curve", "roc", str(logs), *BINDING, "--by", "date"]) == 0
-    table = [line for line in terminal.getvalue().splitlines() if line.startswith("│ 2024")]
+    slicing = ["--by", ",".join(by)] if by else []
+    assert cli.main(["curve", "roc", str(logs), *BINDING, *slicing]) == 0
+    table = _table_rows(terminal.getvalue())[1:]  # after the header
     err = capsys.readouterr().err
     assert len(table) <= 28 and f"showing {len(table)} of the curve's {full.height:,} points" in err
     assert "--output FILE (or a pipe) gets every point" in err
+    # the rule of max_points, with the screen's 28 rows shared among the slices
+    thinned = sm.roc_curve(logs, **KWARGS, by=by, max_points=28 // (2 if by else 1))
+    expected = [[*map(str, row[: len(by)]), *(f"{value:.6f}" for value in row[len(by) :])] for row in thinned.rows()]
+    assert table == expected
     monkeypatch.undo()
-    code, out, err = run(capsys, "curve", "roc", logs, *BINDING, "--by", "date", "--format", "csv")
+    code, out, err = run(capsys, "curve", "roc", logs, *BINDING, *slicing, "--format", "csv")
     assert (code, err) == (0, "")
     assert_frame_equal(pl.read_csv(io.StringIO(out)), full, check_dtypes=False)
 

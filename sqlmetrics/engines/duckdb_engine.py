@@ -13,7 +13,7 @@ import polars as pl
 from sqlmetrics.binding import Binding, check_schema, check_second_schema
 from sqlmetrics.checks import ERROR_PREFIX
 from sqlmetrics.compose import compose
-from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError
+from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError, shown
 from sqlmetrics.sources import (
     FRAME_VIEW,
     is_frame,
@@ -115,7 +115,7 @@ def _schema(connection: duckdb.DuckDBPyConnection, from_sql: str, source: Any) -
             raise SourceError(
                 f"no table or view named {source!r} in the DuckDB connection (pass con=... or a Parquet path)"
             ) from None
-        raise SourceError(f"cannot read {source!r}: {error}") from None
+        raise SourceError(f"cannot read {shown(source)}: {error}") from None
     return {name: str(kind) for name, kind, *_ in described}
 
 

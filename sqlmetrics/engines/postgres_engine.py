@@ -16,7 +16,7 @@ import polars as pl
 
 from sqlmetrics.binding import Binding, check_schema, check_second_schema
 from sqlmetrics.engines.warehouse import refusal, relation, statement
-from sqlmetrics.errors import InvalidParameterError, SourceError
+from sqlmetrics.errors import InvalidParameterError, SourceError, shown
 from sqlmetrics.sources import is_path, table_sql
 
 # PostgreSQL's type names (pg_type.typname) as polars types, for an empty result's columns.
@@ -43,7 +43,9 @@ def run(binding: Binding, source: Any, connection: Any, second: Any = None) -> p
 def _schema(connection: Any, source: Any) -> dict[str, str]:
     """{column: PostgreSQL type name} of the table ``source``."""
     if not isinstance(source, str) or is_path(source):
-        raise SourceError(f"engine='postgres' reads a table or view of the connection: pass its name, not {source!r}")
+        raise SourceError(
+            f"engine='postgres' reads a table or view of the connection: pass its name, not {shown(source)}"
+        )
     try:
         names, kinds, _ = _fetch(connection, relation(source, "postgres") + " LIMIT 0")
     except Exception as error:
