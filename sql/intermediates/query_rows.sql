@@ -3,11 +3,9 @@
 -- each query is cheaper than first building a query x score histogram.
 --
 -- reads:  input({{ by }}, query, score, label, w)  -- w is NULL for an excluded row
--- params: {{ weight }} -- a used row's weight: w, or 1 (an INTEGER) for an unweighted
---         call on DuckDB, whose window sums add integers twice as fast as DOUBLE
 -- output: {{ by }}, query, score, w_pos, w_neg
 SELECT {{ by }}, query, score,
-       CASE WHEN label = 1 THEN {{ weight }} ELSE 0 END AS w_pos,
-       CASE WHEN label = 1 THEN 0 ELSE {{ weight }} END AS w_neg
+       CASE WHEN label = 1 THEN w ELSE 0 END AS w_pos,
+       CASE WHEN label = 1 THEN 0 ELSE w END AS w_neg
 FROM input
 WHERE w IS NOT NULL
