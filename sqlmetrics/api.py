@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import duckdb
 import polars as pl
 
-from sqlmetrics import score_plan
+from sqlmetrics import intervals, score_plan
 from sqlmetrics.binding import Binding, bind
 from sqlmetrics.class_scores import LongScores, parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
@@ -39,6 +40,8 @@ def evaluate(
     by: str | Sequence[str] | None = None,
     judgments: Any = None,
     class_scores: ClassScores | None = None,
+    ci: float | None = None,
+    ci_method: str = "auto",
     engine: str = "duckdb",
     con: Any = None,
     spark: Any = None,
@@ -77,13 +80,20 @@ def evaluate(
     frame); ``engine="postgres"`` runs it on the psycopg connection ``con=`` (``source``:
     a table name). Every engine gives the same numbers.
 
+    ``ci`` (a level such as 0.95) adds ``<column>_lo`` and ``<column>_hi`` after each
+    metric's column, computed in the same query (``sqlmetrics.intervals``): DeLong's
+    interval for ``auc``, Student's t over queries for ``gauc`` and the ranking metrics
+    (``ci_method="auto"`` or ``"analytic"``; other metrics have no interval yet).
+
     >>> import polars as pl, sqlmetrics as sm
     >>> df = pl.DataFrame({"click": [0, 1, 1, 0, 0, 1, 1],
     ...                    "pctr": [0.3, 0.5, 0.5, 0.5, 0.5, 0.7, 0.8]})
     >>> sm.evaluate(df, ["auc", "logloss"], label="click", score="pctr").select("n_rows", "auc").row(0)
     (7, 0.8333333333333334)
     """
-    binding, second = prepare(metrics, label, score, prediction, query, item, weight, by, judgments, class_scores)
+    binding, second = prepare(
+        metrics, label, score, prediction, query, item, weight, by, judgments, class_scores, ci, ci_method
+    )
     if engine == "duckdb":
         result = duckdb_engine.run(score_plan.planned(binding, source), source, con, second)
     elif engine == "polars":
@@ -127,6 +137,8 @@ def prepare(
     by: str | Sequence[str] | None,
     judgments: Any,
     class_scores: ClassScores | None,
+    ci: float | None = None,
+    ci_method: str = "auto",
 ) -> tuple[Binding, Any]:
     """The call's binding and its second table (the judgments, or long class scores)."""
     described, long_table = parse(class_scores)
@@ -142,6 +154,8 @@ def prepare(
         judgments=judgments is not None,
         class_scores=described,
     )
+    intervals.check(ci, ci_method, binding.calls)
+    binding = dataclasses.replace(binding, ci=ci)
     return binding, judgments if judgments is not None else long_table
 
 
@@ -158,6 +172,8 @@ def to_sql(
     by: str | Sequence[str] | None = None,
     judgments: Any = None,
     class_scores: ClassScores | None = None,
+    ci: float | None = None,
+    ci_method: str = "auto",
     dialect: str = "duckdb",
 ) -> str:
     """The one SQL statement ``evaluate`` runs for the same arguments, written for
@@ -183,7 +199,7 @@ def to_sql(
     """
     check_dialect(dialect)
     binding, second_source = prepare(
-        metrics, label, score, prediction, query, item, weight, by, judgments, class_scores
+        metrics, label, score, prediction, query, item, weight, by, judgments, class_scores, ci, ci_method
     )
     binding = score_plan.planned(binding, source)  # the plan evaluate takes for the same source
     second = None

@@ -65,6 +65,8 @@ class Binding:
     # the source's rows, from evidence that reads no row (``score_plan.source_rows``:
     # Parquet footers, a frame's height); None without
     source_rows: int | None = None
+    # the confidence level of the intervals to add (``intervals.py``), None for none
+    ci: float | None = None
 
     @property
     def needs_query(self) -> bool:
@@ -149,7 +151,13 @@ class Binding:
 
     @property
     def output_columns(self) -> list[str]:
-        return [*self.by, "n_rows", "n_excluded", *(col for call in self.calls for col in call.columns)]
+        return [*self.by, "n_rows", "n_excluded", *(col for call in self.calls for col in self.call_columns(call))]
+
+    def call_columns(self, call: MetricCall) -> tuple[str, ...]:
+        """The call's result columns: its value, its bounds when intervals are asked
+        for, its companions."""
+        bounds = () if self.ci is None else (f"{call.label}_lo", f"{call.label}_hi")
+        return (call.label, *bounds, *call.columns[1:])
 
 
 def bind(

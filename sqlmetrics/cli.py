@@ -318,6 +318,16 @@ def _binding_options(table: bool = False) -> argparse.ArgumentParser:
         metavar="COLUMNS",
         help="comma separated slice columns: one result row per slice",
     )
+    options.add_argument(
+        "--ci",
+        type=float,
+        metavar="LEVEL",
+        help="add METRIC_lo and METRIC_hi, a LEVEL confidence interval (e.g. 0.95): DeLong's for auc, "
+        "Student's t over queries for gauc and the ranking metrics",
+    )
+    options.add_argument(
+        "--ci-method", default="auto", choices=("auto", "analytic"), help="interval method (default: %(default)s)"
+    )
     return options
 
 
@@ -366,6 +376,8 @@ def binding_kwargs(args: argparse.Namespace, paths: bool = True) -> dict[str, An
         "weight": args.weight,
         "by": args.by,
         "class_scores": class_scores_kwarg(args, paths),
+        "ci": args.ci,
+        "ci_method": args.ci_method,
     }
 
 
@@ -694,6 +706,8 @@ CLI_TERMS = (
     (re.compile(r"pass judgments=<its name>"), "pass --judgments TABLE"),
     (re.compile(r"pass sm\.long_scores\(<its name>, \.\.\.\)"), "pass --long-scores TABLE"),
     (re.compile(r"a call without weight="), "a call without --weight"),
+    (re.compile(r"a call without ci\b"), "a call without --ci"),
+    (re.compile(r"\bci must be\b"), "--ci must be"),
     # the long class-score table: its columns are --row-id, --long-class and --long-score
     (re.compile(r"\b(class_scores row id|row_id) column"), "--row-id column"),
     (re.compile(r"\bclass_scores (class|score) column"), r"--long-\1 column"),

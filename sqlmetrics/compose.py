@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from sqlmetrics import templates
+from sqlmetrics import intervals, templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.checks import (
     ERROR_PREFIX,
@@ -58,6 +58,7 @@ from sqlmetrics.checks import (
 )
 from sqlmetrics.metrics.ranking._params import tie_breaks_sql
 from sqlmetrics.metrics.ranking._reach import floor_sql
+from sqlmetrics.spec import MetricCall
 
 
 @dataclass(frozen=True)
@@ -194,10 +195,34 @@ def compose(binding: Binding, source_sql: str, second_sql: str | None = None, di
     over a whole slice for one of ``DISTRIBUTED_DIALECTS``."""
     by = ", ".join(binding.slices)
     ctes = shared_steps(binding, source_sql, second_sql, dialect)
+    if binding.ci is not None and any(intervals.interval_of(call).student for call in binding.calls):
+        ctes["t_quantiles"] = intervals.t_table_sql(binding.ci)
     for call in binding.calls:
         values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
-        ctes[f"m_{call.label}"] = templates.render(call.spec.template, values, binding.slices)
+        step = templates.render(call.spec.template, values, binding.slices)
+        if binding.ci is not None:
+            step = _with_spread(step, call, binding, values)
+        ctes[f"m_{call.label}"] = step
     return statement(ctes, _final_select(binding))
+
+
+def _with_spread(step: str, call: MetricCall, binding: Binding, values: dict[str, str]) -> str:
+    """The metric's step, also giving ``<name>_lo`` and ``<name>_hi``: its final SELECT
+    becomes the step ``point``, its interval's template (``sql/intervals/``, reading the
+    metric's own steps) the step ``spread``, and the bounds point ± q·se."""
+    interval, slices, name = intervals.interval_of(call), binding.slices, call.base_name
+    head, final = templates.split_final_select(step)
+    filled = {key: templates.fill(sql, values) for key, sql in interval.values}
+    spread = templates.render(interval.template, values | filled, slices)
+    steps = f"point AS (\n{_indent(final)}\n),\nspread AS (\n{_indent(spread)}\n)"
+    opened = f"{head.rstrip()},\n{steps}" if head.strip(" \n").endswith(")") else f"{head}WITH {steps}"
+    point = [f"point.{column}" for column in (*slices, name, *(f"{name}_{o}" for o in call.spec.outputs))]
+    columns = ", ".join([*point, *intervals.bounds_sql(call, binding.ci)])
+    margin = _indent(intervals.margin_sql(call, slices, binding.ci), "    ")
+    return (
+        f"{opened}\nSELECT {columns}\nFROM point\n"
+        f"LEFT JOIN (\n{margin}\n) AS margin ON {templates.same_slice(slices, 'point', 'margin')}"
+    )
 
 
 def shared_steps(
@@ -670,6 +695,8 @@ def _final_select(binding: Binding) -> str:
     for call in binding.calls:
         cte, name = f"m_{call.label}", call.base_name
         columns.append(f"{cte}.{name} AS {call.label}")
+        if binding.ci is not None:
+            columns += [f"{cte}.{name}_{side} AS {call.label}_{side}" for side in ("lo", "hi")]
         columns += [f"COALESCE({cte}.{name}_{out}, 0) AS {call.label}_{out}" for out in call.spec.outputs]
         joins.append(f"LEFT JOIN {cte} ON {templates.same_slice(slices, 'row_counts', cte)}")
     order = f"\nORDER BY {', '.join(f'row_counts.{s}' for s in slices)}" if binding.by else ""

@@ -115,6 +115,28 @@ def finite(value: float) -> bool:
 
 
 @dataclass(frozen=True)
+class Interval:
+    """How a metric's interval is computed: ``template`` (reads the metric's step, outputs
+    ``se`` and ``df`` per slice), Student's t (``df``) or the normal, and the range the
+    bounds are clipped to."""
+
+    template: str
+    values: tuple[tuple[str, str], ...] = ()
+    student: bool = False
+    clip: tuple[float, float] | None = None
+
+
+def query_mean(per_query: str, value: str, weight: str = "1") -> Interval:
+    """The interval of a (weighted) mean over queries: ``value`` and ``weight`` are SQL
+    over the metric's per-query step ``per_query`` (value NULL for a query left out)."""
+    values = (("per_query", per_query), ("value", value), ("weight", weight))
+    return Interval("intervals/query_mean.sql", values, student=True)
+
+
+DELONG = Interval("intervals/auc_delong.sql", clip=(0.0, 1.0))
+
+
+@dataclass(frozen=True)
 class Metric:
     """What a metric is, independent of how an engine computes it.
 
@@ -158,6 +180,8 @@ class Metric:
     reference: str = ""
     row_plan: bool = True
     per_class: str = ""
+    # the analytic confidence interval (sqlmetrics/intervals.py), if the metric has one
+    interval: Interval | None = None
     module: Any = field(default=None, compare=False, repr=False)
 
     @property

@@ -106,3 +106,24 @@ def render(name: str, values: dict[str, str], slices: tuple[str, ...] = (), with
     text = _SAME_SLICE.sub(lambda m: same_slice(slices, m.group(1), m.group(2)), text)
     text = _QUALIFIED_BY.sub(lambda m: ", ".join(f"{m.group(1)}.{s}" for s in slices), text)
     return _PLACEHOLDER.sub(fill, text)
+
+
+def fill(text: str, values: dict[str, str]) -> str:
+    """``text`` with every ``{{ name }}`` replaced by ``values[name]``."""
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
+
+
+def split_final_select(sql: str) -> tuple[str, str]:
+    """A rendered step split before its final top-level SELECT: (everything before it,
+    comments and WITH steps; the SELECT). A template's top-level SELECT starts a line
+    outside every parenthesis."""
+    depth, start, position = 0, None, 0
+    for line in sql.splitlines(keepends=True):
+        code = line.split("--", 1)[0]
+        if depth == 0 and code.startswith("SELECT"):
+            start = position
+        depth += code.count("(") - code.count(")")
+        position += len(line)
+    if start is None:
+        raise ValueError("a step without a top-level SELECT")
+    return sql[:start], sql[start:]

@@ -249,6 +249,7 @@ class DataFusion:
             kwargs.pop("by", None),
             second.get("judgments"),
             kwargs.pop("class_scores", None) or second.get("class_scores"),
+            kwargs.pop("ci", None),
         )
         assert not kwargs, kwargs
         sql = statement(binding, "src", None if second_table is None else table_sql(second_table), "datafusion")

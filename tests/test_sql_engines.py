@@ -113,3 +113,12 @@ def test_postgres_leaves_the_callers_transaction_as_it_was(postgres_engine):
         sm.evaluate("src", ["auc"], label="label", score="score", engine="postgres", con=connection)
     assert connection.execute("SELECT x FROM pending").fetchall() == [(1,)]
     connection.rollback()
+
+
+def test_intervals(engine):
+    """DeLong's interval and the t intervals over queries, with the t table and the
+    expansion beyond it, computed by each engine from the same statement."""
+    frame = impressions(7)
+    check(engine, {"src": frame}, ["auc", "gauc"], label="label", score="score", query="q", weight="w", by="s", ci=0.9)
+    ranking = ["ndcg@3", "mrr", "map", "hit_rate@2", "precision@2", "recall@3", "rank_corr"]
+    check(engine, {"src": frame}, ranking, label="rel", score="score", query="q", item="item", ci=0.99)

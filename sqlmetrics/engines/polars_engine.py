@@ -18,10 +18,12 @@ mirror the SQL intermediates.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import polars as pl
 
+from sqlmetrics import intervals
 from sqlmetrics.binding import Binding, check_long_schema, check_schema, check_second_schema
 from sqlmetrics.checks import (
     LABEL_RELEVANCE,
@@ -37,7 +39,7 @@ from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, clas
 from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
 from sqlmetrics.sources import names_unreadable_files, polars_source
-from sqlmetrics.spec import MetricCall
+from sqlmetrics.spec import DELONG, MetricCall
 
 
 @names_unreadable_files
@@ -84,6 +86,8 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         values = used_rows.group_by(slices).agg(aggregates)
         results = results.join(values.collect(engine="streaming"), on=slices, how="left", nulls_equal=True)
     lists = _lists(binding, used_rows, judged, by).reached_by(binding.calls) if binding.ranking else None
+    if lists is not None and binding.ci is not None:
+        lists = dataclasses.replace(lists, spread=True)
     for call in binding.calls:
         if call in single or call in row_level or call in multiclass or call in pairwise or call in one_vs_rest:
             continue
@@ -91,14 +95,18 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
             frame = call.spec.module.from_lists(lists, **call.kwargs)
         else:
             weight = "w" if binding.weight is not None else None  # unweighted: faster rank-based forms
+            spread = {"spread": True} if binding.ci is not None else {}  # frame metrics with an interval: gauc
             frame = call.spec.module.frame(
-                used_rows, score="score", label="label", query="query", weight=weight, by=by, **call.kwargs
+                used_rows, score="score", label="label", query="query", weight=weight, by=by, **call.kwargs, **spread
             )
         frame = frame.collect(engine="streaming")
         if not binding.by:
             frame = frame.with_columns(pl.lit(0, pl.Int32).alias("slice_0"))
-        renamed = frame.rename({f"{call.base_name}{c[len(call.label) :]}": c for c in call.columns})
+        columns = [*call.columns, *((f"{call.label}_se", f"{call.label}_df") if binding.ci is not None else ())]
+        renamed = frame.rename({f"{call.base_name}{c[len(call.label) :]}": c for c in columns})
         results = results.join(renamed, on=slices, how="left", nulls_equal=True)
+    if binding.ci is not None:
+        results = _with_intervals(binding, results, used_rows, slices)
 
     counts = [f"{call.label}_{out}" for call in binding.calls for out in call.spec.outputs]
     results = results.with_columns(pl.col(counts).fill_null(0))
@@ -164,6 +172,20 @@ def _checked_base(
     if binding.judgments:
         raise_failed_run(rows, judged, binding)
     return rows, base, judged
+
+
+def _with_intervals(
+    binding: Binding, results: pl.DataFrame, used_rows: pl.LazyFrame, slices: list[str]
+) -> pl.DataFrame:
+    """``results`` with every call's ``_lo`` and ``_hi`` (``sqlmetrics.intervals``): the
+    query-level metrics brought their ``_se`` and ``_df``; auc's DeLong spread is taken
+    from the used rows here."""
+    for call in binding.calls:
+        if intervals.interval_of(call) is DELONG:
+            spread = intervals.delong_polars(used_rows, slices).collect(engine="streaming")
+            spread = spread.rename({"se": f"{call.label}_se", "df": f"{call.label}_df"})
+            results = results.join(spread, on=slices, how="left", nulls_equal=True)
+    return intervals.bounds_polars(results, binding.calls, binding.ci)
 
 
 def _calls_of_form(binding: Binding, form: str) -> list[MetricCall]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, count, ratio
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import DELONG, Metric
 
 SPEC = Metric(
     name="auc",
@@ -15,6 +15,7 @@ SPEC = Metric(
     template="classification/auc.sql",
     reads="score_cum",
     reference="sklearn.metrics.roc_auc_score",
+    interval=DELONG,
 )
 
 

@@ -7,9 +7,10 @@ from typing import TypeVar
 
 import polars as pl
 
+from sqlmetrics.intervals import spread_expr
 from sqlmetrics.metrics.classification import auc
 from sqlmetrics.metrics.classification._binary import binary_weights, ratio
-from sqlmetrics.spec import Metric, Param
+from sqlmetrics.spec import Metric, Param, query_mean
 
 WEIGHTING = Param(
     "weighting",
@@ -30,6 +31,7 @@ SPEC = Metric(
     params=(WEIGHTING,),
     outputs=("groups", "skipped"),
     reference="per-query sklearn.metrics.roc_auc_score, averaged in Python",
+    interval=query_mean("per_query", "auc", "group_weight"),
 )
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -44,6 +46,7 @@ def frame(
     weight: str | None = None,
     by: Sequence[str] = (),
     weighting: str = "impressions",
+    spread: bool = False,
 ) -> Frame:
     """GAUC = Σ_u g_u·AUC_u / Σ_u g_u over the queries u that have both classes.
 
@@ -54,7 +57,9 @@ def frame(
     Rows with a NULL score, label, weight or query are left out first.
 
     Returns one row per slice of ``by``: ``gauc``, ``gauc_groups`` (queries used) and
-    ``gauc_skipped`` (one-class queries). GAUC needs two aggregation levels, so it is a
+    ``gauc_skipped`` (one-class queries); with ``spread``, also the standard error
+    ``gauc_se`` and the degrees of freedom ``gauc_df`` of the weighted mean over
+    queries (``sqlmetrics.intervals``). GAUC needs two aggregation levels, so it is a
     function of a frame rather than an expression.
 
     >>> import polars as pl, sqlmetrics.polars as smp
@@ -84,4 +89,7 @@ def frame(
         value.count().cast(pl.Int64).alias("gauc_groups"),
         value.null_count().cast(pl.Int64).alias("gauc_skipped"),
     ]
+    if spread:
+        se, df = spread_expr(value, g)
+        summary += [se.alias("gauc_se"), df.alias("gauc_df")]
     return per_query.group_by(list(by)).agg(summary) if by else per_query.select(summary)

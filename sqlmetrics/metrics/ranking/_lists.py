@@ -23,6 +23,7 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics.checks import checks_for, raise_failed_rows
+from sqlmetrics.intervals import spread_expr
 from sqlmetrics.metrics.ranking._params import TIE_BREAKS
 from sqlmetrics.metrics.ranking._reach import floor_plan
 from sqlmetrics.spec import MetricCall
@@ -40,6 +41,8 @@ class Lists:
     # (ties, min_relevance) -> the (reach, k) of the metrics ranking that way (see _reach.py)
     floors: dict[tuple[str, float], set[tuple[str, int | None]]] = field(default_factory=dict)
     _cache: dict[Any, pl.DataFrame] = field(default_factory=dict)
+    # also give each mean's standard error and degrees of freedom (``<name>_se``, ``_df``)
+    spread: bool = False
 
     def reached_by(self, calls: Sequence[MetricCall]) -> Lists:
         """These lists, ranking only the rows the ranking metrics of ``calls`` read."""
@@ -49,7 +52,7 @@ class Lists:
                 kwargs = call.kwargs
                 combination = (kwargs["ties"], kwargs["min_relevance"])
                 floors.setdefault(combination, set()).add((call.spec.reach, kwargs.get("k")))
-        return Lists(self.rows, self.ideal_rows, self.by, floors)
+        return Lists(self.rows, self.ideal_rows, self.by, floors, spread=self.spread)
 
     @property
     def keys(self) -> list[str]:
@@ -124,16 +127,24 @@ class Lists:
 
     def summarize(self, per_list: pl.LazyFrame, name: str, value: pl.Expr) -> pl.LazyFrame:
         """One row per slice: ``name`` = mean of ``value`` over used lists, with the
-        counts of lists used (``<name>_queries``) and skipped (``<name>_skipped``)."""
-        return self.summarize_with(per_list, name, value.filter(pl.col("used")).mean())
+        counts of lists used (``<name>_queries``) and skipped (``<name>_skipped``), and
+        with ``spread`` the mean's ``<name>_se`` and ``<name>_df`` (intervals.py)."""
+        extra = []
+        if self.spread:
+            se, df = spread_expr(pl.when(pl.col("used")).then(value))
+            extra = [se.alias(f"{name}_se"), df.alias(f"{name}_df")]
+        return self.summarize_with(per_list, name, value.filter(pl.col("used")).mean(), extra)
 
-    def summarize_with(self, per_list: pl.LazyFrame, name: str, aggregate: pl.Expr) -> pl.LazyFrame:
+    def summarize_with(
+        self, per_list: pl.LazyFrame, name: str, aggregate: pl.Expr, extra: Sequence[pl.Expr] = ()
+    ) -> pl.LazyFrame:
         """Like ``summarize`` with any ``aggregate`` over the lists (micro averages)."""
         used = pl.col("used")
         summary = [
             aggregate.alias(name),
             used.sum().cast(pl.Int64).alias(f"{name}_queries"),
             (~used).sum().cast(pl.Int64).alias(f"{name}_skipped"),
+            *extra,
         ]
         return per_list.group_by(self.by).agg(summary) if self.by else per_list.select(summary)
 

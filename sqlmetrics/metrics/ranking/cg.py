@@ -8,7 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, gain_expr, group_size, within
 from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
     name="cg",
@@ -26,6 +26,7 @@ SPEC = Metric(
     higher_is_better=True,
     range=None,
     reference="brute force over tie orders",
+    interval=query_mean("per_list", "cg"),
 )
 
 

@@ -9,7 +9,7 @@ import polars as pl
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric
 from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
 from sqlmetrics.metrics.ranking.ndcg import dcg_parts
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
     name="dcg",
@@ -27,6 +27,7 @@ SPEC = Metric(
     higher_is_better=True,
     range=None,
     reference="sklearn.metrics.dcg_score (linear gain), brute force over tie orders",
+    interval=query_mean("per_list", "dcg"),
 )
 
 

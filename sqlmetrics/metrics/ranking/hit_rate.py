@@ -8,7 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, first_relevant, frame_metric, hits_in_top
 from sqlmetrics.metrics.ranking._params import AVERAGE, EMPTY, MIN_RELEVANCE, OUTPUTS, TIES, K
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
     name="hit_rate",
@@ -24,6 +24,7 @@ SPEC = Metric(
     weighted=False,
     reach="relevant",  # micro counts every relevant row in the top k
     reference="pytrec_eval success_k, ranx hit_rate@k",
+    interval=query_mean("per_list", "CASE WHEN used THEN hit END"),
 )
 
 

@@ -8,7 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, group_size, within
 from sqlmetrics.metrics.ranking._params import EMPTY, MIN_RELEVANCE, OUTPUTS, TIES, K
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
     name="map",
@@ -24,6 +24,7 @@ SPEC = Metric(
     weighted=False,
     reach="relevant",
     reference="pytrec_eval map / map_cut_k, ranx map@k",
+    interval=query_mean("per_list", "ap"),
 )
 
 

@@ -8,7 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, first_relevant, frame_metric
 from sqlmetrics.metrics.ranking._params import EMPTY, MIN_RELEVANCE, OUTPUTS, TIES, K
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
     name="mrr",
@@ -24,6 +24,7 @@ SPEC = Metric(
     weighted=False,
     reach="first_relevant",
     reference="pytrec_eval recip_rank, ranx mrr@k",
+    interval=query_mean("per_list", "rr"),
 )
 
 

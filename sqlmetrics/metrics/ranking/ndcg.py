@@ -8,7 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, gain_expr, group_size, starts, within
 from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
     name="ndcg",
@@ -24,6 +24,7 @@ SPEC = Metric(
     weighted=False,
     reach="gain",
     reference="pytrec_eval ndcg_cut_k (linear gain), ranx ndcg@k / ndcg_burges@k, sklearn.metrics.ndcg_score",
+    interval=query_mean("per_list", "ndcg"),
 )
 
 

@@ -8,7 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, hits_in_top
 from sqlmetrics.metrics.ranking._params import AVERAGE, EMPTY, K_REQUIRED, MIN_RELEVANCE, OUTPUTS, TIES
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
     name="precision@k",
@@ -24,6 +24,7 @@ SPEC = Metric(
     weighted=False,
     reach="cutoff",
     reference="pytrec_eval P_k, ranx precision@k",
+    interval=query_mean("per_list", "hits / {{ k }}"),
 )
 
 

@@ -8,7 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric
 from sqlmetrics.metrics.ranking._params import EMPTY, MIN_RELEVANCE, OUTPUTS
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
     name="rank_corr",
@@ -23,6 +23,7 @@ SPEC = Metric(
     label_domain="relevance",
     weighted=False,
     reference="(1 + scipy.stats.kendalltau(variant='b' on tie-free data))/2, brute force over pairs",
+    interval=query_mean("per_list", "rc"),
 )
 
 
