@@ -50,7 +50,8 @@ def main(data_dir: Path) -> None:
     print(by_country)
 
     # 4. Ranking: each request is a list of shown items; NDCG@10, MRR and HR@10 of the
-    #    clicks, by model. Tied scores count at their exact expected value.
+    #    clicks, by model, each with its 95% interval (Student's t over the requests).
+    #    Tied scores count at their exact expected value.
     ranking = sm.evaluate(
         logs,
         ["ndcg@10", "mrr", "hit_rate@10"],
@@ -58,6 +59,7 @@ def main(data_dir: Path) -> None:
         score="pctr",
         query="request_id",
         by="model_version",
+        ci=0.95,
     )
     print(ranking)
     # The polars form of the same metric, as a frame function:
