@@ -82,8 +82,10 @@ def evaluate(
 
     ``ci`` (a level such as 0.95) adds ``<column>_lo`` and ``<column>_hi`` after each
     metric's column, computed in the same query (``sqlmetrics.intervals``): DeLong's
-    interval for ``auc``, Student's t over queries for ``gauc`` and the ranking metrics
-    (``ci_method="auto"`` or ``"analytic"``; other metrics have no interval yet).
+    interval for ``auc``, Student's t over queries for ``gauc`` and the ranking metrics,
+    the binomial one for accuracy, precision, recall and specificity, the mean's for
+    logloss, brier, score_mean and label_mean (``ci_method="auto"`` or
+    ``"analytic"``; other metrics have no interval yet).
 
     >>> import polars as pl, sqlmetrics as sm
     >>> df = pl.DataFrame({"click": [0, 1, 1, 0, 0, 1, 1],

@@ -1,20 +1,27 @@
 """Confidence intervals, computed in the same query as the metrics.
 
 ``evaluate(..., ci=0.95)`` adds ``<column>_lo`` and ``<column>_hi`` after each metric's
-column. Two analytic intervals exist (``ci_method="analytic"``, or ``"auto"``):
+column. A metric's spec declares its analytic interval (``ci_method="analytic"``, or
+``"auto"``; docs/intervals.md lists them):
 
 * ``delong`` (``auc``): DeLong's variance of the Mann–Whitney statistic, from the
   placements of the positives and the negatives (ties counting ½), and the Wald
   interval ``auc ± z·se`` clipped to [0, 1] (``sql/intervals/auc_delong.sql``);
 * ``query_mean`` (``gauc`` and the ranking metrics, means over independent queries):
   ``se² = n/(n − 1) · Σ g_u² (x_u − m)² / (Σ g_u)²`` over the n queries used, and
-  Student's t with n − 1 degrees of freedom (``sql/intervals/query_mean.sql``).
+  Student's t with n − 1 degrees of freedom (``sql/intervals/query_mean.sql``);
+* ``proportion`` (accuracy, precision, recall, specificity): the binomial
+  ``p(1 − p)/n`` of the confusion counts, clipped to [0, 1] (``proportion.sql``);
+* ``row_mean`` (logloss, brier, score_mean, label_mean): the sample variance of each
+  row's value over the summed weight (``row_mean.sql``).
 
-Each metric's step then also outputs ``<name>_se`` and ``<name>_df`` (NULL for the
-normal interval); the final select turns them into bounds with the quantile of the
-level: z, or t tabulated exactly for 1..100 degrees of freedom and above that from its
-Cornish–Fisher expansion in 1/df (error < 1e-12 at the 95% level, < 1e-10 at 99.9%).
-The polars engine computes the same numbers with the same formulas.
+In SQL the interval's template becomes a step inside the metric's own (it reads the
+metric's steps), giving ``se`` and ``df`` per slice (df NULL for the normal interval),
+and the metric's step returns ``<name>_lo`` and ``<name>_hi`` = value ∓ q·se: q is z,
+or Student's t tabulated exactly for 1..100 degrees of freedom (the step
+``t_quantiles``) and above that its Cornish–Fisher expansion in 1/df (relative error
+< 3e-11 at the 99.9% level). The polars engine computes the same ``se`` and ``df`` with
+the same formulas and the bounds with the same quantiles.
 """
 
 from __future__ import annotations
@@ -45,12 +52,18 @@ def check(ci: float | None, ci_method: str, calls: Sequence[MetricCall]) -> None
             f"ci_method must be one of {', '.join(map(repr, METHODS))}, got {ci_method!r} "
             "(the bootstrap is not available yet)"
         )
-    without = [call.label for call in calls if interval_of(call) is None]
+    without = [
+        repr(call) if call.kwargs.get("average") == "micro" else call.spec.name
+        for call in calls
+        if interval_of(call) is None
+    ]
     if without:
+        from sqlmetrics.registry import registry  # the metrics import this module
+
+        having = ", ".join(name for name, spec in registry().items() if spec.interval is not None)
         raise InvalidParameterError(
-            f"no analytic interval for {', '.join(without)}: intervals exist for auc (DeLong) and the means over "
-            "queries (gauc, ndcg, dcg, cg, mrr, map, hit_rate, precision@k, recall@k, rank_corr; macro averages); "
-            "the bootstrap for the other metrics is not available yet: ask for them in a call without ci"
+            f"no analytic interval for {', '.join(without)}: intervals exist for {having} (macro averages); the "
+            "bootstrap for the other metrics is not available yet: ask for them in a call without ci"
         )
 
 
@@ -274,3 +287,56 @@ def delong_polars(rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
         w_neg * (neg_placement - auc) ** 2
     ).sum() / ((t_neg - 1) * t_neg)
     return joined.group_by(slices).agg(se=variance.sqrt(), df=pl.lit(None, pl.Int64))
+
+
+def _score_histogram(rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """Each slice's positive and negative weight per score (score_hist)."""
+    w, positive = pl.col("w"), pl.col("label") == 1
+    return rows.group_by([*slices, "score"]).agg(w_pos=w.filter(positive).sum(), w_neg=w.filter(~positive).sum())
+
+
+def _row_mean_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """row_mean.sql over the used rows. The row values are the interval's SQL, read by
+    polars' SQL expression parser: one declaration for both engines."""
+    values = dict(interval_of(call).values)
+    w_pos, w_neg = pl.col("w_pos"), pl.col("w_neg")
+    hist = _score_histogram(rows, slices).with_columns(
+        x_pos=pl.sql_expr(values["positive"]).cast(pl.Float64), x_neg=pl.sql_expr(values["negative"]).cast(pl.Float64)
+    )
+    x_pos, x_neg = pl.col("x_pos"), pl.col("x_neg")
+    total = (w_pos + w_neg).sum()
+    means = hist.group_by(slices).agg(total=total, mean=(w_pos * x_pos + w_neg * x_neg).sum() / total)
+    joined = hist.join(means.filter(pl.col("total") > 1), on=slices, nulls_equal=True)
+    mean, n = pl.col("mean"), pl.col("total").first()
+    squares = (w_pos * (x_pos - mean) ** 2 + w_neg * (x_neg - mean) ** 2).sum()
+    return joined.group_by(slices).agg(se=(squares / ((n - 1) * n)).sqrt(), df=pl.lit(None, pl.Int64))
+
+
+def _proportion_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """proportion.sql over the used rows, at the call's threshold (score >= threshold
+    predicts positive)."""
+    values = dict(interval_of(call).values)
+    w, positive, predicted = pl.col("w"), pl.col("label") == 1, pl.col("score") >= call.kwargs["threshold"]
+    counts = rows.group_by(slices).agg(
+        tp=w.filter(positive & predicted).sum(),
+        fp=w.filter(~positive & predicted).sum(),
+        tn=w.filter(~positive & ~predicted).sum(),
+        fn=w.filter(positive & ~predicted).sum(),
+    )
+    successes, trials = pl.sql_expr(values["successes"]), pl.sql_expr(values["trials"])
+    se = (successes * (trials - successes) / trials**3).sqrt()
+    return counts.filter(trials > 0).select(*slices, se=se, df=pl.lit(None, pl.Int64))
+
+
+SPREADS_POLARS = {
+    "intervals/auc_delong.sql": lambda call, rows, slices: delong_polars(rows, slices),
+    "intervals/row_mean.sql": _row_mean_polars,
+    "intervals/proportion.sql": _proportion_polars,
+}
+
+
+def row_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame | None:
+    """The call's ``se`` and ``df`` per slice from the used rows, for the intervals that
+    read rows (the query means come with their metric's per-query step instead)."""
+    spread = SPREADS_POLARS.get(interval_of(call).template)
+    return None if spread is None else spread(call, rows, slices)

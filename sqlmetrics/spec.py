@@ -136,6 +136,18 @@ def query_mean(per_query: str, value: str, weight: str = "1") -> Interval:
 DELONG = Interval("intervals/auc_delong.sql", clip=(0.0, 1.0))
 
 
+def row_mean(positive: str, negative: str) -> Interval:
+    """The interval of a weighted mean of each row's value, given as SQL over ``score``
+    for a positive and for a negative row (``sql/intervals/row_mean.sql``)."""
+    return Interval("intervals/row_mean.sql", (("positive", positive), ("negative", negative)))
+
+
+def proportion(successes: str, trials: str) -> Interval:
+    """The binomial interval of a share of the confusion counts, given as SQL over
+    ``tp``, ``fp``, ``tn`` and ``fn`` (``sql/intervals/proportion.sql``)."""
+    return Interval("intervals/proportion.sql", (("successes", successes), ("trials", trials)), clip=(0.0, 1.0))
+
+
 @dataclass(frozen=True)
 class Metric:
     """What a metric is, independent of how an engine computes it.

@@ -95,6 +95,66 @@ def test_auc_interval_equals_fast_delong_on_larger_data():
         assert out["auc_hi"] == pytest.approx(auc + z * se, abs=1e-9)
 
 
+EPS = 2.220446049250313e-16
+ROW_VALUES = {  # each row's value (label, score) whose weighted mean the metric is
+    "logloss": lambda y, s: -np.log(np.where(y == 1, np.clip(s, EPS, 1 - EPS), 1 - np.clip(s, EPS, 1 - EPS))),
+    "brier": lambda y, s: (y - s) ** 2,
+    "score_mean": lambda y, s: s,
+    "label_mean": lambda y, s: y.astype(float),
+}
+PROPORTIONS = {  # (successes, trials) of each row, predicting positive at score >= 0.5
+    "accuracy": lambda y, p: (y == p, np.ones_like(y, bool)),
+    "precision": lambda y, p: (y == 1, p == 1),
+    "recall": lambda y, p: (p == 1, y == 1),
+    "specificity": lambda y, p: (p == 0, y == 0),
+}
+ROWS = st.lists(
+    st.tuples(st.sampled_from([0.0, 0.2, 0.5, 0.7, 1.0]), st.integers(0, 1), st.integers(1, 3)), max_size=30
+)
+
+
+def _repeated(rows, weighted: bool) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+    """The rows as a frame, and their labels and scores with each row repeated by its
+    weight (weights count as frequencies)."""
+    frame = pl.DataFrame(rows, schema={"score": pl.Float64, "label": pl.Int64, "w": pl.Int64}, orient="row")
+    repeat = frame["w"].to_numpy() if weighted else np.ones(len(frame), int)
+    return frame, np.repeat(frame["label"].to_numpy(), repeat), np.repeat(frame["score"].to_numpy(), repeat)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", sorted(ROW_VALUES))
+@given(rows=ROWS, weighted=st.booleans())
+def test_row_mean_interval_is_the_standard_error_of_the_mean(engine, metric, rows, weighted):
+    frame, y, s = _repeated(rows, weighted)
+    out = sm.evaluate(frame, [metric], score="score", weight="w" if weighted else None, ci=0.9, engine=engine)
+    row = out.row(0, named=True)
+    if len(y) < 2:
+        assert row[f"{metric}_lo"] is None and row[f"{metric}_hi"] is None
+        return
+    values = ROW_VALUES[metric](y, s)
+    half = stats.norm.ppf(0.95) * stats.sem(values)
+    assert row[f"{metric}_lo"] == pytest.approx(values.mean() - half, abs=1e-9)
+    assert row[f"{metric}_hi"] == pytest.approx(values.mean() + half, abs=1e-9)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", sorted(PROPORTIONS))
+@given(rows=ROWS, weighted=st.booleans())
+def test_proportion_interval_is_binomial(engine, metric, rows, weighted):
+    frame, y, s = _repeated(rows, weighted)
+    out = sm.evaluate(frame, [metric], score="score", weight="w" if weighted else None, ci=0.9, engine=engine)
+    row = out.row(0, named=True)
+    successes, trials = PROPORTIONS[metric](y, (s >= 0.5).astype(int))
+    n = trials.sum()
+    if n == 0:
+        assert row[f"{metric}_lo"] is None and row[f"{metric}_hi"] is None
+        return
+    p = (successes & trials).sum() / n
+    half = stats.norm.ppf(0.95) * math.sqrt(p * (1 - p) / n)
+    assert row[f"{metric}_lo"] == pytest.approx(max(0.0, p - half), abs=1e-9)
+    assert row[f"{metric}_hi"] == pytest.approx(min(1.0, p + half), abs=1e-9)
+
+
 def _query_values(frame: pl.DataFrame, metric: str, column: str) -> pl.DataFrame:
     """Each query's value of ``metric`` (the per-query numbers are checked against their
     references elsewhere) and its row count and positives, per slice."""
@@ -134,7 +194,7 @@ def test_query_level_interval_is_students_t_over_queries(metric, frame):
 
 @given(frame=impressions(max_rows=60))
 def test_engines_agree_on_intervals(frame):
-    metrics = ["auc", "gauc", "ndcg@3", "mrr", "map"]
+    metrics = ["auc", "gauc", "ndcg@3", "mrr", "map", "accuracy", "precision", "logloss", "brier", "label_mean"]
     kwargs = dict(score="score", query="query", weight="weight", by="slice", ci=0.8)
     weighted = [m for m in metrics if sm.metric(m).spec.weighted]
     duck = sm.evaluate(frame, weighted, **kwargs)
@@ -161,7 +221,7 @@ def test_interval_columns_follow_each_metric_and_not_its_companions():
         ({"ci": True}, "between 0 and 1"),
         ({"ci": "95%"}, "between 0 and 1"),
         ({"ci": 0.95, "ci_method": "jackknife"}, "ci_method must be one of"),
-        ({"ci": 0.95, "metrics": ["auc", "logloss"]}, "no analytic interval for logloss"),
+        ({"ci": 0.95, "metrics": ["auc", "f1"]}, "no analytic interval for f1"),
         ({"ci": 0.95, "metrics": [sm.metric("hit_rate@2", average="micro")]}, "no analytic interval for hit_rate"),
     ],
 )

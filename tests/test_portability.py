@@ -94,7 +94,8 @@ def calls():
     yield "score_rows", lambda: composed(rows_plan, "t")
     yield "distributed", lambda: composed(binding, "t", dialect="spark")
     roles = {"label": "label", "score": "score", "query": "q", "by": "s", "ci": 0.95}
-    yield "intervals", lambda: sm.to_sql(["auc", "gauc", "ndcg@3"], source="t", **roles)
+    with_intervals = ["auc", "gauc", "ndcg@3", "accuracy", "logloss"]
+    yield "intervals", lambda: sm.to_sql(with_intervals, source="t", **roles)
     long = sm.long_scores("ls", row_id="id")
     yield "long", lambda: sm.to_sql(["auc"], source="t", label="y", class_scores=long)
     for kind, params in [

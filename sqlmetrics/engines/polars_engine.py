@@ -39,7 +39,7 @@ from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, clas
 from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
 from sqlmetrics.sources import names_unreadable_files, polars_source
-from sqlmetrics.spec import DELONG, MetricCall
+from sqlmetrics.spec import MetricCall
 
 
 @names_unreadable_files
@@ -178,12 +178,12 @@ def _with_intervals(
     binding: Binding, results: pl.DataFrame, used_rows: pl.LazyFrame, slices: list[str]
 ) -> pl.DataFrame:
     """``results`` with every call's ``_lo`` and ``_hi`` (``sqlmetrics.intervals``): the
-    query-level metrics brought their ``_se`` and ``_df``; auc's DeLong spread is taken
-    from the used rows here."""
+    query-level metrics brought their ``_se`` and ``_df``; the others' spread (auc's
+    DeLong, the row means and proportions) is taken from the used rows here."""
     for call in binding.calls:
-        if intervals.interval_of(call) is DELONG:
-            spread = intervals.delong_polars(used_rows, slices).collect(engine="streaming")
-            spread = spread.rename({"se": f"{call.label}_se", "df": f"{call.label}_df"})
+        spread = intervals.row_spread_polars(call, used_rows, slices)
+        if spread is not None:
+            spread = spread.collect(engine="streaming").rename({"se": f"{call.label}_se", "df": f"{call.label}_df"})
             results = results.join(spread, on=slices, how="left", nulls_equal=True)
     return intervals.bounds_polars(results, binding.calls, binding.ci)
 

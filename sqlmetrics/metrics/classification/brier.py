@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, row_mean
 
 SPEC = Metric(
     name="brier",
@@ -17,6 +17,7 @@ SPEC = Metric(
     score_domain="probability",
     higher_is_better=False,
     reference="sklearn.metrics.brier_score_loss",
+    interval=row_mean("(1 - score) * (1 - score)", "score * score"),
 )
 
 

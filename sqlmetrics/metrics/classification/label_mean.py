@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, row_mean
 
 SPEC = Metric(
     name="label_mean",
@@ -16,6 +16,7 @@ SPEC = Metric(
     reads="score_hist",
     higher_is_better=None,
     reference="numpy.average(label, weights=w)",
+    interval=row_mean("1", "0"),
 )
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, row_mean
 
 EPSILON = 2.220446049250313e-16  # float64 machine epsilon, scikit-learn's clip
+CLIPPED = f"LEAST(GREATEST(score, {EPSILON!r}), 1 - {EPSILON!r})"  # p in SQL, as logloss.sql writes it
 
 SPEC = Metric(
     name="logloss",
@@ -20,6 +21,7 @@ SPEC = Metric(
     higher_is_better=False,
     range=(0.0, float("inf")),
     reference="sklearn.metrics.log_loss",
+    interval=row_mean(f"-LN({CLIPPED})", f"-LN(1 - {CLIPPED})"),
 )
 
 

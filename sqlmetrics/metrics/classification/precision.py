@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, proportion
 
 SPEC = Metric(
     name="precision",
@@ -16,6 +16,7 @@ SPEC = Metric(
     reads="confusion",
     params=(THRESHOLD,),
     reference="sklearn.metrics.precision_score",
+    interval=proportion("tp", "tp + fp"),
 )
 
 

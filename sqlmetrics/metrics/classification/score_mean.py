@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, row_mean
 
 SPEC = Metric(
     name="score_mean",
@@ -18,6 +18,7 @@ SPEC = Metric(
     higher_is_better=None,
     range=None,
     reference="numpy.average(score, weights=w)",
+    interval=row_mean("score", "score"),
 )
 
 

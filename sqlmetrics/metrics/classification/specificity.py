@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, proportion
 
 SPEC = Metric(
     name="specificity",
@@ -16,6 +16,7 @@ SPEC = Metric(
     reads="confusion",
     params=(THRESHOLD,),
     reference="sklearn.metrics.recall_score(pos_label=0)",
+    interval=proportion("tn", "tn + fp"),
 )
 
 
