@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlmetrics.api import confusion_matrix, evaluate, per_class, to_sql
 from sqlmetrics.class_scores import long_scores
+from sqlmetrics.compare import compare
 from sqlmetrics.curves import calibration_curve, curve_sql, pr_curve, roc_curve
 from sqlmetrics.errors import (
     ColumnNotFoundError,
@@ -43,6 +44,7 @@ __all__ = [
     "UnknownMetricError",
     "UnsupportedInDialectError",
     "calibration_curve",
+    "compare",
     "confusion_matrix",
     "curve_sql",
     "evaluate",

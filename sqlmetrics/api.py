@@ -96,6 +96,11 @@ def evaluate(
     binding, second = prepare(
         metrics, label, score, prediction, query, item, weight, by, judgments, class_scores, ci, ci_method
     )
+    return run(binding, source, second, engine, con, spark)
+
+
+def run(binding: Binding, source: Any, second: Any, engine: str, con: Any = None, spark: Any = None) -> pl.DataFrame:
+    """``binding``'s metrics over ``source`` (and ``second``) on ``engine``."""
     if engine == "duckdb":
         result = duckdb_engine.run(score_plan.planned(binding, source), source, con, second)
     elif engine == "polars":

@@ -67,6 +67,8 @@ class Binding:
     source_rows: int | None = None
     # the confidence level of the intervals to add (``intervals.py``), None for none
     ci: float | None = None
+    # with ci, also each metric's standard error and degrees of freedom (sm.compare)
+    spread_columns: bool = False
 
     @property
     def needs_query(self) -> bool:
@@ -156,7 +158,8 @@ class Binding:
     def call_columns(self, call: MetricCall) -> tuple[str, ...]:
         """The call's result columns: its value, its bounds when intervals are asked
         for, its companions."""
-        bounds = () if self.ci is None else (f"{call.label}_lo", f"{call.label}_hi")
+        parts = ("lo", "hi", "se", "df") if self.spread_columns else ("lo", "hi")
+        bounds = () if self.ci is None else tuple(f"{call.label}_{part}" for part in parts)
         return (call.label, *bounds, *call.columns[1:])
 
 

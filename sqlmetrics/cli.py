@@ -175,6 +175,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(handler=run_eval)
 
+    comparison = commands.add_parser(
+        "compare",
+        parents=[_binding_options(), output],
+        help="compare arms (--arm, --baseline): difference, interval, p-value per metric",
+        epilog=METRIC_SYNTAX,
+        formatter_class=formatter,
+    )
+    comparison.add_argument("--arm", required=True, help="the column naming each row's arm (model version, variant)")
+    comparison.add_argument("--baseline", required=True, help="the arm the others are compared with (e.g. v1)")
+    comparison.set_defaults(handler=run_compare, ci=0.95)
+
     listing = commands.add_parser("metrics", help="list every metric, or show one (formula, parameters, reference)")
     listing.add_argument("name", nargs="?", metavar="NAME", help="a metric to show in full (ndcg, fbeta, precision@k)")
     listing.set_defaults(handler=run_metrics)
@@ -389,6 +400,17 @@ def read_sources(args: argparse.Namespace) -> tuple[Any, Any]:
             raise UsageError("--trec reads a run and its qrels: pass --judgments QRELS")
         return sqlmetrics.read_trec_run(args.source), sqlmetrics.read_trec_qrels(args.judgments)
     return Path(args.source), None if args.judgments is None else Path(args.judgments)
+
+
+def run_compare(args: argparse.Namespace) -> None:
+    calls = binding_calls(args)
+    source, judgments = read_sources(args)
+    kwargs = binding_kwargs(args) | {"ci": 0.95 if args.ci is None else args.ci}
+    if kwargs.pop("class_scores") is not None:
+        raise UsageError("compare: the one-vs-rest metrics (--class-scores, --long-scores) have no interval yet")
+    compute_and_write(
+        args, sqlmetrics.compare, source, calls, arm=args.arm, baseline=args.baseline, judgments=judgments, **kwargs
+    )
 
 
 def run_eval(args: argparse.Namespace) -> None:

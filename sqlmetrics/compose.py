@@ -217,7 +217,8 @@ def _with_spread(step: str, call: MetricCall, binding: Binding, values: dict[str
     steps = f"point AS (\n{_indent(final)}\n),\nspread AS (\n{_indent(spread)}\n)"
     opened = f"{head.rstrip()},\n{steps}" if head.strip(" \n").endswith(")") else f"{head}WITH {steps}"
     point = [f"point.{column}" for column in (*slices, name, *(f"{name}_{o}" for o in call.spec.outputs))]
-    columns = ", ".join([*point, *intervals.bounds_sql(call, binding.ci)])
+    spread = ["margin.se AS " + f"{name}_se", "margin.df AS " + f"{name}_df"]
+    columns = ", ".join([*point, *intervals.bounds_sql(call, binding.ci), *spread])
     margin = _indent(intervals.margin_sql(call, slices, binding.ci), "    ")
     return (
         f"{opened}\nSELECT {columns}\nFROM point\n"
@@ -696,7 +697,8 @@ def _final_select(binding: Binding) -> str:
         cte, name = f"m_{call.label}", call.base_name
         columns.append(f"{cte}.{name} AS {call.label}")
         if binding.ci is not None:
-            columns += [f"{cte}.{name}_{side} AS {call.label}_{side}" for side in ("lo", "hi")]
+            parts = ("lo", "hi", "se", "df") if binding.spread_columns else ("lo", "hi")
+            columns += [f"{cte}.{name}_{part} AS {call.label}_{part}" for part in parts]
         columns += [f"COALESCE({cte}.{name}_{out}, 0) AS {call.label}_{out}" for out in call.spec.outputs]
         joins.append(f"LEFT JOIN {cte} ON {templates.same_slice(slices, 'row_counts', cte)}")
     order = f"\nORDER BY {', '.join(f'row_counts.{s}' for s in slices)}" if binding.by else ""

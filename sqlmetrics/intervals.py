@@ -202,9 +202,9 @@ def margin_sql(call: MetricCall, slices: tuple[str, ...], level: float) -> str:
     ``T_TABLE_DF`` degrees of freedom, else its expansion; z for the normal)."""
     keys = ", ".join(f"s.{column}" for column in slices)
     if not interval_of(call).student:
-        return f"SELECT {keys}, s.se, {_double(_z(level))} AS q FROM spread AS s"
+        return f"SELECT {keys}, s.se, s.df, {_double(_z(level))} AS q FROM spread AS s"
     q = f"COALESCE(t.q, {expansion_sql(level, 'CAST(s.df AS DOUBLE)')})"
-    return f"SELECT {keys}, s.se, {q} AS q\nFROM spread AS s\nLEFT JOIN t_quantiles AS t ON t.df = s.df"
+    return f"SELECT {keys}, s.se, s.df, {q} AS q\nFROM spread AS s\nLEFT JOIN t_quantiles AS t ON t.df = s.df"
 
 
 def bounds_sql(call: MetricCall, level: float) -> list[str]:
@@ -241,7 +241,7 @@ def spread_expr(value: pl.Expr, weight: pl.Expr | None = None) -> tuple[pl.Expr,
 
 def bounds_polars(result: pl.DataFrame, calls: Sequence[MetricCall], level: float) -> pl.DataFrame:
     """``<label>_lo`` and ``<label>_hi`` from each call's value, ``_se`` and ``_df``
-    columns of ``result`` (dropped), by bounds_sql's arithmetic."""
+    columns of ``result``, by bounds_sql's arithmetic."""
     columns = []
     for call in calls:
         interval = interval_of(call)
@@ -259,8 +259,7 @@ def bounds_polars(result: pl.DataFrame, calls: Sequence[MetricCall], level: floa
             if interval.clip is not None:
                 bound = pl.when(se.is_not_null()).then(bound.clip(*interval.clip))
             columns.append(bound.alias(f"{label}_{side}"))
-    helpers = [f"{call.label}_{part}" for call in calls for part in ("se", "df")]
-    return result.with_columns(columns).drop(helpers, strict=False)
+    return result.with_columns(columns)
 
 
 def _expansion_expr(level: float, df: pl.Expr) -> pl.Expr:
