@@ -6,11 +6,18 @@
 -- of a score have its tp and fp. One sort per slice, shared by the metrics. (Engines
 -- that spread rows over workers read score_cum_distributed.sql instead.)
 --
+-- tie_pos and tie_neg are the positive and negative weight of the entry's score itself
+-- (every entry of a tied score; DeLong's interval of auc reads them), from the same sort.
+--
 -- reads:  {{ hist }}({{ by }}, score, w_pos, w_neg)
--- output: {{ by }}, score, w_pos, w_neg, tp, fp
+-- output: {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg
 SELECT {{ by }}, score, w_pos, w_neg,
        SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
                         RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp,
        SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
-                        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp
+                        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp,
+       SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                        RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_pos,
+       SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                        RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_neg
 FROM {{ hist }}

@@ -16,7 +16,7 @@
 --
 -- reads:  {{ hist }}({{ by }}, score, w_pos, w_neg)
 -- params: {{ buckets }} (an integer >= 1)
--- output: {{ by }}, score, w_pos, w_neg, tp, fp
+-- output: {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg
 WITH ranges AS (
     SELECT {{ by }},
            MIN(CASE WHEN ABS(score) < 1e300 THEN score END) AS lo,
@@ -48,13 +48,18 @@ above AS (
 )
 SELECT {{ by(e) }}, e.score, e.w_pos, e.w_neg,
        e.tp_within + COALESCE(a.pos_above, 0) AS tp,
-       e.fp_within + COALESCE(a.neg_above, 0) AS fp
+       e.fp_within + COALESCE(a.neg_above, 0) AS fp,
+       e.tie_pos, e.tie_neg
 FROM (
     SELECT {{ by }}, bucket, score, w_pos, w_neg,
            SUM(w_pos) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC
                             RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp_within,
            SUM(w_neg) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC
-                            RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp_within
+                            RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp_within,
+           SUM(w_pos) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC
+                            RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_pos,
+           SUM(w_neg) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC
+                            RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_neg
     FROM bucketed
 ) AS e
 JOIN above AS a ON {{ same_slice(e, a) }} AND e.bucket = a.bucket

@@ -2,22 +2,23 @@
 -- (logloss, brier, score_mean, label_mean): with x the value of a positive
 -- ({{ positive }}) or of a negative ({{ negative }}) at its score, W the summed weight and m
 -- the metric,
---   se² = s² / W,   s² = Σ w·(x − m)² / (W − 1),
+--   se² = s² / W,   s² = Σ w·(x − m)² / (W − 1) = (Σ w·x² − (Σ w·x)² / W) / (W − 1),
 -- weights counting as frequencies (a row of weight 2 is two rows); the normal interval.
--- NULL unless W > 1.
+-- One pass over score_hist. NULL unless W > 1.
 --
 -- reads:  score_hist({{ by }}, score, w_pos, w_neg)
 -- output: {{ by }}, se, df (NULL: the normal interval)
-SELECT {{ by(h) }},
-       SQRT(SUM(h.w_pos * POWER({{ positive }} - m.mean, 2) + h.w_neg * POWER({{ negative }} - m.mean, 2))
-            / MIN((m.total - 1) * m.total)) AS se,
+SELECT {{ by }},
+       SQRT(GREATEST(sum_x2 - sum_x * sum_x / total, 0) / ((total - 1) * total)) AS se,
        CAST(NULL AS BIGINT) AS df
-FROM score_hist AS h
-JOIN (
-    SELECT {{ by }}, SUM(w_pos * {{ positive }} + w_neg * {{ negative }}) / SUM(w_pos + w_neg) AS mean,
-           SUM(w_pos + w_neg) AS total
-    FROM score_hist
+FROM (
+    SELECT {{ by }}, CAST(SUM(w_pos + w_neg) AS DOUBLE) AS total,
+           SUM(w_pos * x_pos + w_neg * x_neg) AS sum_x,
+           SUM(w_pos * x_pos * x_pos + w_neg * x_neg * x_neg) AS sum_x2
+    FROM (
+        SELECT {{ by }}, w_pos, w_neg, {{ positive }} AS x_pos, {{ negative }} AS x_neg
+        FROM score_hist
+    ) AS row_values
     GROUP BY {{ by }}
     HAVING SUM(w_pos + w_neg) > 1
-) AS m ON {{ same_slice(h, m) }}
-GROUP BY {{ by(h) }}
+) AS sums

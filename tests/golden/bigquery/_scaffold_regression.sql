@@ -222,7 +222,9 @@ WITH input AS (
     e.w_pos,
     e.w_neg,
     e.tp_within + COALESCE(a.pos_above, 0) AS tp,
-    e.fp_within + COALESCE(a.neg_above, 0) AS fp
+    e.fp_within + COALESCE(a.neg_above, 0) AS fp,
+    e.tie_pos,
+    e.tie_neg
   FROM (
     SELECT
       slice_1,
@@ -240,7 +242,17 @@ WITH input AS (
         PARTITION BY slice_1, slice_2, bucket
         ORDER BY score DESC
         RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-      ) AS fp_within
+      ) AS fp_within,
+      SUM(w_pos) OVER (
+        PARTITION BY slice_1, slice_2, bucket
+        ORDER BY score DESC
+        RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+      ) AS tie_pos,
+      SUM(w_neg) OVER (
+        PARTITION BY slice_1, slice_2, bucket
+        ORDER BY score DESC
+        RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+      ) AS tie_neg
     FROM error_cum_bucketed AS bucketed
   ) AS e
   JOIN error_cum_above AS a
