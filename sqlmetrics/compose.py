@@ -48,11 +48,9 @@ from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.checks import (
     ERROR_PREFIX,
-    LABEL_RELEVANCE,
-    RunRule,
+    TableRule,
     checks_for,
     class_score_rules,
-    gain_checks,
     message_parts,
     run_rules,
 )
@@ -226,7 +224,7 @@ def shared_steps(
     if any(reads("ranked", call.spec.intermediates) for call in binding.calls):
         ctes["list_floors"] = _list_floors_sql(binding, by, portable)
     if binding.judgments:
-        ctes["run_checks"] = _run_checks_sql(binding, by)
+        ctes["run_checks"] = _run_checks_sql(binding)
     if binding.class_scores is not None:
         ctes["class_score_rows"] = _class_score_rows_sql(binding, by)
     for name in _intermediates_needed(binding):
@@ -365,47 +363,15 @@ def _classes_values(binding: Binding) -> str:
 
 def _class_checks_sql(binding: Binding) -> str:
     """The rules of ``checks.class_score_rules``, raising ``error()`` on the first broken."""
-    if binding.long_scores is not None:
-        scored = "(SELECT class FROM long_scores WHERE class IS NOT NULL)"
-    else:
-        scored = f"({', '.join(templates.literal(cls) for cls in binding.class_scores.classes)})"
-    null = "row_id IS NULL OR class IS NULL"
-    pair = "CAST(row_id AS VARCHAR) || ', ' || CAST(class AS VARCHAR)"
-    counted = {
-        "long_nulls": (
-            "COUNT(*)",
-            "MIN(COALESCE(CAST(row_id AS VARCHAR), 'NULL') || ', ' || COALESCE(CAST(class AS VARCHAR), 'NULL'))",
-            f"long_scores WHERE {null}",
-        ),
-        "long_repeated": (
-            "COUNT(*)",
-            f"MIN({pair})",
-            "(SELECT row_id, class FROM long_scores GROUP BY row_id, class HAVING COUNT(*) > 1) AS repeated",
-        ),
-        "long_missing": (
-            "COUNT(*)",
-            "MIN(CAST(row_id AS VARCHAR))",
-            "input WHERE row_id IS NOT NULL "
-            "AND COALESCE(n_classes, 0) < (SELECT COUNT(DISTINCT class) FROM long_scores)",
-        ),
-        "label_unscored": (
-            "COALESCE(SUM(n), 0)",
-            "MIN(CAST(true_class AS VARCHAR))",
-            f"base WHERE n > 0 AND true_class NOT IN {scored}",
-        ),
-        "nan": ("COALESCE(SUM(n), 0)", "MIN(CAST(class AS VARCHAR))", "class_nan"),
-    }
-    for i, (cls, _) in enumerate(binding.wide_scores, 1):
-        counted[f"nan_{i}"] = ("COALESCE(SUM(n), 0)", "''", f"class_nan WHERE class = {templates.literal(cls)}")
-    return _rules_sql(class_score_rules(binding), counted)
+    return _rules_sql(class_score_rules(binding))
 
 
-def _rules_sql(rules: list[RunRule], counted: dict[str, tuple[str, str, str]]) -> str:
-    """One row whose ``failure`` raises the first broken rule: each rule's count and
-    example are ``counted[rule.name]`` = (count, example, FROM clause)."""
+def _rules_sql(rules: list[TableRule]) -> str:
+    """One row whose ``failure`` raises the first broken rule, each counted by its SQL
+    form (count, example, FROM clause)."""
     selects, cases = [], []
     for rule in rules:
-        count, example, source = counted[rule.name]
+        count, example, source = rule.sql
         selects.append(f"(SELECT {count} AS n, {example} AS e FROM {source}) AS {rule.name}")
         message = (
             f"{templates.literal(ERROR_PREFIX + rule.before)} || CAST({rule.name}.n AS VARCHAR)"
@@ -485,44 +451,10 @@ def _least(exprs: list[str]) -> str:
     return exprs[0] if len(exprs) == 1 else f"LEAST({', '.join(exprs)})"
 
 
-def _run_checks_sql(binding: Binding, by: str) -> str:
+def _run_checks_sql(binding: Binding) -> str:
     """The rules of ``checks.run_rules``: no NULL or negative relevance, each (query,
     item) judged at most once and ranked at most once per list."""
-    null = "query IS NULL OR item IS NULL OR label IS NULL"
-    bad = LABEL_RELEVANCE.sql
-    pair = "CAST(query AS VARCHAR) || ', ' || CAST(item AS VARCHAR)"
-    counted = {
-        "judgment_nulls": (
-            f"SUM(CASE WHEN {null} THEN 1 ELSE 0 END)",
-            f"MIN(CASE WHEN {null} THEN COALESCE(CAST(query AS VARCHAR), 'NULL') || ', ' "
-            "|| COALESCE(CAST(item AS VARCHAR), 'NULL') END)",
-            "judgments",
-        ),
-        "judgment_relevance": (
-            f"SUM(CASE WHEN {bad} THEN 1 ELSE 0 END)",
-            f"MIN(CASE WHEN {bad} THEN label END)",
-            "judgments",
-        ),
-        "judgment_repeated": (
-            "COUNT(*)",
-            f"MIN({pair})",
-            "(SELECT query, item FROM judgments GROUP BY query, item HAVING COUNT(*) > 1) AS repeated",
-        ),
-        "run_repeated": (
-            "COUNT(*)",
-            f"MIN({pair})",
-            f"(SELECT {by}, query, item FROM input WHERE w IS NOT NULL GROUP BY {by}, query, item "
-            "HAVING COUNT(*) > 1) AS repeated",
-        ),
-    }
-    gains = gain_checks(binding.calls)
-    for check, _ in gains:
-        counted[f"judgment_{check.name}"] = (
-            f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END)",
-            f"MIN(CASE WHEN {check.sql} THEN label END)",
-            "judgments",
-        )
-    return _rules_sql(run_rules(binding.judgment_roles["label"], gains), counted)
+    return _rules_sql(run_rules(binding))
 
 
 def _base_sql(binding: Binding) -> str:
