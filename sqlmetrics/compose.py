@@ -42,8 +42,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlglot import exp
-
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.checks import (
@@ -56,6 +54,7 @@ from sqlmetrics.checks import (
 )
 from sqlmetrics.metrics.ranking._params import tie_breaks_sql
 from sqlmetrics.metrics.ranking._reach import floor_sql
+from sqlmetrics.sql_names import quote
 
 
 @dataclass(frozen=True)
@@ -176,11 +175,6 @@ def base_keys(binding: Binding) -> tuple[str, ...]:
         return ("score", "label", *classes)
     real = any(call.spec.label_domain == "real" for call in binding.calls)
     return (*(("label",) if binding.numeric_label and not real else ()), *classes)
-
-
-def quote(name: str) -> str:
-    """A column name as a quoted DuckDB identifier: any text is just a name."""
-    return exp.to_identifier(name, quoted=True).sql("duckdb")
 
 
 def compose(binding: Binding, source_sql: str, second_sql: str | None = None, dialect: str = "duckdb") -> str:

@@ -18,14 +18,14 @@ import duckdb
 import polars as pl
 
 from sqlmetrics import templates
-from sqlmetrics.api import LOCAL_ENGINES
 from sqlmetrics.binding import Binding
-from sqlmetrics.compose import quote, shared_steps, statement
+from sqlmetrics.compose import shared_steps, statement
 from sqlmetrics.curves._thin import thin
-from sqlmetrics.engines import duckdb_engine, polars_engine
+from sqlmetrics.engines import LOCAL_ENGINES, duckdb_engine, polars_engine
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.sources import source_sql
 from sqlmetrics.spec import Metric, MetricCall, Param
+from sqlmetrics.sql_names import quote
 
 DROP_INTERMEDIATE = Param(
     "drop_intermediate",
