@@ -39,8 +39,7 @@ and sorts by the slice keys.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
@@ -52,57 +51,14 @@ from sqlmetrics.checks import (
     message_parts,
     run_rules,
 )
-from sqlmetrics.metrics.ranking._params import tie_breaks_sql
-from sqlmetrics.metrics.ranking._reach import floor_sql
+from sqlmetrics.family import Intermediate
+from sqlmetrics.registry import intermediates
 from sqlmetrics.sql_names import quote
-
-
-@dataclass(frozen=True)
-class Intermediate:
-    """A shared step between ``base`` and the metrics, rendered once per call.
-
-    ``collects`` names metric parameters whose distinct combinations across the call's
-    metrics that read this step are rendered as the table ``{{ <table> }}`` (every
-    threshold used). ``each`` names parameters for which the step is rendered once per
-    distinct combination in use (as literals, plus the SQL that ``derived`` makes of
-    them), the renders stacked with UNION ALL (every tie policy and relevance threshold
-    of the ranking metrics: each sorts its own way). ``base_aggregates``
-    are added to ``base`` when the step is rendered: sums over the rows that the step
-    then adds up per slice, so that the source is still aggregated once.
-    """
-
-    template: str
-    after: tuple[str, ...] = ()
-    collects: tuple[str, ...] = ()
-    table: str = ""
-    base_aggregates: tuple[str, ...] = ()
-    each: tuple[str, ...] = ()
-    derived: Callable[..., dict[str, str]] | None = None
-    # the template for the engines of DISTRIBUTED_DIALECTS, if it differs
-    distributed: str = ""
-    # fixed placeholder values (the table a shared template reads), and keys the step is
-    # partitioned by besides the slices
-    values: tuple[tuple[str, str], ...] = ()
-    keys: tuple[str, ...] = ()
-
-
-# The residual e = score − label (prediction minus target) of each row, summed in base.
-_RESIDUAL = "(score - label)"
-RESIDUAL_SUMS = (
-    "SUM(w * label) AS w_label",
-    f"SUM(w * ABS{_RESIDUAL}) AS abs_error",
-    f"SUM(w * {_RESIDUAL} * {_RESIDUAL}) AS squared_error",
-    f"SUM(w * {_RESIDUAL}) AS error",
-    f"SUM(CASE WHEN label <> 0 THEN w * ABS({_RESIDUAL} / label) END) AS abs_percentage_error",
-    "SUM(CASE WHEN label <> 0 THEN w END) AS w_nonzero_label",
-    "COUNT(CASE WHEN label = 0 THEN w END) AS n_zero_label",
-    f"MAX(CASE WHEN w > 0 THEN ABS{_RESIDUAL} END) AS max_abs_error",
-)
 
 # DuckDB's top-k aggregate ``max(x, k)`` reserves about 16 bytes per k for every list
 # (measured: 3,000 lists at k = 100,000 took 5.2 GB; it refuses k >= 1,000,000), so only a
-# small k uses it; a larger k uses the portable top k (``metrics/ranking/_reach.py``, a
-# rank over the list's rows), which gives the same floor in memory that follows the rows.
+# small k uses it; a larger k uses the portable top k (a rank over the list's rows), which
+# gives the same floor in memory that follows the rows.
 DUCKDB_TOP_K_MAX = 100
 # ... and only while k slots for every list fit: with no more lists than rows, the source's
 # rows × k bounds the slots (2^27 slots: ~2 GB). Past that, or without a row count, the
@@ -118,44 +74,6 @@ DUCKDB_TOP_K_SLOTS = 1 << 27
 # keep the one window). DataFusion, a test target, partitions too.
 DISTRIBUTED_DIALECTS = ("spark", "trino", "bigquery", "snowflake", "datafusion")
 SCORE_BUCKETS = 1024
-
-
-def _cumulative(hist: str, keys: tuple[str, ...] = ()) -> Intermediate:
-    """The running sums (tp, fp) over the scores of histogram ``hist`` in order."""
-    return Intermediate(
-        "intermediates/score_cum.sql",
-        after=(hist,),
-        distributed="intermediates/score_cum_distributed.sql",
-        values=(("hist", hist),),
-        keys=keys,
-    )
-
-
-INTERMEDIATES = {
-    "score_hist": Intermediate("intermediates/score_hist.sql"),
-    "score_cum": _cumulative("score_hist"),
-    "query_rows": Intermediate("intermediates/query_rows.sql"),
-    "confusion": Intermediate(
-        "intermediates/confusion.sql", after=("score_hist",), collects=("threshold",), table="thresholds"
-    ),
-    "ranked": Intermediate(
-        "intermediates/ranked.sql",
-        each=("ties", "min_relevance"),
-        derived=lambda ties, min_relevance: {"tie_breaks": tie_breaks_sql(ties)},
-    ),
-    "judged": Intermediate("intermediates/judged.sql"),
-    "positions": Intermediate("intermediates/positions.sql", after=("ranked", "judged")),
-    "residuals": Intermediate("intermediates/residuals.sql", base_aggregates=RESIDUAL_SUMS),
-    "class_confusion": Intermediate("intermediates/class_confusion.sql"),
-    "class_counts": Intermediate("intermediates/class_counts.sql", after=("class_confusion",)),
-    "class_score_hist": Intermediate("intermediates/class_score_hist.sql"),
-    "class_score_cum": _cumulative("class_score_hist", keys=("class",)),
-    "error_hist": Intermediate("intermediates/error_hist.sql"),
-    "error_cum": _cumulative("error_hist"),
-}
-
-# score_hist when the scores are nearly all distinct: the used rows, one entry each.
-SCORE_ROWS = Intermediate("intermediates/score_rows.sql")
 
 
 def base_keys(binding: Binding) -> tuple[str, ...]:
@@ -408,8 +326,9 @@ def _ideal_rows_sql(binding: Binding, by: str) -> str:
 
 def _list_floors_sql(binding: Binding, by: str, portable: bool) -> str:
     """Per list and (tie policy, relevance threshold) in use: the lowest score any metric
-    of the call reads down to (``metrics/ranking/_reach.py``; ``portable``: without
+    of the call reads down to (the ranked step's declared ``floor``; ``portable``: without
     DuckDB's top-k aggregate, which is also avoided for a k above ``DUCKDB_TOP_K_MAX``)."""
+    floor = intermediates()["ranked"].floor
     ranking = [call for call in binding.calls if reads("ranked", call.spec.intermediates)]
     cutoffs = [call.kwargs["k"] for call in ranking if call.kwargs.get("k") is not None]
     portable = portable or (bool(cutoffs) and not _top_k_fits(binding, max(cutoffs)))
@@ -418,11 +337,11 @@ def _list_floors_sql(binding: Binding, by: str, portable: bool) -> str:
         kwargs = call.kwargs
         combination = (kwargs["ties"], kwargs["min_relevance"])
         floors.setdefault(combination, []).append(
-            floor_sql(call.spec.reach, kwargs.get("k"), kwargs["min_relevance"], portable)
+            floor(call.spec.reach, kwargs.get("k"), kwargs["min_relevance"], portable)
         )
     rows = "input\nWHERE w IS NOT NULL"
     if portable and cutoffs:
-        rows = (  # floor_sql's top k reads score_rank
+        rows = (  # the floor's top k reads score_rank
             f"(\n  SELECT *, RANK() OVER (PARTITION BY {by}, query ORDER BY score DESC) AS score_rank\n"
             "  FROM input\n  WHERE w IS NOT NULL\n) AS ranked_input"
         )
@@ -508,7 +427,7 @@ def _intermediates_needed(binding: Binding) -> list[str]:
     ordered: list[str] = []
 
     def add(name: str) -> None:
-        for dependency in INTERMEDIATES[name].after:
+        for dependency in intermediates()[name].after:
             add(dependency)
         if name not in ordered:
             ordered.append(name)
@@ -523,13 +442,17 @@ def _intermediates_needed(binding: Binding) -> list[str]:
 
 def reads(name: str, steps: tuple[str, ...]) -> bool:
     """Whether a metric reading ``steps`` reads intermediate ``name``, directly or not."""
-    return any(r == name or reads(name, INTERMEDIATES[r].after) for r in steps if r in INTERMEDIATES)
+    declared = intermediates()
+    return any(r == name or reads(name, declared[r].after) for r in steps if r in declared)
 
 
 def _step(binding: Binding, name: str) -> Intermediate:
-    """The step that computes intermediate ``name`` for the call: score_hist from the rows
-    when the scores are nearly all distinct."""
-    return SCORE_ROWS if name == "score_hist" and binding.distinct_scores else INTERMEDIATES[name]
+    """The step that computes intermediate ``name`` for the call: its ``distinct`` form
+    when the scores are nearly all distinct (score_hist from the rows)."""
+    declared = intermediates()[name]
+    if binding.distinct_scores and declared.distinct:
+        return replace(declared, template=declared.distinct)
+    return declared
 
 
 def _intermediate_sql(binding: Binding, name: str, dialect: str) -> str:
@@ -579,7 +502,7 @@ def _combinations(binding: Binding, name: str, params: tuple[str, ...]) -> list[
 
 def _collected(binding: Binding, name: str) -> dict[str, str]:
     """``{{ <table> }}``: every combination of the collected parameters in use, as rows."""
-    step = INTERMEDIATES[name]
+    step = intermediates()[name]
     if not step.collects:
         return {}
     combinations = _combinations(binding, name, step.collects)
@@ -622,7 +545,7 @@ def _class_steps(binding: Binding, source_sql: str) -> dict[str, str]:
     by = ", ".join(binding.slices)
     ctes = {"input": _input_sql(binding, source_sql), "base": _base_sql(binding), "checks": _checks_sql(binding)}
     for name in ("class_confusion", "class_counts"):
-        ctes[name] = templates.render(INTERMEDIATES[name].template, {"by": by}, binding.slices)
+        ctes[name] = templates.render(intermediates()[name].template, {"by": by}, binding.slices)
     return ctes
 
 

@@ -32,9 +32,17 @@ from sqlmetrics.checks import (
     row_counters_polars,
     run_rules,
 )
-from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_scores
-from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
-from sqlmetrics.metrics.ranking._lists import Lists, run_lists
+from sqlmetrics.metrics.multiclass import (
+    COUNTS,
+    averaged,
+    class_confusion,
+    class_counts,
+    class_score_hist,
+    long_rows,
+    per_class_scores,
+    wide_rows,
+)
+from sqlmetrics.metrics.ranking import Lists, run_lists
 from sqlmetrics.sources import names_unreadable_files, polars_source
 from sqlmetrics.spec import MetricCall
 
