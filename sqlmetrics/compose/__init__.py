@@ -11,7 +11,8 @@ The statement is a chain of CTEs, each module here writing its part:
 ``base``        the one aggregation over the source (materialized: everything else
                 reads it), ``plan.py``;
 ``checks``      the input rules of ``sqlmetrics/checks.py``, raising ``error()`` on bad
-                data (``checks.py``);
+                data (``checks.py``; the rules of a second table are in
+                ``sqlmetrics/table_rules.py``);
 ``row_counts``  n_rows and n_excluded per slice, the spine of the result (``plan.py``);
 ranking         ``ideal_rows`` and ``list_floors`` (``lists.py``), ``run_checks``
                 (judgments and run rules, ``checks.py``);
@@ -32,20 +33,16 @@ from __future__ import annotations
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.compose.checks import check_steps, checks_sql, class_checks_sql, run_checks_sql
+from sqlmetrics.compose.checks import checks_sql, class_checks_sql, run_checks_sql
 from sqlmetrics.compose.class_scores import CLASS_NAN_SQL, class_score_rows_sql
 from sqlmetrics.compose.class_tables import compose_confusion_matrix, compose_per_class
-from sqlmetrics.compose.intermediates import DISTRIBUTED_DIALECTS, intermediate_sql, needed, reads
+from sqlmetrics.compose.intermediates import intermediate_sql, needed, reads
 from sqlmetrics.compose.lists import ideal_rows_sql, list_floors_sql, ranks_lists
-from sqlmetrics.compose.plan import base_keys, base_sql, input_steps, row_counts_sql
+from sqlmetrics.compose.plan import base_sql, input_steps, row_counts_sql
 from sqlmetrics.compose.select import final_select
 from sqlmetrics.compose.statement import assemble
 
 __all__ = [
-    "DISTRIBUTED_DIALECTS",
-    "assemble",
-    "base_keys",
-    "check_steps",
     "compose",
     "compose_confusion_matrix",
     "compose_curve",
@@ -61,7 +58,7 @@ def compose(binding: Binding, source_sql: str, second_sql: str | None = None, di
     metrics), or long class scores (one-vs-rest metrics). Still in DuckDB's dialect,
     but for ``dialect``'s engine (``dialects.transpile`` then writes it in that
     dialect): without DuckDB's own aggregates for another engine, and with no window
-    over a whole slice for one of ``DISTRIBUTED_DIALECTS``."""
+    over a whole slice for one of ``intermediates.DISTRIBUTED_DIALECTS``."""
     by = ", ".join(binding.slices)
     ctes = shared_steps(binding, source_sql, second_sql, dialect)
     for call in binding.calls:

@@ -2,7 +2,8 @@
 the first rule the data breaks, so the statement refuses bad data by itself.
 
 The rules, their messages and their SQL and polars forms are written once, in
-``sqlmetrics/checks.py``; this module puts the SQL forms into steps: ``checks`` (the row
+``sqlmetrics/checks.py`` and ``sqlmetrics/table_rules.py``; this module puts the SQL
+forms into steps: ``checks`` (the row
 rules, over ``base``), ``run_checks`` (a run and its judgments) and ``class_checks``
 (class scores, after ``class_nan``).
 """
@@ -13,8 +14,9 @@ from collections.abc import Sequence
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.checks import ERROR_PREFIX, TableRule, checks_for, class_score_rules, message_parts, run_rules
+from sqlmetrics.checks import ERROR_PREFIX, checks_for, message_parts
 from sqlmetrics.compose.plan import base_keys
+from sqlmetrics.table_rules import TableRule, class_score_rules, run_rules
 
 
 def check_steps(binding: Binding) -> list[str]:
@@ -48,13 +50,13 @@ def checks_sql(binding: Binding) -> str:
 
 
 def run_checks_sql(binding: Binding) -> str:
-    """The rules of ``checks.run_rules``: no NULL or negative relevance, each (query,
+    """The rules of ``table_rules.run_rules``: no NULL or negative relevance, each (query,
     item) judged at most once and ranked at most once per list."""
     return _rules_sql(run_rules(binding))
 
 
 def class_checks_sql(binding: Binding) -> str:
-    """The rules of ``checks.class_score_rules``, raising ``error()`` on the first broken."""
+    """The rules of ``table_rules.class_score_rules``, raising ``error()`` on the first broken."""
     return _rules_sql(class_score_rules(binding))
 
 

@@ -23,15 +23,7 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics.binding import Binding, check_long_schema, check_schema, check_second_schema
-from sqlmetrics.checks import (
-    RuleTables,
-    checks_for,
-    class_score_rules,
-    raise_failed,
-    raise_failed_tables,
-    row_counters_polars,
-    run_rules,
-)
+from sqlmetrics.checks import checks_for, raise_failed, row_counters_polars
 from sqlmetrics.metrics.multiclass import (
     COUNTS,
     averaged,
@@ -45,6 +37,7 @@ from sqlmetrics.metrics.multiclass import (
 from sqlmetrics.metrics.ranking import Lists, run_lists
 from sqlmetrics.sources import names_unreadable_files, polars_source
 from sqlmetrics.spec import MetricCall
+from sqlmetrics.table_rules import RuleTables, class_score_rules, raise_failed_tables, run_rules
 
 
 @names_unreadable_files
