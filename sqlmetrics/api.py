@@ -14,13 +14,12 @@ from sqlmetrics.binding import Binding, bind
 from sqlmetrics.class_scores import LongScores, parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
 from sqlmetrics.dialects import check_dialect, transpile
-from sqlmetrics.engines import duckdb_engine, polars_engine, postgres_engine, spark_engine
+from sqlmetrics.engines import LOCAL_ENGINES, duckdb_engine, polars_engine, postgres_engine, spark_engine
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError, SourceError
 from sqlmetrics.registry import resolve
 from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
 from sqlmetrics.spec import MetricCall
 
-LOCAL_ENGINES = ("duckdb", "polars")  # in-process, on any source the command line reads
 ENGINES = (*LOCAL_ENGINES, "spark", "postgres")
 
 Metrics = str | MetricCall | Iterable[str | MetricCall]

@@ -1,4 +1,5 @@
-"""The input rules a composed call enforces before any number is trusted.
+"""The input rules a composed call enforces before any number is trusted: the rules on a
+column of the source (the rules on a second table are in ``table_rules.py``).
 
 Each rule is written once for both engines: a row condition in SQL and in polars over the
 canonical columns of ``input``, true for a bad row. Where the rule's column is a grouping
@@ -17,7 +18,6 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from sqlmetrics.binding import Binding
 from sqlmetrics.errors import InvalidInputError
 from sqlmetrics.spec import MetricCall
 
@@ -162,99 +162,3 @@ def _raise(check: Check, metrics: str, count: int, rows: pl.LazyFrame, columns: 
     example = rows.filter(check.polars().fill_null(False)).select(pl.col(check.role).min()).collect().item()
     before, between = message_parts(check, columns[check.role], metrics)
     raise InvalidInputError(f"{before}{count}{between}{example}".removeprefix(ERROR_PREFIX))
-
-
-@dataclass(frozen=True)
-class RunRule:
-    """A rule on a second table (judgments, long class scores) and the rows it serves,
-    over whole rows or pairs of keys: ``{before}{count}{between}{example}``."""
-
-    name: str
-    before: str
-    between: str
-
-
-def gain_checks(calls: Sequence[MetricCall]) -> list[tuple[Check, str]]:
-    """The relevance bounds of the calls' gains, with the metrics that need each: they hold
-    for the judgments too, whose items feed the ideal DCG even when the run misses them."""
-    return [(check, metrics) for check, metrics in checks_for(calls, False) if check.name.endswith("_gain")]
-
-
-def run_rules(relevance_column: str, gains: Sequence[tuple[Check, str]] = ()) -> list[RunRule]:
-    """The rules of a call with judgments, in the order they are checked; ``gains``: the
-    relevance bounds of ``gain_checks``."""
-    bounds = [
-        RunRule(
-            f"judgment_{check.name}",
-            f"judgments column {relevance_column!r} must {check.rule} (for {metrics}): ",
-            " rows are not, e.g. ",
-        )
-        for check, metrics in gains
-    ]
-    return [
-        RunRule(
-            "judgment_nulls",
-            "judgments must have a query, item and relevance in every row: ",
-            " rows do not, e.g. query, item = ",
-        ),
-        RunRule(
-            "judgment_relevance",
-            f"judgments column {relevance_column!r} must be a finite relevance >= 0: ",
-            " rows are not, e.g. ",
-        ),
-        *bounds,
-        RunRule(
-            "judgment_repeated",
-            "judgments must judge each (query, item) once: ",
-            " pairs are judged more than once, e.g. query, item = ",
-        ),
-        RunRule(
-            "run_repeated",
-            "a run must rank each item once per query: ",
-            " (query, item) pairs have more than one row, e.g. query, item = ",
-        ),
-    ]
-
-
-def class_score_rules(binding: Binding) -> list[RunRule]:
-    """The rules of a call with class scores, in the order they are checked: with a long
-    table, every row has a row id and a class, each (row id, class) is scored once and
-    every source row with a row id has a score for every class of the table; the label
-    of every used row is one of the scored classes; no used row has a NaN class score
-    (wide: one rule per column, in the mapping's order)."""
-    rules = []
-    long = binding.long_scores
-    if long is not None:
-        rules += [
-            RunRule(
-                "long_nulls",
-                "class_scores must have a row id and a class in every row: ",
-                " rows do not, e.g. row id, class = ",
-            ),
-            RunRule(
-                "long_repeated",
-                "class_scores must score each (row id, class) once: ",
-                " pairs have more than one row, e.g. row id, class = ",
-            ),
-            RunRule(
-                "long_missing",
-                f"class_scores must score every class for every source row (by {long.row_id!r}): ",
-                " rows of the source are not, e.g. row id ",
-            ),
-        ]
-    rules.append(
-        RunRule(
-            "label_unscored",
-            f"label column {binding.label!r} must hold one of the classes of class_scores: ",
-            " rows do not, e.g. ",
-        )
-    )
-    if long is not None:
-        rules.append(
-            RunRule("nan", f"class_scores score column {long.score!r} must not be NaN: ", " rows are not, e.g. class ")
-        )
-    for i, (cls, column) in enumerate(binding.wide_scores, 1):
-        rules.append(
-            RunRule(f"nan_{i}", f"class score column {column!r} (class {cls!r}) must not be NaN: ", " rows are not")
-        )
-    return rules

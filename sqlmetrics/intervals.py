@@ -34,6 +34,7 @@ from statistics import NormalDist
 import polars as pl
 
 from sqlmetrics.errors import InvalidParameterError
+from sqlmetrics.registry import registry
 from sqlmetrics.spec import Interval, MetricCall
 
 METHODS = ("auto", "analytic")
@@ -58,8 +59,6 @@ def check(ci: float | None, ci_method: str, calls: Sequence[MetricCall]) -> None
         if interval_of(call) is None
     ]
     if without:
-        from sqlmetrics.registry import registry  # the metrics import this module
-
         having = ", ".join(name for name, spec in registry().items() if spec.interval is not None)
         raise InvalidParameterError(
             f"no analytic interval for {', '.join(without)}: intervals exist for {having} (macro averages); the "
@@ -222,21 +221,6 @@ def bounds_sql(call: MetricCall, level: float) -> list[str]:
 
 
 # --- polars ---------------------------------------------------------------------------
-
-
-def spread_expr(value: pl.Expr, weight: pl.Expr | None = None) -> tuple[pl.Expr, pl.Expr]:
-    """``se`` and ``df`` of the weighted mean of ``value`` over the rows where it is not
-    NULL (query_mean.sql's formula); NULL below two values."""
-    used = value.is_not_null()
-    x = value.filter(used)
-    g = pl.lit(1.0) if weight is None else weight.filter(used).cast(pl.Float64)
-    n = used.sum().cast(pl.Float64)
-    total = g.sum() if weight is not None else n
-    mean = (g * x).sum() / total
-    squares = (g * g * (x - mean) * (x - mean)).sum()
-    se = pl.when(n > 1).then((n / (n - 1) * squares).sqrt() / total)
-    df = pl.when(n > 1).then(n - 1).cast(pl.Int64)
-    return se, df
 
 
 def bounds_polars(result: pl.DataFrame, calls: Sequence[MetricCall], level: float) -> pl.DataFrame:

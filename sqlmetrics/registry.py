@@ -1,5 +1,6 @@
-"""The metric registry: discovers every ``SPEC`` under ``sqlmetrics.metrics`` and turns
-names like ``"auc"`` or ``"ndcg@10"`` into validated metric calls."""
+"""The metric registry: discovers every ``SPEC`` under ``sqlmetrics.metrics`` and every
+family's shared steps (``INTERMEDIATES``), and turns names like ``"auc"`` or
+``"ndcg@10"`` into validated metric calls."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from sqlmetrics import metrics as _metrics_package
 from sqlmetrics.errors import InvalidParameterError, UnknownMetricError, closest, shown
+from sqlmetrics.family import Intermediate
 from sqlmetrics.spec import MULTICLASS_PREFIX, POLARS_FORMS, Metric, MetricCall
 
 
@@ -35,6 +37,23 @@ def registry() -> dict[str, Metric]:
         _check_polars_form(spec, module)
         found[spec.name] = Metric(**{**spec.__dict__, "module": module})
     return dict(sorted(found.items()))
+
+
+@cache
+def intermediates() -> dict[str, Intermediate]:
+    """Every shared step by name, from the ``INTERMEDIATES`` each family package
+    (``sqlmetrics/metrics/<family>/__init__.py``) declares; a name declared twice is an
+    error."""
+    found: dict[str, Intermediate] = {}
+    for info in pkgutil.iter_modules(_metrics_package.__path__, _metrics_package.__name__ + "."):
+        if not info.ispkg:
+            continue
+        declared: dict[str, Intermediate] = getattr(importlib.import_module(info.name), "INTERMEDIATES", {})
+        twice = sorted(set(declared) & set(found))
+        if twice:
+            raise RuntimeError(f"intermediate {twice[0]!r} is declared twice (again in {info.name})")
+        found |= declared
+    return found
 
 
 def _check_polars_form(spec: Metric, module: Any) -> None:

@@ -15,9 +15,9 @@ import polars as pl
 import pyarrow as pa
 
 from sqlmetrics import templates
-from sqlmetrics.compose import quote
 from sqlmetrics.errors import SourceError
 from sqlmetrics.parquet_files import GLOB_CHARS, ParquetFiles, raise_unreadable_file, read_parquet_files
+from sqlmetrics.sql_names import quote
 
 # The names under which in-memory frames are visible to the composed SQL.
 FRAME_VIEW = "sqlmetrics_source"

@@ -80,18 +80,22 @@ def test_nested_steps_of_two_metrics_do_not_clash_when_lifted():
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_every_step_says_what_it_is_in_every_dialect(dialect):
-    # a metric's nested steps (m_gauc's totals, per_query) are lifted to the top level for
-    # some dialects (m_gauc_totals, ...): its header then rides on the first of them
+    # a step's nested steps (m_gauc's totals, per_query; the distributed score_cum's ranges,
+    # bucketed, above) are lifted to the top level for some dialects (m_gauc_totals,
+    # score_cum_ranges, ...), before the step: its header then rides on the first of them
     calls = resolve(["auc", "gauc", "logloss", "precision", "ndcg@10", "mrr", "mae"])
     sql = sm.to_sql(calls, source="logs.impressions", dialect=dialect, **ROLES, query="user")
     tree = sqlglot.parse_one(sql, read=dialect)
     steps = tree.args["with_"].expressions
-    metric_steps = {f"m_{call.label}" for call in calls}
-    shared = [cte for cte in steps if not any(cte.alias.startswith(m) for m in metric_steps)]
-    assert all(_commented(cte) for cte in shared), [cte.alias for cte in shared if not _commented(cte)]
-    for step in metric_steps:
-        own = [cte for cte in steps if cte.alias == step or cte.alias.startswith(f"{step}_")]
-        assert _commented(own[0]), f"{dialect}: {step} has no comment"
+    names = [cte.alias for cte in steps]
+    own: dict[str, list] = {}
+    for i, cte in enumerate(steps):
+        step = next((later for later in names[i + 1 :] if cte.alias.startswith(f"{later}_")), cte.alias)
+        own.setdefault(step, []).append(cte)
+    assert {f"m_{call.label}" for call in calls} <= set(own)
+    assert "score_cum" in own and "input" in own
+    uncommented = [step for step, ctes in own.items() if not _commented(ctes[0])]
+    assert not uncommented, f"{dialect}: {uncommented} have no comment"
     assert [c.strip() for c in tree.comments] == ["the result: one row per slice, every metric joined by slice"]
 
 

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import sqlmetrics as sm
 from sqlmetrics import compose
 from sqlmetrics.api import prepare
+from sqlmetrics.compose import intermediates
 from sqlmetrics.engines import duckdb_engine
 
 from strategies import class_score_rows, impressions, ovr_score_column, regression_rows
@@ -48,7 +49,7 @@ def _both_forms(frame: pl.DataFrame, metrics, buckets: int, distinct_scores: boo
     binding = dataclasses.replace(binding, distinct_scores=distinct_scores)
     one_window = duckdb_engine.run(binding, frame, None)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(compose, "SCORE_BUCKETS", buckets)
+        patch.setattr(intermediates, "SCORE_BUCKETS", buckets)
         bucketed = duckdb_engine.run(binding, frame, None, composer=partial(compose.compose, dialect="spark"))
     assert "bucket" in compose.compose(binding, "t", None, "spark")  # the form under test is the bucketed one
     polars.testing.assert_frame_equal(bucketed, one_window, check_exact=False, rel_tol=1e-12, abs_tol=1e-12)

@@ -14,7 +14,8 @@ import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 import sqlmetrics as sm
-from sqlmetrics import compose, score_plan
+from sqlmetrics import score_plan
+from sqlmetrics.compose import lists
 from sqlmetrics.errors import InvalidInputError
 
 METRICS = ["auc", "average_precision", "logloss", "calibration", "brier", sm.metric("precision", threshold=0.3)]
@@ -121,7 +122,7 @@ def test_list_floors_take_the_top_k_aggregate_only_while_k_slots_per_list_fit(mo
     roles = {"label": "rel", "score": "s", "query": "q"}
     fits = sm.to_sql(metrics, source=path, **roles)
     assert "list_min(max(score, 10))" in fits and "score_rank" not in fits
-    monkeypatch.setattr(compose, "DUCKDB_TOP_K_SLOTS", frame.height * 10 - 1)
+    monkeypatch.setattr(lists, "DUCKDB_TOP_K_SLOTS", frame.height * 10 - 1)
     spills = sm.to_sql(metrics, source=path, **roles)
     assert "score_rank <= 10" in spills and "list_min" not in spills
     assert "score_rank" in sm.to_sql(metrics, source="a_table", **roles)  # no row count: the rank form

@@ -18,14 +18,14 @@ import duckdb
 import polars as pl
 
 from sqlmetrics import templates
-from sqlmetrics.api import LOCAL_ENGINES
 from sqlmetrics.binding import Binding
-from sqlmetrics.compose import quote, shared_steps, statement
+from sqlmetrics.compose import compose_curve
 from sqlmetrics.curves._thin import thin
-from sqlmetrics.engines import duckdb_engine, polars_engine
+from sqlmetrics.engines import LOCAL_ENGINES, duckdb_engine, polars_engine
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.sources import source_sql
 from sqlmetrics.spec import Metric, MetricCall, Param
+from sqlmetrics.sql_names import quote
 
 DROP_INTERMEDIATE = Param(
     "drop_intermediate",
@@ -100,8 +100,7 @@ def curve_statement(
     """The one SQL statement computing the curve: the shared steps up to ``score_hist``,
     the curve's steps, thinning when ``max_points`` is set, then its rows in order."""
     by = ", ".join(binding.slices)
-    ctes = shared_steps(binding, source)
-    del ctes["row_counts"]  # a curve has rows per point, not per slice
+    ctes = {}
     values = {
         "by": by,
         **{name: templates.literal(value) for name, value in params.items() if value is not None},
@@ -128,7 +127,7 @@ def curve_statement(
         f"SELECT {', '.join(selected)}\nFROM {last}\nCROSS JOIN checks\nWHERE checks.failure IS NULL\n"
         f"ORDER BY {', '.join(order)}"
     )
-    return statement(ctes, final)
+    return compose_curve(binding, source, ctes, final)
 
 
 def compute(

@@ -10,7 +10,7 @@ import polars as pl
 
 from sqlmetrics import templates
 from sqlmetrics.curves._curve import CurveKind, compute
-from sqlmetrics.metrics.classification._binary import ratio
+from sqlmetrics.metrics.classification import ratio
 from sqlmetrics.spec import Metric, Param
 
 SPEC = Metric(

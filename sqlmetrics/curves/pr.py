@@ -10,7 +10,7 @@ import polars as pl
 
 from sqlmetrics.curves._curve import DROP_INTERMEDIATE, MAX_POINTS, CurveKind, compute
 from sqlmetrics.curves._thresholds import is_end, leading_point, thresholds
-from sqlmetrics.metrics.classification._binary import ratio
+from sqlmetrics.metrics.classification import ratio
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(

@@ -25,21 +25,21 @@ import polars as pl
 
 from sqlmetrics import intervals
 from sqlmetrics.binding import Binding, check_long_schema, check_schema, check_second_schema
-from sqlmetrics.checks import (
-    LABEL_RELEVANCE,
-    checks_for,
-    class_score_rules,
-    gain_checks,
-    raise_failed,
-    row_counters_polars,
-    run_rules,
+from sqlmetrics.checks import checks_for, raise_failed, row_counters_polars
+from sqlmetrics.metrics.multiclass import (
+    COUNTS,
+    averaged,
+    class_confusion,
+    class_counts,
+    class_score_hist,
+    long_rows,
+    per_class_scores,
+    wide_rows,
 )
-from sqlmetrics.errors import InvalidInputError
-from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_scores
-from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
-from sqlmetrics.metrics.ranking._lists import Lists, run_lists
+from sqlmetrics.metrics.ranking import Lists, run_lists
 from sqlmetrics.sources import names_unreadable_files, polars_source
 from sqlmetrics.spec import MetricCall
+from sqlmetrics.table_rules import RuleTables, class_score_rules, raise_failed_tables, run_rules
 
 
 @names_unreadable_files
@@ -73,7 +73,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         else:
             class_rows = wide_rows(used_rows, slices, binding.class_scores.classes)
         hist = class_score_hist(class_rows, slices).collect(engine="streaming")
-        raise_failed_class_scores(binding, rows, base, hist, judged)
+        raise_failed_tables(class_score_rules(binding), RuleTables(rows, judged, base, hist))
         for call in one_vs_rest:
             values = averaged(hist.lazy(), slices, call.spec.module.from_class_histogram, call.kwargs["average"])
             names = {"value": call.label, **{out: f"{call.label}_{out}" for out in call.spec.outputs}}
@@ -170,7 +170,7 @@ def _checked_base(
     base = _base(binding, rows, checks, keys).collect(engine="streaming")
     raise_failed(base, rows, checks, keys, binding.role_columns)
     if binding.judgments:
-        raise_failed_run(rows, judged, binding)
+        raise_failed_tables(run_rules(binding), RuleTables(rows, judged))
     return rows, base, judged
 
 
@@ -292,65 +292,6 @@ def _lists(binding: Binding, used_rows: pl.LazyFrame, judged: pl.LazyFrame | Non
     if judged is None:
         return Lists(rows, rows.select(*by, "query", "label"), by)
     return run_lists(rows.drop("label"), judged, by)
-
-
-def raise_failed_run(rows: pl.LazyFrame, judged: pl.LazyFrame, binding: Binding) -> None:
-    """Raise InvalidInputError for the first of ``checks.run_rules`` the data breaks."""
-    null = pl.any_horizontal(pl.col(c).is_null() for c in ("query", "item", "label"))
-    bad = LABEL_RELEVANCE.polars()
-    pair = pl.format("{}, {}", pl.col("query").cast(pl.String), pl.col("item").cast(pl.String))
-    null_pair = pl.format(
-        "{}, {}", pl.col("query").cast(pl.String).fill_null("NULL"), pl.col("item").cast(pl.String).fill_null("NULL")
-    )
-    repeated_judgments = judged.group_by("query", "item").len().filter(pl.col("len") > 1)
-    keys = [*binding.slices, "query", "item"]
-    repeated_run = rows.filter(pl.col("w").is_not_null()).group_by(keys).len().filter(pl.col("len") > 1)
-    found = {
-        "judgment_nulls": judged.filter(null).select(n=pl.len(), e=null_pair.min()),
-        "judgment_relevance": judged.filter(bad.fill_null(False)).select(n=pl.len(), e=pl.col("label").min()),
-        "judgment_repeated": repeated_judgments.select(n=pl.len(), e=pair.min()),
-        "run_repeated": repeated_run.select(n=pl.len(), e=pair.min()),
-    }
-    gains = gain_checks(binding.calls)
-    for check, _ in gains:
-        found[f"judgment_{check.name}"] = judged.filter(check.polars()).select(n=pl.len(), e=pl.col("label").min())
-    for rule in run_rules(binding.label, gains):
-        count, example = found[rule.name].collect().row(0)
-        if count:
-            raise InvalidInputError(f"{rule.before}{count}{rule.between}{example}")
-
-
-def raise_failed_class_scores(
-    binding: Binding, rows: pl.LazyFrame, base: pl.DataFrame, hist: pl.DataFrame, long: pl.LazyFrame | None
-) -> None:
-    """Raise InvalidInputError for the first of ``checks.class_score_rules`` the data breaks."""
-    found = {}
-    if long is None:
-        classes = pl.Series(binding.class_scores.classes, strict=False)
-    else:
-        null = pl.col("row_id").is_null() | pl.col("class").is_null()
-        text = [pl.col(c).cast(pl.String) for c in ("row_id", "class")]
-        pair = pl.format("{}, {}", *text)
-        null_pair = pl.format("{}, {}", *(t.fill_null("NULL") for t in text))
-        repeated = long.group_by("row_id", "class").len().filter(pl.col("len") > 1)
-        n_classes = long.select(pl.col("class").drop_nulls().n_unique()).collect().item()
-        missing = pl.col("row_id").is_not_null() & (pl.col("n_classes").fill_null(0) < n_classes)
-        found |= {
-            "long_nulls": long.filter(null).select(n=pl.len(), e=null_pair.min()),
-            "long_repeated": repeated.select(n=pl.len(), e=pair.min()),
-            "long_missing": rows.filter(missing).select(n=pl.len(), e=pl.col("row_id").cast(pl.String).min()),
-        }
-        classes = long.select(pl.col("class").drop_nulls().unique()).collect().to_series()
-    unscored = base.lazy().filter((pl.col("n") > 0) & ~pl.col("true_class").is_in(classes.implode()))
-    found["label_unscored"] = unscored.select(n=pl.col("n").sum(), e=pl.col("true_class").cast(pl.String).min())
-    nan = hist.lazy().filter(pl.col("score").is_nan())
-    found["nan"] = nan.select(n=pl.col("n").sum(), e=pl.col("class").cast(pl.String).min())
-    for i, (cls, _) in enumerate(binding.wide_scores, 1):
-        found[f"nan_{i}"] = nan.filter(pl.col("class") == cls).select(n=pl.col("n").sum(), e=pl.lit(""))
-    for rule in class_score_rules(binding):
-        count, example = found[rule.name].collect().row(0)
-        if count:
-            raise InvalidInputError(f"{rule.before}{count}{rule.between}{example}")
 
 
 def _base_keys(binding: Binding) -> tuple[str, ...]:

@@ -7,9 +7,9 @@ from typing import TypeVar
 
 import polars as pl
 
-from sqlmetrics.intervals import spread_expr
 from sqlmetrics.metrics.classification import auc
 from sqlmetrics.metrics.classification._binary import binary_weights, ratio
+from sqlmetrics.query_spread import spread_expr
 from sqlmetrics.spec import Metric, Param, query_mean
 
 WEIGHTING = Param(

@@ -1,1 +1,27 @@
-"""Ranking metrics: lists (queries) ordered by score, judged by graded relevance."""
+"""Ranking metrics: lists (queries) ordered by score, judged by graded relevance.
+
+The steps their templates read (``INTERMEDIATES``, collected by the registry): ``ranked``
+(every kept row with its tie group's positions, rendered once per tie policy and
+relevance threshold in use, sorting by the keys its policy needs; its ``floor`` says how
+deep each metric reads, for ``list_floors``), ``judged`` (each list's relevance
+histogram) and ``positions`` (running sums of the discounts). The polars engine reads
+the same plan through ``Lists`` and ``run_lists``.
+"""
+
+from sqlmetrics.family import Intermediate
+from sqlmetrics.metrics.ranking._lists import Lists, run_lists
+from sqlmetrics.metrics.ranking._params import tie_breaks_sql
+from sqlmetrics.metrics.ranking._reach import floor_sql
+
+INTERMEDIATES = {
+    "ranked": Intermediate(
+        "intermediates/ranked.sql",
+        each=("ties", "min_relevance"),
+        derived=lambda ties, min_relevance: {"tie_breaks": tie_breaks_sql(ties)},
+        floor=floor_sql,
+    ),
+    "judged": Intermediate("intermediates/judged.sql"),
+    "positions": Intermediate("intermediates/positions.sql", after=("ranked", "judged")),
+}
+
+__all__ = ["INTERMEDIATES", "Lists", "run_lists"]

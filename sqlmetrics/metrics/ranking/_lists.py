@@ -23,9 +23,9 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics.checks import checks_for, raise_failed_rows
-from sqlmetrics.intervals import spread_expr
 from sqlmetrics.metrics.ranking._params import TIE_BREAKS
 from sqlmetrics.metrics.ranking._reach import floor_plan
+from sqlmetrics.query_spread import spread_expr
 from sqlmetrics.spec import MetricCall
 
 

@@ -1,1 +1,29 @@
-"""Regression: errors of a numeric prediction (the score) against a numeric target (the label)."""
+"""Regression: errors of a numeric prediction (the score) against a numeric target (the label).
+
+The steps their templates read (``INTERMEDIATES``, collected by the registry):
+``residuals``, the sums below taken once in ``base`` and added up per slice, and the
+histogram of absolute errors with its running sums (the median absolute error).
+"""
+
+from sqlmetrics.family import Intermediate, cumulative
+
+# The residual e = score − label (prediction minus target) of each row, summed in base.
+_RESIDUAL = "(score - label)"
+RESIDUAL_SUMS = (
+    "SUM(w * label) AS w_label",
+    f"SUM(w * ABS{_RESIDUAL}) AS abs_error",
+    f"SUM(w * {_RESIDUAL} * {_RESIDUAL}) AS squared_error",
+    f"SUM(w * {_RESIDUAL}) AS error",
+    f"SUM(CASE WHEN label <> 0 THEN w * ABS({_RESIDUAL} / label) END) AS abs_percentage_error",
+    "SUM(CASE WHEN label <> 0 THEN w END) AS w_nonzero_label",
+    "COUNT(CASE WHEN label = 0 THEN w END) AS n_zero_label",
+    f"MAX(CASE WHEN w > 0 THEN ABS{_RESIDUAL} END) AS max_abs_error",
+)
+
+INTERMEDIATES = {
+    "residuals": Intermediate("intermediates/residuals.sql", base_aggregates=RESIDUAL_SUMS),
+    "error_hist": Intermediate("intermediates/error_hist.sql"),
+    "error_cum": cumulative("error_hist"),
+}
+
+__all__ = ["INTERMEDIATES", "RESIDUAL_SUMS"]

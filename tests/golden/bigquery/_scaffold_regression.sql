@@ -94,7 +94,8 @@ WITH input AS (
 ), residuals AS (
   /* residuals: per slice, the weighted sums of the residuals e = score − label (the */
   /* prediction minus the target) that the regression metrics read. The row-level sums */
-  /* are aggregates of base (the one aggregation over the source, see compose.py): */
+  /* are aggregates of base (the one aggregation over the source), which the regression */
+  /* family adds to it (sqlmetrics/metrics/regression/__init__.py): */
   /*   w_label              Σ w·y                    (the target's weighted mean is w_label / w) */
   /*   abs_error            Σ w·|e| */
   /*   squared_error        Σ w·e² */

@@ -1,0 +1,105 @@
+"""Composing many metrics into one SQL statement that scans the source once.
+
+The statement is a chain of CTEs, each module here writing its part:
+
+``judgments``   (a run with judgments) the judgments under canonical names;
+``long_scores``, ``long_rows``, ``source_rows``
+                (long class scores) the class-score table under canonical names, its
+                classes and scores counted per row id, and the source's rows, which
+                ``input`` joins to those counts;
+``input``       the only place user column names appear (quoted), ``plan.py``;
+``base``        the one aggregation over the source (materialized: everything else
+                reads it), ``plan.py``;
+``checks``      the input rules of ``sqlmetrics/checks.py``, raising ``error()`` on bad
+                data (``checks.py``; the rules of a second table are in
+                ``sqlmetrics/table_rules.py``);
+``row_counts``  n_rows and n_excluded per slice, the spine of the result (``plan.py``);
+ranking         ``ideal_rows`` and ``list_floors`` (``lists.py``), ``run_checks``
+                (judgments and run rules, ``checks.py``);
+class scores    ``class_score_rows`` (``class_scores.py``), then after the
+                intermediates ``class_nan`` and ``class_checks``;
+intermediates   the shared steps the families declare (``score_hist``, ``confusion``,
+                ``residuals``, ``ranked``, ...): rendered once each, only if a metric
+                reads them (``intermediates.py``);
+``m_<label>``   one CTE per metric, its template from ``sql/`` (with ``ci``, also its
+                interval: ``spread.py``, after the step ``t_quantiles``);
+
+and a final SELECT (``select.py``) that left-joins every metric onto ``row_counts`` by
+slice (NULL-safe) and sorts by the slice keys; ``statement.assemble`` writes the WITH
+statement. Curves and the tables of classes (``class_tables.py``) end the same chain
+with their own steps and SELECT.
+"""
+
+from __future__ import annotations
+
+from sqlmetrics import intervals, templates
+from sqlmetrics.binding import Binding
+from sqlmetrics.compose.checks import checks_sql, class_checks_sql, run_checks_sql
+from sqlmetrics.compose.class_scores import CLASS_NAN_SQL, class_score_rows_sql
+from sqlmetrics.compose.class_tables import compose_confusion_matrix, compose_per_class
+from sqlmetrics.compose.intermediates import intermediate_sql, needed, reads
+from sqlmetrics.compose.lists import ideal_rows_sql, list_floors_sql, ranks_lists
+from sqlmetrics.compose.plan import base_sql, input_steps, row_counts_sql
+from sqlmetrics.compose.select import final_select
+from sqlmetrics.compose.spread import t_quantiles_needed, with_spread
+from sqlmetrics.compose.statement import assemble
+
+__all__ = [
+    "compose",
+    "compose_confusion_matrix",
+    "compose_curve",
+    "compose_per_class",
+    "reads",
+    "shared_steps",
+]
+
+
+def compose(binding: Binding, source_sql: str, second_sql: str | None = None, dialect: str = "duckdb") -> str:
+    """The one SQL statement computing every metric of ``binding`` over ``source_sql``
+    and the second table read from ``second_sql``: the judgments of a run (ranking
+    metrics), or long class scores (one-vs-rest metrics). Still in DuckDB's dialect,
+    but for ``dialect``'s engine (``dialects.transpile`` then writes it in that
+    dialect): without DuckDB's own aggregates for another engine, and with no window
+    over a whole slice for one of ``intermediates.DISTRIBUTED_DIALECTS``."""
+    by = ", ".join(binding.slices)
+    ctes = shared_steps(binding, source_sql, second_sql, dialect)
+    if t_quantiles_needed(binding):
+        ctes["t_quantiles"] = intervals.t_table_sql(binding.ci)
+    for call in binding.calls:
+        values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
+        step = templates.render(call.spec.template, values, binding.slices)
+        ctes[f"m_{call.label}"] = step if binding.ci is None else with_spread(step, call, binding, values)
+    return assemble(ctes, final_select(binding))
+
+
+def compose_curve(binding: Binding, source_sql: str, steps: dict[str, str], final: str) -> str:
+    """A statement that ends with its own ``steps`` and ``final`` SELECT after the
+    shared steps up to the score histogram (a curve: it has rows per point, not per
+    slice, so no ``row_counts``)."""
+    ctes = shared_steps(binding, source_sql)
+    del ctes["row_counts"]
+    return assemble(ctes | steps, final)
+
+
+def shared_steps(
+    binding: Binding, source_sql: str, second_sql: str | None = None, dialect: str = "duckdb"
+) -> dict[str, str]:
+    """The CTEs before the metrics' own, by name: input, base, checks, row_counts, the
+    ranking and class-score steps and the intermediates the metrics read (curves end
+    with their own). ``second_sql`` reads the judgments or the long class scores."""
+    ctes = input_steps(binding, source_sql, second_sql)
+    ctes |= {"base": base_sql(binding), "checks": checks_sql(binding), "row_counts": row_counts_sql(binding)}
+    if binding.ranking:
+        ctes["ideal_rows"] = ideal_rows_sql(binding)
+    if ranks_lists(binding):
+        ctes["list_floors"] = list_floors_sql(binding, dialect != "duckdb")
+    if binding.judgments:
+        ctes["run_checks"] = run_checks_sql(binding)
+    if binding.class_scores is not None:
+        ctes["class_score_rows"] = class_score_rows_sql(binding)
+    for name in needed(binding):
+        ctes[name] = intermediate_sql(binding, name, dialect)
+    if binding.class_scores is not None:
+        ctes["class_nan"] = CLASS_NAN_SQL
+        ctes["class_checks"] = class_checks_sql(binding)
+    return ctes

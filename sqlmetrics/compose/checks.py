@@ -1,0 +1,75 @@
+"""The input rules as SQL: each step's ``failure`` raises ``error()`` with the message of
+the first rule the data breaks, so the statement refuses bad data by itself.
+
+The rules, their messages and their SQL and polars forms are written once, in
+``sqlmetrics/checks.py`` and ``sqlmetrics/table_rules.py``; this module puts the SQL
+forms into steps: ``checks`` (the row
+rules, over ``base``), ``run_checks`` (a run and its judgments) and ``class_checks``
+(class scores, after ``class_nan``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlmetrics import templates
+from sqlmetrics.binding import Binding
+from sqlmetrics.checks import ERROR_PREFIX, checks_for, message_parts
+from sqlmetrics.compose.plan import base_keys
+from sqlmetrics.table_rules import TableRule, class_score_rules, run_rules
+
+
+def check_steps(binding: Binding) -> list[str]:
+    """The CTEs whose ``failure`` must be NULL for the result to be returned."""
+    return [
+        "checks",
+        *(["run_checks"] if binding.judgments else []),
+        *(["class_checks"] if binding.class_scores else []),
+    ]
+
+
+def checks_sql(binding: Binding) -> str:
+    """One row whose ``failure`` raises an error naming the first rule the data breaks."""
+    cases = []
+    base_roles = base_keys(binding)
+    for check, metrics in checks_for(binding.calls, binding.weight is not None):
+        before, between = message_parts(check, binding.role_columns[check.role], metrics)
+        if check.role in base_roles:
+            count = f"SUM(CASE WHEN {check.sql} THEN n_all ELSE 0 END)"
+            example = f"MIN(CASE WHEN {check.sql} THEN {check.role} END)"
+        else:
+            count, example = f"SUM(n_bad_{check.name})", f"MIN(bad_{check.name})"
+        message = (
+            f"{templates.literal(before)} || CAST({count} AS VARCHAR) || {templates.literal(between)}"
+            f" || CAST({example} AS VARCHAR)"
+        )
+        cases.append(f"    WHEN {count} > 0 THEN error({message})")
+    if not cases:  # multi-class metrics without weights: no rule to check
+        return "SELECT NULL AS failure"
+    return "SELECT CASE\n" + "\n".join(cases) + "\n  END AS failure\nFROM base"
+
+
+def run_checks_sql(binding: Binding) -> str:
+    """The rules of ``table_rules.run_rules``: no NULL or negative relevance, each (query,
+    item) judged at most once and ranked at most once per list."""
+    return _rules_sql(run_rules(binding))
+
+
+def class_checks_sql(binding: Binding) -> str:
+    """The rules of ``table_rules.class_score_rules``, raising ``error()`` on the first broken."""
+    return _rules_sql(class_score_rules(binding))
+
+
+def _rules_sql(rules: Sequence[TableRule]) -> str:
+    """One row whose ``failure`` raises the first broken rule, each counted by its SQL
+    form (count, example, FROM clause)."""
+    selects, cases = [], []
+    for rule in rules:
+        count, example, source = rule.sql
+        selects.append(f"(SELECT {count} AS n, {example} AS e FROM {source}) AS {rule.name}")
+        message = (
+            f"{templates.literal(ERROR_PREFIX + rule.before)} || CAST({rule.name}.n AS VARCHAR)"
+            f" || {templates.literal(rule.between)} || CAST({rule.name}.e AS VARCHAR)"
+        )
+        cases.append(f"    WHEN {rule.name}.n > 0 THEN error({message})")
+    return "SELECT CASE\n" + "\n".join(cases) + "\n  END AS failure\nFROM " + "\nCROSS JOIN ".join(selects)

@@ -1,0 +1,35 @@
+"""The class-score steps of one-vs-rest metrics: ``class_score_rows`` (one row per used
+row and class, unpivoted from wide columns in one pass over ``input`` or joined from the
+long table) and ``class_nan`` (per class, the rows whose class score is NaN, which the
+class-score rules read)."""
+
+from __future__ import annotations
+
+from sqlmetrics import templates
+from sqlmetrics.binding import Binding
+
+
+def class_score_rows_sql(binding: Binding) -> str:
+    """One row per used row and class: the class, its score, the row's true class and
+    weight. Wide scores are unpivoted in one pass over ``input`` (a CROSS JOIN with the
+    classes, a CASE picking each class's column); long scores are joined by row id."""
+    if binding.long_scores is not None:
+        slices = ", ".join(f"i.{s}" for s in binding.slices)
+        return (
+            f"SELECT {slices}, s.class, s.score, i.true_class, i.w\nFROM input AS i\n"
+            "JOIN long_scores AS s ON i.row_id = s.row_id\nWHERE i.w IS NOT NULL"
+        )
+    picks = " ".join(f"WHEN {i} THEN class_score_{i}" for i in range(1, len(binding.wide_scores) + 1))
+    return (
+        f"SELECT {', '.join(binding.slices)}, c.class, CASE c.i {picks} END AS score, true_class, w\n"
+        f"FROM input\nCROSS JOIN {_classes_values(binding)}\nWHERE w IS NOT NULL"
+    )
+
+
+def _classes_values(binding: Binding) -> str:
+    """The wide classes as a table c(i, class), i their position in the mapping."""
+    rows = ", ".join(f"({i}, {templates.literal(cls)})" for i, (cls, _) in enumerate(binding.wide_scores, 1))
+    return f"(VALUES {rows}) AS c(i, class)"
+
+
+CLASS_NAN_SQL = "SELECT class, CAST(SUM(n) AS BIGINT) AS n\nFROM class_score_hist\nWHERE isnan(score)\nGROUP BY class"

@@ -1,0 +1,117 @@
+"""The shared steps between ``base`` and the metrics: which a call needs, in what order,
+and each rendered once for the call and the engine.
+
+The steps are declared by the metric families (``sqlmetrics.family.Intermediate``,
+collected by ``registry.intermediates``); nothing here knows a family.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sqlmetrics import templates
+from sqlmetrics.binding import Binding
+from sqlmetrics.family import Intermediate
+from sqlmetrics.registry import intermediates
+
+# The engines that spread rows over workers, where a window over a whole slice runs on
+# one worker: the running sums over scores in order (score_cum) are taken within
+# SCORE_BUCKETS buckets of scores and over the buckets' totals instead
+# (sql/intermediates/score_cum_distributed.sql; measured on DuckDB, which sorts a
+# slice in parallel anyway: 4x slower on 5M distinct scores, so DuckDB and PostgreSQL
+# keep the one window). DataFusion, a test target, partitions too.
+DISTRIBUTED_DIALECTS = ("spark", "trino", "bigquery", "snowflake", "datafusion")
+SCORE_BUCKETS = 1024
+
+
+def needed(binding: Binding) -> list[str]:
+    """The intermediates the metrics read, each after the ones it reads, in a stable order
+    (and the class score histogram whenever class scores are bound: their checks read it)."""
+    declared = intermediates()
+    ordered: list[str] = []
+
+    def add(name: str) -> None:
+        for dependency in declared[name].after:
+            add(dependency)
+        if name not in ordered:
+            ordered.append(name)
+
+    for call in binding.calls:
+        for name in call.spec.intermediates:
+            add(name)
+    if binding.class_scores is not None:  # bound class scores are checked, whatever reads them
+        add("class_score_hist")
+    return ordered
+
+
+def reads(name: str, steps: tuple[str, ...]) -> bool:
+    """Whether a metric reading ``steps`` reads intermediate ``name``, directly or not."""
+    declared = intermediates()
+    return any(r == name or reads(name, declared[r].after) for r in steps if r in declared)
+
+
+def step(binding: Binding, name: str) -> Intermediate:
+    """The step that computes intermediate ``name`` for the call: its ``distinct`` form
+    when the scores are nearly all distinct (score_hist from the rows)."""
+    declared = intermediates()[name]
+    if binding.distinct_scores and declared.distinct:
+        return replace(declared, template=declared.distinct)
+    return declared
+
+
+def intermediate_sql(binding: Binding, name: str, dialect: str) -> str:
+    """Intermediate ``name`` rendered for the call and ``dialect``'s engine: once, or once
+    per combination of its ``each`` parameters in use, stacked."""
+    chosen = step(binding, name)
+    slices = (*binding.slices, *chosen.keys)
+    template = chosen.distributed if chosen.distributed and dialect in DISTRIBUTED_DIALECTS else chosen.template
+    values = {
+        "by": ", ".join(slices),
+        "weight": row_weight(binding, dialect != "duckdb"),
+        "buckets": str(SCORE_BUCKETS),
+        **dict(chosen.values),
+        **_collected(binding, name),
+    }
+    if not chosen.each:
+        return templates.render(template, values, slices)
+    renders = []
+    for combination in combinations(binding, name, chosen.each):
+        given = dict(zip(chosen.each, combination))
+        rendered = {param: templates.literal(value) for param, value in given.items()}
+        extra = chosen.derived(**given) if chosen.derived else {}
+        renders.append(templates.render(template, values | rendered | extra, slices, not renders))
+    return "\nUNION ALL\n".join(renders)
+
+
+def row_weight(binding: Binding, portable: bool) -> str:
+    """``{{ weight }}``, a used row's weight in score_rows: ``w`` (DOUBLE), or for an
+    unweighted call on DuckDB the INTEGER 1: the running sums of auc and
+    average_precision run over all rows of a slice, and DuckDB 2.0 adds integers in that
+    window ~1.7x faster than DOUBLE (5M rows). (query_rows keeps ``w``: its windows, one
+    partition per query, add DOUBLE ~12% faster.) DuckDB's ``/`` divides integers
+    exactly, and the steps that output a sum cast it to DOUBLE. Other dialects keep
+    ``w``: their ``/`` truncates integers."""
+    return "w" if binding.weight is not None or portable else "1"
+
+
+def combinations(binding: Binding, name: str, params: tuple[str, ...]) -> list[tuple]:
+    """Every distinct combination of ``params`` among the metrics reading ``name``, sorted."""
+    return sorted(
+        {
+            tuple(call.kwargs[param] for param in params)
+            for call in binding.calls
+            if reads(name, call.spec.intermediates)
+        }
+    )
+
+
+def _collected(binding: Binding, name: str) -> dict[str, str]:
+    """``{{ <table> }}``: every combination of the collected parameters in use, as rows."""
+    declared = intermediates()[name]
+    if not declared.collects:
+        return {}
+    rows = ", ".join(
+        f"({', '.join(templates.literal(v) for v in values)})"
+        for values in combinations(binding, name, declared.collects)
+    )
+    return {declared.table: f"(VALUES {rows}) AS t({', '.join(declared.collects)})"}

@@ -1,0 +1,89 @@
+"""The steps before ranking metrics rank their lists: ``ideal_rows`` (every list's judged
+items) and ``list_floors`` (per list, the lowest score any metric of the call reads, so
+rows below it are never ranked).
+
+How deep a metric reads is its family's to say: the step that ranks lists declares a
+``floor`` (``Intermediate.floor``) that turns a call's reach, cutoff and relevance
+threshold into a SQL aggregate over a list's rows; here the floors of a call's metrics
+are combined, per tie policy and relevance threshold in use.
+"""
+
+from __future__ import annotations
+
+from sqlmetrics import templates
+from sqlmetrics.binding import Binding
+from sqlmetrics.compose.intermediates import reads
+from sqlmetrics.registry import intermediates
+
+# DuckDB's top-k aggregate ``max(x, k)`` reserves about 16 bytes per k for every list
+# (measured: 3,000 lists at k = 100,000 took 5.2 GB; it refuses k >= 1,000,000), so only a
+# small k uses it; a larger k uses the portable top k (a rank over the list's rows), which
+# gives the same floor in memory that follows the rows.
+DUCKDB_TOP_K_MAX = 100
+# ... and only while k slots for every list fit: with no more lists than rows, the source's
+# rows × k bounds the slots (2^27 slots: ~2 GB). Past that, or without a row count, the
+# rank form, which sorts the rows and spills to disk (200M rows with k = 10: the top-k
+# states spilled more than 60 GB under a 4 GB memory limit, the rank form 10 GB).
+DUCKDB_TOP_K_SLOTS = 1 << 27
+
+# The step whose rows the floors bound.
+RANKED = "ranked"
+
+
+def ideal_rows_sql(binding: Binding) -> str:
+    """The judged items of every list: its own used rows, or with judgments every judged
+    item of the list's query."""
+    by = ", ".join(binding.slices)
+    if not binding.judgments:
+        return f"SELECT {by}, query, label\nFROM input\nWHERE w IS NOT NULL"
+    lists = f"SELECT DISTINCT {by}, query FROM input WHERE w IS NOT NULL"
+    qualified = ", ".join(f"lists.{s}" for s in binding.slices)
+    return (
+        f"SELECT {qualified}, j.query, j.label\nFROM ({lists}) AS lists\nJOIN judgments AS j ON lists.query = j.query"
+    )
+
+
+def ranks_lists(binding: Binding) -> bool:
+    """Whether a metric of the call ranks lists (reads ``ranked``)."""
+    return any(reads(RANKED, call.spec.intermediates) for call in binding.calls)
+
+
+def list_floors_sql(binding: Binding, portable: bool) -> str:
+    """Per list and (tie policy, relevance threshold) in use: the lowest score any metric
+    of the call reads down to (the ranked step's ``floor``; ``portable``: without
+    DuckDB's top-k aggregate, which is also avoided for a k above ``DUCKDB_TOP_K_MAX``)."""
+    by = ", ".join(binding.slices)
+    floor = intermediates()[RANKED].floor
+    ranking = [call for call in binding.calls if reads(RANKED, call.spec.intermediates)]
+    cutoffs = [call.kwargs["k"] for call in ranking if call.kwargs.get("k") is not None]
+    portable = portable or (bool(cutoffs) and not _top_k_fits(binding, max(cutoffs)))
+    floors: dict[tuple[str, float], list[str]] = {}
+    for call in ranking:
+        kwargs = call.kwargs
+        combination = (kwargs["ties"], kwargs["min_relevance"])
+        floors.setdefault(combination, []).append(
+            floor(call.spec.reach, kwargs.get("k"), kwargs["min_relevance"], portable)
+        )
+    rows = "input\nWHERE w IS NOT NULL"
+    if portable and cutoffs:
+        rows = (  # the floor's top k reads score_rank
+            f"(\n  SELECT *, RANK() OVER (PARTITION BY {by}, query ORDER BY score DESC) AS score_rank\n"
+            "  FROM input\n  WHERE w IS NOT NULL\n) AS ranked_input"
+        )
+    selects = [
+        f"SELECT {templates.literal(ties)} AS ties, {templates.literal(min_relevance)} AS min_relevance, {by}, query, "
+        f"{_least(sorted(set(exprs)))} AS floor\nFROM {rows}\nGROUP BY {by}, query"
+        for (ties, min_relevance), exprs in sorted(floors.items())
+    ]
+    return "\nUNION ALL\n".join(selects)
+
+
+def _top_k_fits(binding: Binding, k: int) -> bool:
+    """Whether DuckDB's top-k aggregate may keep ``k`` scores for every list."""
+    rows = binding.source_rows
+    return k <= DUCKDB_TOP_K_MAX and rows is not None and rows * k <= DUCKDB_TOP_K_SLOTS
+
+
+def _least(exprs: list[str]) -> str:
+    """The smallest of ``exprs`` (LEAST takes two or more arguments in Spark)."""
+    return exprs[0] if len(exprs) == 1 else f"LEAST({', '.join(exprs)})"

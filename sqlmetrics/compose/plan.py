@@ -1,0 +1,154 @@
+"""The input plan: the source under canonical names (``input``, and before it the
+judgments or the long class scores), its one aggregation ``base`` and the row counts.
+
+``input`` is the only place user column names appear (quoted): slices, label, score,
+weight, query, item under canonical names, ``true_class`` and ``predicted_class`` (the
+label and prediction as they are, for multi-class metrics), ``class_score_<i>`` (wide
+class scores) or ``row_id`` (long), and ``w``: the weight of a used row, NULL for a row
+with a NULL in a bound column or class score (a run takes its labels from the
+judgments). ``base`` is one row per slice and ``base_keys``, with row counts, weight,
+the bad-row counters of the input rules and the sums the intermediates declare.
+"""
+
+from __future__ import annotations
+
+from sqlmetrics.binding import Binding
+from sqlmetrics.checks import checks_for
+from sqlmetrics.compose.intermediates import needed, reads, step
+from sqlmetrics.compose.statement import indent
+from sqlmetrics.sql_names import quote
+
+
+def base_keys(binding: Binding) -> tuple[str, ...]:
+    """base's grouping keys besides the slices; rules on them are checked on base's
+    groups. The score is a key only when a metric reads the score histogram and the
+    scores are not nearly all distinct (``Binding.distinct_scores``: then score_hist is
+    the used rows, and grouping by them would be the costliest part of base). The label is a key unless a
+    metric takes any number as label (a regression target) or no metric reads it as a
+    number: then base is one row per slice. Multi-class metrics add the true and the
+    predicted class, so that base holds the confusion matrix; one-vs-rest metrics the
+    true class (whose rule, a scored class, is checked on base's groups)."""
+    classes = binding.class_keys
+    histogram = not binding.distinct_scores and any(
+        reads("score_hist", call.spec.intermediates) for call in binding.calls
+    )
+    if histogram:
+        return ("score", "label", *classes)
+    real = any(call.spec.label_domain == "real" for call in binding.calls)
+    return (*(("label",) if binding.numeric_label and not real else ()), *classes)
+
+
+def input_steps(binding: Binding, source_sql: str, second_sql: str | None) -> dict[str, str]:
+    """The steps up to ``input``: with judgments, the judgments and the run joined to
+    them; with long class scores, their steps; else ``input`` alone."""
+    if binding.judgments:
+        return {"judgments": _judgments_sql(binding, second_sql), "input": _run_input_sql(binding, source_sql)}
+    if binding.long_scores is not None:
+        return _long_input_steps(binding, source_sql, second_sql)
+    return {"input": input_sql(binding, source_sql)}
+
+
+def input_sql(binding: Binding, source_sql: str) -> str:
+    """The source under canonical names. ``w`` is the weight of a used row and NULL for a
+    row excluded for a NULL in a bound column, so sums over ``w`` skip excluded rows."""
+    columns = ", ".join(f"{sql} AS {name}" for name, sql in _input_columns(binding).items())
+    return f"SELECT {columns}\nFROM {source_sql}"
+
+
+def _input_columns(binding: Binding) -> dict[str, str]:
+    """``input``'s columns: {canonical name: the SQL computing it from the source}."""
+    roles = binding.roles
+    columns = {f"slice_{i}": quote(col) for i, col in enumerate(binding.by, 1)} or {"slice_0": "0"}
+    if binding.numeric_label and "label" in roles:
+        columns["label"] = f"CAST({quote(roles['label'])} AS DOUBLE)"
+    if "score" in roles:
+        columns["score"] = f"CAST({quote(roles['score'])} AS DOUBLE)"
+    for role, key in zip(("label", "prediction"), binding.class_keys):
+        columns[key] = quote(roles[role])  # never cast: classes may be strings
+    wide = [column for _, column in binding.wide_scores]
+    columns |= {f"class_score_{i}": f"CAST({quote(column)} AS DOUBLE)" for i, column in enumerate(wide, 1)}
+    if "row_id" in roles:
+        columns["row_id"] = quote(roles["row_id"])
+    weight = f"CAST({quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
+    if "weight" in roles:
+        columns["weight"] = weight  # read only by the weight check
+    excluded = " OR ".join(f"{quote(column)} IS NULL" for column in [*roles.values(), *wide])
+    columns["w"] = f"CASE WHEN {excluded} THEN NULL ELSE {weight} END"
+    if binding.needs_query:
+        columns["query"] = quote(roles["query"])
+    if binding.ranking:
+        columns["item"] = quote(roles["item"]) if "item" in roles else "NULL"
+    return columns
+
+
+def _long_input_steps(binding: Binding, source_sql: str, long_sql: str | None) -> dict[str, str]:
+    """The long class scores under canonical names (row_id, class, score), each row id's
+    count of class rows and of scores, and ``input``: the source's rows with the count
+    of classes scored for their row id, a row with a NULL class score being excluded."""
+    long = binding.long_scores
+    kept = [f"r.{name}" for name in _input_columns(binding) if name != "w"]
+    return {
+        "long_scores": (
+            f"SELECT {quote(long.row_id)} AS row_id, {quote(long.class_)} AS class, "
+            f"CAST({quote(long.score)} AS DOUBLE) AS score\nFROM {long_sql}"
+        ),
+        "long_rows": (
+            "SELECT row_id, COUNT(*) AS n_classes, COUNT(score) AS n_scored\nFROM long_scores\nGROUP BY row_id"
+        ),
+        "source_rows": input_sql(binding, source_sql),
+        "input": (
+            f"SELECT {', '.join(kept)}, CASE WHEN l.n_scored < l.n_classes THEN NULL ELSE r.w END AS w, l.n_classes\n"
+            "FROM source_rows AS r\nLEFT JOIN long_rows AS l ON r.row_id = l.row_id"
+        ),
+    }
+
+
+def _judgments_sql(binding: Binding, judgments_sql: str | None) -> str:
+    """The judgments under canonical names: query, item, label (the relevance)."""
+    roles = binding.judgment_roles
+    return (
+        f"SELECT {quote(roles['query'])} AS query, {quote(roles['item'])} AS item, "
+        f"CAST({quote(roles['label'])} AS DOUBLE) AS label\nFROM {judgments_sql}"
+    )
+
+
+def _run_input_sql(binding: Binding, source_sql: str) -> str:
+    """A run as ``input``: each row's label is its judged relevance, 0 when unjudged."""
+    run = input_sql(binding, source_sql)
+    columns = [*binding.slices, "run.query", "run.item", "run.score", "COALESCE(j.label, 0) AS label", "w"]
+    return (
+        f"SELECT {', '.join(columns)}\nFROM (\n{indent(run)}\n) AS run\n"
+        "LEFT JOIN judgments AS j ON run.query = j.query AND run.item = j.item"
+    )
+
+
+def base_sql(binding: Binding) -> str:
+    """One row per slice, distinct score and label: the score histogram plus what the
+    checks and the row counts need. Labels are keys rather than summed into positive
+    and negative weights: fewer aggregate states per group, which is what costs when
+    nearly every score is distinct, and bad labels show up as groups."""
+    aggregates = ["COUNT(*) AS n_all", "COUNT(w) AS n", "SUM(w) AS w"]
+    for name in needed(binding):
+        aggregates += step(binding, name).base_aggregates
+    base_roles = base_keys(binding)
+    for check, _ in checks_for(binding.calls, binding.weight is not None):
+        if check.role not in base_roles:
+            aggregates += [
+                f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END) AS n_bad_{check.name}",
+                f"MIN(CASE WHEN {check.sql} THEN {check.role} END) AS bad_{check.name}",
+            ]
+    keys = [*(binding.slices if binding.by else ()), *base_roles]  # a constant slice_0 is no key
+    columns = [*(() if binding.by else ("0 AS slice_0",)), *keys, *aggregates]
+    group = f"\nGROUP BY {', '.join(keys)}" if keys else ""  # no keys: one row, even for no rows
+    return f"SELECT {', '.join(columns)}\nFROM input{group}"
+
+
+def row_counts_sql(binding: Binding) -> str:
+    """n_rows and n_excluded per slice (one row even for an empty source without slices)."""
+    counts = (
+        "CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n_rows, CAST(COALESCE(SUM(n_all) - SUM(n), 0) AS BIGINT) AS n_excluded"
+    )
+    if not binding.by:
+        return f"SELECT 0 AS slice_0, {counts}\nFROM base"
+    by = ", ".join(binding.slices)
+    return f"SELECT {by}, {counts}\nFROM base\nGROUP BY {by}"

@@ -1,0 +1,40 @@
+"""The final SELECT of a metrics call: every metric left-joined onto ``row_counts`` by
+slice (NULL-safe), the check steps cross-joined (their ``failure`` must be NULL), sorted
+by the slice keys, the slices under the user's names."""
+
+from __future__ import annotations
+
+from sqlmetrics import templates
+from sqlmetrics.binding import Binding
+from sqlmetrics.compose.checks import check_steps
+from sqlmetrics.sql_names import quote
+
+
+def user_slices(binding: Binding, relation: str) -> list[str]:
+    """``relation``'s slice columns under the user's names."""
+    return [f"{relation}.{s} AS {quote(user)}" for s, user in zip(binding.slices, binding.by)]
+
+
+def final_select(binding: Binding) -> str:
+    """One row per slice: the row counts, then each metric's columns."""
+    slices = binding.slices
+    columns = [*user_slices(binding, "row_counts"), "row_counts.n_rows", "row_counts.n_excluded"]
+    joins = []
+    for call in binding.calls:
+        cte, name = f"m_{call.label}", call.base_name
+        columns.append(f"{cte}.{name} AS {call.label}")
+        if binding.ci is not None:
+            parts = ("lo", "hi", "se", "df") if binding.spread_columns else ("lo", "hi")
+            columns += [f"{cte}.{name}_{part} AS {call.label}_{part}" for part in parts]
+        columns += [f"COALESCE({cte}.{name}_{out}, 0) AS {call.label}_{out}" for out in call.spec.outputs]
+        joins.append(f"LEFT JOIN {cte} ON {templates.same_slice(slices, 'row_counts', cte)}")
+    order = f"\nORDER BY {', '.join(f'row_counts.{s}' for s in slices)}" if binding.by else ""
+    checks = check_steps(binding)
+    return (
+        f"SELECT {', '.join(columns)}\nFROM row_counts\n"
+        + "\n".join(joins)
+        + "".join(f"\nCROSS JOIN {name}" for name in checks)
+        + "\nWHERE "
+        + " AND ".join(f"{name}.failure IS NULL" for name in checks)
+        + order
+    )

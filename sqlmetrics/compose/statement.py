@@ -1,0 +1,43 @@
+"""The WITH statement: the named steps in order, each under a comment saying what it is."""
+
+from __future__ import annotations
+
+# What each step that Python writes (rather than a template) is, shown above its SQL.
+STEP_NOTES = {
+    "judgments": "judgments: the relevance judgments under canonical names (query, item, label)",
+    "long_scores": "long_scores: the long class scores under canonical names (row_id, class, score)",
+    "long_rows": "long_rows: per row id, its class rows and its scored class rows",
+    "source_rows": "source_rows: the source under canonical names, before the long class scores are joined",
+    "input": "input: the source under canonical names (the only step that names your columns); w is the weight\n"
+    "-- of a used row, NULL for a row left out for a NULL in a bound column",
+    "base": "base: the one aggregation over the source, per slice (and score, label or class where a metric\n"
+    "-- reads them): used rows n, all rows n_all, weight w; everything below reads it",
+    "checks": "checks: the input rules; error() refuses the query with the first rule the data breaks",
+    "row_counts": "row_counts: n_rows (used) and n_excluded per slice, the spine of the result",
+    "ideal_rows": "ideal_rows: every list's judged items, the ideal ranking's rows",
+    "list_floors": "list_floors: per list, the lowest score any ranking metric reads (rows below are never ranked)",
+    "run_checks": "run_checks: the rules of a run and its judgments (no item ranked or judged twice)",
+    "class_score_rows": "class_score_rows: one row per used row and class, with the class's score",
+    "class_nan": "class_nan: per class, the rows whose class score is NaN",
+    "class_checks": "class_checks: the class-score rules; error() refuses the query with the first one broken",
+}
+
+
+def assemble(ctes: dict[str, str], final_select: str) -> str:
+    """``WITH <ctes> <final_select>``; base is materialized (every later step reads it).
+    Each step starts with a comment saying what it is (a template's own header, or
+    ``STEP_NOTES``), so the statement reads top to bottom in any dialect."""
+    with_clause = ",\n".join(
+        f"{name} AS {'MATERIALIZED ' if name == 'base' else ''}(\n{indent(_noted(name, sql))}\n)"
+        for name, sql in ctes.items()
+    )
+    return f"WITH\n{with_clause}\n-- the result: one row per slice, every metric joined by slice\n{final_select}"
+
+
+def _noted(name: str, sql: str) -> str:
+    return sql if sql.startswith("--") or name not in STEP_NOTES else f"-- {STEP_NOTES[name]}\n{sql}"
+
+
+def indent(sql: str, prefix: str = "  ") -> str:
+    """``sql`` with every non-empty line indented by ``prefix``."""
+    return "\n".join(prefix + line if line else line for line in sql.splitlines())

@@ -1,0 +1,61 @@
+"""What a family of metrics declares for the composer besides its metrics: the shared
+steps its templates read.
+
+A family package (``sqlmetrics/metrics/<family>/__init__.py``) declares
+``INTERMEDIATES = {name: Intermediate(...)}``; the registry collects them
+(``registry.intermediates``), and the composer renders each step a call's metrics read,
+once. The core never imports a family: what a step needs (its template, the sums it adds
+to ``base``, the SQL its parameters make) is declared here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Intermediate:
+    """A shared step between ``base`` and the metrics, rendered once per call.
+
+    ``after`` names the steps it reads. ``collects`` names metric parameters whose
+    distinct combinations across the call's metrics that read this step are rendered as
+    the table ``{{ <table> }}`` (every threshold used). ``each`` names parameters for
+    which the step is rendered once per distinct combination in use (as literals, plus
+    the SQL that ``derived`` makes of them), the renders stacked with UNION ALL (every
+    tie policy and relevance threshold of the ranking metrics: each sorts its own way).
+    ``base_aggregates`` are added to ``base`` when the step is rendered: sums over the
+    rows that the step then adds up per slice, so that the source is still aggregated
+    once. ``distributed`` is the template for the engines that spread a slice over
+    workers, if it differs; ``distinct`` the template when the scores are nearly all
+    distinct (``Binding.distinct_scores``), if it differs. ``values`` are fixed
+    placeholder values (the table a shared template reads), ``keys`` the columns the step
+    is partitioned by besides the slices. ``floor`` (a step that ranks lists) is, per
+    metric call, the SQL aggregate of the lowest score it reads in a list:
+    ``floor(reach, k, min_relevance, portable)``, read by ``list_floors``.
+    """
+
+    template: str
+    after: tuple[str, ...] = ()
+    collects: tuple[str, ...] = ()
+    table: str = ""
+    base_aggregates: tuple[str, ...] = ()
+    each: tuple[str, ...] = ()
+    derived: Callable[..., dict[str, str]] | None = None
+    distributed: str = ""
+    distinct: str = ""
+    values: tuple[tuple[str, str], ...] = ()
+    keys: tuple[str, ...] = ()
+    floor: Callable[[str, int | None, float, bool], str] | None = None
+
+
+def cumulative(hist: str, keys: tuple[str, ...] = ()) -> Intermediate:
+    """The running sums (tp, fp) over the scores of histogram ``hist`` in order (one
+    window per slice; on the distributed engines, within score buckets)."""
+    return Intermediate(
+        "intermediates/score_cum.sql",
+        after=(hist,),
+        distributed="intermediates/score_cum_distributed.sql",
+        values=(("hist", hist),),
+        keys=keys,
+    )

@@ -1,0 +1,180 @@
+"""The package's import graph, read from the source with ``ast``: no import cycle, and no
+module outside a metric family (``sqlmetrics/metrics/<family>/``) importing a family's
+private helpers (a module or a name starting with ``_``): the core reads what a family
+contributes from the names the family exports and the declarations the registry collects.
+
+Every import counts, at the top of a module or inside a function. The checks are run on
+a small package written here with each defect in it, so that they are seen to fail.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlmetrics
+
+PACKAGE = Path(sqlmetrics.__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Import:
+    """``importer`` imports ``names`` from module ``module`` (no names: the module itself)."""
+
+    importer: str
+    module: str
+    names: tuple[str, ...]
+
+
+def modules(root: Path, package: str) -> dict[str, Path]:
+    """Every module of the package in ``root`` by dotted name (a package by its own name)."""
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join((package, *parts))] = path
+    return found
+
+
+def imports(root: Path, package: str) -> list[Import]:
+    """Every import statement of the package's modules, relative ones resolved."""
+    found = []
+    for name, path in modules(root, package).items():
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                found += [Import(name, alias.name, ()) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                if node.level:
+                    base = name.split(".") if is_package else name.split(".")[:-1]
+                    base = base[: len(base) - node.level + 1]
+                    module = ".".join([*base, *([module] if module else [])])
+                found.append(Import(name, module, tuple(alias.name for alias in node.names)))
+    return found
+
+
+def graph(root: Path, package: str) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (``from a import b`` imports module
+    ``a.b`` when there is one, else ``a``)."""
+    known = modules(root, package)
+    edges: dict[str, set[str]] = {name: set() for name in known}
+    for item in imports(root, package):
+        targets = [f"{item.module}.{n}" for n in item.names if f"{item.module}.{n}" in known]
+        if len(targets) < len(item.names) or not item.names:
+            targets.append(item.module)
+        edges[item.importer] |= {target for target in targets if target in known and target != item.importer}
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles: every strongly connected component of more than one module
+    (Tarjan's algorithm), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(edges.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def private_family_imports(root: Path, package: str) -> list[str]:
+    """What modules outside every family import from a family that is private: a dotted
+    path (``importer imports module.name``) with a part below the family package, module
+    or name, starting with ``_``."""
+    families = f"{package}.metrics."
+    found = []
+    for item in imports(root, package):
+        if item.importer.startswith(families) or not item.module.startswith(families):
+            continue
+        for path in [f"{item.module}.{name}" for name in item.names] or [item.module]:
+            below = path[len(families) :].split(".")[1:]  # the parts below the family package
+            if any(part.startswith("_") for part in below):
+                found.append(f"{item.importer} imports {path}")
+    return sorted(found)
+
+
+def test_the_package_has_no_import_cycle():
+    assert cycles(graph(PACKAGE, "sqlmetrics")) == []
+
+
+def test_no_module_outside_a_family_imports_a_family_private():
+    assert private_family_imports(PACKAGE, "sqlmetrics") == []
+
+
+def test_the_graph_sees_the_package():
+    """The walk reads real edges (a check over an empty graph would pass anything)."""
+    edges = graph(PACKAGE, "sqlmetrics")
+    assert "sqlmetrics.compose.plan" in edges["sqlmetrics.compose"]
+    assert "sqlmetrics.templates" in edges["sqlmetrics.compose"]
+    assert "sqlmetrics.metrics.ranking._lists" in edges["sqlmetrics.metrics.ranking"]
+    assert "sqlmetrics.registry" in edges["sqlmetrics.metrics.ranking._lists"]  # imported inside a function
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def test_the_checks_fail_on_a_package_with_each_defect(tmp_path):
+    root = _write(
+        tmp_path / "bad",
+        {
+            "__init__.py": "",
+            "core.py": "from bad import engine\n",
+            "engine.py": "def run():\n    from bad.core import thing  # a cycle, inside a function\n",
+            "plain.py": "from . import core\n",  # relative, no cycle
+            "metrics/__init__.py": "",
+            "metrics/ranking/__init__.py": "from bad.metrics.ranking._reach import floor\n",  # its own: allowed
+            "metrics/ranking/_reach.py": "floor = 1\n",
+            "metrics/ranking/ndcg.py": "_helper = 2\n",
+            "metrics/regression/mae.py": "from bad.metrics.ranking._reach import floor\n",  # in a family: allowed
+            "compose.py": textwrap.dedent(
+                """\
+                from bad.metrics.ranking._reach import floor
+                from bad.metrics.ranking import _reach
+                from bad.metrics.ranking.ndcg import _helper
+                import bad.metrics.ranking._reach
+                from bad.metrics.ranking import floor as public_floor
+                """
+            ),
+        },
+    )
+    assert cycles(graph(root, "bad")) == [["bad.core", "bad.engine"]]
+    assert private_family_imports(root, "bad") == [
+        "bad.compose imports bad.metrics.ranking._reach",
+        "bad.compose imports bad.metrics.ranking._reach",
+        "bad.compose imports bad.metrics.ranking._reach.floor",
+        "bad.compose imports bad.metrics.ranking.ndcg._helper",
+    ]
