@@ -101,9 +101,10 @@ def _coefficients(level: float) -> tuple[float, ...]:
     )
 
 
-def _expansion(level: float, df: float) -> float:
-    z, g1, g2, g3, g4, g5 = _coefficients(level)
-    return z + g1 / df + g2 / (df * df) + g3 / (df * df * df) + g4 / (df * df * df * df) + g5 / (df * df * df * df * df)
+def _expansion(level: float, df: float | pl.Expr) -> float | pl.Expr:
+    """t ≈ z + Σ g_i / df^i, for a number or a polars expression ``df``."""
+    z, *g = _coefficients(level)
+    return z + sum(c / df**i for i, c in enumerate(g, start=1))
 
 
 def expansion_sql(level: float, df: str) -> str:
@@ -235,7 +236,7 @@ def bounds_polars(result: pl.DataFrame, calls: Sequence[MetricCall], level: floa
             df = pl.col(f"{label}_df")
             table = {d: t_quantile((1 + level) / 2, d) for d in range(1, T_TABLE_DF + 1)}
             tabulated = df.replace_strict(table, default=None, return_dtype=pl.Float64)
-            multiplier = pl.coalesce(tabulated, _expansion_expr(level, df.cast(pl.Float64)))
+            multiplier = pl.coalesce(tabulated, _expansion(level, df.cast(pl.Float64)))
         else:
             multiplier = pl.lit(_z(level))
         for side, sign in (("lo", -1), ("hi", 1)):
@@ -244,11 +245,6 @@ def bounds_polars(result: pl.DataFrame, calls: Sequence[MetricCall], level: floa
                 bound = pl.when(se.is_not_null()).then(bound.clip(*interval.clip))
             columns.append(bound.alias(f"{label}_{side}"))
     return result.with_columns(columns)
-
-
-def _expansion_expr(level: float, df: pl.Expr) -> pl.Expr:
-    z, g1, g2, g3, g4, g5 = _coefficients(level)
-    return z + g1 / df + g2 / (df * df) + g3 / (df * df * df) + g4 / (df * df * df * df) + g5 / (df * df * df * df * df)
 
 
 def delong_polars(rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
