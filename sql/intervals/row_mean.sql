@@ -2,23 +2,29 @@
 -- (logloss, brier, score_mean, label_mean): with x the value of a positive
 -- ({{ positive }}) or of a negative ({{ negative }}) at its score, W the summed weight and m
 -- the metric,
---   se² = s² / W,   s² = Σ w·(x − m)² / (W − 1) = (Σ w·x² − (Σ w·x)² / W) / (W − 1),
+--   se² = s² / W,   s² = Σ w·(x − m)² / (W − 1),
 -- weights counting as frequencies (a row of weight 2 is two rows); the normal interval.
--- One pass over score_hist. NULL unless W > 1.
+-- Two passes over score_hist (the mean, then the squares about it: no cancellation when
+-- the values are nearly equal). NULL unless W > 1.
 --
 -- reads:  score_hist({{ by }}, score, w_pos, w_neg)
 -- output: {{ by }}, se, df (NULL: the normal interval)
-SELECT {{ by }},
-       SQRT(GREATEST(sum_x2 - sum_x * sum_x / total, 0) / ((total - 1) * total)) AS se,
+SELECT {{ by(v) }},
+       SQRT(SUM(v.w_pos * (v.x_pos - m.mean) * (v.x_pos - m.mean) + v.w_neg * (v.x_neg - m.mean) * (v.x_neg - m.mean))
+            / ((MIN(m.total) - 1) * MIN(m.total))) AS se,
        CAST(NULL AS BIGINT) AS df
 FROM (
+    SELECT {{ by }}, w_pos, w_neg, {{ positive }} AS x_pos, {{ negative }} AS x_neg
+    FROM score_hist
+) AS v
+JOIN (
     SELECT {{ by }}, CAST(SUM(w_pos + w_neg) AS DOUBLE) AS total,
-           SUM(w_pos * x_pos + w_neg * x_neg) AS sum_x,
-           SUM(w_pos * x_pos * x_pos + w_neg * x_neg * x_neg) AS sum_x2
+           SUM(w_pos * x_pos + w_neg * x_neg) / SUM(w_pos + w_neg) AS mean
     FROM (
         SELECT {{ by }}, w_pos, w_neg, {{ positive }} AS x_pos, {{ negative }} AS x_neg
         FROM score_hist
     ) AS row_values
     GROUP BY {{ by }}
     HAVING SUM(w_pos + w_neg) > 1
-) AS sums
+) AS m ON {{ same_slice(v, m) }}
+GROUP BY {{ by(v) }}
