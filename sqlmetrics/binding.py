@@ -45,6 +45,9 @@ def check_classes(label: str, label_type: str, prediction: str, prediction_type:
     return kinds[0]
 
 
+PAIRED_SLICE = "sqlmetrics_scores"  # the slice saying which of two paired scores a row is evaluated with
+
+
 @dataclass(frozen=True)
 class Binding:
     """The user's column for each role, the slice columns, and the metrics to compute."""
@@ -69,6 +72,11 @@ class Binding:
     ci: float | None = None
     # with ci, also each metric's standard error and degrees of freedom (sm.compare)
     spread_columns: bool = False
+    # two score columns of the same rows (sm.compare's paired comparison): ``score`` is
+    # the first; every row is evaluated once per score, the last slice of ``by``
+    # (PAIRED_SLICE, not a source column) saying which (1, 2), and each metric's spread is
+    # that of the second's value minus the first's, on the second's rows
+    paired_scores: tuple[str, str] | None = None
 
     @property
     def needs_query(self) -> bool:
@@ -134,9 +142,16 @@ class Binding:
         return {"label": self.label, **self.roles}
 
     @property
+    def source_by(self) -> tuple[str, ...]:
+        """The slice columns read from the source (all of ``by`` but a paired call's
+        PAIRED_SLICE)."""
+        return self.by[:-1] if self.paired_scores else self.by
+
+    @property
     def source_columns(self) -> tuple[str, ...]:
         """Every column the call reads from the source."""
-        return (*self.roles.values(), *self.by, *(column for _, column in self.wide_scores))
+        paired = self.paired_scores[1:] if self.paired_scores else ()
+        return (*self.roles.values(), *paired, *self.source_by, *(column for _, column in self.wide_scores))
 
     @property
     def second_columns(self) -> tuple[str, ...]:
@@ -260,7 +275,8 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
     if judgments:
         columns, where = list(binding.judgment_roles.items()), "the judgments have"
     else:
-        columns, where = [*binding.roles.items(), *(("by", c) for c in binding.by)], "the source has"
+        columns, where = [*binding.roles.items(), *(("by", c) for c in binding.source_by)], "the source has"
+        columns += [("score", column) for column in (binding.paired_scores or ())[1:]]
     numeric = ("label", "score", "weight") if binding.numeric_label else ("score", "weight")
     for role, column in columns:
         _check_column(schema, role, column, where, role in numeric)

@@ -7,22 +7,24 @@ computed per arm in one query (the intervals of ``sqlmetrics.intervals``), and
     delta = candidate − baseline,   se² = se_baseline² + se_candidate²,
     delta ± z·se,   p = 2·(1 − Φ(|delta| / se))   (two-sided, normal).
 
-Paired comparisons of two models that scored the same rows (``scores=``) are not built
-yet.
+Two models that scored the same rows (``scores=("score_a", "score_b")``) are compared
+paired: every row is evaluated with each score in one query, and the spread of the
+difference comes from the rows (DeLong's covariance of the two AUCs) or the queries
+(the paired t-test over the per-query differences, Student's t with n − 1 degrees of
+freedom), so a difference both models share on the same rows cancels.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Sequence
-from statistics import NormalDist
 from typing import Any
 
 import polars as pl
 
 from sqlmetrics import intervals
 from sqlmetrics.api import Metrics, prepare, run
+from sqlmetrics.binding import PAIRED_SLICE
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError
 from sqlmetrics.spec import MetricCall
 
@@ -31,6 +33,8 @@ METHODS = {
     "intervals/query_mean.sql": "arms, normal: mean over queries",
     "intervals/proportion.sql": "arms, normal: binomial",
     "intervals/row_mean.sql": "arms, normal: mean over rows",
+    "intervals/paired_delong.sql": "paired, normal: DeLong",
+    "intervals/paired_query_mean.sql": "paired t over queries",
 }
 COLUMNS = (
     "metric",
@@ -50,8 +54,9 @@ def compare(
     source: Any,
     metrics: Metrics,
     *,
-    arm: str,
-    baseline: Any,
+    scores: Sequence[str] | None = None,
+    arm: str | None = None,
+    baseline: Any = None,
     label: str = "label",
     score: str | None = None,
     prediction: str | None = None,
@@ -66,19 +71,28 @@ def compare(
     con: Any = None,
     spark: Any = None,
 ) -> pl.DataFrame:
-    """Compare each arm of column ``arm`` with the arm ``baseline`` on ``metrics``.
+    """Compare two scores of the same rows (``scores=(baseline, candidate)``, paired),
+    or each arm of column ``arm`` with the arm ``baseline`` (independent), on ``metrics``.
 
-    Returns one row per slice of ``by``, metric and candidate arm: the slice columns,
-    ``metric`` (the result column ``evaluate`` would name), ``baseline``, ``candidate``,
-    ``baseline_value``, ``candidate_value``, ``delta`` (candidate − baseline),
-    ``delta_lo`` and ``delta_hi`` (the ``ci`` interval of the difference), ``p_value``
-    (two-sided, for no difference) and ``method``. The arms are independent samples
-    (different rows): the difference's variance is the sum of the arms' variances, from
-    each metric's analytic interval (``docs/intervals.md``), and the interval and
-    p-value are normal. A ``baseline`` given as text also names the value of a numeric
-    arm column that prints as it (``"2"`` for the arm 2). A metric without an interval is refused by name; a slice where
-    either arm has no interval gets NULL bounds and p-value. The other arguments are
-    ``evaluate``'s.
+    Returns one row per slice of ``by``, metric and candidate: the slice columns,
+    ``metric`` (the result column ``evaluate`` would name), ``baseline``, ``candidate``
+    (score column names, or arm values), ``baseline_value``, ``candidate_value``,
+    ``delta`` (candidate − baseline), ``delta_lo`` and ``delta_hi`` (the ``ci`` interval
+    of the difference), ``p_value`` (two-sided, for no difference) and ``method``.
+
+    * Paired (``scores``): every row is evaluated with both scores in one query. AUC's
+      difference has DeLong's variance var₁ + var₂ − 2·cov (the placements of each row
+      under both scores), normal; a mean over queries (gauc, ndcg, mrr, ...) the paired
+      t-test over the queries both use (``scipy.stats.ttest_rel`` with equal query
+      weights), Student's t. Other metrics are refused by name (their paired bootstrap
+      is not built yet). A row with either score NULL is excluded.
+    * Arms (``arm``, ``baseline``): the arms saw different rows, so the difference's
+      variance is the sum of the arms' variances, from each metric's analytic interval
+      (``docs/intervals.md``), normal. A ``baseline`` given as text also names the
+      value of a numeric arm column that prints as it (``"2"`` for the arm 2).
+
+    A slice where an interval is undefined gets NULL bounds and p-value. The other
+    arguments are ``evaluate``'s.
 
     >>> import polars as pl, sqlmetrics as sm
     >>> logs = pl.DataFrame({"arm": ["a"] * 6 + ["b"] * 6, "click": [0, 1, 0, 1, 0, 1] * 2,
@@ -88,20 +102,112 @@ def compare(
     (0.7778, 1.0, 0.2222)
     >>> round(row["p_value"], 3)  # six rows per arm cannot tell
     0.371
+    >>> logs = logs.with_columns(v2=pl.col("pctr") + pl.col("click") * 0.3)
+    >>> row = sm.compare(logs, ["auc"], scores=("pctr", "v2"), label="click").row(0, named=True)
+    >>> row["baseline"], row["candidate"], round(row["delta"], 4), row["method"]
+    ('pctr', 'v2', 0.0694, 'paired, normal: DeLong')
     """
     slices = [by] if isinstance(by, str) else list(by or [])
+    if ci is None:
+        raise InvalidParameterError("compare needs a confidence level: ci=0.95, for example")
+    roles = (label, score, prediction, query, item, weight)
+    if scores is not None:
+        if arm is not None or baseline is not None:
+            raise InvalidParameterError(
+                "pass either scores= (two models that scored the same rows) or arm= and baseline= (arms that saw "
+                "different rows), not both"
+            )
+        return _paired(
+            source,
+            metrics,
+            _checked_scores(scores, score),
+            roles,
+            slices,
+            judgments,
+            ci,
+            ci_method,
+            (engine, con, spark),
+        )
+    if arm is None or baseline is None:
+        raise InvalidParameterError(
+            "compare needs scores=(baseline score, candidate score) for two models that scored the same rows, or "
+            "arm=<the arm column> and baseline=<the baseline arm> for arms that saw different rows"
+        )
     if not isinstance(arm, str):
         raise InvalidParameterError(f"arm must be a column name (a string), got {arm!r}")
     if arm in slices:
         raise InvalidParameterError(f"arm column {arm!r} is also a slice column (by): compare arms within slices")
-    if ci is None:
-        raise InvalidParameterError("compare needs a confidence level: ci=0.95, for example")
-    binding, second = prepare(
-        metrics, label, score, prediction, query, item, weight, [*slices, arm], judgments, None, ci, ci_method
-    )
+    binding, second = prepare(metrics, *roles, [*slices, arm], judgments, None, ci, ci_method)
     binding = dataclasses.replace(binding, spread_columns=True)
     result = run(binding, source, second, engine, con, spark)
     return _differences(result, binding.calls, slices, arm, _baseline_value(result, arm, baseline), ci)
+
+
+def _checked_scores(scores: Any, score: str | None) -> tuple[str, str]:
+    """``scores`` as two distinct column names."""
+    if isinstance(scores, str) or not isinstance(scores, Sequence) or len(scores) != 2:
+        raise InvalidParameterError(f"scores must be two score columns (baseline, candidate), got {scores!r}")
+    if not all(isinstance(column, str) for column in scores) or scores[0] == scores[1]:
+        raise InvalidParameterError(f"scores must be two different column names, got {scores!r}")
+    if score is not None:
+        raise InvalidParameterError(f"scores= names the two score columns: score={score!r} cannot be added to them")
+    return scores[0], scores[1]
+
+
+def _paired(
+    source: Any,
+    metrics: Metrics,
+    scores: tuple[str, str],
+    roles: tuple,
+    slices: list[str],
+    judgments: Any,
+    ci: float,
+    ci_method: str,
+    runner: tuple[str, Any, Any],
+) -> pl.DataFrame:
+    """The paired comparison: both scores evaluated in one query (the slice PAIRED_SLICE
+    says which), the candidate's rows carrying the spread of the difference."""
+    if PAIRED_SLICE in slices:
+        raise InvalidParameterError(f"{PAIRED_SLICE!r} is the name compare gives its own slice: rename that column")
+    label, _, prediction, query, item, weight = roles
+    if judgments is not None or prediction is not None:
+        raise InvalidParameterError("paired comparisons of judged runs or predicted classes are not built yet")
+    binding, second = prepare(
+        metrics, label, scores[0], None, query, item, weight, [*slices, PAIRED_SLICE], None, None, ci, ci_method
+    )
+    unpaired = [call.label for call in binding.calls if intervals.paired_template(call) is None]
+    if unpaired:
+        raise InvalidParameterError(
+            f"no paired comparison for {', '.join(unpaired)}: paired comparisons exist for auc (DeLong) and the "
+            "means over queries (gauc and the ranking metrics); the paired bootstrap is not built yet"
+        )
+    binding = dataclasses.replace(binding, spread_columns=True, paired_scores=scores)
+    result = run(binding, source, second, *runner)
+    frames = []
+    for call in binding.calls:
+        name = call.label
+        first = result.filter(pl.col(PAIRED_SLICE) == 1).select(*slices, pl.col(name).alias("baseline_value"))
+        second_rows = result.filter(pl.col(PAIRED_SLICE) == 2)
+        pairs = (
+            second_rows.join(first, on=slices, how="left", nulls_equal=True) if slices else second_rows.hstack(first)
+        )
+        delta = pl.col(name) - pl.col("baseline_value")
+        se, df = pl.col(f"{name}_se"), pl.col(f"{name}_df")
+        student = intervals.interval_of(call).student
+        frames.append(
+            pairs.select(
+                *slices,
+                metric=pl.lit(name),
+                baseline=pl.lit(scores[0]),
+                candidate=pl.lit(scores[1]),
+                baseline_value="baseline_value",
+                candidate_value=pl.col(name),
+                delta=delta,
+                **_interval_and_p(delta, se, df if student else None, ci),
+                method=pl.lit(METHODS[intervals.paired_template(call)]),
+            )
+        )
+    return pl.concat(frames).select(*slices, *COLUMNS)
 
 
 def _baseline_value(result: pl.DataFrame, arm: str, baseline: Any) -> Any:
@@ -124,7 +230,6 @@ def _differences(
     """One row per slice, call and candidate arm."""
     base = result.filter(pl.col(arm).eq_missing(pl.lit(baseline)))
     candidates = result.filter(~pl.col(arm).eq_missing(pl.lit(baseline)))
-    z = NormalDist().inv_cdf((1 + ci) / 2)
     frames = []
     keys = slices or ["slice_0"]  # a constant key when there are no slices
     if not slices:
@@ -137,7 +242,6 @@ def _differences(
         )
         delta = pl.col(label) - pl.col(f"{label}_baseline")
         se = (pl.col(f"{label}_se") ** 2 + pl.col(f"{label}_se_baseline") ** 2).sqrt()
-        p_value = pl.when((se > 0) | (delta != 0)).then((delta.abs() / se).map_elements(_two_sided_p, pl.Float64))
         frames.append(
             pairs.select(
                 *slices,
@@ -147,15 +251,27 @@ def _differences(
                 baseline_value=pl.col(f"{label}_baseline"),
                 candidate_value=pl.col(label),
                 delta=delta,
-                delta_lo=delta - z * se,
-                delta_hi=delta + z * se,
-                p_value=p_value,
+                **_interval_and_p(delta, se, None, ci),
                 method=pl.lit(METHODS[intervals.interval_of(call).template]),
             )
         )
     return pl.concat(frames).select(*slices, *COLUMNS)
 
 
-def _two_sided_p(z: float) -> float:
-    """P(|Z| >= z) for a standard normal Z."""
-    return math.erfc(z / math.sqrt(2))
+def _interval_and_p(delta: pl.Expr, se: pl.Expr, df: pl.Expr | None, ci: float) -> dict[str, pl.Expr]:
+    """``delta_lo``, ``delta_hi`` and the two-sided ``p_value`` of ``delta`` with standard
+    error ``se``: normal, or Student's t with ``df`` degrees of freedom. NULL without
+    ``se``, and p NULL for no difference with no spread (0/0)."""
+    margin = intervals.multiplier_expr(ci, df) * se
+    statistic = pl.struct(delta=delta, se=se, df=pl.lit(None, pl.Int64) if df is None else df)
+    p_value = statistic.map_elements(_p_value, pl.Float64)
+    return {"delta_lo": delta - margin, "delta_hi": delta + margin, "p_value": p_value}
+
+
+def _p_value(row: dict) -> float | None:
+    delta, se = row["delta"], row["se"]
+    if delta is None or se is None:
+        return None
+    if se == 0:
+        return None if delta == 0 else 0.0
+    return intervals.two_sided_p(delta / se, row["df"])

@@ -73,6 +73,19 @@ def interval_of(call: MetricCall) -> Interval | None:
     return call.spec.interval
 
 
+# the spread of the difference of two scores over the same rows (sm.compare with scores=)
+PAIRED_TEMPLATES = {
+    "intervals/auc_delong.sql": "intervals/paired_delong.sql",
+    "intervals/query_mean.sql": "intervals/paired_query_mean.sql",
+}
+
+
+def paired_template(call: MetricCall) -> str | None:
+    """The template of the call's paired spread, if it has one."""
+    interval = interval_of(call)
+    return None if interval is None else PAIRED_TEMPLATES.get(interval.template)
+
+
 def quantile(level: float, df: int | None) -> float:
     """The two-sided multiplier of a ``level`` interval: the normal quantile of
     (1 + level)/2 (``df`` None), or Student's t with ``df`` degrees of freedom, exact up
@@ -232,19 +245,31 @@ def bounds_polars(result: pl.DataFrame, calls: Sequence[MetricCall], level: floa
         interval = interval_of(call)
         label = call.label
         value, se = pl.col(label), pl.col(f"{label}_se")
-        if interval.student:
-            df = pl.col(f"{label}_df")
-            table = {d: t_quantile((1 + level) / 2, d) for d in range(1, T_TABLE_DF + 1)}
-            tabulated = df.replace_strict(table, default=None, return_dtype=pl.Float64)
-            multiplier = pl.coalesce(tabulated, _expansion(level, df.cast(pl.Float64)))
-        else:
-            multiplier = pl.lit(_z(level))
+        multiplier = multiplier_expr(level, pl.col(f"{label}_df") if interval.student else None)
         for side, sign in (("lo", -1), ("hi", 1)):
             bound = value + multiplier * se if sign > 0 else value - multiplier * se
             if interval.clip is not None:
                 bound = pl.when(se.is_not_null()).then(bound.clip(*interval.clip))
             columns.append(bound.alias(f"{label}_{side}"))
     return result.with_columns(columns)
+
+
+def multiplier_expr(level: float, df: pl.Expr | None) -> pl.Expr:
+    """``quantile`` as a polars expression: z (``df`` None), or Student's t per row of
+    the degrees of freedom ``df``, as bounds_sql's margin computes it."""
+    if df is None:
+        return pl.lit(_z(level))
+    table = {d: t_quantile((1 + level) / 2, d) for d in range(1, T_TABLE_DF + 1)}
+    tabulated = df.replace_strict(table, default=None, return_dtype=pl.Float64)
+    return pl.coalesce(tabulated, _expansion(level, df.cast(pl.Float64)))
+
+
+def two_sided_p(statistic: float, df: int | None) -> float:
+    """P(|T| >= |statistic|) for a standard normal T (``df`` None) or Student's t with
+    ``df`` degrees of freedom."""
+    if df is None:
+        return math.erfc(abs(statistic) / math.sqrt(2))
+    return 2 * _t_cdf(-abs(statistic), df)
 
 
 def delong_polars(rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
@@ -319,3 +344,45 @@ def row_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -
     read rows (the query means come with their metric's per-query step instead)."""
     spread = SPREADS_POLARS.get(interval_of(call).template)
     return None if spread is None else spread(call, rows, slices)
+
+
+def paired_row_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame | None:
+    """paired_delong.sql over the used rows of two paired scores (the last of ``slices``
+    says which, 1 or 2; each row of 1 carries both, ``score_1`` and ``score_2``): per
+    slice ``se`` of the difference of the two AUCs, on the rows of 2. None for the
+    metrics whose paired spread comes with their per-query step."""
+    if paired_template(call) != "intervals/paired_delong.sql":
+        return None
+    *groups, pair = slices
+    w, positive = pl.col("w"), pl.col("label") == 1
+    used = rows.filter(pl.col(pair) == 1).with_columns(
+        w_pos=pl.when(positive).then(w).otherwise(0.0), w_neg=pl.when(positive).then(0.0).otherwise(w)
+    )
+    for k in (1, 2):
+        used = used.join(_placements(used, groups, f"score_{k}", str(k)), on=[*groups, f"score_{k}"], nulls_equal=True)
+    w_pos, w_neg = pl.col("w_pos"), pl.col("w_neg")
+    b, a = pl.col("b_2") - pl.col("b_1"), pl.col("a_2") - pl.col("a_1")
+    pos, neg = w_pos.sum(), w_neg.sum()
+    spread_pos = ((w_pos * b * b).sum() - (w_pos * b).sum() ** 2 / pos) / ((pos - 1) * pos * neg * neg)
+    spread_neg = ((w_neg * a * a).sum() - (w_neg * a).sum() ** 2 / neg) / ((neg - 1) * neg * pos * pos)
+    se = pl.when((pos > 1) & (neg > 1)).then((spread_pos.clip(0) + spread_neg.clip(0)).sqrt())
+    sums = used.group_by(groups).agg(se=se) if groups else used.select(se=se)
+    return sums.filter(pl.col("se").is_not_null()).select(
+        *groups, pl.lit(2, pl.Int32).alias(pair), "se", df=pl.lit(None, pl.Int64)
+    )
+
+
+def _placements(rows: pl.LazyFrame, groups: list[str], score: str, suffix: str) -> pl.LazyFrame:
+    """Per slice and value of ``score``: ``b_<suffix>``, the negative weight below it plus
+    half at it, and ``a_<suffix>``, the positive weight above it plus half at it."""
+    hist = rows.group_by([*groups, score]).agg(pl.col("w_pos").sum(), pl.col("w_neg").sum()).sort(score)
+    at_or_below = pl.col("w_neg").cum_sum()
+    at_or_above = pl.col("w_pos").cum_sum(reverse=True)
+    if groups:
+        at_or_below, at_or_above = at_or_below.over(groups), at_or_above.over(groups)
+    return hist.select(
+        *groups,
+        score,
+        (at_or_below - pl.col("w_neg") / 2).alias(f"b_{suffix}"),
+        (at_or_above - pl.col("w_pos") / 2).alias(f"a_{suffix}"),
+    )

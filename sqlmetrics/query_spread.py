@@ -20,3 +20,18 @@ def spread_expr(value: pl.Expr, weight: pl.Expr | None = None) -> tuple[pl.Expr,
     se = pl.when(n > 1).then((n / (n - 1) * squares).sqrt() / total)
     df = pl.when(n > 1).then(n - 1).cast(pl.Int64)
     return se, df
+
+
+def paired_spread(per_query: pl.LazyFrame, by: list[str], pair: str, value: pl.Expr, weight: pl.Expr | None, name: str):
+    """paired_query_mean.sql: per slice of ``by`` (whose slice ``pair`` says which of two
+    paired scores, 1 or 2, a query's ``value`` was computed with), ``<name>_se`` and
+    ``<name>_df`` of the difference of the two means over the queries both use, on the
+    rows of ``pair`` = 2."""
+    groups = [column for column in by if column != pair]
+    g = pl.lit(1.0) if weight is None else weight.cast(pl.Float64)
+    queries = per_query.select(*by, "query", x=value.cast(pl.Float64), g=g).filter(pl.col("x").is_not_null())
+    first = queries.filter(pl.col(pair) == 1).select(*groups, "query", first="x")
+    second = queries.filter(pl.col(pair) == 2)
+    differences = second.join(first, on=[*groups, "query"], nulls_equal=True)
+    se, df = spread_expr(pl.col("x") - pl.col("first"), pl.col("g") if weight is not None else None)
+    return differences.group_by(by).agg(se.alias(f"{name}_se"), df.alias(f"{name}_df"))

@@ -1,6 +1,9 @@
 """sm.compare over arms (independent samples): the difference, its normal interval and
-p-value against scipy from each arm's brute-force DeLong and per-query values, on both
-engines; bad requests; the docstring example."""
+p-value against scipy from each arm's brute-force DeLong and per-query values; paired
+(two scores of the same rows): DeLong's paired test against every positive–negative pair
+and a published fast DeLong (rocauc-comparison), the paired t over queries against
+scipy's ttest_rel and ranx's Student's t-test; on both engines; bad requests; the
+docstring example."""
 
 from __future__ import annotations
 
@@ -11,8 +14,10 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+import ranx
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rocauc_comparison import delong
 from scipy import stats
 from test_intervals import brute_force_delong
 
@@ -145,3 +150,178 @@ def test_command_line_compare_writes_what_compare_returns(tmp_path, capsys):
     expected = sm.compare(frame, ["auc", "accuracy"], arm="v", baseline=1)
     assert printed["delta"].to_list() == pytest.approx(expected["delta"].to_list(), abs=1e-9)
     assert printed["p_value"].to_list() == pytest.approx(expected["p_value"].to_list(), abs=1e-9)
+
+
+# --- paired: two scores of the same rows ------------------------------------------------
+
+PAIRED_ROWS = st.lists(
+    st.tuples(
+        st.sampled_from(["x", "y"]),
+        st.sampled_from([0.1, 0.3, 0.5, 0.9]),
+        st.sampled_from([0.2, 0.3, 0.5, 0.7]),
+        st.integers(0, 1),
+        st.integers(1, 3),
+    ),
+    min_size=1,
+    max_size=60,
+)
+
+
+def _paired_delong(score_a, score_b, labels, weights=None) -> tuple[float, float]:
+    """The difference of two AUCs and DeLong's se of it from every positive–negative pair
+    (integer weights repeat rows): the variance of the placement differences."""
+    labels = np.asarray(labels)
+    repeat = np.ones(len(labels), int) if weights is None else np.asarray(weights, int)
+    a, b, labels = (np.repeat(np.asarray(x, float), repeat) for x in (score_a, score_b, labels))
+
+    def placements(scores):
+        pos, neg = scores[labels == 1], scores[labels == 0]
+        wins = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+        return wins.mean(axis=1), wins.mean(axis=0)
+
+    (pos_a, neg_a), (pos_b, neg_b) = placements(a), placements(b)
+    d_pos, d_neg = pos_b - pos_a, neg_b - neg_a
+    return d_pos.mean(), math.sqrt(d_pos.var(ddof=1) / len(d_pos) + d_neg.var(ddof=1) / len(d_neg))
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("weighted", [False, True])
+@settings(max_examples=30)
+@given(rows=PAIRED_ROWS)
+def test_paired_auc_difference_is_delongs(engine, weighted, rows):
+    """Against the placements of every positive–negative pair, with ties and weights."""
+    frame = pl.DataFrame(rows, schema=["country", "a", "b", "label", "w"], orient="row")
+    weight = "w" if weighted else None
+    result = sm.compare(frame, ["auc"], scores=("a", "b"), weight=weight, by="country", ci=0.9, engine=engine)
+    assert sorted(result["country"]) == sorted(frame["country"].unique())
+    z = stats.norm.ppf(0.95)
+    for row in result.iter_rows(named=True):
+        part = frame.filter(pl.col("country") == row["country"])
+        labels, weights = part["label"].to_numpy(), part["w"].to_numpy() if weighted else np.ones(part.height)
+        if weights[labels == 1].sum() < 2 or weights[labels == 0].sum() < 2:
+            assert row["p_value"] is None and row["delta_lo"] is None
+            continue
+        delta, se = _paired_delong(part["a"], part["b"], labels, weights)
+        assert row["delta"] == pytest.approx(delta, abs=1e-12)
+        assert (row["delta_lo"], row["delta_hi"]) == pytest.approx((delta - z * se, delta + z * se), abs=1e-9)
+        if se > 0:
+            assert row["p_value"] == pytest.approx(2 * stats.norm.sf(abs(delta) / se), abs=1e-9)
+
+
+def test_paired_auc_agrees_with_a_published_fast_delong():
+    """rocauc-comparison's fastDeLong (Sun & Xu 2014): the covariance matrix of two AUCs
+    on 20,000 rows with ties; the se of the difference is sqrt(c11 + c22 − 2·c12)."""
+    rng = np.random.default_rng(5)
+    labels = (rng.random(20_000) < 0.2).astype(int)
+    a = np.round(rng.normal(labels, 1.5), 2)
+    b = np.round(0.6 * a + rng.normal(labels, 1.5), 2)
+    frame = pl.DataFrame({"label": labels, "a": a, "b": b})
+    order, positives = delong.compute_ground_truth_statistics(labels)
+    aucs, cov = delong.fastDeLong(np.vstack((a, b))[:, order], positives)
+    se = math.sqrt(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1])
+    for engine in ("duckdb", "polars"):
+        row = sm.compare(frame, ["auc"], scores=("a", "b"), engine=engine).row(0, named=True)
+        assert (row["baseline_value"], row["candidate_value"]) == pytest.approx(tuple(aucs), abs=1e-12)
+        assert row["delta_hi"] - row["delta"] == pytest.approx(stats.norm.ppf(0.975) * se, rel=1e-9)
+        assert row["p_value"] == pytest.approx(2 * stats.norm.sf(abs(aucs[1] - aucs[0]) / se), rel=1e-9)
+    assert row["p_value"] < 0.05  # b adds signal to a: the test sees it
+
+
+def _ranking_pair(seed: int, queries: int = 60) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    n = queries * 8
+    relevance = rng.integers(0, 3, n) * (rng.random(n) < 0.4)
+    a = rng.normal(relevance, 2.0)
+    return pl.DataFrame(
+        {
+            "q": np.repeat(np.arange(queries), 8),
+            "item": np.tile(np.arange(8), queries),
+            "rel": relevance,
+            "a": a,
+            "b": 0.5 * a + rng.normal(relevance, 2.0),
+        }
+    )
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_paired_query_means_are_scipys_paired_t_test(engine):
+    """Per-query values of each score from evaluate, differences by scipy.stats.ttest_rel
+    (equal query weights: the ranking metrics, gauc weighting 'uniform')."""
+    frame = _ranking_pair(7).with_columns(click=(pl.col("rel") > 0).cast(pl.Int8), day=pl.col("q") % 2)
+    metrics = ["ndcg@5", "mrr", "map", sm.metric("gauc", weighting="uniform")]
+    result = sm.compare(frame, metrics, scores=("a", "b"), label="click", query="q", by="day", ci=0.9, engine=engine)
+    roles = {"label": "click", "query": "q", "by": ["day", "q"]}
+    per_query = {score: sm.evaluate(frame, metrics, score=score, **roles) for score in ("a", "b")}
+    assert result.height == 8
+    for row in result.iter_rows(named=True):
+        column = row["metric"]
+        first, second = (per_query[s].filter(pl.col("day") == row["day"]).select("q", column) for s in ("a", "b"))
+        pairs = first.join(second, on="q").drop_nulls()
+        test = stats.ttest_rel(pairs[f"{column}_right"], pairs[column])
+        delta = (pairs[f"{column}_right"] - pairs[column]).mean()
+        half = stats.t.ppf(0.95, test.df) * delta / test.statistic
+        assert row["delta"] == pytest.approx(delta, abs=1e-12)
+        assert row["delta_hi"] - row["delta"] == pytest.approx(abs(half), rel=1e-9)
+        assert row["p_value"] == pytest.approx(test.pvalue, rel=1e-9)
+        assert row["method"] == "paired t over queries"
+
+
+def test_paired_ranking_p_values_are_ranx_student_t_test():
+    """ranx.compare's paired Student's t-test of two runs over the same qrels (continuous
+    scores: no ties, where ranx's order and ties="average" agree)."""
+    frame = _ranking_pair(11, queries=80).with_columns(pl.col("q").cast(pl.String), pl.col("item").cast(pl.String))
+    frame = frame.filter(pl.col("rel").sum().over("q") > 0)  # ranx needs a relevant item per query
+    relevant = frame.filter(pl.col("rel") > 0)
+    qrels = ranx.Qrels(_nested(relevant, "rel"))
+    runs = [ranx.Run(_nested(frame, score), name=score) for score in ("a", "b")]
+    metrics = {"ndcg@10": sm.metric("ndcg", k=10, gain="linear"), "mrr": "mrr", "map": "map"}  # ranx: linear gain
+    metrics["precision@5"] = "precision@5"
+    report = ranx.compare(qrels, runs, list(metrics), stat_test="student")
+    expected = report.comparisons[frozenset(("a", "b"))]
+    result = sm.compare(frame, list(metrics.values()), scores=("a", "b"), label="rel", query="q", item="item")
+    assert result.height == len(metrics)
+    for name, row in zip(metrics, result.iter_rows(named=True)):
+        assert row["p_value"] == pytest.approx(float(expected[name]["p_value"]), rel=1e-9)
+
+
+def _nested(frame: pl.DataFrame, value: str) -> dict[str, dict[str, float]]:
+    """{query: {item: value}}, as ranx takes qrels and runs."""
+    nested: dict[str, dict[str, float]] = {}
+    for query, item, number in frame.select("q", "item", value).iter_rows():
+        nested.setdefault(query, {})[item] = number
+    return nested
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"arm": "day"}, "pass either scores="),
+        ({"scores": ("a",)}, "scores must be two score columns"),
+        ({"scores": "a"}, "scores must be two score columns"),
+        ({"scores": ("a", "a")}, "two different column names"),
+        ({"score": "a"}, "cannot be added to them"),
+        ({"metrics": ["auc", "logloss"]}, "no paired comparison for logloss"),
+        ({"scores": ("a", "nope")}, "nope"),
+        ({"by": "sqlmetrics_scores"}, "is the name compare gives its own slice"),
+        ({"scores": None}, "compare needs scores="),
+    ],
+)
+def test_bad_paired_comparisons_are_refused(kwargs, message):
+    frame = pl.DataFrame({"day": [1, 2] * 3, "label": [0, 1, 1, 0, 0, 1], "a": [0.1, 0.2] * 3, "b": [0.3] * 6})
+    arguments = {"scores": ("a", "b"), **kwargs}
+    with pytest.raises(sm.SqlMetricsError, match=message):
+        sm.compare(frame, arguments.pop("metrics", ["auc"]), **arguments)
+
+
+def test_a_row_with_either_score_null_is_left_out_of_both():
+    frame = pl.DataFrame(
+        {
+            "label": [0, 1, 0, 1, 0, 1, 1],
+            "a": [0.1, 0.8, 0.3, 0.6, 0.2, None, 0.9],
+            "b": [0.2, 0.7, 0.4, 0.3, None, 0.5, 0.8],
+        }
+    )
+    row = sm.compare(frame, ["auc"], scores=("a", "b")).row(0, named=True)
+    kept = frame.drop_nulls()
+    expected = [sm.evaluate(kept, ["auc"], score=s)["auc"][0] for s in ("a", "b")]
+    assert [row["baseline_value"], row["candidate_value"]] == pytest.approx(expected, abs=1e-12)

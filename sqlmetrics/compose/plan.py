@@ -45,6 +45,8 @@ def input_steps(binding: Binding, source_sql: str, second_sql: str | None) -> di
         return {"judgments": _judgments_sql(binding, second_sql), "input": _run_input_sql(binding, source_sql)}
     if binding.long_scores is not None:
         return _long_input_steps(binding, source_sql, second_sql)
+    if binding.paired_scores:
+        return _paired_input_steps(binding, source_sql)
     return {"input": input_sql(binding, source_sql)}
 
 
@@ -58,10 +60,12 @@ def input_sql(binding: Binding, source_sql: str) -> str:
 def _input_columns(binding: Binding) -> dict[str, str]:
     """``input``'s columns: {canonical name: the SQL computing it from the source}."""
     roles = binding.roles
-    columns = {f"slice_{i}": quote(col) for i, col in enumerate(binding.by, 1)} or {"slice_0": "0"}
+    columns = {f"slice_{i}": quote(col) for i, col in enumerate(binding.source_by, 1)} or {"slice_0": "0"}
     if binding.numeric_label and "label" in roles:
         columns["label"] = f"CAST({quote(roles['label'])} AS DOUBLE)"
-    if "score" in roles:
+    if binding.paired_scores:
+        columns |= {f"score_{i}": f"CAST({quote(c)} AS DOUBLE)" for i, c in enumerate(binding.paired_scores, 1)}
+    elif "score" in roles:
         columns["score"] = f"CAST({quote(roles['score'])} AS DOUBLE)"
     for role, key in zip(("label", "prediction"), binding.class_keys):
         columns[key] = quote(roles[role])  # never cast: classes may be strings
@@ -72,7 +76,8 @@ def _input_columns(binding: Binding) -> dict[str, str]:
     weight = f"CAST({quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
     if "weight" in roles:
         columns["weight"] = weight  # read only by the weight check
-    excluded = " OR ".join(f"{quote(column)} IS NULL" for column in [*roles.values(), *wide])
+    paired = (binding.paired_scores or ())[1:]
+    excluded = " OR ".join(f"{quote(column)} IS NULL" for column in [*roles.values(), *paired, *wide])
     columns["w"] = f"CASE WHEN {excluded} THEN NULL ELSE {weight} END"
     if binding.needs_query:
         columns["query"] = quote(roles["query"])
@@ -99,6 +104,24 @@ def _long_input_steps(binding: Binding, source_sql: str, long_sql: str | None) -
         "input": (
             f"SELECT {', '.join(kept)}, CASE WHEN l.n_scored < l.n_classes THEN NULL ELSE r.w END AS w, l.n_classes\n"
             "FROM source_rows AS r\nLEFT JOIN long_rows AS l ON r.row_id = l.row_id"
+        ),
+    }
+
+
+def _paired_input_steps(binding: Binding, source_sql: str) -> dict[str, str]:
+    """Two scores of the same rows (``Binding.paired_scores``): ``paired_rows``, the
+    source's rows with both (``score_1``, ``score_2``; a row with either NULL is
+    excluded), and ``input``, each row twice, with the slice ``PAIRED_SLICE`` = 1 and
+    its first score, and = 2 and its second."""
+    paired = input_sql(binding, source_sql)
+    pair = binding.slices[-1]
+    kept = [name for name in _input_columns(binding) if name not in ("slice_0", "score_1", "score_2")]
+    return {
+        "paired_rows": paired,
+        "input": (
+            f"SELECT {', '.join(kept)}, m.model AS {pair}, "
+            "CASE WHEN m.model = 1 THEN score_1 ELSE score_2 END AS score\n"
+            "FROM paired_rows\nCROSS JOIN (VALUES (1), (2)) AS m(model)"
         ),
     }
 

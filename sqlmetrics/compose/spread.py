@@ -18,10 +18,9 @@ def t_quantiles_needed(binding: Binding) -> bool:
 
 def with_spread(step: str, call: MetricCall, binding: Binding, values: dict[str, str]) -> str:
     """``step`` (the metric's rendered template, with ``values``) giving its interval too."""
-    interval, slices, name = intervals.interval_of(call), binding.slices, call.base_name
+    slices, name = binding.slices, call.base_name
     head, final = templates.split_final_select(step)
-    filled = {key: templates.fill(sql, values) for key, sql in interval.values}
-    spread = templates.render(interval.template, values | filled, slices)
+    spread = _spread_sql(call, binding, values)
     steps = f"point AS (\n{indent(final)}\n),\nspread AS (\n{indent(spread)}\n)"
     opened = f"{head.rstrip()},\n{steps}" if head.strip(" \n").endswith(")") else f"{head}WITH {steps}"
     point = [f"point.{column}" for column in (*slices, name, *(f"{name}_{o}" for o in call.spec.outputs))]
@@ -32,3 +31,19 @@ def with_spread(step: str, call: MetricCall, binding: Binding, values: dict[str,
         f"{opened}\nSELECT {columns}\nFROM point\n"
         f"LEFT JOIN (\n{margin}\n) AS margin ON {templates.same_slice(slices, 'point', 'margin')}"
     )
+
+
+def _spread_sql(call: MetricCall, binding: Binding, values: dict[str, str]) -> str:
+    """The step ``spread``: the interval's template over the metric's steps, or for two
+    paired scores the spread of their difference (``intervals.PAIRED_TEMPLATES``), whose
+    last slice says which score a row is evaluated with."""
+    interval, slices = intervals.interval_of(call), binding.slices
+    filled = {key: templates.fill(sql, values) for key, sql in interval.values}
+    if not binding.paired_scores:
+        return templates.render(interval.template, values | filled, slices)
+    template, pair, groups = intervals.paired_template(call), slices[-1], slices[:-1]
+    if template == "intervals/paired_delong.sql":  # reads the rows, which have no pair slice
+        rows = groups or templates.CONSTANT_SLICES
+        return templates.render(template, {"by": ", ".join(rows), "pair": pair}, rows)
+    same_pair = templates.same_slice(groups, "s", "f") or "TRUE"
+    return templates.render(template, values | filled | {"pair": pair, "same_pair": same_pair}, slices)

@@ -86,8 +86,9 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         values = used_rows.group_by(slices).agg(aggregates)
         results = results.join(values.collect(engine="streaming"), on=slices, how="left", nulls_equal=True)
     lists = _lists(binding, used_rows, judged, by).reached_by(binding.calls) if binding.ranking else None
-    if lists is not None and binding.ci is not None:
-        lists = dataclasses.replace(lists, spread=True)
+    spread = (binding.slices[-1] if binding.paired_scores else True) if binding.ci is not None else False
+    if lists is not None and spread:
+        lists = dataclasses.replace(lists, spread=spread)
     for call in binding.calls:
         if call in single or call in row_level or call in multiclass or call in pairwise or call in one_vs_rest:
             continue
@@ -95,9 +96,9 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
             frame = call.spec.module.from_lists(lists, **call.kwargs)
         else:
             weight = "w" if binding.weight is not None else None  # unweighted: faster rank-based forms
-            spread = {"spread": True} if binding.ci is not None else {}  # frame metrics with an interval: gauc
+            spreads = {"spread": spread} if spread else {}  # frame metrics with an interval: gauc
             frame = call.spec.module.frame(
-                used_rows, score="score", label="label", query="query", weight=weight, by=by, **call.kwargs, **spread
+                used_rows, score="score", label="label", query="query", weight=weight, by=by, **call.kwargs, **spreads
             )
         frame = frame.collect(engine="streaming")
         if not binding.by:
@@ -181,7 +182,10 @@ def _with_intervals(
     query-level metrics brought their ``_se`` and ``_df``; the others' spread (auc's
     DeLong, the row means and proportions) is taken from the used rows here."""
     for call in binding.calls:
-        spread = intervals.row_spread_polars(call, used_rows, slices)
+        if binding.paired_scores:
+            spread = intervals.paired_row_spread_polars(call, used_rows, slices)
+        else:
+            spread = intervals.row_spread_polars(call, used_rows, slices)
         if spread is not None:
             spread = spread.collect(engine="streaming").rename({"se": f"{call.label}_se", "df": f"{call.label}_df"})
             results = results.join(spread, on=slices, how="left", nulls_equal=True)
@@ -247,10 +251,15 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
     class scores, each row gets its row id's count of classes (``n_classes``), and a row
     with a NULL class score is excluded."""
     roles = binding.roles
-    slices = [pl.col(c).alias(s) for s, c in zip(binding.slices, binding.by)] or [pl.lit(0, pl.Int32).alias("slice_0")]
+    slices = [pl.col(c).alias(s) for s, c in zip(binding.slices, binding.source_by)]
+    slices = slices or [pl.lit(0, pl.Int32).alias("slice_0")]
     weight = pl.col(roles["weight"]).cast(pl.Float64) if "weight" in roles else pl.lit(1.0)
     wide = [column for _, column in binding.wide_scores]
-    excluded = pl.any_horizontal(pl.col(c).is_null() for c in [*roles.values(), *wide])
+    paired = list(binding.paired_scores or ())
+    excluded = pl.any_horizontal(pl.col(c).is_null() for c in [*roles.values(), *paired[1:], *wide])
+    scores = [pl.col(c).cast(pl.Float64).alias(f"score_{i}") for i, c in enumerate(paired, 1)]
+    if "score" in roles and not paired:
+        scores = [pl.col(roles["score"]).cast(pl.Float64).alias("score")]
     columns = [
         *slices,
         *(
@@ -258,7 +267,7 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
             if binding.numeric_label and "label" in roles
             else []
         ),
-        *([pl.col(roles["score"]).cast(pl.Float64).alias("score")] if "score" in roles else []),
+        *scores,
         *(pl.col(roles[role]).alias(key) for role, key in zip(("label", "prediction"), binding.class_keys)),
         *(pl.col(column).cast(pl.Float64).alias(f"class_score_{i}") for i, column in enumerate(wide, 1)),
         *([pl.col(roles["row_id"]).alias("row_id")] if "row_id" in roles else []),
@@ -270,6 +279,8 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
     if binding.ranking:
         columns.append((pl.col(roles["item"]) if "item" in roles else pl.lit(None)).alias("item"))
     rows = lf.select(columns)
+    if paired:
+        return _paired_rows(rows, binding.slices[-1], bool(binding.source_by))
     if binding.long_scores is not None:
         counts = judged.group_by("row_id").agg(
             n_classes=pl.len().cast(pl.Int64), n_scored=pl.col("score").count().cast(pl.Int64)
@@ -283,6 +294,16 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
         return rows
     labels = judged.filter(pl.col("query").is_not_null() & pl.col("item").is_not_null())
     return rows.join(labels, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
+
+
+def _paired_rows(rows: pl.LazyFrame, pair: str, sliced: bool) -> pl.LazyFrame:
+    """Each row twice, as compose/plan.py's paired input: with the slice ``pair`` = 1 and
+    ``score`` its first score, and = 2 and its second; both scores stay (``score_1``,
+    ``score_2``: the paired DeLong reads them on the rows of ``pair`` = 1)."""
+    if not sliced:
+        rows = rows.drop("slice_0")
+    copies = [rows.with_columns(pl.lit(i, pl.Int32).alias(pair), pl.col(f"score_{i}").alias("score")) for i in (1, 2)]
+    return pl.concat(copies)
 
 
 def _lists(binding: Binding, used_rows: pl.LazyFrame, judged: pl.LazyFrame | None, by: list[str]) -> Lists:

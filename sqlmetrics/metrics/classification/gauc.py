@@ -9,7 +9,7 @@ import polars as pl
 
 from sqlmetrics.metrics.classification import auc
 from sqlmetrics.metrics.classification._binary import binary_weights, ratio
-from sqlmetrics.query_spread import spread_expr
+from sqlmetrics.query_spread import paired_spread, spread_expr
 from sqlmetrics.spec import Metric, Param, query_mean
 
 WEIGHTING = Param(
@@ -46,7 +46,7 @@ def frame(
     weight: str | None = None,
     by: Sequence[str] = (),
     weighting: str = "impressions",
-    spread: bool = False,
+    spread: bool | str = False,
 ) -> Frame:
     """GAUC = Σ_u g_u·AUC_u / Σ_u g_u over the queries u that have both classes.
 
@@ -59,8 +59,11 @@ def frame(
     Returns one row per slice of ``by``: ``gauc``, ``gauc_groups`` (queries used) and
     ``gauc_skipped`` (one-class queries); with ``spread``, also the standard error
     ``gauc_se`` and the degrees of freedom ``gauc_df`` of the weighted mean over
-    queries (``sqlmetrics.intervals``). GAUC needs two aggregation levels, so it is a
-    function of a frame rather than an expression.
+    queries (``sqlmetrics.intervals``); with ``spread`` the name of a slice of ``by``
+    holding 1 and 2 (two paired scores of the same rows: ``sm.compare``), those of the
+    difference of the two on the rows of 2 instead (the paired t over queries). GAUC
+    needs two aggregation levels, so it is a function of a frame rather than an
+    expression.
 
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"user": ["A", "A", "A", "B", "B", "C"],
@@ -89,7 +92,11 @@ def frame(
         value.count().cast(pl.Int64).alias("gauc_groups"),
         value.null_count().cast(pl.Int64).alias("gauc_skipped"),
     ]
-    if spread:
+    if spread is True:
         se, df = spread_expr(value, g)
         summary += [se.alias("gauc_se"), df.alias("gauc_df")]
-    return per_query.group_by(list(by)).agg(summary) if by else per_query.select(summary)
+    result = per_query.group_by(list(by)).agg(summary) if by else per_query.select(summary)
+    if isinstance(spread, str):  # the slice of two paired scores (sm.compare)
+        spreads = paired_spread(per_query.rename({query: "query"}), list(by), spread, value, g, "gauc")
+        result = result.join(spreads, on=list(by), how="left", nulls_equal=True)
+    return result

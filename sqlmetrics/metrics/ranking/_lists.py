@@ -25,7 +25,7 @@ import polars as pl
 from sqlmetrics.checks import checks_for, raise_failed_rows
 from sqlmetrics.metrics.ranking._params import TIE_BREAKS
 from sqlmetrics.metrics.ranking._reach import floor_plan
-from sqlmetrics.query_spread import spread_expr
+from sqlmetrics.query_spread import paired_spread, spread_expr
 from sqlmetrics.spec import MetricCall
 
 
@@ -41,8 +41,10 @@ class Lists:
     # (ties, min_relevance) -> the (reach, k) of the metrics ranking that way (see _reach.py)
     floors: dict[tuple[str, float], set[tuple[str, int | None]]] = field(default_factory=dict)
     _cache: dict[Any, pl.DataFrame] = field(default_factory=dict)
-    # also give each mean's standard error and degrees of freedom (``<name>_se``, ``_df``)
-    spread: bool = False
+    # also give each mean's standard error and degrees of freedom (``<name>_se``, ``_df``);
+    # a slice name: that slice holds two paired scores (1, 2), give the spread of their
+    # difference on the rows of 2 (sm.compare)
+    spread: bool | str = False
 
     def reached_by(self, calls: Sequence[MetricCall]) -> Lists:
         """These lists, ranking only the rows the ranking metrics of ``calls`` read."""
@@ -129,11 +131,15 @@ class Lists:
         """One row per slice: ``name`` = mean of ``value`` over used lists, with the
         counts of lists used (``<name>_queries``) and skipped (``<name>_skipped``), and
         with ``spread`` the mean's ``<name>_se`` and ``<name>_df`` (intervals.py)."""
-        extra = []
-        if self.spread:
-            se, df = spread_expr(pl.when(pl.col("used")).then(value))
+        extra, used_value = [], pl.when(pl.col("used")).then(value)
+        if self.spread is True:
+            se, df = spread_expr(used_value)
             extra = [se.alias(f"{name}_se"), df.alias(f"{name}_df")]
-        return self.summarize_with(per_list, name, value.filter(pl.col("used")).mean(), extra)
+        summary = self.summarize_with(per_list, name, value.filter(pl.col("used")).mean(), extra)
+        if isinstance(self.spread, str):
+            spreads = paired_spread(per_list, self.by, self.spread, used_value, None, name)
+            summary = summary.join(spreads, on=self.by, how="left", nulls_equal=True)
+        return summary
 
     def summarize_with(
         self, per_list: pl.LazyFrame, name: str, aggregate: pl.Expr, extra: Sequence[pl.Expr] = ()
