@@ -64,6 +64,61 @@ def one_relevant(queries: int, length: int) -> Draw:
     return draw
 
 
+def paired_binormal(rows: int, share: float) -> Draw:
+    """Score ``a`` binormal with μ = 1 (AUC Φ(1/√2)); score ``b`` = a/2 + e, e ~ N(0.8·label,
+    0.8): binormal with δ = 1.3 and sd √0.89, so AUC_b = Φ(1.3/√(2·0.89)); the two are
+    correlated through a, as two versions of a model are."""
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        labels = rng.random(rows) < share
+        a = rng.normal(labels * 1.0, 1.0)
+        b = a / 2 + rng.normal(labels * 0.8, 0.8)
+        return pl.DataFrame({"label": labels.astype(int), "a": a, "b": b})
+
+    return draw
+
+
+def paired_one_relevant(queries: int, length: int) -> Draw:
+    """Each list's one relevant item at a uniform position p of ``length`` under ``a``, and
+    under ``b`` one place higher (when p > 1) with probability 1/2: the MRR difference is
+    E[1/(p − 1) − 1/p; p > 1] / 2."""
+
+    def positions_to_scores(relevant: np.ndarray) -> np.ndarray:
+        """Scores putting item 0 of each list at position ``relevant`` (1-based), the others in order."""
+        scores = np.empty((queries, length))
+        for q, p in enumerate(relevant):
+            order = [i for i in range(1, length)]
+            order.insert(p - 1, 0)
+            scores[q, order] = np.arange(length, 0, -1)
+        return scores.ravel()
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        p_a = rng.integers(1, length + 1, queries)
+        p_b = np.where((p_a > 1) & (rng.random(queries) < 0.5), p_a - 1, p_a)
+        labels = np.zeros((queries, length), int)
+        labels[:, 0] = 1
+        return pl.DataFrame(
+            {
+                "query": np.repeat(np.arange(queries), length),
+                "label": labels.ravel(),
+                "a": positions_to_scores(p_a),
+                "b": positions_to_scores(p_b),
+            }
+        )
+
+    return draw
+
+
+def paired_studies() -> list[tuple[str, str, float, Draw, dict]]:
+    auc_a, auc_b = NormalDist().cdf(1 / math.sqrt(2)), NormalDist().cdf(1.3 / math.sqrt(2 * 0.89))
+    mrr = sum(1 / (p - 1) - 1 / p for p in range(2, 6)) / 5 / 2
+    return [
+        ("paired auc, 300 rows, 40% positives", "auc", auc_b - auc_a, paired_binormal(300, 0.4), {}),
+        ("paired auc, 80 rows, 20% positives", "auc", auc_b - auc_a, paired_binormal(80, 0.2), {}),
+        ("paired mrr, 40 lists of 5", "mrr", mrr, paired_one_relevant(40, 5), {"query": "query"}),
+    ]
+
+
 def studies() -> list[tuple[str, str, float, Draw, dict]]:
     auc = NormalDist().cdf(1 / math.sqrt(2))
     mrr = sum(1 / p for p in range(1, 6)) / 5
@@ -88,6 +143,16 @@ def coverage(metric: str, truth: float, draw: Draw, runs: int, engine: str, **ro
     return covered / runs, float(np.mean(widths))
 
 
+def paired_coverage(metric: str, truth: float, draw: Draw, runs: int, engine: str, **roles) -> tuple[float, float]:
+    covered, widths = 0, []
+    for seed in range(runs):
+        frame = draw(np.random.default_rng(seed))
+        row = sm.compare(frame, [metric], scores=("a", "b"), ci=0.95, engine=engine, **roles).row(0, named=True)
+        covered += row["delta_lo"] <= truth <= row["delta_hi"]
+        widths.append(row["delta_hi"] - row["delta_lo"])
+    return covered / runs, float(np.mean(widths))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
@@ -100,6 +165,9 @@ def main() -> None:
     for name, metric, truth, draw, roles in studies():
         share, width = coverage(metric, truth, draw, args.runs, args.engine, **roles)
         print(f"| {name} | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
+    for name, metric, truth, draw, roles in paired_studies():
+        share, width = paired_coverage(metric, truth, draw, args.runs, args.engine, **roles)
+        print(f"| {name}: the difference b − a | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 

@@ -178,12 +178,18 @@ def build_parser() -> argparse.ArgumentParser:
     comparison = commands.add_parser(
         "compare",
         parents=[_binding_options(), output],
-        help="compare arms (--arm, --baseline): difference, interval, p-value per metric",
+        help="compare two scores of the same rows (--scores a,b) or arms (--arm, --baseline): difference, "
+        "interval, p-value per metric",
         epilog=METRIC_SYNTAX,
         formatter_class=formatter,
     )
-    comparison.add_argument("--arm", required=True, help="the column naming each row's arm (model version, variant)")
-    comparison.add_argument("--baseline", required=True, help="the arm the others are compared with (e.g. v1)")
+    comparison.add_argument(
+        "--scores",
+        metavar="BASELINE,CANDIDATE",
+        help="two score columns of the same rows, compared paired (DeLong's paired test, the paired t over queries)",
+    )
+    comparison.add_argument("--arm", help="the column naming each row's arm (model version, variant)")
+    comparison.add_argument("--baseline", help="the arm the others are compared with (e.g. v1)")
     comparison.set_defaults(handler=run_compare, ci=0.95)
 
     listing = commands.add_parser("metrics", help="list every metric, or show one (formula, parameters, reference)")
@@ -408,6 +414,24 @@ def run_compare(args: argparse.Namespace) -> None:
     kwargs = binding_kwargs(args) | {"ci": 0.95 if args.ci is None else args.ci}
     if kwargs.pop("class_scores") is not None:
         raise UsageError("compare: the one-vs-rest metrics (--class-scores, --long-scores) have no interval yet")
+    if args.scores is not None:
+        if args.arm is not None or args.baseline is not None:
+            raise UsageError("compare: pass either --scores (the same rows) or --arm and --baseline (arms), not both")
+        scores = [column.strip() for column in args.scores.split(",")]
+        if len(scores) != 2:
+            raise UsageError(
+                f"--scores takes two score columns, baseline first: --scores pctr_v1,pctr_v2 (got {args.scores!r})"
+            )
+        if args.score is not None:
+            raise UsageError("compare: --scores names both score columns; leave out --score")
+        kwargs.pop("score")
+        compute_and_write(args, sqlmetrics.compare, source, calls, scores=scores, judgments=judgments, **kwargs)
+        return
+    if args.arm is None or args.baseline is None:
+        raise UsageError(
+            "compare needs --scores BASELINE,CANDIDATE (two scores of the same rows) or --arm COLUMN "
+            "--baseline VALUE (arms that saw different rows)"
+        )
     compute_and_write(
         args, sqlmetrics.compare, source, calls, arm=args.arm, baseline=args.baseline, judgments=judgments, **kwargs
     )

@@ -152,6 +152,27 @@ def test_command_line_compare_writes_what_compare_returns(tmp_path, capsys):
     assert printed["p_value"].to_list() == pytest.approx(expected["p_value"].to_list(), abs=1e-9)
 
 
+def test_command_line_paired_compare_writes_what_compare_returns(tmp_path, capsys):
+    from sqlmetrics import cli
+
+    frame = _ranking_pair(3).with_columns(click=(pl.col("rel") > 0).cast(pl.Int8))
+    frame.write_parquet(tmp_path / "logs.parquet")
+    argv = ["compare", str(tmp_path / "logs.parquet"), "-m", "auc,gauc", "--label", "click", "--query", "q"]
+    assert cli.main([*argv, "--scores", "a,b", "--format", "csv"]) == 0
+    printed = pl.read_csv(capsys.readouterr().out.encode())
+    expected = sm.compare(frame, ["auc", "gauc"], scores=("a", "b"), label="click", query="q")
+    assert printed["method"].to_list() == expected["method"].to_list()
+    assert printed["p_value"].to_list() == pytest.approx(expected["p_value"].to_list(), abs=1e-9)
+    for wrong, message in [
+        (["--scores", "a"], "--scores takes two score columns"),
+        (["--scores", "a,b", "--arm", "q"], "not both"),
+        (["--scores", "a,b", "--score", "a"], "leave out --score"),
+        ([], "compare needs --scores"),
+    ]:
+        assert cli.main([*argv, *wrong]) == 2
+        assert message in capsys.readouterr().err
+
+
 # --- paired: two scores of the same rows ------------------------------------------------
 
 PAIRED_ROWS = st.lists(

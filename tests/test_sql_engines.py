@@ -123,3 +123,22 @@ def test_intervals(engine):
     check(engine, {"src": frame}, binary, label="label", score="score", query="q", weight="w", by="s", ci=0.9)
     ranking = ["ndcg@3", "mrr", "map", "hit_rate@2", "precision@2", "recall@3", "rank_corr"]
     check(engine, {"src": frame}, ranking, label="rel", score="score", query="q", item="item", ci=0.99)
+
+
+@pytest.mark.parametrize("name", ["spark", "postgres"])
+def test_paired_compare(name, request):
+    """sm.compare(scores=...) on Spark and PostgreSQL equals DuckDB's: the paired input,
+    DeLong's paired windows over the rows and the paired t over queries, in each dialect."""
+    engine = request.getfixturevalue(f"{name}_engine")
+    frame = impressions(9)
+    frame = frame.with_columns(score_b=(pl.col("score") * 0.6 + pl.col("rel").cast(pl.Float64) / 10).round(2))
+    engine.load({"src": frame})
+    connection = {"con": engine.connection} if name == "postgres" else {"spark": engine.session}
+    for metrics, roles in (
+        (["auc", "gauc"], {"label": "label", "query": "q", "weight": "w", "by": "s"}),
+        (["ndcg@3", "mrr", "map"], {"label": "rel", "query": "q", "item": "item"}),
+    ):
+        expected = sm.compare(frame, metrics, scores=("score", "score_b"), **roles)
+        assert expected["p_value"].null_count() < expected.height  # some slice has an interval
+        result = sm.compare("src", metrics, scores=("score", "score_b"), **roles, engine=name, **connection)
+        assert_same_numbers(result, expected, name)
