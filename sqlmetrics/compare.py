@@ -110,24 +110,19 @@ def compare(
     slices = [by] if isinstance(by, str) else list(by or [])
     if ci is None:
         raise InvalidParameterError("compare needs a confidence level: ci=0.95, for example")
-    roles = (label, score, prediction, query, item, weight)
     if scores is not None:
         if arm is not None or baseline is not None:
             raise InvalidParameterError(
                 "pass either scores= (two models that scored the same rows) or arm= and baseline= (arms that saw "
                 "different rows), not both"
             )
-        return _paired(
-            source,
-            metrics,
-            _checked_scores(scores, score),
-            roles,
-            slices,
-            judgments,
-            ci,
-            ci_method,
-            (engine, con, spark),
+        scores = _checked_scores(scores, score, slices, judgments, prediction)
+        binding, _ = prepare(
+            metrics, label, scores[0], None, query, item, weight, [*slices, PAIRED_SLICE], None, None, ci, ci_method
         )
+        _check_paired(binding.calls)
+        binding = dataclasses.replace(binding, spread_columns=True, paired_scores=scores)
+        return _paired_differences(run(binding, source, None, engine, con, spark), binding.calls, slices, scores, ci)
     if arm is None or baseline is None:
         raise InvalidParameterError(
             "compare needs scores=(baseline score, candidate score) for two models that scored the same rows, or "
@@ -137,63 +132,53 @@ def compare(
         raise InvalidParameterError(f"arm must be a column name (a string), got {arm!r}")
     if arm in slices:
         raise InvalidParameterError(f"arm column {arm!r} is also a slice column (by): compare arms within slices")
-    binding, second = prepare(metrics, *roles, [*slices, arm], judgments, None, ci, ci_method)
+    binding, second = prepare(
+        metrics, label, score, prediction, query, item, weight, [*slices, arm], judgments, None, ci, ci_method
+    )
     binding = dataclasses.replace(binding, spread_columns=True)
     result = run(binding, source, second, engine, con, spark)
     return _differences(result, binding.calls, slices, arm, _baseline_value(result, arm, baseline), ci)
 
 
-def _checked_scores(scores: Any, score: str | None) -> tuple[str, str]:
-    """``scores`` as two distinct column names."""
+def _checked_scores(
+    scores: Any, score: str | None, slices: list[str], judgments: Any, prediction: str | None
+) -> tuple[str, str]:
+    """``scores`` as two distinct column names, in a call that can pair them."""
     if isinstance(scores, str) or not isinstance(scores, Sequence) or len(scores) != 2:
         raise InvalidParameterError(f"scores must be two score columns (baseline, candidate), got {scores!r}")
     if not all(isinstance(column, str) for column in scores) or scores[0] == scores[1]:
         raise InvalidParameterError(f"scores must be two different column names, got {scores!r}")
     if score is not None:
         raise InvalidParameterError(f"scores= names the two score columns: score={score!r} cannot be added to them")
+    if PAIRED_SLICE in slices:
+        raise InvalidParameterError(f"{PAIRED_SLICE!r} is the name compare gives its own slice: rename that column")
+    if judgments is not None or prediction is not None:
+        raise InvalidParameterError("paired comparisons of judged runs or predicted classes are not built yet")
     return scores[0], scores[1]
 
 
-def _paired(
-    source: Any,
-    metrics: Metrics,
-    scores: tuple[str, str],
-    roles: tuple,
-    slices: list[str],
-    judgments: Any,
-    ci: float,
-    ci_method: str,
-    runner: tuple[str, Any, Any],
-) -> pl.DataFrame:
-    """The paired comparison: both scores evaluated in one query (the slice PAIRED_SLICE
-    says which), the candidate's rows carrying the spread of the difference."""
-    if PAIRED_SLICE in slices:
-        raise InvalidParameterError(f"{PAIRED_SLICE!r} is the name compare gives its own slice: rename that column")
-    label, _, prediction, query, item, weight = roles
-    if judgments is not None or prediction is not None:
-        raise InvalidParameterError("paired comparisons of judged runs or predicted classes are not built yet")
-    binding, second = prepare(
-        metrics, label, scores[0], None, query, item, weight, [*slices, PAIRED_SLICE], None, None, ci, ci_method
-    )
-    unpaired = [call.label for call in binding.calls if intervals.paired_template(call) is None]
+def _check_paired(calls: Sequence[MetricCall]) -> None:
+    unpaired = [call.label for call in calls if intervals.paired_template(call) is None]
     if unpaired:
         raise InvalidParameterError(
             f"no paired comparison for {', '.join(unpaired)}: paired comparisons exist for auc (DeLong) and the "
             "means over queries (gauc and the ranking metrics); the paired bootstrap is not built yet"
         )
-    binding = dataclasses.replace(binding, spread_columns=True, paired_scores=scores)
-    result = run(binding, source, second, *runner)
+
+
+def _paired_differences(
+    result: pl.DataFrame, calls: Sequence[MetricCall], slices: list[str], scores: tuple[str, str], ci: float
+) -> pl.DataFrame:
+    """One row per slice and call from the result of both scores (the slice PAIRED_SLICE
+    says which), whose rows of the second carry the spread of the difference."""
     frames = []
-    for call in binding.calls:
+    for call in calls:
         name = call.label
         first = result.filter(pl.col(PAIRED_SLICE) == 1).select(*slices, pl.col(name).alias("baseline_value"))
-        second_rows = result.filter(pl.col(PAIRED_SLICE) == 2)
-        pairs = (
-            second_rows.join(first, on=slices, how="left", nulls_equal=True) if slices else second_rows.hstack(first)
-        )
+        second = result.filter(pl.col(PAIRED_SLICE) == 2)
+        pairs = second.join(first, on=slices, how="left", nulls_equal=True) if slices else second.hstack(first)
         delta = pl.col(name) - pl.col("baseline_value")
-        se, df = pl.col(f"{name}_se"), pl.col(f"{name}_df")
-        student = intervals.interval_of(call).student
+        df = pl.col(f"{name}_df") if intervals.interval_of(call).student else None
         frames.append(
             pairs.select(
                 *slices,
@@ -203,7 +188,7 @@ def _paired(
                 baseline_value="baseline_value",
                 candidate_value=pl.col(name),
                 delta=delta,
-                **_interval_and_p(delta, se, df if student else None, ci),
+                **_interval_and_p(delta, pl.col(f"{name}_se"), df, ci),
                 method=pl.lit(METHODS[intervals.paired_template(call)]),
             )
         )
