@@ -9,8 +9,9 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from sqlmetrics import intervals, score_plan
-from sqlmetrics.binding import Binding, bind
+from sqlmetrics import bootstrap, intervals, score_plan
+from sqlmetrics.binding import PAIRED_SLICE, Binding, bind
+from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.class_scores import LongScores, parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
 from sqlmetrics.dialects import check_dialect, transpile
@@ -41,6 +42,9 @@ def evaluate(
     class_scores: ClassScores | None = None,
     ci: float | None = None,
     ci_method: str = "auto",
+    ci_unit: str | None = None,
+    resamples: int = 200,
+    seed: int = 0,
     engine: str = "duckdb",
     con: Any = None,
     spark: Any = None,
@@ -93,8 +97,9 @@ def evaluate(
     (7, 0.8333333333333334)
     """
     binding, second = prepare(
-        metrics, label, score, prediction, query, item, weight, by, judgments, class_scores, ci, ci_method
-    )
+        metrics, label, score, prediction, query, item, weight, by, judgments, class_scores, ci, ci_method,
+        ci_unit, resamples, seed,
+    )  # fmt: skip
     return run(binding, source, second, engine, con, spark)
 
 
@@ -110,6 +115,9 @@ def run(binding: Binding, source: Any, second: Any, engine: str, con: Any = None
         result = postgres_engine.run(binding, source, con, second)
     else:
         raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+    if binding.bootstrap:
+        by = list(binding.source_by)
+        result = bootstrap.percentile_intervals(result, by, binding.bootstrap).select(binding.bootstrap_columns)
     check_no_overflow(binding, result)
     return result
 
@@ -145,6 +153,9 @@ def prepare(
     class_scores: ClassScores | None,
     ci: float | None = None,
     ci_method: str = "auto",
+    ci_unit: str | None = None,
+    resamples: int = 200,
+    seed: int = 0,
 ) -> tuple[Binding, Any]:
     """The call's binding and its second table (the judgments, or long class scores)."""
     described, long_table = parse(class_scores)
@@ -160,9 +171,64 @@ def prepare(
         judgments=judgments is not None,
         class_scores=described,
     )
-    intervals.check(ci, ci_method, binding.calls)
+    resampled = intervals.resampled(ci, ci_method, binding.calls, ci_unit)
     binding = dataclasses.replace(binding, ci=ci)
+    if resampled:
+        bootstrap.check(resamples, seed, ci_unit)
+        if REPLICATE_SLICE in binding.by:
+            raise InvalidParameterError(f"{REPLICATE_SLICE!r} is the name the bootstrap gives its own slice")
+        labels = frozenset(call.label for call in resampled)
+        resampling = bootstrap.Bootstrap(ci, resamples, seed, ci_unit, labels)
+        binding = dataclasses.replace(binding, by=(*binding.by, REPLICATE_SLICE), bootstrap=resampling)
     return binding, judgments if judgments is not None else long_table
+
+
+def prepare_paired(
+    metrics: Metrics,
+    scores: Any,
+    score: str | None,
+    label: str,
+    prediction: str | None,
+    query: str | None,
+    item: str | None,
+    weight: str | None,
+    slices: Sequence[str],
+    judgments: Any,
+    ci: float,
+) -> Binding:
+    """The binding of two paired ``scores`` of the same rows (``sm.compare``): each metric
+    per score (the slice PAIRED_SLICE) with the spread of the difference."""
+    scores = _checked_scores(scores, score, slices, judgments, prediction)
+    binding, _ = prepare(metrics, label, scores[0], None, query, item, weight, [*slices, PAIRED_SLICE], None, None)
+    _check_paired(binding.calls)
+    intervals.check_level(ci)
+    return dataclasses.replace(binding, ci=ci, spread_columns=True, paired_scores=scores)
+
+
+def _checked_scores(
+    scores: Any, score: str | None, slices: list[str], judgments: Any, prediction: str | None
+) -> tuple[str, str]:
+    """``scores`` as two distinct column names, in a call that can pair them."""
+    if isinstance(scores, str) or not isinstance(scores, Sequence) or len(scores) != 2:
+        raise InvalidParameterError(f"scores must be two score columns (baseline, candidate), got {scores!r}")
+    if not all(isinstance(column, str) for column in scores) or scores[0] == scores[1]:
+        raise InvalidParameterError(f"scores must be two different column names, got {scores!r}")
+    if score is not None:
+        raise InvalidParameterError(f"scores= names the two score columns: score={score!r} cannot be added to them")
+    if PAIRED_SLICE in slices:
+        raise InvalidParameterError(f"{PAIRED_SLICE!r} is the name compare gives its own slice: rename that column")
+    if judgments is not None or prediction is not None:
+        raise InvalidParameterError("paired comparisons of judged runs or predicted classes are not built yet")
+    return scores[0], scores[1]
+
+
+def _check_paired(calls: Sequence[MetricCall]) -> None:
+    unpaired = [call.label for call in calls if intervals.paired_template(call) is None]
+    if unpaired:
+        raise InvalidParameterError(
+            f"no paired comparison for {', '.join(unpaired)}: paired comparisons exist for auc (DeLong) and the "
+            "means over queries (gauc and the ranking metrics); the paired bootstrap is not built yet"
+        )
 
 
 def to_sql(
@@ -180,6 +246,10 @@ def to_sql(
     class_scores: ClassScores | None = None,
     ci: float | None = None,
     ci_method: str = "auto",
+    ci_unit: str | None = None,
+    resamples: int = 200,
+    seed: int = 0,
+    scores: Sequence[str] | None = None,
     dialect: str = "duckdb",
 ) -> str:
     """The one SQL statement ``evaluate`` runs for the same arguments, written for
@@ -196,6 +266,12 @@ def to_sql(
     ``sqlmetrics_class_scores``). Bad data makes the statement fail with a message
     starting "sqlmetrics: " (see ``sqlmetrics.dialects`` for how each dialect fails).
     A metric the dialect cannot express raises ``UnsupportedInDialectError`` naming it.
+    With ``ci`` and ``ci_method="bootstrap"`` (or ``ci_unit``), the statement has a row
+    per slice and replicate (the column ``sqlmetrics_replicate``, 0 the data as it is):
+    ``evaluate`` takes each interval's percentiles over replicates 1..R from it. With
+    ``scores=(baseline, candidate)``, it is the statement ``sm.compare`` runs for two
+    paired scores: a row per slice and score (``sqlmetrics_scores``: 1, 2), the second's
+    rows carrying the standard error of the difference (``<column>_se``).
 
     >>> import sqlmetrics as sm
     >>> sql = sm.to_sql(["auc", "logloss"], source="logs.impressions", label="click", score="pctr",
@@ -204,9 +280,17 @@ def to_sql(
     True
     """
     check_dialect(dialect)
-    binding, second_source = prepare(
-        metrics, label, score, prediction, query, item, weight, by, judgments, class_scores, ci, ci_method
-    )
+    if scores is not None:  # sm.compare's paired statement
+        slices = [by] if isinstance(by, str) else list(by or [])
+        level = 0.95 if ci is None else ci
+        roles = (label, prediction, query, item, weight)
+        binding = prepare_paired(metrics, scores, score, *roles, slices, judgments, level)
+        second_source = None
+    else:
+        binding, second_source = prepare(
+            metrics, label, score, prediction, query, item, weight, by, judgments, class_scores, ci, ci_method,
+            ci_unit, resamples, seed,
+        )  # fmt: skip
     binding = score_plan.planned(binding, source)  # the plan evaluate takes for the same source
     second = None
     if second_source is not None:

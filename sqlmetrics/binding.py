@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from sqlmetrics.bootstrap import Bootstrap
 from sqlmetrics.class_scores import LongColumns, WideScores
 from sqlmetrics.errors import ColumnNotFoundError, InvalidParameterError, SqlMetricsError, shown
 from sqlmetrics.spec import MetricCall
@@ -77,6 +78,23 @@ class Binding:
     # (PAIRED_SLICE, not a source column) saying which (1, 2), and each metric's spread is
     # that of the second's value minus the first's, on the second's rows
     paired_scores: tuple[str, str] | None = None
+    # the bootstrap's calls and parameters (sqlmetrics.bootstrap): every row is evaluated
+    # once per replicate, the last slice of ``by`` (REPLICATE_SLICE, not a source column)
+    # numbering them; the other calls with ``ci`` get their analytic interval
+    bootstrap: Bootstrap | None = None
+
+    def analytic(self, call: MetricCall) -> bool:
+        """Whether the call's interval is analytic (computed in its step)."""
+        return self.ci is not None and (self.bootstrap is None or call.label not in self.bootstrap.labels)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether rows carry weights: a weight column, or a bootstrap's counts."""
+        return self.weight is not None or self.bootstrap is not None
+
+    @property
+    def analytic_calls(self) -> list[MetricCall]:
+        return [call for call in self.calls if self.analytic(call)]
 
     @property
     def needs_query(self) -> bool:
@@ -133,6 +151,7 @@ class Binding:
             "query": self.query,
             "item": self.item if self.ranking else None,
             "weight": self.weight,
+            "ci_unit": self.bootstrap.unit if self.bootstrap else None,
         }
         return {role: column for role, column in bound.items() if column is not None}
 
@@ -144,8 +163,8 @@ class Binding:
     @property
     def source_by(self) -> tuple[str, ...]:
         """The slice columns read from the source (all of ``by`` but a paired call's
-        PAIRED_SLICE)."""
-        return self.by[:-1] if self.paired_scores else self.by
+        PAIRED_SLICE or a bootstrap's REPLICATE_SLICE)."""
+        return self.by[:-1] if self.paired_scores or self.bootstrap else self.by
 
     @property
     def source_columns(self) -> tuple[str, ...]:
@@ -171,11 +190,19 @@ class Binding:
         return [*self.by, "n_rows", "n_excluded", *(col for call in self.calls for col in self.call_columns(call))]
 
     def call_columns(self, call: MetricCall) -> tuple[str, ...]:
-        """The call's result columns: its value, its bounds when intervals are asked
-        for, its companions."""
+        """The call's result columns: its value, its bounds when its interval is
+        analytic (a bootstrap's come after the statement: ``bootstrap_columns``), its
+        companions."""
         parts = ("lo", "hi", "se", "df") if self.spread_columns else ("lo", "hi")
-        bounds = () if self.ci is None else tuple(f"{call.label}_{part}" for part in parts)
+        bounds = tuple(f"{call.label}_{part}" for part in parts) if self.analytic(call) else ()
         return (call.label, *bounds, *call.columns[1:])
+
+    @property
+    def bootstrap_columns(self) -> list[str]:
+        """The result columns of a bootstrap call: each call's value, bounds and companions
+        per slice of ``source_by`` (the replicates summarized)."""
+        calls = [(call.label, f"{call.label}_lo", f"{call.label}_hi", *call.columns[1:]) for call in self.calls]
+        return [*self.source_by, "n_rows", "n_excluded", *(column for columns in calls for column in columns)]
 
 
 def bind(

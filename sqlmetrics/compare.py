@@ -23,7 +23,7 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics import intervals
-from sqlmetrics.api import Metrics, prepare, run
+from sqlmetrics.api import Metrics, prepare, prepare_paired, run
 from sqlmetrics.binding import PAIRED_SLICE
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError
 from sqlmetrics.spec import MetricCall
@@ -110,19 +110,20 @@ def compare(
     slices = [by] if isinstance(by, str) else list(by or [])
     if ci is None:
         raise InvalidParameterError("compare needs a confidence level: ci=0.95, for example")
+    if ci_method not in ("auto", "analytic"):
+        raise InvalidParameterError(
+            f"compare takes the analytic intervals (ci_method='auto'), got {ci_method!r}: the paired bootstrap is "
+            "not built yet"
+        )
     if scores is not None:
         if arm is not None or baseline is not None:
             raise InvalidParameterError(
                 "pass either scores= (two models that scored the same rows) or arm= and baseline= (arms that saw "
                 "different rows), not both"
             )
-        scores = _checked_scores(scores, score, slices, judgments, prediction)
-        binding, _ = prepare(
-            metrics, label, scores[0], None, query, item, weight, [*slices, PAIRED_SLICE], None, None, ci, ci_method
-        )
-        _check_paired(binding.calls)
-        binding = dataclasses.replace(binding, spread_columns=True, paired_scores=scores)
-        return _paired_differences(run(binding, source, None, engine, con, spark), binding.calls, slices, scores, ci)
+        binding = prepare_paired(metrics, scores, score, label, prediction, query, item, weight, slices, judgments, ci)
+        result = run(binding, source, None, engine, con, spark)
+        return _paired_differences(result, binding.calls, slices, binding.paired_scores, ci)
     if arm is None or baseline is None:
         raise InvalidParameterError(
             "compare needs scores=(baseline score, candidate score) for two models that scored the same rows, or "
@@ -133,37 +134,11 @@ def compare(
     if arm in slices:
         raise InvalidParameterError(f"arm column {arm!r} is also a slice column (by): compare arms within slices")
     binding, second = prepare(
-        metrics, label, score, prediction, query, item, weight, [*slices, arm], judgments, None, ci, ci_method
+        metrics, label, score, prediction, query, item, weight, [*slices, arm], judgments, None, ci, "analytic"
     )
     binding = dataclasses.replace(binding, spread_columns=True)
     result = run(binding, source, second, engine, con, spark)
     return _differences(result, binding.calls, slices, arm, _baseline_value(result, arm, baseline), ci)
-
-
-def _checked_scores(
-    scores: Any, score: str | None, slices: list[str], judgments: Any, prediction: str | None
-) -> tuple[str, str]:
-    """``scores`` as two distinct column names, in a call that can pair them."""
-    if isinstance(scores, str) or not isinstance(scores, Sequence) or len(scores) != 2:
-        raise InvalidParameterError(f"scores must be two score columns (baseline, candidate), got {scores!r}")
-    if not all(isinstance(column, str) for column in scores) or scores[0] == scores[1]:
-        raise InvalidParameterError(f"scores must be two different column names, got {scores!r}")
-    if score is not None:
-        raise InvalidParameterError(f"scores= names the two score columns: score={score!r} cannot be added to them")
-    if PAIRED_SLICE in slices:
-        raise InvalidParameterError(f"{PAIRED_SLICE!r} is the name compare gives its own slice: rename that column")
-    if judgments is not None or prediction is not None:
-        raise InvalidParameterError("paired comparisons of judged runs or predicted classes are not built yet")
-    return scores[0], scores[1]
-
-
-def _check_paired(calls: Sequence[MetricCall]) -> None:
-    unpaired = [call.label for call in calls if intervals.paired_template(call) is None]
-    if unpaired:
-        raise InvalidParameterError(
-            f"no paired comparison for {', '.join(unpaired)}: paired comparisons exist for auc (DeLong) and the "
-            "means over queries (gauc and the ranking metrics); the paired bootstrap is not built yet"
-        )
 
 
 def _paired_differences(

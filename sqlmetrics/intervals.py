@@ -37,33 +37,47 @@ from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.registry import registry
 from sqlmetrics.spec import Interval, MetricCall
 
-METHODS = ("auto", "analytic")
+METHODS = ("auto", "analytic", "bootstrap")
 T_TABLE_DF = 100  # t quantiles tabulated for df 1..T_TABLE_DF, the expansion beyond
 
 
-def check(ci: float | None, ci_method: str, calls: Sequence[MetricCall]) -> None:
-    """Raise for a level outside (0, 1), an unknown method, or a metric without an
-    analytic interval."""
-    if ci is None:
-        return
+def check_level(ci: object) -> None:
     if isinstance(ci, bool) or not isinstance(ci, int | float) or not 0 < ci < 1:
         raise InvalidParameterError(f"ci must be a confidence level between 0 and 1 (e.g. 0.95), got {ci!r}")
+
+
+def resampled(ci: float | None, ci_method: str, calls: Sequence[MetricCall], unit: str | None) -> list[MetricCall]:
+    """The calls whose interval is the bootstrap's (``sqlmetrics.bootstrap``): all of them
+    for ``"bootstrap"`` or with a ``unit`` (a clustered interval: the analytic ones assume
+    independent rows), for ``"auto"`` those without an analytic interval; none for
+    ``"analytic"``. Raise for a level outside (0, 1), an unknown method, an analytic
+    interval asked for a metric without one, or a bootstrap of a metric that takes no
+    weights."""
+    if ci is None:
+        return []
+    check_level(ci)
     if ci_method not in METHODS:
+        raise InvalidParameterError(f"ci_method must be one of {', '.join(map(repr, METHODS))}, got {ci_method!r}")
+    without = [call for call in calls if interval_of(call) is None]
+    if ci_method == "analytic":
+        if unit is not None:
+            raise InvalidParameterError("ci_unit clusters the bootstrap: pass ci_method='bootstrap' (or 'auto')")
+        if without:
+            names = ", ".join(repr(c) if c.kwargs.get("average") == "micro" else c.spec.name for c in without)
+            having = ", ".join(name for name, spec in registry().items() if spec.interval is not None)
+            raise InvalidParameterError(
+                f"no analytic interval for {names}: intervals exist for {having} (macro averages); "
+                "sm.evaluate's ci_method='bootstrap' (or 'auto') resamples the others"
+            )
+        return []
+    chosen = list(calls) if ci_method == "bootstrap" or unit is not None else without
+    unweighted = [call.label for call in chosen if not call.spec.weighted]
+    if unweighted:
         raise InvalidParameterError(
-            f"ci_method must be one of {', '.join(map(repr, METHODS))}, got {ci_method!r} "
-            "(the bootstrap is not available yet)"
+            f"no bootstrap for {', '.join(unweighted)}: it resamples by weighting rows, which these metrics do not "
+            "take; their analytic interval (ci_method='analytic', without ci_unit) is the t over queries"
         )
-    without = [
-        repr(call) if call.kwargs.get("average") == "micro" else call.spec.name
-        for call in calls
-        if interval_of(call) is None
-    ]
-    if without:
-        having = ", ".join(name for name, spec in registry().items() if spec.interval is not None)
-        raise InvalidParameterError(
-            f"no analytic interval for {', '.join(without)}: intervals exist for {having} (macro averages); the "
-            "bootstrap for the other metrics is not available yet: ask for them in a call without ci"
-        )
+    return chosen
 
 
 def interval_of(call: MetricCall) -> Interval | None:

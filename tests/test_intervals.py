@@ -221,8 +221,12 @@ def test_interval_columns_follow_each_metric_and_not_its_companions():
         ({"ci": True}, "between 0 and 1"),
         ({"ci": "95%"}, "between 0 and 1"),
         ({"ci": 0.95, "ci_method": "jackknife"}, "ci_method must be one of"),
-        ({"ci": 0.95, "metrics": ["auc", "f1"]}, "no analytic interval for f1"),
-        ({"ci": 0.95, "metrics": [sm.metric("hit_rate@2", average="micro")]}, "no analytic interval for hit_rate"),
+        ({"ci": 0.95, "ci_method": "analytic", "metrics": ["auc", "f1"]}, "no analytic interval for f1"),
+        (
+            {"ci": 0.95, "ci_method": "analytic", "metrics": [sm.metric("hit_rate@2", average="micro")]},
+            "no analytic interval for hit_rate",
+        ),
+        ({"ci": 0.95, "metrics": [sm.metric("hit_rate@2", average="micro")]}, "no bootstrap for hit_rate"),
     ],
 )
 def test_bad_interval_requests_are_refused(kwargs, message):

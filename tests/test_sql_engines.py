@@ -142,3 +142,21 @@ def test_paired_compare(name, request):
         assert expected["p_value"].null_count() < expected.height  # some slice has an interval
         result = sm.compare("src", metrics, scores=("score", "score_b"), **roles, engine=name, **connection)
         assert_same_numbers(result, expected, name)
+
+
+@pytest.mark.parametrize("name", ["spark", "postgres"])
+def test_bootstrap(name, request):
+    """The bootstrap's resamples are drawn alike by every engine: rows (or units) numbered
+    in the order of their columns, the counts hashed in BIGINT; the same intervals as
+    DuckDB's, with weights, slices, NULLs and one-class slices."""
+    engine = request.getfixturevalue(f"{name}_engine")
+    frame = impressions(10)
+    engine.load({"src": frame})
+    connection = {"con": engine.connection} if name == "postgres" else {"spark": engine.session}
+    metrics = ["auc", "f1", "logloss", "gauc"]
+    for unit in (None, "q"):
+        roles = {"label": "label", "score": "score", "query": "q", "weight": "w", "by": "s", "ci_unit": unit}
+        call = {"ci": 0.9, "ci_method": "bootstrap", "resamples": 8, "seed": 3}
+        expected = sm.evaluate(frame, metrics, **roles, **call)
+        assert expected["auc_lo"].null_count() < expected.height  # some slice has an interval
+        assert_same_numbers(sm.evaluate("src", metrics, **roles, **call, engine=name, **connection), expected, name)

@@ -68,7 +68,7 @@ def compose(binding: Binding, source_sql: str, second_sql: str | None = None, di
     for call in binding.calls:
         values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
         step = templates.render(call.spec.template, values, binding.slices)
-        ctes[f"m_{call.label}"] = step if binding.ci is None else with_spread(step, call, binding, values)
+        ctes[f"m_{call.label}"] = with_spread(step, call, binding, values) if binding.analytic(call) else step
     return assemble(ctes, final_select(binding))
 
 

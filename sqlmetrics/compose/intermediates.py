@@ -91,7 +91,7 @@ def row_weight(binding: Binding, portable: bool) -> str:
     partition per query, add DOUBLE ~12% faster.) DuckDB's ``/`` divides integers
     exactly, and the steps that output a sum cast it to DOUBLE. Other dialects keep
     ``w``: their ``/`` truncates integers."""
-    return "w" if binding.weight is not None or portable else "1"
+    return "w" if binding.weighted or portable else "1"
 
 
 def combinations(binding: Binding, name: str, params: tuple[str, ...]) -> list[tuple]:

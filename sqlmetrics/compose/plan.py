@@ -12,6 +12,7 @@ the bad-row counters of the input rules and the sums the intermediates declare.
 
 from __future__ import annotations
 
+from sqlmetrics import bootstrap
 from sqlmetrics.binding import Binding
 from sqlmetrics.checks import checks_for
 from sqlmetrics.compose.intermediates import needed, reads, step
@@ -47,6 +48,8 @@ def input_steps(binding: Binding, source_sql: str, second_sql: str | None) -> di
         return _long_input_steps(binding, source_sql, second_sql)
     if binding.paired_scores:
         return _paired_input_steps(binding, source_sql)
+    if binding.bootstrap:
+        return _bootstrap_input_steps(binding, source_sql)
     return {"input": input_sql(binding, source_sql)}
 
 
@@ -83,6 +86,10 @@ def _input_columns(binding: Binding) -> dict[str, str]:
         columns["query"] = quote(roles["query"])
     if binding.ranking:
         columns["item"] = quote(roles["item"]) if "item" in roles else "NULL"
+    if binding.bootstrap:
+        unit = binding.bootstrap.unit
+        row = [sql for name, sql in columns.items() if name != "slice_0"]  # w: NULL for an excluded row
+        columns["unit_id"] = bootstrap.unit_id_sql(None if unit is None else quote(unit), row)
     return columns
 
 
@@ -122,6 +129,33 @@ def _paired_input_steps(binding: Binding, source_sql: str) -> dict[str, str]:
             f"SELECT {', '.join(kept)}, m.model AS {pair}, "
             "CASE WHEN m.model = 1 THEN score_1 ELSE score_2 END AS score\n"
             "FROM paired_rows\nCROSS JOIN (VALUES (1), (2)) AS m(model)"
+        ),
+    }
+
+
+def _bootstrap_input_steps(binding: Binding, source_sql: str) -> dict[str, str]:
+    """The bootstrap (``sqlmetrics.bootstrap``): ``sampled_rows``, the source's rows with
+    their unit's number, and ``input``, each row once per replicate (the slice
+    REPLICATE_SLICE: 0 the data as it is, 1..R the resamples) with its weight times the
+    replicate's Poisson(1) count of its unit."""
+    boot, replicate = binding.bootstrap, binding.slices[-1]
+    kept = [name for name in _input_columns(binding) if name not in ("slice_0", "w", "unit_id")]
+    first, second, third = bootstrap.hash_steps_sql(boot.seed)
+    hashed = (
+        f"SELECT {', '.join(kept)}, w, replicate, {third} AS h3\nFROM (\n"
+        f"    SELECT {', '.join(kept)}, w, replicate, {second} AS h2\n    FROM (\n"
+        f"        SELECT {', '.join(kept)}, w, replicate, {first} AS h1\n"
+        f"        FROM sampled_rows\n        CROSS JOIN {bootstrap.replicates_sql(boot.resamples)}\n"
+        "    ) AS first_hash\n) AS second_hash"
+    )
+    return {
+        "sampled_rows": input_sql(binding, source_sql),
+        "input": (
+            f"-- every row once per replicate: 0 as it is, 1..{boot.resamples} with its weight times a Poisson(1)\n"
+            f"-- count hashed from its {'unit' if boot.unit else 'row'}, the replicate and the seed "
+            "(sqlmetrics/bootstrap.py)\n"
+            f"SELECT {', '.join(kept)}, replicate AS {replicate}, w * {bootstrap.count_sql('h3')} AS w\n"
+            f"FROM (\n{indent(hashed)}\n) AS hashed"
         ),
     }
 

@@ -23,7 +23,7 @@ def final_select(binding: Binding) -> str:
     for call in binding.calls:
         cte, name = f"m_{call.label}", call.base_name
         columns.append(f"{cte}.{name} AS {call.label}")
-        if binding.ci is not None:
+        if binding.analytic(call):
             parts = ("lo", "hi", "se", "df") if binding.spread_columns else ("lo", "hi")
             columns += [f"{cte}.{name}_{part} AS {call.label}_{part}" for part in parts]
         columns += [f"COALESCE({cte}.{name}_{out}, 0) AS {call.label}_{out}" for out in call.spec.outputs]

@@ -13,7 +13,7 @@ from sqlmetrics.spec import MetricCall
 
 
 def t_quantiles_needed(binding: Binding) -> bool:
-    return binding.ci is not None and any(intervals.interval_of(call).student for call in binding.calls)
+    return any(intervals.interval_of(call).student for call in binding.analytic_calls)
 
 
 def with_spread(step: str, call: MetricCall, binding: Binding, values: dict[str, str]) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics import intervals
+from sqlmetrics import bootstrap, intervals
 from sqlmetrics.binding import Binding, check_long_schema, check_schema, check_second_schema
 from sqlmetrics.checks import checks_for, raise_failed, row_counters_polars
 from sqlmetrics.metrics.multiclass import (
@@ -81,13 +81,13 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     by = slices if binding.by else []  # grouping by the constant slice_0 costs time
     row_level = [call for call in binding.calls if _is_row_level(call, binding)]
     if row_level:
-        weighted = binding.weight is not None
+        weighted = binding.weighted
         aggregates = [e for call in row_level for e in _row_aggregates(call, weighted)]
         values = used_rows.group_by(slices).agg(aggregates)
         results = results.join(values.collect(engine="streaming"), on=slices, how="left", nulls_equal=True)
     lists = _lists(binding, used_rows, judged, by).reached_by(binding.calls) if binding.ranking else None
-    spread = (binding.slices[-1] if binding.paired_scores else True) if binding.ci is not None else False
-    if lists is not None and spread:
+    spread = binding.slices[-1] if binding.paired_scores else True  # the interval of a query mean
+    if lists is not None and any(call.spec.polars_form == "lists" for call in binding.analytic_calls):
         lists = dataclasses.replace(lists, spread=spread)
     for call in binding.calls:
         if call in single or call in row_level or call in multiclass or call in pairwise or call in one_vs_rest:
@@ -95,18 +95,18 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         if call.spec.polars_form == "lists":
             frame = call.spec.module.from_lists(lists, **call.kwargs)
         else:
-            weight = "w" if binding.weight is not None else None  # unweighted: faster rank-based forms
-            spreads = {"spread": spread} if spread else {}  # frame metrics with an interval: gauc
+            weight = "w" if binding.weighted else None  # unweighted: faster rank-based forms
+            spreads = {"spread": spread} if binding.analytic(call) else {}  # frame metrics with an interval: gauc
             frame = call.spec.module.frame(
                 used_rows, score="score", label="label", query="query", weight=weight, by=by, **call.kwargs, **spreads
             )
         frame = frame.collect(engine="streaming")
         if not binding.by:
             frame = frame.with_columns(pl.lit(0, pl.Int32).alias("slice_0"))
-        columns = [*call.columns, *((f"{call.label}_se", f"{call.label}_df") if binding.ci is not None else ())]
+        columns = [*call.columns, *((f"{call.label}_se", f"{call.label}_df") if binding.analytic(call) else ())]
         renamed = frame.rename({f"{call.base_name}{c[len(call.label) :]}": c for c in columns})
         results = results.join(renamed, on=slices, how="left", nulls_equal=True)
-    if binding.ci is not None:
+    if binding.analytic_calls:
         results = _with_intervals(binding, results, used_rows, slices)
 
     counts = [f"{call.label}_{out}" for call in binding.calls for out in call.spec.outputs]
@@ -169,7 +169,8 @@ def _checked_base(
     rows = _input(binding, lf, judged)
     keys = _base_keys(binding) if keys is None else keys
     base = _base(binding, rows, checks, keys).collect(engine="streaming")
-    raise_failed(base, rows, checks, keys, binding.role_columns)
+    original = base.filter(pl.col(binding.slices[-1]) == 0) if binding.bootstrap else base  # as compose/checks.py
+    raise_failed(original, rows, checks, keys, binding.role_columns)
     if binding.judgments:
         raise_failed_tables(run_rules(binding), RuleTables(rows, judged))
     return rows, base, judged
@@ -181,7 +182,7 @@ def _with_intervals(
     """``results`` with every call's ``_lo`` and ``_hi`` (``sqlmetrics.intervals``): the
     query-level metrics brought their ``_se`` and ``_df``; the others' spread (auc's
     DeLong, the row means and proportions) is taken from the used rows here."""
-    for call in binding.calls:
+    for call in binding.analytic_calls:
         if binding.paired_scores:
             spread = intervals.paired_row_spread_polars(call, used_rows, slices)
         else:
@@ -189,7 +190,7 @@ def _with_intervals(
         if spread is not None:
             spread = spread.collect(engine="streaming").rename({"se": f"{call.label}_se", "df": f"{call.label}_df"})
             results = results.join(spread, on=slices, how="left", nulls_equal=True)
-    return intervals.bounds_polars(results, binding.calls, binding.ci)
+    return intervals.bounds_polars(results, binding.analytic_calls, binding.ci)
 
 
 def _calls_of_form(binding: Binding, form: str) -> list[MetricCall]:
@@ -278,9 +279,11 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
         columns.append(pl.col(roles["query"]).alias("query"))
     if binding.ranking:
         columns.append((pl.col(roles["item"]) if "item" in roles else pl.lit(None)).alias("item"))
-    rows = lf.select(columns)
+    rows = lf.select(*columns, *_unit_number(binding))
     if paired:
         return _paired_rows(rows, binding.slices[-1], bool(binding.source_by))
+    if binding.bootstrap:
+        return _resampled_rows(binding, rows if binding.bootstrap.unit else _numbered_rows(rows))
     if binding.long_scores is not None:
         counts = judged.group_by("row_id").agg(
             n_classes=pl.len().cast(pl.Int64), n_scored=pl.col("score").count().cast(pl.Int64)
@@ -304,6 +307,31 @@ def _paired_rows(rows: pl.LazyFrame, pair: str, sliced: bool) -> pl.LazyFrame:
         rows = rows.drop("slice_0")
     copies = [rows.with_columns(pl.lit(i, pl.Int32).alias(pair), pl.col(f"score_{i}").alias("score")) for i in (1, 2)]
     return pl.concat(copies)
+
+
+def _unit_number(binding: Binding) -> list[pl.Expr]:
+    """A bootstrap's unit number over the source, as compose/plan.py's: the dense rank of
+    ``ci_unit`` (none for the rows: ``_numbered_rows``)."""
+    unit = binding.bootstrap.unit if binding.bootstrap else None
+    return [] if unit is None else [pl.col(unit).rank("dense").cast(pl.Int64).alias("unit_id")]
+
+
+def _numbered_rows(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """``rows`` with each row's number from 1 in the order of its columns (compose/plan.py's)."""
+    order = [name for name in rows.collect_schema() if name != "slice_0"]  # w: NULL for an excluded row
+    numbered = rows.sort(order, nulls_last=True, maintain_order=True).with_row_index("unit_id", offset=1)
+    return numbered.with_columns(pl.col("unit_id").cast(pl.Int64))
+
+
+def _resampled_rows(binding: Binding, rows: pl.LazyFrame) -> pl.LazyFrame:
+    """compose/plan.py's bootstrap input: each row once per replicate (the slice
+    REPLICATE_SLICE), its weight times the replicate's Poisson(1) count of its unit."""
+    boot, replicate = binding.bootstrap, binding.slices[-1]
+    if not binding.source_by:
+        rows = rows.drop("slice_0")
+    replicates = pl.LazyFrame({replicate: list(range(boot.resamples + 1))}, schema={replicate: pl.Int32})
+    count = bootstrap.counts_polars(pl.col("unit_id"), pl.col(replicate).cast(pl.Int64), boot.seed)
+    return rows.join(replicates, how="cross").with_columns(w=pl.col("w") * count).drop("unit_id")
 
 
 def _lists(binding: Binding, used_rows: pl.LazyFrame, judged: pl.LazyFrame | None, by: list[str]) -> Lists:
