@@ -32,8 +32,9 @@ def case(name, group, score="pctr"):
     return register
 
 
-def _sqlmetrics(metrics, score, engine, query=None):
-    """``metrics`` is a list of names, or a function ``sqlmetrics -> list`` (for ``sm.metric(...)``)."""
+def _sqlmetrics(metrics, score, engine, query=None, **intervals):
+    """``metrics`` is a list of names, or a function ``sqlmetrics -> list`` (for ``sm.metric(...)``);
+    ``intervals``: evaluate's ``ci``, ``ci_method``, ``resamples``, ..."""
 
     def setup(parquet_glob, data_dir):
         import sqlmetrics as sm
@@ -41,7 +42,9 @@ def _sqlmetrics(metrics, score, engine, query=None):
         wanted = metrics(sm) if callable(metrics) else metrics
 
         def run():
-            frame = sm.evaluate(parquet_glob, wanted, label="click", score=score, query=query, engine=engine)
+            frame = sm.evaluate(
+                parquet_glob, wanted, label="click", score=score, query=query, engine=engine, **intervals
+            )
             return frame.row(0, named=True)
 
         return run
@@ -198,6 +201,21 @@ case("sqlmetrics_composed_polars", "composed")(_sqlmetrics(_COMPOSED, "pctr", "p
 for _engine in ("duckdb", "polars"):
     case(f"sqlmetrics_composed_{_engine}_cont", "composed_cont", "pctr_cont")(
         _sqlmetrics(_COMPOSED, "pctr_cont", _engine, query="user_id")
+    )
+# the same four with their intervals: analytic (DeLong, t over users, the mean's), and the
+# Poisson bootstrap with 200 resamples of rows, and of users (clustered)
+for _engine in ("duckdb", "polars"):
+    case(f"sqlmetrics_composed_ci_{_engine}", "intervals")(
+        _sqlmetrics(_COMPOSED[:3], "pctr", _engine, query="user_id", ci=0.95)
+    )
+    case(f"sqlmetrics_composed_noci_{_engine}", "intervals")(
+        _sqlmetrics(_COMPOSED[:3], "pctr", _engine, query="user_id")
+    )
+    case(f"sqlmetrics_composed_bootstrap_{_engine}", "intervals")(
+        _sqlmetrics(_COMPOSED, "pctr", _engine, query="user_id", ci=0.95, ci_method="bootstrap")
+    )
+    case(f"sqlmetrics_composed_bootstrap_users_{_engine}", "intervals")(
+        _sqlmetrics(_COMPOSED, "pctr", _engine, query="user_id", ci=0.95, ci_method="bootstrap", ci_unit="user_id")
     )
 
 

@@ -109,6 +109,21 @@ def paired_one_relevant(queries: int, length: int) -> Draw:
     return draw
 
 
+def bootstrap_studies() -> list[tuple[str, str, float, Draw, dict]]:
+    """The bootstrap's percentile interval of metrics with a known population value."""
+    auc = NormalDist().cdf(1 / math.sqrt(2))
+    return [
+        ("auc, 300 rows, 40% positives, μ = 1: bootstrap of rows", "auc", auc, binormal(300, 0.4, 1.0), {}),
+        (
+            "gauc, 50 users × 20 rows, μ = 1: bootstrap of users",
+            "gauc",
+            auc,
+            grouped_binormal(50, 20, 1.0),
+            {"query": "query", "ci_unit": "query"},
+        ),
+    ]
+
+
 def paired_studies() -> list[tuple[str, str, float, Draw, dict]]:
     auc_a, auc_b = NormalDist().cdf(1 / math.sqrt(2)), NormalDist().cdf(1.3 / math.sqrt(2 * 0.89))
     mrr = sum(1 / (p - 1) - 1 / p for p in range(2, 6)) / 5 / 2
@@ -164,6 +179,9 @@ def main() -> None:
     started = time.perf_counter()
     for name, metric, truth, draw, roles in studies():
         share, width = coverage(metric, truth, draw, args.runs, args.engine, **roles)
+        print(f"| {name} | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
+    for name, metric, truth, draw, roles in bootstrap_studies():
+        share, width = coverage(metric, truth, draw, args.runs, args.engine, ci_method="bootstrap", **roles)
         print(f"| {name} | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
     for name, metric, truth, draw, roles in paired_studies():
         share, width = paired_coverage(metric, truth, draw, args.runs, args.engine, **roles)

@@ -188,6 +188,27 @@ RATIOS += [
     ),
     ("polars engine / duckdb engine: ndcg@10", "sqlmetrics_ndcg_polars", "sqlmetrics_ndcg_duckdb"),
 ]
+for _engine in ("duckdb", "polars"):
+    RATIOS += [
+        (
+            f"analytic intervals: auc, gauc, logloss with ci / without ({_engine})",
+            f"sqlmetrics_composed_ci_{_engine}",
+            f"sqlmetrics_composed_noci_{_engine}",
+            "<= 1.3",
+        ),
+        (
+            f"bootstrap, 200 resamples of rows: the four composed with / without ci ({_engine})",
+            f"sqlmetrics_composed_bootstrap_{_engine}",
+            f"sqlmetrics_composed_{_engine}",
+            "<= 10",
+        ),
+        (
+            f"bootstrap, 200 resamples of users: the four composed with / without ci ({_engine})",
+            f"sqlmetrics_composed_bootstrap_users_{_engine}",
+            f"sqlmetrics_composed_{_engine}",
+            "<= 10",
+        ),
+    ]
 HANDWRITTEN = {
     metric: (f"handwritten_{metric}_duckdb", f"handwritten_{metric}_polars")
     for metric in ("gauc", "ndcg", "mrr", "map", "hit_rate")

@@ -340,11 +340,22 @@ def _binding_options(table: bool = False) -> argparse.ArgumentParser:
         type=float,
         metavar="LEVEL",
         help="add METRIC_lo and METRIC_hi, a LEVEL confidence interval (e.g. 0.95): DeLong's for auc, "
-        "Student's t over queries for gauc and the ranking metrics",
+        "Student's t over queries for gauc and the ranking metrics, the bootstrap for metrics without a formula",
     )
     options.add_argument(
-        "--ci-method", default="auto", choices=("auto", "analytic"), help="interval method (default: %(default)s)"
+        "--ci-method",
+        default="auto",
+        choices=("auto", "analytic", "bootstrap"),
+        help="interval method: auto takes the analytic interval where a metric has one, else the bootstrap "
+        "(default: %(default)s)",
     )
+    options.add_argument(
+        "--ci-unit",
+        metavar="COLUMN",
+        help="resample this column's units (e.g. user_id) rather than rows: the clustered bootstrap",
+    )
+    options.add_argument("--resamples", type=int, default=200, help="bootstrap resamples (default: %(default)s)")
+    options.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     return options
 
 
@@ -395,6 +406,9 @@ def binding_kwargs(args: argparse.Namespace, paths: bool = True) -> dict[str, An
         "class_scores": class_scores_kwarg(args, paths),
         "ci": args.ci,
         "ci_method": args.ci_method,
+        "ci_unit": args.ci_unit,
+        "resamples": args.resamples,
+        "seed": args.seed,
     }
 
 
@@ -414,6 +428,9 @@ def run_compare(args: argparse.Namespace) -> None:
     kwargs = binding_kwargs(args) | {"ci": 0.95 if args.ci is None else args.ci}
     if kwargs.pop("class_scores") is not None:
         raise UsageError("compare: the one-vs-rest metrics (--class-scores, --long-scores) have no interval yet")
+    if kwargs.pop("ci_unit") is not None:
+        raise UsageError("compare: --ci-unit clusters the bootstrap, and the paired bootstrap is not built yet")
+    del kwargs["resamples"], kwargs["seed"]
     if args.scores is not None:
         if args.arm is not None or args.baseline is not None:
             raise UsageError("compare: pass either --scores (the same rows) or --arm and --baseline (arms), not both")

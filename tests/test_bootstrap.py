@@ -231,3 +231,20 @@ def test_bad_bootstrap_requests_are_refused(kwargs, error, message):
     arguments = {"ci": 0.9, "ci_method": "bootstrap", **kwargs}
     with pytest.raises(error, match=message):
         sm.evaluate(frame, arguments.pop("metrics", ["auc"]), **arguments)
+
+
+def test_command_line_bootstrap_writes_what_evaluate_returns(tmp_path, capsys):
+    from sqlmetrics import cli
+
+    rng = np.random.default_rng(6)
+    frame = pl.DataFrame({"label": rng.integers(0, 2, 200), "score": rng.random(200), "user": rng.integers(0, 20, 200)})
+    frame.write_parquet(tmp_path / "logs.parquet")
+    argv = ["eval", str(tmp_path / "logs.parquet"), "-m", "auc,f1", "--ci", "0.9", "--format", "csv"]
+    options = ["--ci-method", "bootstrap", "--ci-unit", "user", "--resamples", "25", "--seed", "4"]
+    assert cli.main([*argv, *options]) == 0
+    printed = pl.read_csv(capsys.readouterr().out.encode())
+    expected = sm.evaluate(frame, ["auc", "f1"], ci=0.9, ci_method="bootstrap", ci_unit="user", resamples=25, seed=4)
+    assert printed.columns == expected.columns
+    assert printed.row(0) == pytest.approx(expected.row(0), abs=1e-9)
+    assert cli.main(["sql", "logs", "-m", "f1", "--ci", "0.9", "--resamples", "3"]) == 0
+    assert "sqlmetrics_replicate" in capsys.readouterr().out  # auto: f1 has no formula, the bootstrap
