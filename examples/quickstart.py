@@ -86,7 +86,15 @@ def main(data_dir: Path) -> None:
         regression.select("model_version", "rmse"), expressions.sort("model_version"), rel_tol=1e-9
     )
 
-    # 6. The SQL behind report 1, ready for a SQL console.
+    # 6. Did v2 beat v1? The A/B arms compared: the difference, its 95% interval and
+    #    p-value (DeLong's for auc, the t over users for gauc). Calibration has no formula
+    #    for its interval: a bootstrap of users (all of a user's rows resampled together),
+    #    drawn inside the same query.
+    print(sm.compare(logs, ["auc", "gauc", "logloss"], arm="model_version", baseline="v1", **columns | {"by": None}))
+    resampled = sm.evaluate(logs, ["calibration"], **columns, ci=0.95, ci_unit="user_id", resamples=50)
+    print(resampled.select("date", "model_version", "calibration", "calibration_lo", "calibration_hi"))
+
+    # 7. The SQL behind report 1, ready for a SQL console.
     sql = sm.to_sql(["auc", "logloss"], source="logs/*.parquet", label="click", score="pctr", by="date")
     print(sql.splitlines()[0], "...", f"({len(sql.splitlines())} lines)")
 
