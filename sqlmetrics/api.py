@@ -118,7 +118,7 @@ def run(binding: Binding, source: Any, second: Any, engine: str, con: Any = None
         result = postgres_engine.run(binding, source, con, second)
     else:
         raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
-    if binding.bootstrap:
+    if binding.bootstrap and not binding.paired_scores:  # sm.compare takes the paired replicates
         by = list(binding.source_by)
         result = bootstrap.percentile_intervals(result, by, binding.bootstrap).select(binding.bootstrap_columns)
     check_no_overflow(binding, result)
@@ -175,15 +175,23 @@ def prepare(
         class_scores=described,
     )
     resampled = intervals.resampled(ci, ci_method, binding.calls, ci_unit)
-    binding = dataclasses.replace(binding, ci=ci)
-    if resampled:
-        bootstrap.check(resamples, seed, ci_unit)
-        if REPLICATE_SLICE in binding.by:
-            raise InvalidParameterError(f"{REPLICATE_SLICE!r} is the name the bootstrap gives its own slice")
-        labels = frozenset(call.label for call in resampled)
-        resampling = bootstrap.Bootstrap(ci, resamples, seed, ci_unit, labels)
-        binding = dataclasses.replace(binding, by=(*binding.by, REPLICATE_SLICE), bootstrap=resampling)
+    binding = _resampling(dataclasses.replace(binding, ci=ci), resampled, resamples, seed, ci_unit)
     return binding, judgments if judgments is not None else long_table
+
+
+def _resampling(
+    binding: Binding, resampled: Sequence[MetricCall], resamples: int, seed: int, unit: str | None
+) -> Binding:
+    """``binding`` with the bootstrap of the ``resampled`` calls (none: unchanged): the
+    slice REPLICATE_SLICE last."""
+    if not resampled:
+        return binding
+    bootstrap.check(resamples, seed, unit)
+    if REPLICATE_SLICE in binding.by:
+        raise InvalidParameterError(f"{REPLICATE_SLICE!r} is the name the bootstrap gives its own slice")
+    labels = frozenset(call.label for call in resampled)
+    resampling = bootstrap.Bootstrap(binding.ci, resamples, seed, unit, labels)
+    return dataclasses.replace(binding, by=(*binding.by, REPLICATE_SLICE), bootstrap=resampling)
 
 
 def prepare_paired(
@@ -198,14 +206,19 @@ def prepare_paired(
     slices: Sequence[str],
     judgments: Any,
     ci: float,
+    ci_method: str = "auto",
+    ci_unit: str | None = None,
+    resamples: int = 200,
+    seed: int = 0,
 ) -> Binding:
     """The binding of two paired ``scores`` of the same rows (``sm.compare``): each metric
-    per score (the slice PAIRED_SLICE) with the spread of the difference."""
+    per score (the slice PAIRED_SLICE) with the spread of the difference, analytic or,
+    resampling both scores' rows alike, the bootstrap's (the slice REPLICATE_SLICE)."""
     scores = _checked_scores(scores, score, slices, judgments, prediction)
     binding, _ = prepare(metrics, label, scores[0], None, query, item, weight, [*slices, PAIRED_SLICE], None, None)
-    _check_paired(binding.calls)
-    intervals.check_level(ci)
-    return dataclasses.replace(binding, ci=ci, spread_columns=True, paired_scores=scores)
+    resampled = intervals.resampled(ci, ci_method, binding.calls, ci_unit, paired=True)
+    binding = dataclasses.replace(binding, ci=ci, spread_columns=True, paired_scores=scores)
+    return _resampling(binding, resampled, resamples, seed, ci_unit)
 
 
 def _checked_scores(
@@ -223,15 +236,6 @@ def _checked_scores(
     if judgments is not None or prediction is not None:
         raise InvalidParameterError("paired comparisons of judged runs or predicted classes are not built yet")
     return scores[0], scores[1]
-
-
-def _check_paired(calls: Sequence[MetricCall]) -> None:
-    unpaired = [call.label for call in calls if intervals.paired_template(call) is None]
-    if unpaired:
-        raise InvalidParameterError(
-            f"no paired comparison for {', '.join(unpaired)}: paired comparisons exist for auc (DeLong) and the "
-            "means over queries (gauc and the ranking metrics); the paired bootstrap is not built yet"
-        )
 
 
 def to_sql(

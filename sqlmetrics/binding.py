@@ -163,8 +163,18 @@ class Binding:
     @property
     def source_by(self) -> tuple[str, ...]:
         """The slice columns read from the source (all of ``by`` but a paired call's
-        PAIRED_SLICE or a bootstrap's REPLICATE_SLICE)."""
-        return self.by[:-1] if self.paired_scores or self.bootstrap else self.by
+        PAIRED_SLICE and a bootstrap's REPLICATE_SLICE, which come last, in that order)."""
+        return self.by[: len(self.by) - bool(self.paired_scores) - bool(self.bootstrap)]
+
+    @property
+    def pair_slice(self) -> str:
+        """The canonical slice saying which of two paired scores a row is evaluated with."""
+        return self.slices[len(self.source_by)]
+
+    @property
+    def replicate_slice(self) -> str:
+        """The canonical slice numbering a bootstrap's replicates (the last)."""
+        return self.slices[-1]
 
     @property
     def source_columns(self) -> tuple[str, ...]:

@@ -428,9 +428,6 @@ def run_compare(args: argparse.Namespace) -> None:
     kwargs = binding_kwargs(args) | {"ci": 0.95 if args.ci is None else args.ci}
     if kwargs.pop("class_scores") is not None:
         raise UsageError("compare: the one-vs-rest metrics (--class-scores, --long-scores) have no interval yet")
-    if kwargs.pop("ci_unit") is not None:
-        raise UsageError("compare: --ci-unit clusters the bootstrap, and the paired bootstrap is not built yet")
-    del kwargs["resamples"], kwargs["seed"]
     if args.scores is not None:
         if args.arm is not None or args.baseline is not None:
             raise UsageError("compare: pass either --scores (the same rows) or --arm and --baseline (arms), not both")

@@ -11,7 +11,8 @@ Two models that scored the same rows (``scores=("score_a", "score_b")``) are com
 paired: every row is evaluated with each score in one query, and the spread of the
 difference comes from the rows (DeLong's covariance of the two AUCs) or the queries
 (the paired t-test over the per-query differences, Student's t with n − 1 degrees of
-freedom), so a difference both models share on the same rows cancels.
+freedom) or the paired bootstrap (both scores on the same resampled rows), so a
+difference both models share on the same rows cancels.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ import polars as pl
 
 from sqlmetrics import intervals
 from sqlmetrics.api import Metrics, prepare, prepare_paired, run
-from sqlmetrics.binding import PAIRED_SLICE
+from sqlmetrics.binding import PAIRED_SLICE, Binding
+from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError
 from sqlmetrics.spec import MetricCall
 
@@ -35,6 +37,7 @@ METHODS = {
     "intervals/row_mean.sql": "arms, normal: mean over rows",
     "intervals/paired_delong.sql": "paired, normal: DeLong",
     "intervals/paired_query_mean.sql": "paired t over queries",
+    "bootstrap": "paired bootstrap: percentile",
 }
 COLUMNS = (
     "metric",
@@ -67,6 +70,9 @@ def compare(
     judgments: Any = None,
     ci: float = 0.95,
     ci_method: str = "auto",
+    ci_unit: str | None = None,
+    resamples: int = 200,
+    seed: int = 0,
     engine: str = "duckdb",
     con: Any = None,
     spark: Any = None,
@@ -84,8 +90,10 @@ def compare(
       difference has DeLong's variance var₁ + var₂ − 2·cov (the placements of each row
       under both scores), normal; a mean over queries (gauc, ndcg, mrr, ...) the paired
       t-test over the queries both use (``scipy.stats.ttest_rel`` with equal query
-      weights), Student's t. Other metrics are refused by name (their paired bootstrap
-      is not built yet). A row with either score NULL is excluded.
+      weights), Student's t; the other metrics (or all, with ``ci_method="bootstrap"``)
+      the paired bootstrap: both scores on the same resampled rows (``resamples``,
+      ``seed``; units of ``ci_unit``), the percentile interval of the differences and a
+      Monte Carlo p-value. A row with either score NULL is excluded.
     * Arms (``arm``, ``baseline``): the arms saw different rows, so the difference's
       variance is the sum of the arms' variances, from each metric's analytic interval
       (``docs/intervals.md``), normal. A ``baseline`` given as text also names the
@@ -110,20 +118,21 @@ def compare(
     slices = [by] if isinstance(by, str) else list(by or [])
     if ci is None:
         raise InvalidParameterError("compare needs a confidence level: ci=0.95, for example")
-    if ci_method not in ("auto", "analytic"):
-        raise InvalidParameterError(
-            f"compare takes the analytic intervals (ci_method='auto'), got {ci_method!r}: the paired bootstrap is "
-            "not built yet"
-        )
     if scores is not None:
         if arm is not None or baseline is not None:
             raise InvalidParameterError(
                 "pass either scores= (two models that scored the same rows) or arm= and baseline= (arms that saw "
                 "different rows), not both"
             )
-        binding = prepare_paired(metrics, scores, score, label, prediction, query, item, weight, slices, judgments, ci)
-        result = run(binding, source, None, engine, con, spark)
-        return _paired_differences(result, binding.calls, slices, binding.paired_scores, ci)
+        roles = (label, prediction, query, item, weight)
+        resampling = (ci_method, ci_unit, resamples, seed)
+        binding = prepare_paired(metrics, scores, score, *roles, slices, judgments, ci, *resampling)
+        return _paired_differences(run(binding, source, None, engine, con, spark), binding, slices)
+    if ci_method not in ("auto", "analytic") or ci_unit is not None:
+        raise InvalidParameterError(
+            "compare takes the analytic intervals for arms (ci_method='auto', no ci_unit): the bootstrap of arms "
+            "is not built yet"
+        )
     if arm is None or baseline is None:
         raise InvalidParameterError(
             "compare needs scores=(baseline score, candidate score) for two models that scored the same rows, or "
@@ -141,19 +150,26 @@ def compare(
     return _differences(result, binding.calls, slices, arm, _baseline_value(result, arm, baseline), ci)
 
 
-def _paired_differences(
-    result: pl.DataFrame, calls: Sequence[MetricCall], slices: list[str], scores: tuple[str, str], ci: float
-) -> pl.DataFrame:
+def _paired_differences(result: pl.DataFrame, binding: Binding, slices: list[str]) -> pl.DataFrame:
     """One row per slice and call from the result of both scores (the slice PAIRED_SLICE
-    says which), whose rows of the second carry the spread of the difference."""
+    says which): the analytic calls' rows of the second score carry the spread of the
+    difference; the bootstrap's come per replicate (REPLICATE_SLICE, 0 the data as it is)."""
+    scores, ci = binding.paired_scores, binding.ci
+    original = result.filter(pl.col(REPLICATE_SLICE) == 0) if binding.bootstrap else result
     frames = []
-    for call in calls:
+    for call in binding.calls:
         name = call.label
-        first = result.filter(pl.col(PAIRED_SLICE) == 1).select(*slices, pl.col(name).alias("baseline_value"))
-        second = result.filter(pl.col(PAIRED_SLICE) == 2)
+        first = original.filter(pl.col(PAIRED_SLICE) == 1).select(*slices, pl.col(name).alias("baseline_value"))
+        second = original.filter(pl.col(PAIRED_SLICE) == 2)
         pairs = second.join(first, on=slices, how="left", nulls_equal=True) if slices else second.hstack(first)
         delta = pl.col(name) - pl.col("baseline_value")
-        df = pl.col(f"{name}_df") if intervals.interval_of(call).student else None
+        if binding.analytic(call):
+            df = pl.col(f"{name}_df") if intervals.interval_of(call).student else None
+            spread, method = _interval_and_p(delta, pl.col(f"{name}_se"), df, ci), intervals.paired_template(call)
+        else:
+            bounds = _bootstrap_bounds(result, slices, name, ci)
+            pairs = pairs.join(bounds, on=slices, how="left", nulls_equal=True) if slices else pairs.hstack(bounds)
+            spread, method = {column: pl.col(column) for column in ("delta_lo", "delta_hi", "p_value")}, "bootstrap"
         frames.append(
             pairs.select(
                 *slices,
@@ -163,11 +179,32 @@ def _paired_differences(
                 baseline_value="baseline_value",
                 candidate_value=pl.col(name),
                 delta=delta,
-                **_interval_and_p(delta, pl.col(f"{name}_se"), df, ci),
-                method=pl.lit(METHODS[intervals.paired_template(call)]),
+                **spread,
+                method=pl.lit(METHODS[method]),
             )
         )
     return pl.concat(frames).select(*slices, *COLUMNS)
+
+
+def _bootstrap_bounds(result: pl.DataFrame, slices: list[str], name: str, ci: float) -> pl.DataFrame:
+    """Per slice, the percentile interval of the R replicates' differences d_r (candidate −
+    baseline, both on the same resampled rows) and the two-sided Monte Carlo p-value
+    2·(1 + min(#{d_r <= 0}, #{d_r >= 0})) / (R + 1), capped at 1 (never 0: R replicates
+    cannot tell a p-value below about 2/R); NULL when any replicate is undefined."""
+    keys = [*slices, REPLICATE_SLICE]
+    replicates = result.filter(pl.col(REPLICATE_SLICE) > 0)
+    first = replicates.filter(pl.col(PAIRED_SLICE) == 1).select(*keys, first=pl.col(name))
+    second = replicates.filter(pl.col(PAIRED_SLICE) == 2).select(*keys, second=pl.col(name))
+    d = pl.col("second") - pl.col("first")
+    defined = d.null_count() == 0
+    side = (1 + pl.min_horizontal((d <= 0).sum(), (d >= 0).sum())) / (d.count() + 1)
+    bounds = [
+        pl.when(defined).then(d.quantile((1 - ci) / 2, "linear")).alias("delta_lo"),
+        pl.when(defined).then(d.quantile((1 + ci) / 2, "linear")).alias("delta_hi"),
+        pl.when(defined).then(pl.min_horizontal(2 * side, pl.lit(1.0))).alias("p_value"),
+    ]
+    differences = second.join(first, on=keys, nulls_equal=True)
+    return differences.group_by(slices).agg(bounds) if slices else differences.select(bounds)
 
 
 def _baseline_value(result: pl.DataFrame, arm: str, baseline: Any) -> Any:

@@ -46,22 +46,31 @@ def check_level(ci: object) -> None:
         raise InvalidParameterError(f"ci must be a confidence level between 0 and 1 (e.g. 0.95), got {ci!r}")
 
 
-def resampled(ci: float | None, ci_method: str, calls: Sequence[MetricCall], unit: str | None) -> list[MetricCall]:
+def resampled(
+    ci: float | None, ci_method: str, calls: Sequence[MetricCall], unit: str | None, paired: bool = False
+) -> list[MetricCall]:
     """The calls whose interval is the bootstrap's (``sqlmetrics.bootstrap``): all of them
     for ``"bootstrap"`` or with a ``unit`` (a clustered interval: the analytic ones assume
     independent rows), for ``"auto"`` those without an analytic interval; none for
     ``"analytic"``. Raise for a level outside (0, 1), an unknown method, an analytic
     interval asked for a metric without one, or a bootstrap of a metric that takes no
-    weights."""
+    weights. ``paired``: the intervals of the difference of two paired scores
+    (``PAIRED_TEMPLATES``) rather than of a metric."""
     if ci is None:
         return []
     check_level(ci)
     if ci_method not in METHODS:
         raise InvalidParameterError(f"ci_method must be one of {', '.join(map(repr, METHODS))}, got {ci_method!r}")
-    without = [call for call in calls if interval_of(call) is None]
+    without = [call for call in calls if (paired_template(call) if paired else interval_of(call)) is None]
     if ci_method == "analytic":
         if unit is not None:
             raise InvalidParameterError("ci_unit clusters the bootstrap: pass ci_method='bootstrap' (or 'auto')")
+        if without and paired:
+            raise InvalidParameterError(
+                f"no analytic paired comparison for {', '.join(call.label for call in without)}: they exist for auc "
+                "(DeLong) and the means over queries (gauc and the ranking metrics); ci_method='auto' or "
+                "'bootstrap' resamples the others"
+            )
         if without:
             names = ", ".join(repr(c) if c.kwargs.get("average") == "micro" else c.spec.name for c in without)
             having = ", ".join(name for name, spec in registry().items() if spec.interval is not None)
@@ -360,14 +369,16 @@ def row_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -
     return None if spread is None else spread(call, rows, slices)
 
 
-def paired_row_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame | None:
-    """paired_delong.sql over the used rows of two paired scores (the last of ``slices``
-    says which, 1 or 2; each row of 1 carries both, ``score_1`` and ``score_2``): per
-    slice ``se`` of the difference of the two AUCs, on the rows of 2. None for the
-    metrics whose paired spread comes with their per-query step."""
+def paired_row_spread_polars(
+    call: MetricCall, rows: pl.LazyFrame, slices: list[str], pair: str
+) -> pl.LazyFrame | None:
+    """paired_delong.sql over the used rows of two paired scores (the slice ``pair`` says
+    which, 1 or 2; each row of 1 carries both, ``score_1`` and ``score_2``): per slice
+    ``se`` of the difference of the two AUCs, on the rows of 2. None for the metrics
+    whose paired spread comes with their per-query step."""
     if paired_template(call) != "intervals/paired_delong.sql":
         return None
-    *groups, pair = slices
+    groups = [column for column in slices if column != pair]
     w, positive = pl.col("w"), pl.col("label") == 1
     used = rows.filter(pl.col(pair) == 1).with_columns(
         w_pos=pl.when(positive).then(w).otherwise(0.0), w_neg=pl.when(positive).then(0.0).otherwise(w)

@@ -13,12 +13,14 @@ import math
 
 import numpy as np
 import polars as pl
+import polars.testing
 import pytest
 import ranx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rocauc_comparison import delong
 from scipy import stats
+from sklearn.metrics import f1_score, log_loss
 from test_intervals import brute_force_delong
 
 import sqlmetrics as sm
@@ -163,6 +165,12 @@ def test_command_line_paired_compare_writes_what_compare_returns(tmp_path, capsy
     expected = sm.compare(frame, ["auc", "gauc"], scores=("a", "b"), label="click", query="q")
     assert printed["method"].to_list() == expected["method"].to_list()
     assert printed["p_value"].to_list() == pytest.approx(expected["p_value"].to_list(), abs=1e-9)
+    assert (
+        cli.main([*argv, "--scores", "a,b", "-m", "f1", "--ci-unit", "q", "--resamples", "9", "--format", "csv"]) == 0
+    )
+    printed = pl.read_csv(capsys.readouterr().out.encode())
+    expected = sm.compare(frame, ["f1"], scores=("a", "b"), label="click", query="q", ci_unit="q", resamples=9)
+    assert printed["delta_lo"].to_list() == pytest.approx(expected["delta_lo"].to_list(), abs=1e-9)
     for wrong, message in [
         (["--scores", "a"], "--scores takes two score columns"),
         (["--scores", "a,b", "--arm", "q"], "not both"),
@@ -321,7 +329,9 @@ def _nested(frame: pl.DataFrame, value: str) -> dict[str, dict[str, float]]:
         ({"scores": "a"}, "scores must be two score columns"),
         ({"scores": ("a", "a")}, "two different column names"),
         ({"score": "a"}, "cannot be added to them"),
-        ({"metrics": ["auc", "logloss"]}, "no paired comparison for logloss"),
+        ({"metrics": ["auc", "logloss"], "ci_method": "analytic"}, "no analytic paired comparison for logloss"),
+        ({"metrics": ["mrr"], "query": "day", "ci_method": "bootstrap"}, "no bootstrap for mrr"),
+        ({"resamples": 1, "metrics": ["f1"]}, "resamples must be an integer of at least 2"),
         ({"scores": ("a", "nope")}, "nope"),
         ({"by": "sqlmetrics_scores"}, "is the name compare gives its own slice"),
         ({"scores": None}, "compare needs scores="),
@@ -346,3 +356,69 @@ def test_a_row_with_either_score_null_is_left_out_of_both():
     kept = frame.drop_nulls()
     expected = [sm.evaluate(kept, ["auc"], score=s)["auc"][0] for s in ("a", "b")]
     assert [row["baseline_value"], row["candidate_value"]] == pytest.approx(expected, abs=1e-12)
+
+
+# --- the paired bootstrap ---------------------------------------------------------------
+
+
+def _paired_frame(seed: int, n: int) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    label = (rng.random(n) < 0.4).astype(int)
+    a = np.round(1 / (1 + np.exp(-rng.normal(label, 1.5))), 2)  # ties
+    b = np.round(np.clip(a + rng.normal(0.1 * label, 0.1), 0.01, 0.99), 2)
+    return pl.DataFrame({"label": label, "a": a, "b": b, "user": rng.integers(0, 15, n)})
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("clustered", [False, True])
+def test_paired_bootstrap_is_the_percentile_interval_of_reweighted_differences(engine, clustered):
+    """Both scores on the same resampled rows: the counts from an independent Python
+    implementation (test_bootstrap.reference_count), the metrics from scikit-learn."""
+    from test_bootstrap import reference_count
+
+    frame = _paired_frame(3, 150)
+    unit = "user" if clustered else None
+    result = sm.compare(frame, ["f1", "logloss"], scores=("a", "b"), ci=0.9, ci_unit=unit, resamples=30, seed=2,
+                        engine=engine)  # fmt: skip
+    if clustered:
+        ids = frame["user"].rank("dense").to_numpy()
+    else:  # rows numbered in the order of their columns: label, both scores, the used weight
+        ids = np.empty(frame.height, int)
+        ids[np.lexsort((frame["b"], frame["a"], frame["label"]))] = np.arange(1, frame.height + 1)
+    references = {
+        "f1": lambda s, w: f1_score(frame["label"], frame[s] >= 0.5, sample_weight=w),
+        "logloss": lambda s, w: log_loss(frame["label"], frame[s], sample_weight=w),
+    }
+    for row in result.iter_rows(named=True):
+        metric = references[row["metric"]]
+        differences = []
+        for r in range(1, 31):
+            w = np.array([reference_count(int(i), r, 2) for i in ids], float)
+            differences.append(metric("b", w) - metric("a", w))
+        differences = np.array(differences)
+        assert row["delta"] == pytest.approx(metric("b", None) - metric("a", None), abs=1e-12)
+        assert (row["delta_lo"], row["delta_hi"]) == pytest.approx(tuple(np.quantile(differences, [0.05, 0.95])))
+        extreme = min((differences <= 0).sum(), (differences >= 0).sum())
+        assert row["p_value"] == pytest.approx(min(1.0, 2 * (1 + extreme) / 31), abs=1e-12)
+        assert row["method"] == "paired bootstrap: percentile"
+
+
+def test_paired_bootstrap_and_deLong_agree_on_large_samples():
+    frame = _paired_frame(4, 4000)
+    delong = sm.compare(frame, ["auc"], scores=("a", "b")).row(0, named=True)
+    resampled = sm.compare(frame, ["auc"], scores=("a", "b"), ci_method="bootstrap", resamples=1000).row(0, named=True)
+    width = delong["delta_hi"] - delong["delta_lo"]
+    assert resampled["delta_hi"] - resampled["delta_lo"] == pytest.approx(width, rel=0.1)
+    assert resampled["delta"] == delong["delta"]
+
+
+@settings(max_examples=20)
+@given(rows=PAIRED_ROWS, clustered=st.booleans())
+def test_paired_bootstrap_engines_agree(rows, clustered):
+    frame = pl.DataFrame(rows, schema=["country", "a", "b", "label", "w"], orient="row")
+    arguments = {"scores": ("a", "b"), "weight": "w", "by": "country", "resamples": 8, "ci_method": "bootstrap"}
+    arguments["ci_unit"] = "w" if clustered else None
+    metrics = ["auc", "f1", "brier"]
+    polars.testing.assert_frame_equal(
+        sm.compare(frame, metrics, **arguments), sm.compare(frame, metrics, **arguments, engine="polars"), abs_tol=1e-9
+    )

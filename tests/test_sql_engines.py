@@ -128,7 +128,8 @@ def test_intervals(engine):
 @pytest.mark.parametrize("name", ["spark", "postgres"])
 def test_paired_compare(name, request):
     """sm.compare(scores=...) on Spark and PostgreSQL equals DuckDB's: the paired input,
-    DeLong's paired windows over the rows and the paired t over queries, in each dialect."""
+    DeLong's paired windows over the rows, the paired t over queries and the paired
+    bootstrap (rows, and units), in each dialect."""
     engine = request.getfixturevalue(f"{name}_engine")
     frame = impressions(9)
     frame = frame.with_columns(score_b=(pl.col("score") * 0.6 + pl.col("rel").cast(pl.Float64) / 10).round(2))
@@ -137,6 +138,8 @@ def test_paired_compare(name, request):
     for metrics, roles in (
         (["auc", "gauc"], {"label": "label", "query": "q", "weight": "w", "by": "s"}),
         (["ndcg@3", "mrr", "map"], {"label": "rel", "query": "q", "item": "item"}),
+        (["auc", "f1", "logloss"], {"label": "label", "query": "q", "by": "s", "resamples": 6, "ci_unit": "q"}),
+        (["f1"], {"label": "label", "weight": "w", "resamples": 6, "ci_method": "bootstrap"}),
     ):
         expected = sm.compare(frame, metrics, scores=("score", "score_b"), **roles)
         assert expected["p_value"].null_count() < expected.height  # some slice has an interval

@@ -46,7 +46,7 @@ def checks_sql(binding: Binding) -> str:
         cases.append(f"    WHEN {count} > 0 THEN error({message})")
     if not cases:  # multi-class metrics without weights: no rule to check
         return "SELECT NULL AS failure"
-    original = f"\nWHERE {binding.slices[-1]} = 0" if binding.bootstrap else ""  # a bootstrap's rows as they are
+    original = f"\nWHERE {binding.replicate_slice} = 0" if binding.bootstrap else ""  # a bootstrap's rows as they are
     return "SELECT CASE\n" + "\n".join(cases) + "\n  END AS failure\nFROM base" + original
 
 

@@ -46,8 +46,11 @@ def input_steps(binding: Binding, source_sql: str, second_sql: str | None) -> di
         return {"judgments": _judgments_sql(binding, second_sql), "input": _run_input_sql(binding, source_sql)}
     if binding.long_scores is not None:
         return _long_input_steps(binding, source_sql, second_sql)
+    if binding.paired_scores and binding.bootstrap:  # the rows resampled, then paired
+        resampled = _bootstrap_input_steps(binding, source_sql)
+        return {"sampled_rows": resampled["sampled_rows"], **_paired_input_steps(binding, resampled["input"])}
     if binding.paired_scores:
-        return _paired_input_steps(binding, source_sql)
+        return _paired_input_steps(binding, input_sql(binding, source_sql))
     if binding.bootstrap:
         return _bootstrap_input_steps(binding, source_sql)
     return {"input": input_sql(binding, source_sql)}
@@ -115,16 +118,17 @@ def _long_input_steps(binding: Binding, source_sql: str, long_sql: str | None) -
     }
 
 
-def _paired_input_steps(binding: Binding, source_sql: str) -> dict[str, str]:
-    """Two scores of the same rows (``Binding.paired_scores``): ``paired_rows``, the
-    source's rows with both (``score_1``, ``score_2``; a row with either NULL is
-    excluded), and ``input``, each row twice, with the slice ``PAIRED_SLICE`` = 1 and
-    its first score, and = 2 and its second."""
-    paired = input_sql(binding, source_sql)
-    pair = binding.slices[-1]
-    kept = [name for name in _input_columns(binding) if name not in ("slice_0", "score_1", "score_2")]
+def _paired_input_steps(binding: Binding, rows_sql: str) -> dict[str, str]:
+    """Two scores of the same rows (``Binding.paired_scores``): ``paired_rows``, the rows
+    ``rows_sql`` selects, with both scores (``score_1``, ``score_2``; a row with either
+    NULL is excluded), and ``input``, each row twice, with the slice ``PAIRED_SLICE`` = 1
+    and its first score, and = 2 and its second. With a bootstrap, the rows are the
+    resampled ones (with their replicate): both scores of a row get its count."""
+    pair, replicate = binding.pair_slice, [binding.replicate_slice] if binding.bootstrap else []
+    dropped = ("slice_0", "score_1", "score_2", "unit_id")
+    kept = [name for name in _input_columns(binding) if name not in dropped] + replicate
     return {
-        "paired_rows": paired,
+        "paired_rows": rows_sql,
         "input": (
             f"SELECT {', '.join(kept)}, m.model AS {pair}, "
             "CASE WHEN m.model = 1 THEN score_1 ELSE score_2 END AS score\n"
@@ -138,7 +142,7 @@ def _bootstrap_input_steps(binding: Binding, source_sql: str) -> dict[str, str]:
     their unit's number, and ``input``, each row once per replicate (the slice
     REPLICATE_SLICE: 0 the data as it is, 1..R the resamples) with its weight times the
     replicate's Poisson(1) count of its unit."""
-    boot, replicate = binding.bootstrap, binding.slices[-1]
+    boot, replicate = binding.bootstrap, binding.replicate_slice
     kept = [name for name in _input_columns(binding) if name not in ("slice_0", "w", "unit_id")]
     first, second, third = bootstrap.hash_steps_sql(boot.seed)
     hashed = (

@@ -36,12 +36,13 @@ def with_spread(step: str, call: MetricCall, binding: Binding, values: dict[str,
 def _spread_sql(call: MetricCall, binding: Binding, values: dict[str, str]) -> str:
     """The step ``spread``: the interval's template over the metric's steps, or for two
     paired scores the spread of their difference (``intervals.PAIRED_TEMPLATES``), whose
-    last slice says which score a row is evaluated with."""
+    slice ``pair_slice`` says which score a row is evaluated with."""
     interval, slices = intervals.interval_of(call), binding.slices
     filled = {key: templates.fill(sql, values) for key, sql in interval.values}
     if not binding.paired_scores:
         return templates.render(interval.template, values | filled, slices)
-    template, pair, groups = intervals.paired_template(call), slices[-1], slices[:-1]
+    template, pair = intervals.paired_template(call), binding.pair_slice
+    groups = tuple(s for s in slices if s != pair)
     if template == "intervals/paired_delong.sql":  # reads the rows, which have no pair slice
         rows = groups or templates.CONSTANT_SLICES
         return templates.render(template, {"by": ", ".join(rows), "pair": pair}, rows)

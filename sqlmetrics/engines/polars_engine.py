@@ -86,7 +86,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         values = used_rows.group_by(slices).agg(aggregates)
         results = results.join(values.collect(engine="streaming"), on=slices, how="left", nulls_equal=True)
     lists = _lists(binding, used_rows, judged, by).reached_by(binding.calls) if binding.ranking else None
-    spread = binding.slices[-1] if binding.paired_scores else True  # the interval of a query mean
+    spread = binding.pair_slice if binding.paired_scores else True  # the interval of a query mean
     if lists is not None and any(call.spec.polars_form == "lists" for call in binding.analytic_calls):
         lists = dataclasses.replace(lists, spread=spread)
     for call in binding.calls:
@@ -169,7 +169,7 @@ def _checked_base(
     rows = _input(binding, lf, judged)
     keys = _base_keys(binding) if keys is None else keys
     base = _base(binding, rows, checks, keys).collect(engine="streaming")
-    original = base.filter(pl.col(binding.slices[-1]) == 0) if binding.bootstrap else base  # as compose/checks.py
+    original = base.filter(pl.col(binding.replicate_slice) == 0) if binding.bootstrap else base  # as compose/checks.py
     raise_failed(original, rows, checks, keys, binding.role_columns)
     if binding.judgments:
         raise_failed_tables(run_rules(binding), RuleTables(rows, judged))
@@ -184,7 +184,7 @@ def _with_intervals(
     DeLong, the row means and proportions) is taken from the used rows here."""
     for call in binding.analytic_calls:
         if binding.paired_scores:
-            spread = intervals.paired_row_spread_polars(call, used_rows, slices)
+            spread = intervals.paired_row_spread_polars(call, used_rows, slices, binding.pair_slice)
         else:
             spread = intervals.row_spread_polars(call, used_rows, slices)
         if spread is not None:
@@ -280,10 +280,14 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
     if binding.ranking:
         columns.append((pl.col(roles["item"]) if "item" in roles else pl.lit(None)).alias("item"))
     rows = lf.select(*columns, *_unit_number(binding))
-    if paired:
-        return _paired_rows(rows, binding.slices[-1], bool(binding.source_by))
+    if (paired or binding.bootstrap) and not binding.source_by:
+        rows = rows.drop("slice_0")  # the pairs and replicates are the slices
     if binding.bootstrap:
-        return _resampled_rows(binding, rows if binding.bootstrap.unit else _numbered_rows(rows))
+        rows = _resampled_rows(binding, rows if binding.bootstrap.unit else _numbered_rows(rows))
+    if paired:
+        return _paired_rows(rows, binding.pair_slice)
+    if binding.bootstrap:
+        return rows
     if binding.long_scores is not None:
         counts = judged.group_by("row_id").agg(
             n_classes=pl.len().cast(pl.Int64), n_scored=pl.col("score").count().cast(pl.Int64)
@@ -299,12 +303,10 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
     return rows.join(labels, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
 
 
-def _paired_rows(rows: pl.LazyFrame, pair: str, sliced: bool) -> pl.LazyFrame:
+def _paired_rows(rows: pl.LazyFrame, pair: str) -> pl.LazyFrame:
     """Each row twice, as compose/plan.py's paired input: with the slice ``pair`` = 1 and
     ``score`` its first score, and = 2 and its second; both scores stay (``score_1``,
     ``score_2``: the paired DeLong reads them on the rows of ``pair`` = 1)."""
-    if not sliced:
-        rows = rows.drop("slice_0")
     copies = [rows.with_columns(pl.lit(i, pl.Int32).alias(pair), pl.col(f"score_{i}").alias("score")) for i in (1, 2)]
     return pl.concat(copies)
 
@@ -326,9 +328,7 @@ def _numbered_rows(rows: pl.LazyFrame) -> pl.LazyFrame:
 def _resampled_rows(binding: Binding, rows: pl.LazyFrame) -> pl.LazyFrame:
     """compose/plan.py's bootstrap input: each row once per replicate (the slice
     REPLICATE_SLICE), its weight times the replicate's Poisson(1) count of its unit."""
-    boot, replicate = binding.bootstrap, binding.slices[-1]
-    if not binding.source_by:
-        rows = rows.drop("slice_0")
+    boot, replicate = binding.bootstrap, binding.replicate_slice
     replicates = pl.LazyFrame({replicate: list(range(boot.resamples + 1))}, schema={replicate: pl.Int32})
     count = bootstrap.counts_polars(pl.col("unit_id"), pl.col(replicate).cast(pl.Int64), boot.seed)
     return rows.join(replicates, how="cross").with_columns(w=pl.col("w") * count).drop("unit_id")
