@@ -151,7 +151,9 @@ def studies() -> list[tuple[str, str, float, Draw, dict]]:
 def coverage(metric: str, truth: float, draw: Draw, runs: int, engine: str, **roles) -> tuple[float, float]:
     covered, widths = 0, []
     for seed in range(runs):
-        row = sm.evaluate(draw(np.random.default_rng(seed)), [metric], score="score", ci=0.95, engine=engine, **roles)
+        frame = draw(np.random.default_rng(seed))
+        # the bootstrap's own seed per run: one seed for all would share its Monte Carlo error
+        row = sm.evaluate(frame, [metric], score="score", ci=0.95, engine=engine, seed=seed, **roles)
         lo, hi = row.row(0, named=True)[f"{metric}_lo"], row.row(0, named=True)[f"{metric}_hi"]
         covered += lo <= truth <= hi
         widths.append(hi - lo)

@@ -28,6 +28,7 @@ from sqlmetrics.errors import (
     UnknownMetricError,
     UnsupportedInDialectError,
 )
+from sqlmetrics.html_report import report
 from sqlmetrics.registry import metric, registry
 from sqlmetrics.spec import Metric, MetricCall
 from sqlmetrics.trec import read_trec_qrels, read_trec_run
@@ -55,6 +56,7 @@ __all__ = [
     "read_trec_qrels",
     "read_trec_run",
     "registry",
+    "report",
     "roc_curve",
     "to_sql",
 ]

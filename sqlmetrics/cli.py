@@ -192,6 +192,20 @@ def build_parser() -> argparse.ArgumentParser:
     comparison.add_argument("--baseline", help="the arm the others are compared with (e.g. v1)")
     comparison.set_defaults(handler=run_compare, ci=0.95)
 
+    reporting = commands.add_parser(
+        "report",
+        parents=[_binding_options()],
+        help="write one self-contained HTML report: metrics per slice, over time, curves, comparison, SQL",
+        epilog=METRIC_SYNTAX,
+        formatter_class=formatter,
+    )
+    reporting.add_argument("--output", "-o", metavar="PATH", default="report.html", help="default: %(default)s")
+    reporting.add_argument("--engine", choices=LOCAL_ENGINES, default="duckdb", help="default: %(default)s")
+    reporting.add_argument("--scores", metavar="BASELINE,CANDIDATE", help="also compare two scores of the same rows")
+    reporting.add_argument("--arm", help="also compare the arms of this column with --baseline")
+    reporting.add_argument("--baseline", help="the arm the others are compared with")
+    reporting.set_defaults(handler=run_report)
+
     listing = commands.add_parser("metrics", help="list every metric, or show one (formula, parameters, reference)")
     listing.add_argument("name", nargs="?", metavar="NAME", help="a metric to show in full (ndcg, fbeta, precision@k)")
     listing.set_defaults(handler=run_metrics)
@@ -449,6 +463,24 @@ def run_compare(args: argparse.Namespace) -> None:
     compute_and_write(
         args, sqlmetrics.compare, source, calls, arm=args.arm, baseline=args.baseline, judgments=judgments, **kwargs
     )
+
+
+def run_report(args: argparse.Namespace) -> None:
+    if args.trec or args.judgments is not None:
+        raise UsageError("report: TREC runs and judgments are not reported yet; use 'sqlmetrics eval'")
+    kwargs = binding_kwargs(args)
+    if kwargs.pop("class_scores") is not None or kwargs.pop("prediction") is not None:
+        raise UsageError("report: the multi-class and one-vs-rest metrics are not reported yet; use 'sqlmetrics eval'")
+    if (args.arm is None) != (args.baseline is None):
+        raise UsageError("report: --arm and --baseline go together")
+    scores = None if args.scores is None else _split_list(args.scores, "--scores")
+    if scores is not None:
+        kwargs["score"] = None
+    path = sqlmetrics.report(
+        Path(args.source), binding_calls(args), **kwargs, scores=scores, arm=args.arm, baseline=args.baseline,
+        engine=args.engine, output=args.output,
+    )  # fmt: skip
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def run_eval(args: argparse.Namespace) -> None:

@@ -369,9 +369,7 @@ def row_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -
     return None if spread is None else spread(call, rows, slices)
 
 
-def paired_row_spread_polars(
-    call: MetricCall, rows: pl.LazyFrame, slices: list[str], pair: str
-) -> pl.LazyFrame | None:
+def paired_row_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame | None:
     """paired_delong.sql over the used rows of two paired scores (the slice ``pair`` says
     which, 1 or 2; each row of 1 carries both, ``score_1`` and ``score_2``): per slice
     ``se`` of the difference of the two AUCs, on the rows of 2. None for the metrics

@@ -23,6 +23,9 @@ from sql_engines import (
     run_and_qrels,
 )
 
+# one test worker runs every test of the Spark session and the PostgreSQL server (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("engines")
+
 ENGINES = ("spark", "postgres", "datafusion")
 
 

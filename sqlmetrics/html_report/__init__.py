@@ -1,0 +1,184 @@
+"""``sm.report``: one self-contained HTML file of an evaluation, to open and to share.
+
+It holds what was evaluated (source, columns, metrics, rows used and excluded, when,
+how long), the metric table per slice (with the intervals when ``ci`` is given), each
+metric over time when a slice column holds dates (one line per other slice), the ROC,
+precision–recall and calibration curves of each slice for binary metrics (thinned; AUC
+and average precision in the legend), the comparison of ``sm.compare`` when ``scores``
+or ``arm`` is given, and the SQL that computed the table. Charts are static SVG and the
+styles inline: the file opens offline and prints to PDF.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from sqlmetrics import intervals
+from sqlmetrics.api import Metrics, evaluate, to_sql
+from sqlmetrics.compare import compare
+from sqlmetrics.curves import calibration_curve, pr_curve, roc_curve
+from sqlmetrics.errors import InvalidParameterError
+from sqlmetrics.html_report import page, svg
+from sqlmetrics.registry import resolve
+from sqlmetrics.spec import MetricCall
+
+CURVE_POINTS = 200  # points kept per curve and slice (the thinning bounds the area's change)
+LINES_PER_CHART = 8
+
+
+def report(
+    source: Any,
+    metrics: Metrics,
+    *,
+    output: str | Path = "report.html",
+    label: str = "label",
+    score: str | None = None,
+    query: str | None = None,
+    item: str | None = None,
+    weight: str | None = None,
+    by: str | Sequence[str] | None = None,
+    ci: float | None = None,
+    ci_method: str = "auto",
+    ci_unit: str | None = None,
+    resamples: int = 200,
+    seed: int = 0,
+    scores: Sequence[str] | None = None,
+    arm: str | None = None,
+    baseline: Any = None,
+    engine: str = "duckdb",
+) -> Path:
+    """Evaluate ``metrics`` over ``source`` as ``sm.evaluate`` does and write the report
+    to ``output`` (a new or existing ``.html`` file in an existing directory); return
+    its path. With ``scores=(baseline, candidate)`` (the metrics of the first score, the
+    comparison of both) or ``arm=`` and ``baseline=``, the report adds ``sm.compare``'s
+    table. The other arguments are ``evaluate``'s.
+
+    >>> import polars as pl, sqlmetrics as sm, tempfile, pathlib
+    >>> logs = pl.DataFrame({"day": ["2026-11-01"] * 4 + ["2026-11-02"] * 4, "click": [0, 1] * 4,
+    ...                      "pctr": [.2, .6, .7, .5, .1, .9, .3, .8]})
+    >>> path = sm.report(logs, ["auc", "logloss"], label="click", score="pctr", by="day",
+    ...                  output=pathlib.Path(tempfile.mkdtemp()) / "report.html")
+    >>> "<svg" in path.read_text()
+    True
+    """
+    path = _output_path(output)
+    slices = [by] if isinstance(by, str) else list(by or [])
+    first_score = scores[0] if scores is not None else score
+    roles = {"label": label, "score": first_score, "query": query, "item": item, "weight": weight, "by": slices}
+    interval = {"ci": ci, "ci_method": ci_method, "ci_unit": ci_unit, "resamples": resamples, "seed": seed}
+    started, when = time.perf_counter(), dt.datetime.now(dt.UTC)
+    table = evaluate(source, metrics, **roles, **interval, engine=engine)
+    sections = [page.metric_table(table, slices)]
+    calls = resolve(metrics)
+    sections += _over_time(table, slices, [call.label for call in calls])
+    if first_score is not None and any(call.spec.family == "classification" for call in calls):
+        sections.append(_curves(source, label, first_score, weight, slices, engine))
+    if scores is not None or arm is not None:
+        comparable = [call for call in calls if _comparable(call, paired=scores is not None)]
+        comparison = compare(
+            source, comparable, scores=scores, arm=arm, baseline=baseline, label=label,
+            score=None if scores is not None else score, query=query, item=item, weight=weight,
+            by=[c for c in slices if c != arm], ci=0.95 if ci is None else ci, engine=engine,
+        )  # fmt: skip
+        sections.append(page.comparison_table(comparison, [c.label for c in calls if c not in comparable]))
+    sql = to_sql(metrics, source=source, **roles, **interval)
+    described = {
+        "source": str(source) if isinstance(source, str | Path) else f"a {type(source).__name__}",
+        "columns": ", ".join(f"{role} = {column}" for role, column in roles.items() if column and role != "by"),
+        "slices": ", ".join(slices) or "none",
+        "metrics": ", ".join(call.label for call in calls),
+        "rows used": f"{table['n_rows'].sum():,}",
+        "rows excluded (a NULL in a bound column)": f"{table['n_excluded'].sum():,}",
+        "evaluated": f"{when:%Y-%m-%d %H:%M:%S} UTC on {engine}, in {time.perf_counter() - started:.2f} s",
+    }
+    path.write_text(page.document(described, sections, sql), encoding="utf-8")
+    return path
+
+
+def _comparable(call: MetricCall, paired: bool) -> bool:
+    """Whether ``sm.compare`` compares the metric: arms by its analytic interval, paired
+    scores by their paired test or bootstrap (any metric taking weights)."""
+    if paired:
+        return intervals.paired_template(call) is not None or call.spec.weighted
+    return intervals.interval_of(call) is not None
+
+
+def _output_path(output: str | Path) -> Path:
+    path = Path(output)
+    if path.suffix.lower() not in (".html", ".htm"):
+        raise InvalidParameterError(f"output must be an .html file, got {str(output)!r}")
+    if not path.parent.is_dir():
+        raise InvalidParameterError(f"output {str(output)!r}: the directory {str(path.parent)!r} does not exist")
+    return path
+
+
+def date_column(table: pl.DataFrame, column: str) -> pl.Series | None:
+    """The column as dates (days since 1970-01-01) if it holds dates: a Date or Datetime
+    column, or text in ISO form (2026-11-01); else None."""
+    values = table[column]
+    if values.dtype == pl.Date:
+        return values.cast(pl.Int32)
+    if isinstance(values.dtype, pl.Datetime):
+        return values.dt.date().cast(pl.Int32)
+    if values.dtype == pl.String:
+        parsed = values.str.to_date("%Y-%m-%d", strict=False)
+        if parsed.null_count() == values.null_count():
+            return parsed.cast(pl.Int32)
+    return None
+
+
+def _over_time(table: pl.DataFrame, slices: list[str], labels: list[str]) -> list[str]:
+    """A chart per metric over the first date-like slice column, a line per other slice."""
+    dated = next(((c, days) for c in slices if (days := date_column(table, c)) is not None), None)
+    if dated is None:
+        return []
+    column, days = dated
+    others = [c for c in slices if c != column]
+    frame = table.with_columns(days.alias("_day")).sort("_day")
+    groups = frame.partition_by(others, maintain_order=True, as_dict=True) if others else {(): frame}
+    charts = []
+    for label in labels:
+        lines = [(_line_name(others, key) or label, part["_day"].to_list(), part[label].to_list())
+                 for key, part in groups.items()]  # fmt: skip
+        charts.append(svg.line_chart(lines, title=label, x_label=column, y_label=label, dates=True, markers=True))
+    return [page.section(f"Over time ({column})", charts)]
+
+
+def _line_name(columns: list[str], key: tuple) -> str:
+    return ", ".join(f"{column}={value}" for column, value in zip(columns, key))
+
+
+def _curves(source: Any, label: str, score: str, weight: str | None, slices: list[str], engine: str) -> str:
+    """ROC, precision–recall and calibration charts, a line per slice (AUC and average
+    precision in the legend), LINES_PER_CHART slices per chart."""
+    roles = {"label": label, "score": score, "weight": weight, "by": slices or None, "engine": engine}
+    areas = evaluate(source, ["auc", "average_precision"], **roles)
+    roc = roc_curve(source, **roles, max_points=CURVE_POINTS)
+    pr = pr_curve(source, **roles, max_points=CURVE_POINTS)
+    calibration = calibration_curve(source, **roles)
+    kinds = [
+        ("ROC", roc, "fpr", "tpr", "auc", {"x_range": (0, 1), "y_range": (0, 1), "diagonal": True}),
+        ("precision–recall", pr, "recall", "precision", "average_precision", {"x_range": (0, 1), "y_range": (0, 1)}),
+        ("calibration", calibration, "mean_score", "observed_rate", None, {"diagonal": True, "markers": True}),
+    ]
+    keys = areas.select(slices).rows() if slices else [()]
+    charts = []
+    for start in range(0, len(keys), LINES_PER_CHART):
+        chunk = keys[start : start + LINES_PER_CHART]
+        for title, curve, x, y, area, options in kinds:
+            lines = []
+            for key in chunk:
+                part = curve.filter(*(pl.col(c).eq_missing(v) for c, v in zip(slices, key))) if slices else curve
+                name = _line_name(slices, key) or "all rows"
+                if area is not None:
+                    value = areas.filter(*(pl.col(c).eq_missing(v) for c, v in zip(slices, key)))[area][0]
+                    name += f" ({'AUC' if area == 'auc' else 'AP'} {'n/a' if value is None else f'{value:.4f}'})"
+                lines.append((name, part[x].to_list(), part[y].to_list()))
+            charts.append(svg.line_chart(lines, title=title, x_label=x, y_label=y, **options))
+    return page.section("Curves", charts)

@@ -1,0 +1,210 @@
+"""sm.report and 'sqlmetrics report': one self-contained HTML file whose table holds
+evaluate's numbers, a chart per metric over time and per curve kind, the comparison and
+the SQL; every value escaped; nothing fetched from the network. Opened in Debian's
+chromium, headless: the DOM has every chart, slice and metric, no console error, and a
+screenshot is written (tests/artifacts/report.png, to look at)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import sqlmetrics as sm
+from sqlmetrics import cli
+from sqlmetrics.html_report import date_column
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+sys.path.insert(0, str(EXAMPLES))
+from generate_impressions import generate  # noqa: E402
+
+METRICS = ["auc", "gauc", "logloss", "calibration", "ndcg@10"]
+COLUMNS = ["auc", "gauc", "logloss", "calibration", "ndcg_at_10"]
+ROLES = {"label": "click", "score": "pctr", "query": "user_id", "by": ["date", "model_version", "country"]}
+SCREENSHOT = Path(__file__).resolve().parent / "artifacts" / "report.png"
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("logs")
+    generate(path, rows=30_000, seed=3)
+    return path
+
+
+@pytest.fixture(scope="module")
+def written(logs, tmp_path_factory) -> tuple[Path, str]:
+    output = tmp_path_factory.mktemp("report") / "report.html"
+    path = sm.report(logs, METRICS, **ROLES, ci=0.95, arm="model_version", baseline="v1", output=output)
+    return path, path.read_text(encoding="utf-8")
+
+
+class Elements(HTMLParser):
+    """The page's tags (with attributes), the text of every table cell, and every text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.cells: list[list[str]] = []
+        self.texts: list[str] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag == "tr":
+            self.cells.append([])
+        if tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.cells[-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data):
+        self.texts.append(data)
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def parsed(html: str) -> Elements:
+    elements = Elements()
+    elements.feed(html)
+    return elements
+
+
+def test_the_report_holds_every_slice_metric_and_chart(written, logs):
+    path, html = written
+    elements = parsed(html)
+    charts = [attrs for tag, attrs in elements.tags if tag == "svg"]
+    slices = pl.read_parquet(logs).select(ROLES["by"]).unique()
+    # one per metric over time (a line per model and country), and ROC, PR, calibration per 8 slices
+    assert len(charts) == len(COLUMNS) + 3 * -(-slices.height // 8)
+    for tag, attrs in elements.tags:
+        if tag == "polyline":
+            assert len(attrs["points"].split()) >= 2  # no empty line
+    text = " ".join(elements.texts)
+    for column in COLUMNS:
+        assert f"{column}_lo" in text and column in text
+    for value in ("v1", "v2", *slices["country"].unique().to_list(), "2026-11-01"):
+        assert value in text
+    assert "<h2>Comparison</h2>" in html and "arms, normal: DeLong" in html and "calibration" in html
+    assert "WITH" in html and "<details>" in html  # the SQL, collapsed
+    assert path.stat().st_size < 5_000_000  # 28 slices
+
+
+def test_nothing_is_fetched_and_nothing_runs(written):
+    _, html = written
+    addresses = re.findall(r"https?://[^\s\"'<>]+", html)
+    assert set(addresses) == {"http://www.w3.org/2000/svg"}  # the SVG namespace, a name, never fetched
+    assert "<script" not in html and "<link" not in html and "src=" not in html
+
+
+def test_the_table_holds_evaluates_numbers(written, logs):
+    _, html = written
+    rows = [row for row in parsed(html).cells if row]
+    header = rows[0]
+    expected = sm.evaluate(logs, METRICS, **ROLES, ci=0.95)
+    assert header == expected.columns
+    body = rows[1 : 1 + expected.height]
+    for shown, row in zip(body, expected.iter_rows()):
+        for text, value in zip(shown, row):
+            if isinstance(value, float):
+                assert float(text) == pytest.approx(value, rel=1e-5)
+            else:
+                assert text == ("null" if value is None else str(value))
+
+
+def test_every_value_is_escaped(tmp_path):
+    hostile = '<script>alert("x")</script>'
+    frame = pl.DataFrame({hostile: [hostile, "b"] * 4, "label": [0, 1, 1, 0] * 2, "score": [0.1, 0.9, 0.4, 0.3] * 2})
+    html = sm.report(frame, ["auc"], by=hostile, score="score", output=tmp_path / "r.html").read_text()
+    assert "<script" not in html
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
+
+
+@pytest.mark.parametrize(
+    "output, message",
+    [("report.pdf", "must be an .html file"), ("missing/dir/report.html", "does not exist")],
+)
+def test_bad_outputs_are_refused(tmp_path, output, message):
+    frame = pl.DataFrame({"label": [0, 1], "score": [0.2, 0.7]})
+    with pytest.raises(sm.InvalidParameterError, match=message):
+        sm.report(frame, ["auc"], score="score", output=tmp_path / output)
+
+
+def test_dates_are_recognized():
+    frame = pl.DataFrame(
+        {
+            "text": ["2026-11-01", "2026-11-02", None],
+            "day": pl.Series([1, 2, 3]).cast(pl.Date),
+            "moment": pl.Series([0, 86_400_000_000, 0]).cast(pl.Datetime("us")),
+            "word": ["a", "b", "c"],
+            "number": [1, 2, 3],
+        }
+    )
+    first = (dt.date(2026, 11, 1) - dt.date(1970, 1, 1)).days
+    assert date_column(frame, "text").to_list() == [first, first + 1, None]
+    assert date_column(frame, "day").to_list() == [1, 2, 3]
+    assert date_column(frame, "moment").to_list() == [0, 1, 0]
+    assert date_column(frame, "word") is None and date_column(frame, "number") is None
+
+
+def test_paired_scores_are_compared(tmp_path):
+    frame = pl.DataFrame(
+        {
+            "label": [0, 1, 1, 0, 1, 0] * 5,
+            "a": [0.1, 0.8, 0.4, 0.3, 0.6, 0.5] * 5,
+            "b": [0.2, 0.9, 0.7, 0.1] * 7 + [0.3, 0.6],
+        }
+    )
+    html = sm.report(frame, ["auc", "f1"], scores=("a", "b"), output=tmp_path / "r.html").read_text()
+    assert "paired, normal: DeLong" in html and "paired bootstrap: percentile" in html
+
+
+def test_command_line_report(tmp_path, logs, capsys):
+    output = tmp_path / "cli.html"
+    argv = ["report", str(logs), "-m", "auc,logloss", "--label", "click", "--score", "pctr", "--by", "date"]
+    assert cli.main([*argv, "--output", str(output)]) == 0
+    assert f"wrote {output}" in capsys.readouterr().err
+    assert "<svg" in output.read_text()
+    assert cli.main([*argv, "--arm", "model_version"]) == 2
+    assert "--arm and --baseline go together" in capsys.readouterr().err
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+def test_the_report_in_a_real_browser(written, logs):
+    """Debian's chromium, headless: the DOM it builds from the file (offline), its console,
+    and a screenshot to look at."""
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("no chromium: apt-get install chromium (.ci/run does)")
+    path, html = written
+    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"]
+    dom = subprocess.run([*flags, "--dump-dom", path.as_uri()], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr
+    console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    assert console == []
+    built = parsed(dom.stdout)
+    assert sum(tag == "svg" for tag, _ in built.tags) == sum(tag == "svg" for tag, _ in parsed(html).tags) > 0
+    text = " ".join(built.texts)
+    for value in (*COLUMNS, "v1", "v2", *pl.read_parquet(logs)["country"].unique().to_list()):
+        assert value in text
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    SCREENSHOT.unlink(missing_ok=True)
+    shot = [*flags, "--hide-scrollbars", "--window-size=1400,2400", f"--screenshot={SCREENSHOT}", path.as_uri()]
+    subprocess.run(shot, capture_output=True, text=True, timeout=120, check=True)
+    from PIL import Image
+
+    with Image.open(SCREENSHOT) as image:
+        assert image.size == (1400, 2400)
+        assert len(image.convert("RGB").getcolors(maxcolors=1_000_000) or []) > 50  # charts, not a blank page
