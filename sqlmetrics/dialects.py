@@ -15,7 +15,7 @@ would change results, and are rewritten here first:
   with the special values (PostgreSQL and Snowflake treat NaN as equal to itself).
 * ``UNNEST(RANGE(a, b))`` in a select list: PostgreSQL's ``generate_series`` (sqlglot
   would wrap it in an UNNEST PostgreSQL rejects); other dialects as sqlglot writes it.
-* ``WITH name AS MATERIALIZED``: a hint DuckDB and PostgreSQL take; dropped elsewhere.
+* ``WITH name AS [NOT] MATERIALIZED``: a hint DuckDB and PostgreSQL take; dropped elsewhere.
 * a metric's own WITH steps are renamed after the metric (``m_f1_scores``), since
   sqlglot lifts nested WITH clauses to the top for Spark, where they would clash.
 * NULL ordering inside windows: every window orders by columns that are never NULL in
@@ -116,7 +116,7 @@ def _rewrite(node: exp.Expression, dialect: str) -> exp.Expression:
             return exp.EQ(this=exp.Abs(this=node.this), expression=_special(_INFINITY.get(dialect, "Infinity")))
     if isinstance(node, exp.Explode) and dialect == "postgres" and isinstance(node.this, exp.GenerateSeries):
         return node.this  # a set-returning function already (sqlglot writes UNNEST(GENERATE_SERIES))
-    if isinstance(node, exp.CTE) and node.args.get("materialized") and dialect not in _MATERIALIZING:
+    if isinstance(node, exp.CTE) and node.args.get("materialized") is not None and dialect not in _MATERIALIZING:
         node.set("materialized", None)
     if isinstance(node, (exp.NullSafeEQ, exp.NullSafeNEQ)) and dialect == "datafusion":
         operands = {key: portable(node.args[key], dialect) for key in ("this", "expression")}

@@ -69,7 +69,8 @@ def compose(binding: Binding, source_sql: str, second_sql: str | None = None, di
         values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
         step = templates.render(call.spec.template, values, binding.slices)
         ctes[f"m_{call.label}"] = with_spread(step, call, binding, values) if binding.analytic(call) else step
-    return assemble(ctes, final_select(binding))
+    # a bootstrap's input holds every row once per replicate: streamed into each reader, never held
+    return assemble(ctes, final_select(binding), ("input",) if binding.bootstrap else ())
 
 
 def compose_curve(binding: Binding, source_sql: str, steps: dict[str, str], final: str) -> str:
