@@ -24,7 +24,7 @@ from sql_engines import (
 )
 
 # one test worker runs every test of the Spark session and the PostgreSQL server (pytest-xdist)
-pytestmark = pytest.mark.xdist_group("engines")
+pytestmark = [pytest.mark.engines, pytest.mark.xdist_group("engines")]
 
 ENGINES = ("spark", "postgres", "datafusion")
 
