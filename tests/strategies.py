@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import polars as pl
+from hypothesis import settings
 from hypothesis import strategies as st
 
 # Few distinct scores so that ties are the rule, including the probability bounds.
@@ -216,3 +217,10 @@ def class_score_rows(
     schema = {"id": pl.Int64, "slice": pl.String, "label": dtype, "prediction": dtype, "weight": pl.Float64}
     schema |= {ovr_score_column(cls): pl.Float64 for cls in classes}
     return pl.DataFrame(rows, schema=schema, orient="row"), classes
+
+
+def examples(n: int) -> settings:
+    """``settings(max_examples=n)`` under the default profile, scaled with the loaded one:
+    the "fast" profile (SQLMETRICS_HYPOTHESIS_PROFILE=fast) runs 8 examples where the
+    default runs 60, and so 8/60 of ``n`` here (at least 2)."""
+    return settings(max_examples=max(2, round(n * settings.default.max_examples / 60)))

@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 import polars.testing
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 from sklearn.metrics import f1_score, mean_absolute_error, roc_auc_score
@@ -22,6 +22,8 @@ from sklearn.metrics import f1_score, mean_absolute_error, roc_auc_score
 import sqlmetrics as sm
 from sqlmetrics import bootstrap
 from sqlmetrics.errors import ColumnNotFoundError, InvalidParameterError
+
+from strategies import examples
 
 
 def reference_count(unit_id: int, replicate: int, seed: int) -> int:
@@ -134,7 +136,7 @@ ROWS = st.lists(
 )
 
 
-@settings(max_examples=25)
+@examples(25)
 @given(rows=ROWS, clustered=st.booleans())
 def test_engines_draw_the_same_resamples(rows, clustered):
     schema = {"s": pl.String, "score": pl.Float64, "label": pl.Int64, "w": pl.Float64, "user": pl.Int64}

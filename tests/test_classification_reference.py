@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import sqlmetrics as sm
 
 import reference
-from strategies import impressions
+from strategies import examples, impressions
 
 # Default parameters for every metric, plus non-default ones where a metric has them.
 CLASSIFICATION = [name for name, spec in sm.registry().items() if spec.family == "classification"]
@@ -71,6 +71,7 @@ def test_metrics_match_reference(frame, engine):
     check_against_reference(frame, result, weighted)
 
 
+@examples(20)  # reading, not the formulas (test_metrics_match_reference): fewer examples
 @given(frame=impressions(max_rows=25))
 def test_parquet_equals_in_memory(frame, tmp_path_factory):
     path = tmp_path_factory.mktemp("pq") / "impressions.parquet"

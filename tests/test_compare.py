@@ -16,7 +16,7 @@ import polars as pl
 import polars.testing
 import pytest
 import ranx
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from rocauc_comparison import delong
 from scipy import stats
@@ -25,6 +25,8 @@ from test_intervals import brute_force_delong
 
 import sqlmetrics as sm
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError
+
+from strategies import examples
 
 
 def _arm_rows(draw_rows):
@@ -37,7 +39,7 @@ AUC_ROWS = _arm_rows([st.sampled_from([0.1, 0.3, 0.5, 0.9]), st.integers(0, 1)])
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
-@settings(max_examples=30)
+@examples(30)
 @given(rows=AUC_ROWS)
 def test_auc_difference_of_independent_arms(engine, rows):
     frame = pl.DataFrame(rows, schema=["arm", "country", "score", "label"], orient="row")
@@ -215,7 +217,7 @@ def _paired_delong(score_a, score_b, labels, weights=None) -> tuple[float, float
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 @pytest.mark.parametrize("weighted", [False, True])
-@settings(max_examples=30)
+@examples(30)
 @given(rows=PAIRED_ROWS)
 def test_paired_auc_difference_is_delongs(engine, weighted, rows):
     """Against the placements of every positive–negative pair, with ties and weights."""
@@ -412,7 +414,7 @@ def test_paired_bootstrap_and_deLong_agree_on_large_samples():
     assert resampled["delta"] == delong["delta"]
 
 
-@settings(max_examples=20)
+@examples(20)
 @given(rows=PAIRED_ROWS, clustered=st.booleans())
 def test_paired_bootstrap_engines_agree(rows, clustered):
     frame = pl.DataFrame(rows, schema=["country", "a", "b", "label", "w"], orient="row")

@@ -7,7 +7,7 @@ import doctest
 import polars as pl
 import polars.testing
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import sqlmetrics as sm
@@ -15,7 +15,7 @@ from sqlmetrics import templates
 from sqlmetrics.metrics.ranking._reach import REACHES
 from sqlmetrics.spec import LABEL_DOMAINS, SCORE_DOMAINS
 
-from strategies import impressions
+from strategies import examples, impressions
 
 METRICS = list(sm.registry())
 # Classification metrics take weights; ranking metrics order rows and take none. Every
@@ -63,7 +63,7 @@ def test_docstring_examples_run(name):
     assert result.failed == 0
 
 
-@settings(max_examples=30)
+@examples(30)
 @given(frame=impressions(weighted=True), engine=st.sampled_from(["duckdb", "polars"]), seed=st.integers(0, 2**32 - 1))
 def test_row_order_does_not_matter(frame, engine, seed):
     shuffled = frame.sample(fraction=1.0, shuffle=True, seed=seed)
@@ -74,7 +74,7 @@ def test_row_order_does_not_matter(frame, engine, seed):
     assert_same(evaluate(frame, ALL, engine, by="slice"), evaluate(shuffled, ALL, engine, by="slice"))
 
 
-@settings(max_examples=30)
+@examples(30)
 @given(frame=impressions(weighted=False), engine=st.sampled_from(["duckdb", "polars"]))
 def test_weights_of_one_are_no_weights(frame, engine):
     assert_same(
@@ -83,7 +83,7 @@ def test_weights_of_one_are_no_weights(frame, engine):
     )
 
 
-@settings(max_examples=30)
+@examples(30)
 @given(frame=impressions(weighted=False, nulls=False), repeats=st.lists(st.integers(1, 3), min_size=40, max_size=40))
 def test_integer_weight_equals_repeated_rows(frame, repeats):
     weighted = frame.with_columns(weight=pl.Series(repeats[: frame.height], dtype=pl.Float64))
@@ -95,7 +95,7 @@ def test_integer_weight_equals_repeated_rows(frame, repeats):
     )
 
 
-@settings(max_examples=20)
+@examples(20)
 @given(frame=impressions())
 def test_engines_agree(frame):
     kwargs = {"weight": "weight", "by": "slice"}
@@ -104,7 +104,7 @@ def test_engines_agree(frame):
     assert_same(evaluate(frame, ALL, "duckdb"), evaluate(frame, ALL, "polars"))
 
 
-@settings(max_examples=15)
+@examples(15)
 @given(frame=impressions(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_composition_does_not_change_numbers(frame, engine):
     composed = evaluate(frame, WEIGHTED, engine, weight="weight", by="slice")
@@ -117,7 +117,7 @@ def test_composition_does_not_change_numbers(frame, engine):
         assert_same(alone, composed.select(alone.columns))
 
 
-@settings(max_examples=15)
+@examples(15)
 @given(frame=impressions(nulls=False), engine=st.sampled_from(["duckdb", "polars"]))
 def test_slicing_equals_filtering(frame, engine):
     for metrics, weight in [(WEIGHTED, "weight"), (ALL, None)]:
@@ -144,7 +144,7 @@ def test_perfect_scores_give_the_ideal_value(call, engine):
     assert evaluate(frame, [call], engine)[call.label].item() == pytest.approx(ideal, abs=1e-12)
 
 
-@settings(max_examples=20)
+@examples(20)
 @given(frame=impressions())
 def test_values_stay_in_range(frame):
     ranking = evaluate(frame, RANKING, by="slice").drop("slice", "n_rows", "n_excluded")
@@ -160,7 +160,7 @@ def test_values_stay_in_range(frame):
 ROW_METRICS = [name for name, spec in sm.registry().items() if spec.is_expression]
 
 
-@settings(max_examples=30)
+@examples(30)
 @given(frame=impressions())
 def test_row_expressions_in_group_by_and_over_equal_evaluate(frame):
     """The public polars expressions, applied to rows (ties, NULLs, weights), give the

@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 import polars.testing
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 from sklearn.exceptions import UndefinedMetricWarning
@@ -23,7 +23,7 @@ import sqlmetrics.polars as smp
 from sqlmetrics import cli
 from sqlmetrics.registry import resolve
 
-from strategies import class_predictions
+from strategies import class_predictions, examples
 
 # The one-vs-rest metrics read class scores instead of a prediction: tests/test_one_vs_rest.py checks them.
 MULTICLASS = [
@@ -165,7 +165,7 @@ def test_hand_worked_example_with_weights(engine):
 # --- the invariants of test_invariants.py, on class data -------------------------------
 
 
-@settings(max_examples=30)
+@examples(30)
 @given(frame=class_predictions(), engine=st.sampled_from(["duckdb", "polars"]), seed=st.integers(0, 2**32 - 1))
 def test_row_order_does_not_matter(frame, engine, seed):
     shuffled = frame.sample(fraction=1.0, shuffle=True, seed=seed)
@@ -173,14 +173,14 @@ def test_row_order_does_not_matter(frame, engine, seed):
     assert_same(evaluate(frame, **kwargs), evaluate(shuffled, **kwargs))
 
 
-@settings(max_examples=30)
+@examples(30)
 @given(frame=class_predictions(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_weights_of_one_are_no_weights(frame, engine):
     ones = frame.with_columns(weight=pl.lit(1.0))
     assert_same(evaluate(ones, by="slice", engine=engine), evaluate(ones, weight="weight", by="slice", engine=engine))
 
 
-@settings(max_examples=30)
+@examples(30)
 @given(frame=class_predictions(), repeats=st.lists(st.integers(1, 3), min_size=40, max_size=40))
 def test_integer_weight_equals_repeated_rows(frame, repeats):
     frame = frame.drop_nulls()
@@ -192,7 +192,7 @@ def test_integer_weight_equals_repeated_rows(frame, repeats):
     )
 
 
-@settings(max_examples=15)
+@examples(15)
 @given(frame=class_predictions(kind="int"), engine=st.sampled_from(["duckdb", "polars"]))
 def test_composition_does_not_change_numbers(frame, engine):
     kwargs = {"weight": "weight", "by": "slice", "score": "score", "engine": engine}
@@ -203,7 +203,7 @@ def test_composition_does_not_change_numbers(frame, engine):
         assert_same(alone, composed.select(alone.columns))
 
 
-@settings(max_examples=15)
+@examples(15)
 @given(frame=class_predictions(kind="int", n_classes=2, unseen=False), engine=st.sampled_from(["duckdb", "polars"]))
 def test_composition_with_binary_metrics_does_not_change_numbers(frame, engine):
     # 0/1 classes are binary labels too; the binary precision is named after its threshold
@@ -215,7 +215,7 @@ def test_composition_with_binary_metrics_does_not_change_numbers(frame, engine):
         assert_same(alone, composed.select(alone.columns))
 
 
-@settings(max_examples=15)
+@examples(15)
 @given(frame=class_predictions(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_slicing_equals_filtering(frame, engine):
     sliced = evaluate(frame, weight="weight", by="slice", engine=engine)
@@ -225,7 +225,7 @@ def test_slicing_equals_filtering(frame, engine):
         assert_same(alone, sliced.filter(pl.col("slice").eq_missing(row["slice"])).drop("slice"))
 
 
-@settings(max_examples=20)
+@examples(20)
 @given(frame=class_predictions())
 def test_public_frame_functions_equal_evaluate(frame):
     """``smp.multiclass_f1(frame, ...)`` and the others give evaluate's numbers per slice."""

@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 import polars.testing
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 from sklearn.preprocessing import label_binarize
@@ -23,7 +23,7 @@ import sqlmetrics.polars as smp
 from sqlmetrics import class_scores as class_scores_module
 from sqlmetrics.registry import resolve
 
-from strategies import class_score_rows, ovr_score_column
+from strategies import class_score_rows, examples, ovr_score_column
 
 ONE_VS_REST = [name for name, spec in sm.registry().items() if "class_scores" in spec.needs]
 # The plain names (routed with class scores bound) and every average.
@@ -192,7 +192,7 @@ def test_larger_random_data_equals_sklearns_own_multiclass_calls(seed, engine):
                     assert (row[f"{call.label}_classes"], row[f"{call.label}_skipped"]) == (4, 0)
 
 
-@settings(max_examples=20)
+@examples(20)
 @given(data=class_score_rows())
 def test_parquet_sources_give_the_same_numbers(data, tmp_path_factory):
     frame, classes = data
@@ -211,7 +211,7 @@ def test_parquet_sources_give_the_same_numbers(data, tmp_path_factory):
 # --- invariants -------------------------------------------------------------------------
 
 
-@settings(max_examples=20)
+@examples(20)
 @given(data=class_score_rows(), seed=st.integers(0, 2**32 - 1), engine=st.sampled_from(["duckdb", "polars"]))
 def test_row_order_does_not_matter(data, seed, engine):
     frame, classes = data
@@ -224,7 +224,7 @@ def test_row_order_does_not_matter(data, seed, engine):
         )
 
 
-@settings(max_examples=20)
+@examples(20)
 @given(data=class_score_rows(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_weights_of_one_are_no_weights(data, engine):
     frame, classes = data
@@ -235,7 +235,7 @@ def test_weights_of_one_are_no_weights(data, engine):
     )
 
 
-@settings(max_examples=20)
+@examples(20)
 @given(data=class_score_rows(), repeats=st.lists(st.integers(1, 3), min_size=40, max_size=40))
 def test_integer_weight_equals_repeated_rows(data, repeats):
     frame, classes = data
@@ -249,7 +249,7 @@ def test_integer_weight_equals_repeated_rows(data, repeats):
     )
 
 
-@settings(max_examples=15)
+@examples(15)
 @given(data=class_score_rows(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_composition_does_not_change_numbers(data, engine):
     # with the prediction bound too, "accuracy" and "f1" are the multi-class metrics
@@ -266,7 +266,7 @@ def test_composition_does_not_change_numbers(data, engine):
         assert_same(alone, composed.select(alone.columns).with_columns(n_excluded=alone["n_excluded"]))
 
 
-@settings(max_examples=15)
+@examples(15)
 @given(data=class_score_rows(kind="int", n_classes=2), engine=st.sampled_from(["duckdb", "polars"]))
 def test_composition_with_binary_metrics_does_not_change_numbers(data, engine):
     # classes 0 and 1 are binary labels too: the binary metrics read class 1's score
@@ -280,7 +280,7 @@ def test_composition_with_binary_metrics_does_not_change_numbers(data, engine):
             assert_same(alone, composed.select(alone.columns))
 
 
-@settings(max_examples=15)
+@examples(15)
 @given(data=class_score_rows(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_slicing_equals_filtering(data, engine):
     frame, classes = data
@@ -291,7 +291,7 @@ def test_slicing_equals_filtering(data, engine):
         assert_same(alone, sliced.filter(pl.col("slice").eq_missing(row["slice"])).drop("slice"))
 
 
-@settings(max_examples=20)
+@examples(20)
 @given(data=class_score_rows())
 def test_public_frame_functions_equal_evaluate(data):
     """``smp.multiclass_auc(frame, ...)`` gives evaluate's numbers per slice, in both shapes."""

@@ -34,7 +34,7 @@ SCREENSHOT = Path(__file__).resolve().parent / "artifacts" / "report.png"
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("logs")
-    generate(path, rows=30_000, seed=3)
+    generate(path, rows=10_000, seed=3)
     return path
 
 
@@ -208,3 +208,6 @@ def test_the_report_in_a_real_browser(written, logs):
     with Image.open(SCREENSHOT) as image:
         assert image.size == (1400, 2400)
         assert len(image.convert("RGB").getcolors(maxcolors=1_000_000) or []) > 50  # charts, not a blank page
+    pdf = path.with_suffix(".pdf")  # printed
+    subprocess.run([*flags, f"--print-to-pdf={pdf}", path.as_uri()], capture_output=True, timeout=120, check=True)
+    assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 20_000

@@ -24,7 +24,7 @@ svg .title { font-size: 13px; font-weight: 600; } svg .frame { fill: none; strok
 svg .grid { stroke: #eee; } svg .axis { stroke: #999; } svg .diagonal { stroke: #aaa; stroke-dasharray: 4 3; }
 details pre { background: #f8f8f8; padding: 12px; overflow-x: auto; font-size: 12px; }
 @media print { body { margin: 0; max-width: none; } .scroll { overflow: visible; }
-               svg.chart, tr { break-inside: avoid; } details > pre { display: block; } }
+               svg.chart, tr { break-inside: avoid; } }
 """
 
 
