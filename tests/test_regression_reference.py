@@ -16,58 +16,13 @@ from sklearn import metrics as skm
 
 import sqlmetrics as sm
 
+from metric_tests import references
 from strategies import regression_rows
 
 REGRESSION = [name for name, spec in sm.registry().items() if spec.family == "regression"]
 
 
-def positive(y, p, w):
-    """The rows of positive weight (the ones a weighted median or a maximum sees)."""
-    keep = w > 0
-    return y[keep], p[keep], w[keep]
-
-
-def mape(y, p, w):
-    # scikit-learn divides by max(|y|, eps); sqlmetrics leaves zero targets out
-    nonzero = y != 0
-    if w[nonzero].sum() == 0:
-        return None
-    return skm.mean_absolute_percentage_error(y[nonzero], p[nonzero], sample_weight=w[nonzero])
-
-
-def r2(y, p, w):
-    targets, _, _ = positive(y, p, w)
-    if len(targets) == 0 or targets.min() == targets.max():
-        return None  # scikit-learn: 1.0 or 0.0, nan or -inf with force_finite=False
-    return skm.r2_score(y, p, sample_weight=w)
-
-
-def max_error(y, p, w):
-    y, p, _ = positive(y, p, w)  # scikit-learn's max_error takes no weights
-    return skm.max_error(y, p) if len(y) else None
-
-
-def median_absolute_error(y, p, w):
-    if w.sum() == 0:
-        return None
-    # unweighted, scikit-learn takes numpy's median: the same number, pinned separately
-    return skm.median_absolute_error(y, p, sample_weight=w)
-
-
-def weighted(reference):
-    return lambda y, p, w: reference(y, p, sample_weight=w) if w.sum() > 0 else None
-
-
-REFERENCES = {
-    "mae": weighted(skm.mean_absolute_error),
-    "mse": weighted(skm.mean_squared_error),
-    "rmse": weighted(skm.root_mean_squared_error),
-    "r2": r2,
-    "mape": mape,
-    "median_absolute_error": median_absolute_error,
-    "max_error": max_error,
-    "mean_error": lambda y, p, w: float(np.average(p - y, weights=w)) if w.sum() > 0 else None,
-}
+REFERENCES = references("regression")
 
 
 def test_every_metric_has_a_reference():
