@@ -129,6 +129,6 @@ def test_list_floors_take_the_top_k_aggregate_only_while_k_slots_per_list_fit(mo
     ranked = sm.evaluate(path, metrics, **roles)
     monkeypatch.undo()
     topk = sm.evaluate(path, metrics, **roles)
-    # the same numbers up to the order of a floating-point sum (DuckDB 1.4.0 differs in the last bit)
+    # the same numbers up to the order of a floating-point sum (DuckDB 1.4 differs in the last bit)
     polars.testing.assert_frame_equal(ranked, topk, check_exact=False, abs_tol=1e-12, rel_tol=0)
     polars.testing.assert_frame_equal(topk, sm.evaluate(path, metrics, **roles, engine="polars"), abs_tol=1e-12)
