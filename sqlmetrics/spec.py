@@ -8,7 +8,6 @@ the shared tests) works from them.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,20 +57,48 @@ MAX_INT = 2**63 - 1
 
 @dataclass(frozen=True)
 class Param:
-    """A metric parameter: its type, default, and the rule a value must satisfy.
+    """A metric parameter: its type, default, and the values it accepts.
 
-    ``rule`` returns True for an acceptable value; ``rule_text`` says the rule in words
-    for error messages ("must be > 0").
+    A choice parameter lists its ``choices``; a number is finite and within its declared
+    bounds (``low``, ``high``, inclusive unless ``low_open``), which the error messages
+    state and the tests draw values from. ``rule_text`` overrides the stated rule.
     """
 
     name: str
     kind: type
     default: Any
     doc: str
-    rule: Callable[[Any], bool] = lambda value: True
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False  # the value must be > low, not >= low
     rule_text: str = ""
     choices: tuple[str, ...] = ()
     required: bool = False  # no default: the call must give a value (``precision@k`` needs k)
+
+    def accepts(self, value: Any) -> bool:
+        """Whether a value of the parameter's type is within its bounds (finite numbers only)."""
+        if self.kind in (int, float):
+            if not math.isfinite(value):
+                return False
+            if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+                return False
+            if self.high is not None and value > self.high:
+                return False
+        return True
+
+    @property
+    def rule(self) -> str:
+        """The rule in words, for error messages: "must be a finite number > 0"."""
+        if self.rule_text:
+            return self.rule_text
+        if self.kind is bool:
+            return "must be True or False"
+        noun = "an integer" if self.kind is int else "a finite number"
+        if self.low is not None and self.high is not None and not self.low_open:
+            return f"must be {noun} from {self.low:,} to {self.high:,}"
+        bounds = [f"{'>' if self.low_open else '>='} {self.low}"] if self.low is not None else []
+        bounds += [f"<= {self.high}"] if self.high is not None else []
+        return " ".join([f"must be {noun}", " and ".join(bounds)]).strip()
 
     def validate(self, metric: str, value: Any) -> Any:
         """Return the value coerced to the parameter's type, or raise naming metric and rule."""
@@ -90,11 +117,8 @@ class Param:
                 f"{metric}: parameter {self.name!r} must be at most {MAX_INT:,} in magnitude (a 64-bit integer), "
                 f"got {value!r}"
             )
-        if coerced is None or not self.rule(coerced):
-            raise InvalidParameterError(
-                f"{metric}: parameter {self.name!r} {self.rule_text or f'must be a {self.kind.__name__}'}"
-                f", got {value!r}"
-            )
+        if coerced is None or not self.accepts(coerced):
+            raise InvalidParameterError(f"{metric}: parameter {self.name!r} {self.rule}, got {value!r}")
         return coerced
 
 
@@ -108,10 +132,6 @@ def _coerce(value: Any, kind: type) -> Any:
     if kind is int and isinstance(value, float) and value.is_integer():
         return int(value)
     return None
-
-
-def finite(value: float) -> bool:
-    return math.isfinite(value)
 
 
 @dataclass(frozen=True)

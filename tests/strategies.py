@@ -224,3 +224,32 @@ def examples(n: int) -> settings:
     the "fast" profile (SQLMETRICS_HYPOTHESIS_PROFILE=fast) runs 8 examples where the
     default runs 60, and so 8/60 of ``n`` here (at least 2)."""
     return settings(max_examples=max(2, round(n * settings.default.max_examples / 60)))
+
+
+# A number parameter without a bound on a side is drawn within this distance of its default.
+PARAM_SPAN = 2.0
+
+
+def parameter(param) -> st.SearchStrategy:
+    """Values of one metric parameter, from what its ``Param`` declares: its choices, or a
+    number within its bounds (``low``, ``high``, ``low_open``), open sides within
+    ``PARAM_SPAN`` of the default; quarter steps come often (thresholds tie with the
+    tied scores), and None where None is the default."""
+    if param.choices:
+        return st.sampled_from(param.choices)
+    if param.kind is bool:
+        return st.booleans()
+    centre = param.default if param.default is not None else (param.low or 0)
+    low = param.low if param.low is not None else centre - PARAM_SPAN
+    high = param.high if param.high is not None else max(centre, low) + PARAM_SPAN
+    if param.kind is int:
+        values = st.integers(int(low) + (1 if param.low_open else 0), int(min(high, low + 20)))
+    else:
+        quarters = [i / 4 for i in range(int(low * 4), int(high * 4) + 1) if param.accepts(i / 4)]
+        values = st.one_of(st.sampled_from(quarters), st.floats(low, high, exclude_min=param.low_open))
+    return st.one_of(st.none(), values) if param.default is None and not param.required else values
+
+
+def parameters(spec) -> st.SearchStrategy[dict]:
+    """A dict of values for every parameter of a metric spec (see ``parameter``)."""
+    return st.fixed_dictionaries({param.name: parameter(param) for param in spec.params})

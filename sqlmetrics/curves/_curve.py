@@ -32,14 +32,13 @@ DROP_INTERMEDIATE = Param(
     bool,
     False,
     "keep only the thresholds where the curve turns (scikit-learn's rule)",
-    rule_text="must be True or False",
 )
 MAX_POINTS = Param(
     "max_points",
     int,
     None,
     "thin each slice's curve to at most this many points (None: every point)",
-    rule=lambda value: value >= 2,
+    low=2,
     rule_text="must be an integer >= 2 (or None for every point)",
 )
 

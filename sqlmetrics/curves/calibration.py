@@ -31,8 +31,8 @@ BINS = Param(
     int,
     10,
     "number of bins",
-    rule=lambda value: 1 <= value <= MAX_BINS,
-    rule_text=f"must be an integer from 1 to {MAX_BINS:,}",
+    low=1,
+    high=MAX_BINS,
 )
 STRATEGY = Param(
     "strategy",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.spec import Param, finite
+from sqlmetrics.spec import Param
 
 IntoExpr = str | pl.Expr
 
@@ -27,8 +27,6 @@ THRESHOLD = Param(
     float,
     0.5,
     "a score >= threshold predicts the positive class",
-    rule=finite,
-    rule_text="must be a finite number",
 )
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
@@ -14,8 +12,8 @@ BETA = Param(
     float,
     1.0,
     "recall counts beta times as much as precision",
-    rule=lambda beta: math.isfinite(beta) and beta > 0,
-    rule_text="must be a finite number > 0",
+    low=0,
+    low_open=True,
 )
 
 SPEC = Metric(

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlmetrics.spec import Param, finite
+from sqlmetrics.spec import Param
 
 K = Param(
     "k",
     int,
     None,
     "cutoff: only the top k positions count (None: the whole list)",
-    rule=lambda value: value >= 1,
-    rule_text="must be an integer >= 1",
+    low=1,
 )
 K_REQUIRED = replace(K, doc="cutoff: only the top k positions count", required=True)
 GAIN = Param(
@@ -34,8 +33,8 @@ MIN_RELEVANCE = Param(
     float,
     1.0,
     "an item is relevant when its label is >= this",
-    rule=lambda value: finite(value) and value > 0,
-    rule_text="must be a finite number > 0",
+    low=0,
+    low_open=True,
 )
 # How each tie policy orders rows of equal score: (column, descending) after the score.
 # Rows still tied after these ("peers") share their positions. Nothing else is sorted
