@@ -179,7 +179,7 @@ class Metric:
       distinct scores (False where it measured slower than the histogram);
     * ``per_class``: for a multi-class metric, its column of ``per_class_scores``, which
       ``sm.per_class`` reports (empty: it has no per-class value);
-    * ``reads``: the shared intermediate(s) the template selects from (``score_hist``, ...);
+    * ``intermediates``: the shared steps the template selects from (``score_hist``, ...);
     * ``needs``: the column roles it requires (``weight`` is always optional);
     * ``outputs``: extra result columns after the main one (``label + "_" + output``);
     * ``score_domain``: ``any`` (only order matters), ``finite`` or ``probability``;
@@ -198,7 +198,7 @@ class Metric:
     family: str
     summary: str
     template: str
-    reads: str | tuple[str, ...]
+    intermediates: tuple[str, ...]
     polars_form: str = ""  # every registered metric declares one (the curves are not registered)
     needs: tuple[str, ...] = ("label", "score")
     params: tuple[Param, ...] = ()
@@ -220,10 +220,6 @@ class Metric:
     def is_expression(self) -> bool:
         """Whether ``sqlmetrics.polars`` gives it as an expression (else a frame function)."""
         return self.polars_form in EXPRESSION_FORMS
-
-    @property
-    def intermediates(self) -> tuple[str, ...]:
-        return (self.reads,) if isinstance(self.reads, str) else self.reads
 
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)

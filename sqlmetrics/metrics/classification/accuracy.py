@@ -13,7 +13,7 @@ SPEC = Metric(
     polars_form="histogram",
     summary="share of rows whose predicted class (score >= threshold) equals the label",
     template="classification/accuracy.sql",
-    reads="confusion",
+    intermediates=("confusion",),
     params=(THRESHOLD,),
     reference="sklearn.metrics.accuracy_score",
     interval=proportion("tp + tn", "tp + fp + tn + fn"),

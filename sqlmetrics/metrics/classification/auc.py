@@ -13,7 +13,7 @@ SPEC = Metric(
     polars_form="histogram",
     summary="area under the ROC curve: P(positive outscores negative), ties counting 1/2",
     template="classification/auc.sql",
-    reads="score_cum",
+    intermediates=("score_cum",),
     reference="sklearn.metrics.roc_auc_score",
     interval=DELONG,
 )

@@ -13,7 +13,7 @@ SPEC = Metric(
     polars_form="histogram",
     summary="Σ (R_t − R_t−1)·P_t over distinct score thresholds (scikit-learn's step sum)",
     template="classification/average_precision.sql",
-    reads="score_cum",
+    intermediates=("score_cum",),
     reference="sklearn.metrics.average_precision_score",
     # The polars engine keeps the histogram for it even on nearly distinct scores: its row
     # expression (tie groups by a backward fill over three sorts) measured ~5x slower at 5M rows.

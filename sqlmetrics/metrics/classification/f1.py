@@ -13,7 +13,7 @@ SPEC = Metric(
     polars_form="histogram",
     summary="2·TP / (2·TP + FP + FN): harmonic mean of precision and recall",
     template="classification/f1.sql",
-    reads="confusion",
+    intermediates=("confusion",),
     params=(THRESHOLD,),
     reference="sklearn.metrics.f1_score",
 )

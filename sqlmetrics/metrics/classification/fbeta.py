@@ -22,7 +22,7 @@ SPEC = Metric(
     polars_form="histogram",
     summary="(1 + β²)·TP / ((1 + β²)·TP + β²·FN + FP)",
     template="classification/fbeta.sql",
-    reads="confusion",
+    intermediates=("confusion",),
     params=(BETA, THRESHOLD),
     reference="sklearn.metrics.fbeta_score",
 )

@@ -13,7 +13,7 @@ SPEC = Metric(
     polars_form="histogram",
     summary="weighted count of negatives predicted positive (label 0, score >= threshold)",
     template="classification/fp.sql",
-    reads="confusion",
+    intermediates=("confusion",),
     params=(THRESHOLD,),
     higher_is_better=False,
     range=None,

@@ -13,7 +13,7 @@ SPEC = Metric(
     polars_form="histogram",
     summary="Σ w·y / Σ w: observed positive rate",
     template="classification/label_mean.sql",
-    reads="score_hist",
+    intermediates=("score_hist",),
     higher_is_better=None,
     reference="numpy.average(label, weights=w)",
     interval=row_mean("1", "0"),

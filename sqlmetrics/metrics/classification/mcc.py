@@ -13,7 +13,7 @@ SPEC = Metric(
     polars_form="histogram",
     summary="Matthews correlation coefficient of predicted (score >= threshold) and true class",
     template="classification/mcc.sql",
-    reads="confusion",
+    intermediates=("confusion",),
     params=(THRESHOLD,),
     range=(-1.0, 1.0),
     reference="sklearn.metrics.matthews_corrcoef",

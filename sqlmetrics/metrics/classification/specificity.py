@@ -13,7 +13,7 @@ SPEC = Metric(
     polars_form="histogram",
     summary="TN / (TN + FP): share of negatives predicted negative",
     template="classification/specificity.sql",
-    reads="confusion",
+    intermediates=("confusion",),
     params=(THRESHOLD,),
     reference="sklearn.metrics.recall_score(pos_label=0)",
     interval=proportion("tn", "tn + fp"),

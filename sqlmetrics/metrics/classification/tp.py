@@ -13,7 +13,7 @@ SPEC = Metric(
     polars_form="histogram",
     summary="weighted count of positives predicted positive (label 1, score >= threshold)",
     template="classification/tp.sql",
-    reads="confusion",
+    intermediates=("confusion",),
     params=(THRESHOLD,),
     higher_is_better=True,
     range=None,

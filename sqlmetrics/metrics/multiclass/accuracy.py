@@ -16,7 +16,7 @@ SPEC = Metric(
     polars_form="class_counts",
     summary="Σ w·[ŷ = y] / Σ w: share of rows whose predicted class is the true class",
     template="multiclass/accuracy.sql",
-    reads="class_counts",
+    intermediates=("class_counts",),
     needs=("label", "prediction"),
     label_domain="class",
     reference="sklearn.metrics.accuracy_score",
