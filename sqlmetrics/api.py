@@ -12,7 +12,7 @@ import polars as pl
 from sqlmetrics import bootstrap, intervals, score_plan
 from sqlmetrics.binding import PAIRED_SLICE, Binding, bind
 from sqlmetrics.bootstrap import REPLICATE_SLICE
-from sqlmetrics.class_scores import LongScores, parse
+from sqlmetrics.class_scores import LongClassScores, parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
 from sqlmetrics.dialects import check_dialect, transpile
 from sqlmetrics.engines import LOCAL_ENGINES, duckdb_engine, polars_engine, postgres_engine, spark_engine
@@ -24,7 +24,7 @@ from sqlmetrics.spec import MetricCall
 ENGINES = (*LOCAL_ENGINES, "spark", "postgres")
 
 Metrics = str | MetricCall | Iterable[str | MetricCall]
-ClassScores = Mapping[Any, str] | LongScores
+ClassScores = Mapping[Any, str] | LongClassScores
 
 
 def evaluate(

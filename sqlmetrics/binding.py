@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlmetrics.bootstrap import Bootstrap
-from sqlmetrics.class_scores import LongColumns, WideScores
+from sqlmetrics.class_scores import LongClassScoreColumns, WideClassScores
 from sqlmetrics.errors import ColumnNotFoundError, InvalidParameterError, SqlMetricsError, shown
 from sqlmetrics.spec import MetricCall
 
@@ -62,7 +62,7 @@ class Binding:
     item: str | None = None
     judgments: bool = False  # the label is read from separate judgments, joined by (query, item)
     prediction: str | None = None  # the predicted class, for multi-class metrics
-    class_scores: WideScores | LongColumns | None = None  # one score per class, for one-vs-rest metrics
+    class_scores: WideClassScores | LongClassScoreColumns | None = None  # one score per class, for one-vs-rest metrics
     # the scores are nearly all distinct (``score_plan.distinct_scores``): the metrics that read
     # the score histogram read the used rows instead, and base is not grouped by score
     distinct_scores: bool = False
@@ -121,11 +121,11 @@ class Binding:
     @property
     def wide_scores(self) -> tuple[tuple[object, str], ...]:
         """(class, column) of each wide class-score column; empty otherwise."""
-        return self.class_scores.columns if isinstance(self.class_scores, WideScores) else ()
+        return self.class_scores.columns if isinstance(self.class_scores, WideClassScores) else ()
 
     @property
-    def long_scores(self) -> LongColumns | None:
-        return self.class_scores if isinstance(self.class_scores, LongColumns) else None
+    def long_scores(self) -> LongClassScoreColumns | None:
+        return self.class_scores if isinstance(self.class_scores, LongClassScoreColumns) else None
 
     @property
     def numeric_label(self) -> bool:
@@ -226,7 +226,7 @@ def bind(
     item: str | None = None,
     judgments: bool = False,
     prediction: str | None = None,
-    class_scores: WideScores | LongColumns | None = None,
+    class_scores: WideClassScores | LongClassScoreColumns | None = None,
 ) -> Binding:
     """Check that the roles the metrics need are bound and that names do not collide.
 

@@ -23,7 +23,7 @@ from sqlmetrics.errors import InvalidParameterError, shown
 
 
 @dataclass(frozen=True)
-class WideScores:
+class WideClassScores:
     """One score column per class: ``columns`` is ((class, column), ...) in the mapping's order."""
 
     columns: tuple[tuple[Any, str], ...]
@@ -39,7 +39,7 @@ class WideScores:
 
 
 @dataclass(frozen=True)
-class LongColumns:
+class LongClassScoreColumns:
     """The columns of a long class-score table: the row id (named alike in the source),
     the class and its score."""
 
@@ -49,15 +49,15 @@ class LongColumns:
 
 
 @dataclass(frozen=True, eq=False)
-class LongScores:
+class LongClassScores:
     """A long class-score table (any kind of source: a Parquet path, a frame, a table
     name with ``con=``) and its columns; made by ``long_scores``."""
 
     table: Any
-    columns: LongColumns
+    columns: LongClassScoreColumns
 
 
-def long_scores(table: Any, *, row_id: str, class_: str = "class", score: str = "score") -> LongScores:
+def long_scores(table: Any, *, row_id: str, class_: str = "class", score: str = "score") -> LongClassScores:
     """Class scores as a long table: one row per (row id, class) with the class's score.
 
     ``row_id`` names the column that identifies a row, in the source and in ``table``;
@@ -75,15 +75,15 @@ def long_scores(table: Any, *, row_id: str, class_: str = "class", score: str = 
     for name, value in (("row_id", row_id), ("class_", class_), ("score", score)):
         if not isinstance(value, str):
             raise InvalidParameterError(f"long_scores: {name} must be a column name, got {shown(value)}")
-    return LongScores(table, LongColumns(row_id, class_, score))
+    return LongClassScores(table, LongClassScoreColumns(row_id, class_, score))
 
 
-def parse(class_scores: Any) -> tuple[WideScores | LongColumns | None, Any]:
+def parse(class_scores: Any) -> tuple[WideClassScores | LongClassScoreColumns | None, Any]:
     """``class_scores=`` as the binding's description of it and the long table (None for
     the wide shape or without class scores)."""
     if class_scores is None:
         return None, None
-    if isinstance(class_scores, LongScores):
+    if isinstance(class_scores, LongClassScores):
         return class_scores.columns, class_scores.table
     if not isinstance(class_scores, Mapping):
         raise InvalidParameterError(
@@ -93,7 +93,7 @@ def parse(class_scores: Any) -> tuple[WideScores | LongColumns | None, Any]:
     return _wide(class_scores), None
 
 
-def _wide(mapping: Mapping[Any, Any]) -> WideScores:
+def _wide(mapping: Mapping[Any, Any]) -> WideClassScores:
     columns = []
     for cls, column in mapping.items():
         cls = cls.item() if hasattr(cls, "item") else cls  # numpy scalars
@@ -113,4 +113,4 @@ def _wide(mapping: Mapping[Any, Any]) -> WideScores:
         raise InvalidParameterError(
             f"class_scores: classes must be all strings or all numbers (or booleans), got {[c for c, _ in columns]}"
         )
-    return WideScores(tuple(columns))
+    return WideClassScores(tuple(columns))

@@ -47,7 +47,12 @@ def _module(**functions) -> types.ModuleType:
 )
 def test_a_metric_without_its_polars_form_is_named(form, functions, message):
     spec = Metric(
-        name="new_metric", family="example", summary="s", template="t.sql", intermediates=("score_hist",), polars_form=form
+        name="new_metric",
+        family="example",
+        summary="s",
+        template="t.sql",
+        intermediates=("score_hist",),
+        polars_form=form,
     )
     with pytest.raises(RuntimeError, match="metric 'new_metric' \\(sqlmetrics.metrics.example.new_metric\\): "):
         _check_polars_form(spec, _module(**functions))

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import polars as pl
 
-from sqlmetrics.class_scores import LongScores, parse
+from sqlmetrics.class_scores import LongClassScores, parse
 from sqlmetrics.metrics.classification._binary import ratio
 from sqlmetrics.sources import polars_source
 from sqlmetrics.spec import Param
@@ -94,7 +94,7 @@ def per_slice(
     name: str,
     *,
     label: str,
-    class_scores: Mapping[Any, str] | LongScores,
+    class_scores: Mapping[Any, str] | LongClassScores,
     weight: str | None,
     by: Sequence[str],
     average: str,

@@ -7,7 +7,7 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics.class_scores import LongScores
+from sqlmetrics.class_scores import LongClassScores
 from sqlmetrics.metrics.classification import average_precision
 from sqlmetrics.metrics.multiclass._ovr import OVR_AVERAGE, Frame, per_slice
 from sqlmetrics.spec import Metric
@@ -36,7 +36,7 @@ def frame(
     data: Frame,
     *,
     label: str,
-    class_scores: Mapping[Any, str] | LongScores,
+    class_scores: Mapping[Any, str] | LongClassScores,
     weight: str | None = None,
     by: Sequence[str] = (),
     average: str = "macro",
