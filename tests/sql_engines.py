@@ -19,7 +19,7 @@ import polars as pl
 
 import sqlmetrics as sm
 from sqlmetrics.api import prepare
-from sqlmetrics.engines.warehouse import refusal, statement
+from sqlmetrics.engines.warehouse import composed_in_dialect, refusal
 from sqlmetrics.sources import table_sql
 
 Tables = Mapping[str, pl.DataFrame]
@@ -252,7 +252,9 @@ class DataFusion:
             kwargs.pop("ci", None),
         )
         assert not kwargs, kwargs
-        sql = statement(binding, "src", None if second_table is None else table_sql(second_table), "datafusion")
+        sql = composed_in_dialect(
+            binding, "src", None if second_table is None else table_sql(second_table), "datafusion"
+        )
         self.raised = None
         try:
             return pl.from_arrow(self.context.sql(sql).to_arrow_table())

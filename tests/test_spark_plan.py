@@ -21,7 +21,7 @@ import re
 import pytest
 
 from sqlmetrics.api import prepare
-from sqlmetrics.engines.warehouse import statement
+from sqlmetrics.engines.warehouse import composed_in_dialect
 from sqlmetrics.sources import table_sql
 
 from sql_engines import COMPOSED, impressions, long_class_scores
@@ -123,7 +123,7 @@ def physical_plan(spark_session, group: str, by: str | None, distinct_scores: bo
         roles.pop("class_scores", None),
     )
     binding = dataclasses.replace(binding, distinct_scores=distinct_scores)
-    sql = statement(binding, table_sql("src"), None, "spark")
+    sql = composed_in_dialect(binding, table_sql("src"), None, "spark")
     return spark_session.sql(sql)._jdf.queryExecution().executedPlan().toString()
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics.binding import Binding, check_schema, check_second_schema
-from sqlmetrics.engines.warehouse import refusal, relation, statement
+from sqlmetrics.engines.warehouse import composed_in_dialect, refusal, relation
 from sqlmetrics.errors import InvalidParameterError, SourceError, shown
 from sqlmetrics.sources import is_path, table_sql
 
@@ -34,7 +34,7 @@ def run(binding: Binding, source: Any, connection: Any, second: Any = None) -> p
     if second is not None:
         check_second_schema(binding, _schema(connection, second), schema)
         second_sql = table_sql(second)
-    names, kinds, rows = _fetch(connection, statement(binding, table_sql(source), second_sql, "postgres"))
+    names, kinds, rows = _fetch(connection, composed_in_dialect(binding, table_sql(source), second_sql, "postgres"))
     # numeric results (PostgreSQL's sums of integers) as doubles, as DuckDB gives them
     rows = [tuple(float(v) if isinstance(v, Decimal) else v for v in row) for row in rows]
     return pl.DataFrame(rows, schema={name: _TYPES.get(kind) for name, kind in zip(names, kinds)}, orient="row")

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics.binding import Binding, check_schema, check_second_schema
-from sqlmetrics.engines.warehouse import refusal, relation, statement
+from sqlmetrics.engines.warehouse import composed_in_dialect, refusal, relation
 from sqlmetrics.errors import InvalidParameterError, SourceError
 from sqlmetrics.sources import FRAME_VIEW, is_frame, is_path, second_view, table_sql
 
@@ -32,7 +32,7 @@ def run(binding: Binding, source: Any, spark: Any, second: Any = None) -> pl.Dat
         if second is not None:
             second_sql, second_schema = _relation(spark, second, second_view(binding.long_scores is not None), views)
             check_second_schema(binding, second_schema, schema)
-        sql = statement(binding, from_sql, second_sql, "spark")
+        sql = composed_in_dialect(binding, from_sql, second_sql, "spark")
         try:
             table = spark.sql(sql).toArrow()
         except Exception as error:  # pyspark's errors share no base class worth naming

@@ -18,7 +18,7 @@ from sqlmetrics.sources import table_sql
 _MESSAGE_END = re.compile(r"(\"|\s*SQLSTATE.*|' to value of .*)$")
 
 
-def statement(binding: Binding, source_sql: str, second_sql: str | None, dialect: str) -> str:
+def composed_in_dialect(binding: Binding, source_sql: str, second_sql: str | None, dialect: str) -> str:
     """The statement computing the call's metrics, written for ``dialect``."""
     return transpile(compose(binding, source_sql, second_sql, dialect), dialect)
 
