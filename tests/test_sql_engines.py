@@ -118,6 +118,20 @@ def test_postgres_leaves_the_callers_transaction_as_it_was(postgres_engine):
     connection.rollback()
 
 
+def test_postgres_reads_a_table_replaced_between_calls(postgres_engine):
+    """psycopg prepares a statement it has run five times; PostgreSQL then refuses it once
+    its table has other columns ("cached plan must not change result type"). A notebook
+    re-creating its table between calls must get the new table's numbers."""
+    connection = postgres_engine.connection
+    frame = impressions(7)
+    postgres_engine.load({"src": frame})
+    for _ in range(6):
+        sm.evaluate("src", ["auc"], label="label", score="score", engine="postgres", con=connection)
+    postgres_engine.load({"src": frame.select("label", "score").with_columns(extra=pl.lit(1.5))})
+    replaced = sm.evaluate("src", ["auc"], label="label", score="score", engine="postgres", con=connection)
+    assert replaced.equals(sm.evaluate(frame, ["auc"], label="label", score="score"))
+
+
 def test_intervals(engine):
     """DeLong's interval and the t intervals over queries, with the t table and the
     expansion beyond it, computed by each engine from the same statement."""

@@ -59,7 +59,7 @@ def _fetch(connection: Any, sql: str) -> tuple[list[str], list[str], list[tuple]
     InvalidInputError."""
     try:
         with connection.transaction(), connection.cursor() as cursor:
-            cursor.execute(sql)
+            cursor.execute(sql, prepare=False)  # a table may be replaced between calls: never a cached plan
             names = [column.name for column in cursor.description]
             kinds = [_type_name(connection, column.type_code) for column in cursor.description]
             return names, kinds, cursor.fetchall()
