@@ -15,6 +15,8 @@ column. A metric's spec declares its analytic interval (``ci_method="analytic"``
 * ``row_mean`` (logloss, brier, score_mean, label_mean): the sample variance of each
   row's value over the summed weight (``row_mean.sql``).
 
+Every interval's bounds are clipped to the finite ends of the metric's range.
+
 In SQL the interval's template becomes a step inside the metric's own (it reads the
 metric's steps), giving ``se`` and ``df`` per slice (df NULL for the normal interval),
 and the metric's step returns ``<name>_lo`` and ``<name>_hi`` = value ∓ q·se: q is z,
@@ -245,16 +247,27 @@ def margin_sql(call: MetricCall, slices: tuple[str, ...], level: float) -> str:
 
 def bounds_sql(call: MetricCall, level: float) -> list[str]:
     """``<name>_lo`` and ``<name>_hi`` over ``point.<name>`` and the margin's ``se``, ``q``
-    (clipped to the interval's range)."""
-    interval, name = interval_of(call), call.base_name
+    (clipped to the metric's range, ``clip_range``)."""
+    name, (low, high) = call.base_name, clip_range(call)
     columns = []
     for side, sign in (("lo", "-"), ("hi", "+")):
         bound = f"point.{name} {sign} margin.q * margin.se"
-        if interval.clip is not None:
-            low, high = (f"CAST({v!r} AS DOUBLE)" for v in interval.clip)
-            bound = f"CASE WHEN margin.se IS NOT NULL THEN GREATEST({low}, LEAST({high}, {bound})) END"
+        if high is not None:
+            bound = f"LEAST({_double(high)}, {bound})"
+        if low is not None:
+            bound = f"GREATEST({_double(low)}, {bound})"
+        if low is not None or high is not None:  # GREATEST and LEAST skip NULLs in some dialects
+            bound = f"CASE WHEN margin.se IS NOT NULL THEN {bound} END"
         columns.append(f"{bound} AS {name}_{side}")
     return columns
+
+
+def clip_range(call: MetricCall) -> tuple[float | None, float | None]:
+    """The finite ends of the metric's range (``Metric.range``), which its interval's
+    bounds are clipped to: an NDCG interval never leaves [0, 1], a logloss interval never
+    goes below 0."""
+    ends = call.spec.range or (None, None)
+    return tuple(end if end is not None and math.isfinite(end) else None for end in ends)
 
 
 # --- polars ---------------------------------------------------------------------------
@@ -265,14 +278,13 @@ def bounds_polars(result: pl.DataFrame, calls: Sequence[MetricCall], level: floa
     columns of ``result``, by bounds_sql's arithmetic."""
     columns = []
     for call in calls:
-        interval = interval_of(call)
-        label = call.label
+        label, (low, high) = call.label, clip_range(call)
         value, se = pl.col(label), pl.col(f"{label}_se")
-        multiplier = multiplier_expr(level, pl.col(f"{label}_df") if interval.student else None)
+        multiplier = multiplier_expr(level, pl.col(f"{label}_df") if interval_of(call).student else None)
         for side, sign in (("lo", -1), ("hi", 1)):
             bound = value + multiplier * se if sign > 0 else value - multiplier * se
-            if interval.clip is not None:
-                bound = pl.when(se.is_not_null()).then(bound.clip(*interval.clip))
+            if low is not None or high is not None:
+                bound = pl.when(se.is_not_null()).then(bound.clip(low, high))
             columns.append(bound.alias(f"{label}_{side}"))
     return result.with_columns(columns)
 

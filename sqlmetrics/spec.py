@@ -137,13 +137,12 @@ def _coerce(value: Any, kind: type) -> Any:
 @dataclass(frozen=True)
 class Interval:
     """How a metric's interval is computed: ``template`` (reads the metric's step, outputs
-    ``se`` and ``df`` per slice), Student's t (``df``) or the normal, and the range the
-    bounds are clipped to."""
+    ``se`` and ``df`` per slice), Student's t (``df``) or the normal. The bounds are
+    clipped to the metric's range."""
 
     template: str
     values: tuple[tuple[str, str], ...] = ()
     student: bool = False
-    clip: tuple[float, float] | None = None
 
 
 def query_mean(per_query: str, value: str, weight: str = "1") -> Interval:
@@ -153,7 +152,7 @@ def query_mean(per_query: str, value: str, weight: str = "1") -> Interval:
     return Interval("intervals/query_mean.sql", values, student=True)
 
 
-DELONG = Interval("intervals/auc_delong.sql", clip=(0.0, 1.0))
+DELONG = Interval("intervals/auc_delong.sql")
 
 
 def row_mean(positive: str, negative: str) -> Interval:
@@ -165,7 +164,7 @@ def row_mean(positive: str, negative: str) -> Interval:
 def proportion(successes: str, trials: str) -> Interval:
     """The binomial interval of a share of the confusion counts, given as SQL over
     ``tp``, ``fp``, ``tn`` and ``fn`` (``sql/intervals/proportion.sql``)."""
-    return Interval("intervals/proportion.sql", (("successes", successes), ("trials", trials)), clip=(0.0, 1.0))
+    return Interval("intervals/proportion.sql", (("successes", successes), ("trials", trials)))
 
 
 @dataclass(frozen=True)

@@ -121,6 +121,12 @@ def _repeated(rows, weighted: bool) -> tuple[pl.DataFrame, np.ndarray, np.ndarra
     return frame, np.repeat(frame["label"].to_numpy(), repeat), np.repeat(frame["score"].to_numpy(), repeat)
 
 
+def clipped(metric: str, bound: float) -> float:
+    """A bound clipped to the metric's range, as every interval is (docs/intervals.md)."""
+    low, high = sm.metric(metric).spec.range or (-math.inf, math.inf)
+    return min(max(bound, low), high)
+
+
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 @pytest.mark.parametrize("metric", sorted(ROW_VALUES))
 @given(rows=ROWS, weighted=st.booleans())
@@ -133,8 +139,8 @@ def test_row_mean_interval_is_the_standard_error_of_the_mean(engine, metric, row
         return
     values = ROW_VALUES[metric](y, s)
     half = stats.norm.ppf(0.95) * stats.sem(values)
-    assert row[f"{metric}_lo"] == pytest.approx(values.mean() - half, abs=1e-9)
-    assert row[f"{metric}_hi"] == pytest.approx(values.mean() + half, abs=1e-9)
+    assert row[f"{metric}_lo"] == pytest.approx(clipped(metric, values.mean() - half), abs=1e-9)
+    assert row[f"{metric}_hi"] == pytest.approx(clipped(metric, values.mean() + half), abs=1e-9)
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
@@ -151,8 +157,8 @@ def test_proportion_interval_is_binomial(engine, metric, rows, weighted):
         return
     p = (successes & trials).sum() / n
     half = stats.norm.ppf(0.95) * math.sqrt(p * (1 - p) / n)
-    assert row[f"{metric}_lo"] == pytest.approx(max(0.0, p - half), abs=1e-9)
-    assert row[f"{metric}_hi"] == pytest.approx(min(1.0, p + half), abs=1e-9)
+    assert row[f"{metric}_lo"] == pytest.approx(clipped(metric, p - half), abs=1e-9)
+    assert row[f"{metric}_hi"] == pytest.approx(clipped(metric, p + half), abs=1e-9)
 
 
 def _query_values(frame: pl.DataFrame, metric: str, column: str) -> pl.DataFrame:
@@ -188,8 +194,8 @@ def test_query_level_interval_is_students_t_over_queries(metric, frame):
             assert se == pytest.approx(stats.sem(v), abs=1e-12)
         half = stats.t.ppf(0.975, len(v) - 1) * se
         assert row[column] == pytest.approx(mean, abs=1e-12)
-        assert row[f"{column}_lo"] == pytest.approx(mean - half, abs=1e-9)
-        assert row[f"{column}_hi"] == pytest.approx(mean + half, abs=1e-9)
+        assert row[f"{column}_lo"] == pytest.approx(clipped(metric, mean - half), abs=1e-9)
+        assert row[f"{column}_hi"] == pytest.approx(clipped(metric, mean + half), abs=1e-9)
 
 
 @given(frame=impressions(max_rows=60))
