@@ -62,7 +62,7 @@ def trec_eval_numbers(run_file: Path, qrels_file: Path) -> dict[str, float]:
     run, qrels = sm.read_trec_run(run_file), sm.read_trec_qrels(qrels_file)
     columns = {"query": "query", "item": "item", "score": "score", "label": "relevance"}
     result = sm.evaluate(run, list(TREC_MEASURES.values()), judgments=qrels, **columns)
-    return {measure: result[call.label].item() for measure, call in TREC_MEASURES.items()}
+    return {measure: result[call.column].item() for measure, call in TREC_MEASURES.items()}
 
 
 def main(out: Path) -> None:

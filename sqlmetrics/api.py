@@ -76,7 +76,7 @@ def evaluate(
     The result has the slice columns (sorted, NULL last), ``n_rows`` (rows used),
     ``n_excluded`` (rows with a NULL label, score, prediction, weight, query or, for
     ranking metrics, item, left out), then each metric's columns (see
-    ``MetricCall.label``). ``engine="duckdb"`` runs the one SQL statement that ``to_sql``
+    ``MetricCall.column``). ``engine="duckdb"`` runs the one SQL statement that ``to_sql``
     returns; ``engine="polars"`` computes the same plan with the polars expressions;
     ``engine="spark"`` runs the statement written in Spark SQL on the session ``spark=``
     (``source``: a Spark DataFrame, a table name of its catalog, or a polars or pyarrow
@@ -130,7 +130,7 @@ def check_no_overflow(binding: Binding, result: pl.DataFrame) -> None:
     input rules), so a sum, square or difference of them overflowed the float range
     (values near ±1.8e308, e.g. r2 = inf/inf). Never report such a number: the caller
     rescales the label and score."""
-    columns = [call.label for call in binding.calls if call.spec.family == "regression"]
+    columns = [call.column for call in binding.calls if call.spec.family == "regression"]
     values = [pl.col(column).cast(pl.Float64) for column in columns]
     not_finite = (
         result.select((value.is_infinite() | value.is_nan()).any() for value in values).row(0) if columns else ()
@@ -189,8 +189,8 @@ def _resampling(
     bootstrap.check(resamples, seed, unit)
     if REPLICATE_SLICE in binding.by:
         raise InvalidParameterError(f"{REPLICATE_SLICE!r} is the name the bootstrap gives its own slice")
-    labels = frozenset(call.label for call in resampled)
-    resampling = bootstrap.Bootstrap(binding.ci, resamples, seed, unit, labels)
+    columns = frozenset(call.column for call in resampled)
+    resampling = bootstrap.Bootstrap(binding.ci, resamples, seed, unit, columns)
     return dataclasses.replace(binding, by=(*binding.by, REPLICATE_SLICE), bootstrap=resampling)
 
 
@@ -388,7 +388,7 @@ def per_class(
     averaged = [repr(call) for call in calls if call.kwargs.get("average", "macro") != "macro"]
     if averaged:
         raise InvalidParameterError(f"{', '.join(averaged)}: per_class reports each class's value, drop average=")
-    columns = ("class", "support", *(call.label for call in calls))
+    columns = ("class", "support", *(call.column for call in calls))
     binding = _class_table_binding(calls, label, prediction, weight, by, columns)
     table = _run_class_table(binding, source, engine, con, compose_per_class, polars_engine.per_class)
     return table if weight is not None else table.with_columns(pl.col("support").cast(pl.Int64))

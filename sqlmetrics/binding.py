@@ -85,7 +85,7 @@ class Binding:
 
     def analytic(self, call: MetricCall) -> bool:
         """Whether the call's interval is analytic (computed in its step)."""
-        return self.ci is not None and (self.bootstrap is None or call.label not in self.bootstrap.labels)
+        return self.ci is not None and (self.bootstrap is None or call.column not in self.bootstrap.columns)
 
     @property
     def weighted(self) -> bool:
@@ -204,14 +204,14 @@ class Binding:
         analytic (a bootstrap's come after the statement: ``bootstrap_columns``), its
         companions."""
         parts = ("lo", "hi", "se", "df") if self.spread_columns else ("lo", "hi")
-        bounds = tuple(f"{call.label}_{part}" for part in parts) if self.analytic(call) else ()
-        return (call.label, *bounds, *call.columns[1:])
+        bounds = tuple(f"{call.column}_{part}" for part in parts) if self.analytic(call) else ()
+        return (call.column, *bounds, *call.columns[1:])
 
     @property
     def bootstrap_columns(self) -> list[str]:
         """The result columns of a bootstrap call: each call's value, bounds and companions
         per slice of ``source_by`` (the replicates summarized)."""
-        calls = [(call.label, f"{call.label}_lo", f"{call.label}_hi", *call.columns[1:]) for call in self.calls]
+        calls = [(call.column, f"{call.column}_lo", f"{call.column}_hi", *call.columns[1:]) for call in self.calls]
         return [*self.source_by, "n_rows", "n_excluded", *(column for columns in calls for column in columns)]
 
 
@@ -240,7 +240,7 @@ def bind(
         score = "score"
     binding = Binding(tuple(calls), label, score, query, weight, slices, item, judgments, prediction, class_scores)
     if binding.needs_query and query is None:
-        needing = ", ".join(c.label for c in calls if "query" in c.spec.needs)
+        needing = ", ".join(c.column for c in calls if "query" in c.spec.needs)
         raise InvalidParameterError(f"{needing} averages over queries: pass query=<the user/request/query id column>")
     needing = ", ".join(c.spec.name for c in calls if "prediction" in c.spec.needs)
     if prediction is None and needing:
@@ -279,17 +279,17 @@ def _check_column_names(**roles: str | None) -> None:
 
 def _check_ranking_roles(binding: Binding) -> None:
     calls = binding.calls
-    unweighted = [c.label for c in calls if not c.spec.weighted]
+    unweighted = [c.column for c in calls if not c.spec.weighted]
     if binding.weight is not None and unweighted:
         raise InvalidParameterError(
             f"{', '.join(unweighted)} take no row weights (a ranking metric orders rows, it does not weigh them): "
             "evaluate them in a call without weight="
         )
-    by_item = [c.label for c in calls if c.kwargs.get("ties") == "item"]
+    by_item = [c.column for c in calls if c.kwargs.get("ties") == "item"]
     if by_item and binding.item is None:
         raise InvalidParameterError(f"{', '.join(by_item)} break ties by item: pass item=<the item/document id column>")
     if binding.judgments:
-        others = [c.label for c in calls if c.spec.family != "ranking"]
+        others = [c.column for c in calls if c.spec.family != "ranking"]
         if others:
             raise InvalidParameterError(
                 f"judgments give relevance to ranking metrics only; evaluate {', '.join(others)} over a labelled source"

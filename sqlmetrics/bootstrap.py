@@ -56,7 +56,7 @@ class Bootstrap:
     resamples: int
     seed: int
     unit: str | None
-    labels: frozenset[str]
+    columns: frozenset[str]
 
 
 def check(resamples: object, seed: object, unit: object) -> None:
@@ -128,16 +128,16 @@ def counts_polars(unit_id: pl.Expr, replicate: pl.Expr, seed: int) -> pl.Expr:
 
 def percentile_intervals(result: pl.DataFrame, by: list[str], bootstrap: Bootstrap) -> pl.DataFrame:
     """Replicate 0's rows of ``result`` (one per slice of ``by`` and replicate) with
-    ``<label>_lo`` and ``<label>_hi`` for each label of ``bootstrap``: the percentile
+    ``<column>_lo`` and ``<column>_hi`` for each column of ``bootstrap``: the percentile
     interval of replicates 1..R, NULL when any of them is NULL."""
     low, high = (1 - bootstrap.level) / 2, (1 + bootstrap.level) / 2
     replicates = result.filter(pl.col(REPLICATE_SLICE) > 0)
     bounds = []
-    for label in sorted(bootstrap.labels):
-        value, defined = pl.col(label), pl.col(label).null_count() == 0
+    for column in sorted(bootstrap.columns):
+        value, defined = pl.col(column), pl.col(column).null_count() == 0
         bounds += [
-            pl.when(defined).then(value.quantile(low, "linear")).alias(f"{label}_lo"),
-            pl.when(defined).then(value.quantile(high, "linear")).alias(f"{label}_hi"),
+            pl.when(defined).then(value.quantile(low, "linear")).alias(f"{column}_lo"),
+            pl.when(defined).then(value.quantile(high, "linear")).alias(f"{column}_hi"),
         ]
     intervals = replicates.group_by(by).agg(bounds) if by else replicates.select(bounds)
     point = result.filter(pl.col(REPLICATE_SLICE) == 0).drop(REPLICATE_SLICE)

@@ -99,7 +99,7 @@ def checks_for(calls: Sequence[MetricCall], weighted: bool) -> list[tuple[Check,
         return "score" in call.spec.needs
 
     def needing(predicate: Callable[[MetricCall], bool]) -> str:
-        return ", ".join(c.label for c in calls if predicate(c))
+        return ", ".join(c.column for c in calls if predicate(c))
 
     rules = [
         (LABEL_BINARY, needing(lambda c: c.spec.label_domain == "binary")),

@@ -158,7 +158,7 @@ def _paired_differences(result: pl.DataFrame, binding: Binding, slices: list[str
     original = result.filter(pl.col(REPLICATE_SLICE) == 0) if binding.bootstrap else result
     frames = []
     for call in binding.calls:
-        name = call.label
+        name = call.column
         first = original.filter(pl.col(PAIRED_SLICE) == 1).select(*slices, pl.col(name).alias("baseline_value"))
         second = original.filter(pl.col(PAIRED_SLICE) == 2)
         pairs = second.join(first, on=slices, how="left", nulls_equal=True) if slices else second.hstack(first)
@@ -232,21 +232,21 @@ def _differences(
     if not slices:
         base, candidates = base.with_columns(slice_0=pl.lit(0)), candidates.with_columns(slice_0=pl.lit(0))
     for call in calls:
-        label = call.label
-        values = [label, f"{label}_se"]
+        name = call.column
+        values = [name, f"{name}_se"]
         pairs = candidates.select(*keys, pl.col(arm).alias("candidate"), *values).join(
             base.select(*keys, *values), on=keys, how="left", nulls_equal=True, suffix="_baseline"
         )
-        delta = pl.col(label) - pl.col(f"{label}_baseline")
-        se = (pl.col(f"{label}_se") ** 2 + pl.col(f"{label}_se_baseline") ** 2).sqrt()
+        delta = pl.col(name) - pl.col(f"{name}_baseline")
+        se = (pl.col(f"{name}_se") ** 2 + pl.col(f"{name}_se_baseline") ** 2).sqrt()
         frames.append(
             pairs.select(
                 *slices,
-                metric=pl.lit(label),
+                metric=pl.lit(name),
                 baseline=pl.lit(baseline).cast(result.schema[arm]),
                 candidate="candidate",
-                baseline_value=pl.col(f"{label}_baseline"),
-                candidate_value=pl.col(label),
+                baseline_value=pl.col(f"{name}_baseline"),
+                candidate_value=pl.col(name),
                 delta=delta,
                 **_interval_and_p(delta, se, None, ci),
                 method=pl.lit(METHODS[intervals.interval_of(call).template]),

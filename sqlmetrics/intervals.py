@@ -69,7 +69,7 @@ def resampled(
             raise InvalidParameterError("ci_unit clusters the bootstrap: pass ci_method='bootstrap' (or 'auto')")
         if without and paired:
             raise InvalidParameterError(
-                f"no analytic paired comparison for {', '.join(call.label for call in without)}: they exist for auc "
+                f"no analytic paired comparison for {', '.join(call.column for call in without)}: they exist for auc "
                 "(DeLong) and the means over queries (gauc and the ranking metrics); ci_method='auto' or "
                 "'bootstrap' resamples the others"
             )
@@ -82,7 +82,7 @@ def resampled(
             )
         return []
     chosen = list(calls) if ci_method == "bootstrap" or unit is not None else without
-    unweighted = [call.label for call in chosen if not call.spec.weighted]
+    unweighted = [call.column for call in chosen if not call.spec.weighted]
     if unweighted:
         raise InvalidParameterError(
             f"no bootstrap for {', '.join(unweighted)}: it resamples by weighting rows, which these metrics do not "
@@ -274,18 +274,18 @@ def clip_range(call: MetricCall) -> tuple[float | None, float | None]:
 
 
 def bounds_polars(result: pl.DataFrame, calls: Sequence[MetricCall], level: float) -> pl.DataFrame:
-    """``<label>_lo`` and ``<label>_hi`` from each call's value, ``_se`` and ``_df``
+    """``<column>_lo`` and ``<column>_hi`` from each call's value, ``_se`` and ``_df``
     columns of ``result``, by bounds_sql's arithmetic."""
     columns = []
     for call in calls:
-        label, (low, high) = call.label, clip_range(call)
-        value, se = pl.col(label), pl.col(f"{label}_se")
-        multiplier = multiplier_expr(level, pl.col(f"{label}_df") if interval_of(call).student else None)
+        name, (low, high) = call.column, clip_range(call)
+        value, se = pl.col(name), pl.col(f"{name}_se")
+        multiplier = multiplier_expr(level, pl.col(f"{name}_df") if interval_of(call).student else None)
         for side, sign in (("lo", -1), ("hi", 1)):
             bound = value + multiplier * se if sign > 0 else value - multiplier * se
             if low is not None or high is not None:
                 bound = pl.when(se.is_not_null()).then(bound.clip(low, high))
-            columns.append(bound.alias(f"{label}_{side}"))
+            columns.append(bound.alias(f"{name}_{side}"))
     return result.with_columns(columns)
 
 

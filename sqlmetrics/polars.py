@@ -42,7 +42,7 @@ def _expression(name: str, expression: Callable[P, pl.Expr]) -> Callable[P, pl.E
 
     @functools.wraps(expression)
     def named(*args: P.args, **kwargs: P.kwargs) -> pl.Expr:
-        return expression(*args, **kwargs).alias(_call(name, kwargs).label)
+        return expression(*args, **kwargs).alias(_call(name, kwargs).column)
 
     return named
 
@@ -55,7 +55,7 @@ def _frame(name: str, frame: Callable[P, R]) -> Callable[P, R]:
     def named(*args: P.args, **kwargs: P.kwargs) -> R:
         call = _call(name, kwargs)
         result: Any = frame(*args, **kwargs)
-        result = result.rename({f"{call.base_name}{c[len(call.label) :]}": c for c in call.columns})
+        result = result.rename({f"{call.base_name}{c[len(call.column) :]}": c for c in call.columns})
         by = kwargs.get("by") or []
         by = [by] if isinstance(by, str) else list(by)
         return result.sort(by, nulls_last=True) if by else result

@@ -242,12 +242,12 @@ class MetricCall:
         return self.spec.name.removesuffix("@k").removeprefix(MULTICLASS_PREFIX)
 
     @property
-    def label(self) -> str:
+    def column(self) -> str:
         """The result column: the metric name, then one part per parameter that differs
         from its default: ``_at_<k>`` for ``k`` (``ndcg_at_10``), ``_<value>`` for a
         choice (``gauc_uniform``), ``_<param>_<value>`` for a number
         (``precision_threshold_0p3``, ``fbeta_beta_2``). In numbers ``.`` is written
-        ``p`` and ``-`` ``m``, so every label is a plain SQL identifier."""
+        ``p`` and ``-`` ``m``, so every column name is a plain SQL identifier."""
         parts = [self.base_name]
         for param in self.spec.params:
             value = self.kwargs[param.name]
@@ -264,7 +264,7 @@ class MetricCall:
     @property
     def columns(self) -> tuple[str, ...]:
         """Every result column this call produces, main one first."""
-        return (self.label, *(f"{self.label}_{out}" for out in self.spec.outputs))
+        return (self.column, *(f"{self.column}_{out}" for out in self.spec.outputs))
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params)

@@ -58,7 +58,7 @@ def check_against_reference(frame: pl.DataFrame, result: pl.DataFrame, weighted:
         assert row["n_excluded"] == rows.height - len(arrays["y"])
         for call in CALLS:
             expected = reference.REFERENCES[call.spec.name](**arrays, **call.kwargs) if len(arrays["y"]) else None
-            assert_close(row[call.label], expected, f"{call!r} in slice {row['slice']!r}")
+            assert_close(row[call.column], expected, f"{call!r} in slice {row['slice']!r}")
 
 
 @given(frame=impressions(), engine=st.sampled_from(["duckdb", "polars"]))

@@ -92,7 +92,7 @@ def test_every_step_says_what_it_is_in_every_dialect(dialect):
     for i, cte in enumerate(steps):
         step = next((later for later in names[i + 1 :] if cte.alias.startswith(f"{later}_")), cte.alias)
         own.setdefault(step, []).append(cte)
-    assert {f"m_{call.label}" for call in calls} <= set(own)
+    assert {f"m_{call.column}" for call in calls} <= set(own)
     assert "score_cum" in own and "input" in own
     uncommented = [step for step, ctes in own.items() if not _commented(ctes[0])]
     assert not uncommented, f"{dialect}: {uncommented} have no comment"

@@ -36,9 +36,9 @@ ISSUE_VECTOR = pl.DataFrame(
 def test_issue_vector(weighting, expected, engine):
     call = sm.gauc(weighting=weighting)
     result = sm.evaluate(ISSUE_VECTOR, [call], label="click", score="pctr", query="user", engine=engine)
-    assert result[call.label].item() == pytest.approx(expected, abs=1e-12)
-    assert result[f"{call.label}_groups"].item() == 3
-    assert result[f"{call.label}_skipped"].item() == 1
+    assert result[call.column].item() == pytest.approx(expected, abs=1e-12)
+    assert result[f"{call.column}_groups"].item() == 3
+    assert result[f"{call.column}_skipped"].item() == 1
 
 
 @given(
@@ -61,11 +61,11 @@ def test_matches_python_reference(frame, weighting, engine):
             weighting,
         )
         assert row["n_rows"] == used.height
-        assert (row[f"{call.label}_groups"], row[f"{call.label}_skipped"]) == (groups, skipped)
+        assert (row[f"{call.column}_groups"], row[f"{call.column}_skipped"]) == (groups, skipped)
         if expected is None:
-            assert row[call.label] is None
+            assert row[call.column] is None
         else:
-            assert math.isclose(row[call.label], expected, rel_tol=1e-9, abs_tol=1e-12)
+            assert math.isclose(row[call.column], expected, rel_tol=1e-9, abs_tol=1e-12)
 
 
 def test_frame_function_by_slice():

@@ -75,7 +75,7 @@ def steps(sql: str, dialect: str, keep) -> str:
 
 
 def metric_steps(name: str, dialect: str) -> str:
-    step = f"m_{sm.metric(name.replace('@k', '@10')).label}"
+    step = f"m_{sm.metric(name.replace('@k', '@10')).column}"
     return steps(rendered([name], dialect), dialect, lambda alias: alias == step or alias.startswith(f"{step}_"))
 
 

@@ -177,7 +177,7 @@ def _query_values(frame: pl.DataFrame, metric: str, column: str) -> pl.DataFrame
 @given(frame=impressions(max_rows=60, weighted=False, nulls=False))
 def test_query_level_interval_is_students_t_over_queries(metric, frame):
     call = sm.metric(metric)
-    column = call.label
+    column = call.column
     result = sm.evaluate(frame, [call], score="score", query="query", by="slice", ci=0.95)
     values = _query_values(frame, metric, column)
     for row in result.iter_rows(named=True):

@@ -141,7 +141,7 @@ def test_perfect_scores_give_the_ideal_value(call, engine):
     labels = [0, 1, 1, 0, 1, 0, 0, 1]
     frame = pl.DataFrame({"label": labels, "score": [float(y) for y in labels], "query": [1, 1, 1, 1, 2, 2, 2, 2]})
     ideal = spec.range[1] if spec.higher_is_better else spec.range[0]
-    assert evaluate(frame, [call], engine)[call.label].item() == pytest.approx(ideal, abs=1e-12)
+    assert evaluate(frame, [call], engine)[call.column].item() == pytest.approx(ideal, abs=1e-12)
 
 
 @examples(20)
@@ -153,8 +153,8 @@ def test_values_stay_in_range(frame):
         if call.spec.range is None:
             continue
         low, high = call.spec.range
-        values = result[call.label].drop_nulls()
-        assert ((values >= low - 1e-12) & (values <= high + 1e-12)).all(), call.label
+        values = result[call.column].drop_nulls()
+        assert ((values >= low - 1e-12) & (values <= high + 1e-12)).all(), call.column
 
 
 ROW_METRICS = [name for name, spec in sm.registry().items() if spec.is_expression]
@@ -181,6 +181,6 @@ def test_row_expressions_in_group_by_and_over_equal_evaluate(frame):
 def test_result_types_are_the_same_for_both_engines(engine):
     frame = pl.DataFrame({"label": [0, 1, 1, 0], "score": [0.2, 0.8, 0.4, 0.5], "query": [1, 1, 2, 2]})
     schema = evaluate(frame, ALL, engine).schema
-    counts = {"n_rows", "n_excluded", *(f"{call.label}_{out}" for call in ALL for out in call.spec.outputs)}
+    counts = {"n_rows", "n_excluded", *(f"{call.column}_{out}" for call in ALL for out in call.spec.outputs)}
     assert {name: dtype for name, dtype in schema.items() if name in counts} == dict.fromkeys(counts, pl.Int64)
     assert all(dtype == pl.Float64 for name, dtype in schema.items() if name not in counts)

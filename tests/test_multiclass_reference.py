@@ -116,7 +116,7 @@ def check_against_sklearn(frame: pl.DataFrame, result: pl.DataFrame, weighted: b
         w = used["weight"].to_numpy() if weighted else np.ones(used.height)
         assert (row["n_rows"], row["n_excluded"]) == (used.height, rows.height - used.height)
         for call in CALLS:
-            assert_close(row[call.label], sklearn_value(call, y, p, w), f"{call!r} in slice {row['slice']!r}")
+            assert_close(row[call.column], sklearn_value(call, y, p, w), f"{call!r} in slice {row['slice']!r}")
 
 
 @given(frame=class_predictions())
@@ -139,7 +139,7 @@ def test_boolean_classes_and_booleans_against_integers(engine):
     result = evaluate(booleans, engine=engine)
     y, p = booleans["label"].to_list(), booleans["prediction"].to_list()
     for call in CALLS:
-        assert_close(result[call.label].item(), sklearn_value(call, y, p, np.ones(5)), repr(call))
+        assert_close(result[call.column].item(), sklearn_value(call, y, p, np.ones(5)), repr(call))
 
 
 def test_hand_worked_example_with_weights(engine):
@@ -235,21 +235,21 @@ def test_public_frame_functions_equal_evaluate(frame):
         computed = function(frame, label="label", prediction="prediction", weight="weight", by=["slice"], **call.kwargs)
         # slices whose rows are all excluded have no class, hence no row in the frame function
         joined = evaluated.select("slice").join(computed, on="slice", how="left", nulls_equal=True)
-        assert computed.columns == ["slice", call.label]  # named as evaluate names it
-        assert_same(joined, evaluated.select("slice", call.label))
+        assert computed.columns == ["slice", call.column]  # named as evaluate names it
+        assert_same(joined, evaluated.select("slice", call.column))
 
 
 def test_perfect_predictions_give_the_ideal_value(engine):
     frame = pl.DataFrame({"label": ["a", "b", "c", "a", "b", "a"], "weight": [1.0, 0.5, 2.5, 0.0, 4.0, 1.0]})
     result = evaluate(frame.with_columns(prediction=pl.col("label")), weight="weight", engine=engine)
-    assert result.select(call.label for call in CALLS).row(0) == (1.0,) * len(CALLS)
+    assert result.select(call.column for call in CALLS).row(0) == (1.0,) * len(CALLS)
 
 
 def test_result_types_are_the_same_for_both_engines(engine):
     frame = pl.DataFrame({"label": [0, 1, 2, 1], "prediction": [0, 2, 2, 1]})
     schema = evaluate(frame, engine=engine).schema
     assert schema["n_rows"] == schema["n_excluded"] == pl.Int64
-    assert all(schema[call.label] == pl.Float64 for call in CALLS)
+    assert all(schema[call.column] == pl.Float64 for call in CALLS)
 
 
 # --- undefined values, NULLs and unseen classes ------------------------------------------

@@ -40,7 +40,7 @@ CALLS = resolve(
 
 def test_every_one_vs_rest_metric_is_checked():
     assert {call.spec.name for call in CALLS} == set(ONE_VS_REST)
-    assert [call.label for call in CALLS] == ["auc", "average_precision", "auc_weighted", "average_precision_weighted"]
+    assert [call.column for call in CALLS] == ["auc", "average_precision", "auc_weighted", "average_precision_weighted"]
 
 
 def wide(classes: list) -> dict:
@@ -136,7 +136,7 @@ def check_against_sklearn(frame: pl.DataFrame, classes: list, result: pl.DataFra
         w = used["weight"].to_numpy() if weighted else np.ones(used.height)
         assert (row["n_rows"], row["n_excluded"]) == (used.height, rows.height - used.height)
         for call in CALLS:
-            label = call.label
+            label = call.column
             value, n_classes, skipped = expected_row(call, y, scores, w, classes)
             what = f"{label} in slice {row['slice']!r}"
             if value is None:
@@ -188,8 +188,8 @@ def test_larger_random_data_equals_sklearns_own_multiclass_calls(seed, engine):
                 p = part.select(ovr_score_column(c) for c in classes).to_numpy()
                 for call in CALLS:
                     expected = sklearn_multiclass(call.spec.name, call.kwargs["average"], y, p, w, classes)
-                    assert row[call.label] == pytest.approx(expected, rel=1e-9, abs=1e-9), call.label
-                    assert (row[f"{call.label}_classes"], row[f"{call.label}_skipped"]) == (4, 0)
+                    assert row[call.column] == pytest.approx(expected, rel=1e-9, abs=1e-9), call.column
+                    assert (row[f"{call.column}_classes"], row[f"{call.column}_skipped"]) == (4, 0)
 
 
 @examples(20)
@@ -314,11 +314,11 @@ def test_perfect_scores_give_one_and_result_types(engine):
     frame = pl.DataFrame({"label": ["a", "b", "c", "a"], "w": [1.0, 0.5, 2.0, 0.0]})
     frame = frame.with_columns(**{f"p_{c}": (pl.col("label") == c).cast(pl.Float64) for c in "abc"})
     result = evaluate(frame, {c: f"p_{c}" for c in "abc"}, weight="w", engine=engine)
-    assert result.select(call.label for call in CALLS).row(0) == (1.0,) * 4
+    assert result.select(call.column for call in CALLS).row(0) == (1.0,) * 4
     schema = result.schema
     counts = [c for c in schema if c.endswith(("_classes", "_skipped")) or c.startswith("n_")]
     assert all(schema[c] == pl.Int64 for c in counts) and len(counts) == 10
-    assert all(schema[call.label] == pl.Float64 for call in CALLS)
+    assert all(schema[call.column] == pl.Float64 for call in CALLS)
 
 
 # --- hand-worked values, degenerate classes, NULLs ------------------------------------------
@@ -392,7 +392,7 @@ def test_weights_of_zero_make_a_class_degenerate(engine):
         expected, _, _ = expected_row(
             call, rows["y"].to_numpy(), rows.select(HAND_SCORES.values()).to_numpy(), np.ones(4), list(HAND_SCORES)
         )
-        assert weighted[call.label].item() == pytest.approx(expected, abs=1e-15), name
+        assert weighted[call.column].item() == pytest.approx(expected, abs=1e-15), name
 
 
 def test_empty_source_and_null_rows(engine):

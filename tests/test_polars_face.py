@@ -34,7 +34,7 @@ def test_named_as_evaluate_names_it(name):
     call = sm.metric(name, **params)
     function = getattr(smp, name.replace("@k", "_at_k"))
     if hasattr(spec.module, "expr"):
-        assert FRAME.select(function("score", "label", **params)).columns == [call.label]
+        assert FRAME.select(function("score", "label", **params)).columns == [call.column]
         return
     roles = {
         "ranking": {"score": "score", "label": "label", "query": "query"},

@@ -113,7 +113,7 @@ def test_missing_judgments_column_is_named(engine):
 def test_precision_is_classification_and_precision_at_k_ranking():
     assert sm.metric("precision").spec.family == "classification"
     assert sm.metric("precision@5").spec.family == "ranking"
-    assert sm.metric("precision", k=5).label == "precision_at_5"
+    assert sm.metric("precision", k=5).column == "precision_at_5"
 
 
 def test_one_item_lists_and_all_tied_lists_are_defined(engine):
@@ -247,9 +247,9 @@ def test_micro_precision_when_k_times_the_lists_passes_2_to_the_32(engine):
     lists = pl.DataFrame({"q": range(70_000), "score": [0.5] * 70_000, "rel": [1] * 70_000})
     call = sm.metric("precision@100000", average="micro")
     result = sm.evaluate(lists, [call], label="rel", score="score", query="q", engine=engine)
-    assert result[call.label].item() == pytest.approx(1e-5, rel=1e-12)
+    assert result[call.column].item() == pytest.approx(1e-5, rel=1e-12)
     if engine == "polars":
         import sqlmetrics.polars as smp
 
         face = smp.precision_at_k(lists, score="score", label="rel", query="q", k=100_000, average="micro")
-        assert face[call.label].item() == pytest.approx(1e-5, rel=1e-12)
+        assert face[call.column].item() == pytest.approx(1e-5, rel=1e-12)

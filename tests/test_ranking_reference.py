@@ -69,14 +69,15 @@ def assert_close(actual: float | None, expected: float | None) -> None:
 
 def assert_matches(result: pl.DataFrame, call: sm.MetricCall, expected: tuple) -> None:
     row = result.row(0, named=True)
-    assert_close(row[call.label], expected[0])
-    assert (row[f"{call.label}_queries"], row[f"{call.label}_skipped"]) == expected[1:]
+    assert_close(row[call.column], expected[0])
+    assert (row[f"{call.column}_queries"], row[f"{call.column}_skipped"]) == expected[1:]
 
 
 def per_query(result: pl.DataFrame, call: sm.MetricCall) -> dict:
     """{query: value or None when skipped} from a result sliced by query."""
     return {
-        row["query"]: row[call.label] if row[f"{call.label}_queries"] else None for row in result.iter_rows(named=True)
+        row["query"]: row[call.column] if row[f"{call.column}_queries"] else None
+        for row in result.iter_rows(named=True)
     }
 
 
@@ -131,7 +132,7 @@ def test_matches_pytrec_eval_per_query_and_mean(data, measure, cut, engine):
     expected, mean = rr.pytrec_eval_reference(run, judgments, measure.format(K=cut))
     kwargs = {**ROLES, "judgments": judgments, "engine": engine}
     assert_per_query_close(per_query(sm.evaluate(run, [call], **kwargs, by="query"), call), expected)
-    assert_close(sm.evaluate(run, [call], **kwargs)[call.label].item(), mean)
+    assert_close(sm.evaluate(run, [call], **kwargs)[call.column].item(), mean)
 
 
 @given(data=run_and_judgments(tie_free=True), cut=st.integers(1, 10), engine=ENGINES)
@@ -147,7 +148,7 @@ def test_matches_ranx_on_tie_free_runs(data, cut, engine):
     result = sm.evaluate(run, list(calls.values()), **ROLES, judgments=judgments, engine=engine)
     for ranx_name, call in calls.items():
         _, mean = rr.ranx_reference(run, judgments, f"{ranx_name}@{cut}")
-        assert_close(result[call.label].item(), mean)
+        assert_close(result[call.column].item(), mean)
 
 
 @given(rows=ranked_impressions(), cut=st.one_of(st.none(), st.integers(1, 8)), engine=ENGINES)
@@ -176,7 +177,7 @@ def test_seed_example_with_an_unretrieved_judgment(gain, expected, engine):
     judgments = pl.DataFrame({"query": ["q"] * 7, "item": list("abcdefg"), "label": [5, 3, 2, 1, 2, 4, 0]})
     call = sm.metric("ndcg@5", gain=gain)
     result = sm.evaluate(run, [call], **ROLES, judgments=judgments, engine=engine)
-    assert result[call.label].item() == pytest.approx(expected, abs=1e-6)
+    assert result[call.column].item() == pytest.approx(expected, abs=1e-6)
 
 
 @given(
@@ -189,7 +190,7 @@ def test_average_ties_lie_between_pessimistic_and_optimistic(data, name, cut, en
     run, judgments = data
     calls = [sm.metric(name, k=cut, ties=ties) for ties in ("pessimistic", "average", "optimistic")]
     result = sm.evaluate(run, calls, **ROLES, judgments=judgments, by="query", engine=engine)
-    for low, mid, high in result.select(call.label for call in calls).drop_nulls().iter_rows():
+    for low, mid, high in result.select(call.column for call in calls).drop_nulls().iter_rows():
         assert low - TOL <= mid <= high + TOL
 
 
@@ -218,4 +219,4 @@ def test_a_list_of_exactly_k_rows_in_ascending_score_order(engine):
     for call in (sm.metric("map", k=2), sm.metric("ndcg@2", gain="linear"), sm.metric("precision@2")):
         result = sm.evaluate(rows, [call], label="label", score="score", query="query", engine=engine)
         expected = {"map": 0.5, "ndcg": 1 / math.log2(3), "precision": 0.5}[call.base_name]
-        assert result[call.label].item() == pytest.approx(expected, abs=1e-15)
+        assert result[call.column].item() == pytest.approx(expected, abs=1e-15)

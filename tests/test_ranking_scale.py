@@ -123,7 +123,7 @@ ZIPF_CALLS = [
 
 
 def _column(name: str, params: dict) -> str:
-    return sm.metric(name, **params).label
+    return sm.metric(name, **params).column
 
 
 def _evaluate(source, engine: str, calls=CALLS, **extra) -> dict[str, float]:

@@ -301,7 +301,7 @@ def classification_expected(case: Case) -> list[dict]:
         part = case.rows(value)
         y, s, w = part["label"].to_numpy(), part["score"].to_numpy(), case.w(part)
         row = {
-            c.label: CLASSIFICATION_REFERENCES[c.spec.name](y, s, w, **c.kwargs)
+            c.column: CLASSIFICATION_REFERENCES[c.spec.name](y, s, w, **c.kwargs)
             for c in BINARY_CALLS
             if c.spec.name not in GROUPED
         }
@@ -315,7 +315,7 @@ def regression_expected(case: Case) -> list[dict]:
     for value in case.slices:
         part = case.rows(value)
         y, p, w = part["target"].to_numpy(), part["estimate"].to_numpy(), case.w(part)
-        row = {c.label: REGRESSION_REFERENCES[c.spec.name](y, p, w) for c in REGRESSION_CALLS}
+        row = {c.column: REGRESSION_REFERENCES[c.spec.name](y, p, w) for c in REGRESSION_CALLS}
         rows.append(row | {"mape_skipped": int((y == 0).sum())})
     return rows
 
@@ -325,7 +325,7 @@ def class_expected(case: Case) -> list[dict]:
     for value in case.slices:
         part = case.rows(value)
         y, p, w = part["true_class"].to_numpy(), part["predicted_class"].to_numpy(), case.w(part)
-        rows.append({c.label: sklearn_value(c, y, p, w) for c in CLASS_CALLS})
+        rows.append({c.column: sklearn_value(c, y, p, w) for c in CLASS_CALLS})
     return rows
 
 
@@ -347,7 +347,7 @@ def ovr_expected(case: Case) -> list[dict]:
             else:
                 mean = sum(v * s for v, s in defined) / sum(s for _, s in defined)
             skipped = len(CLASSES) - len(defined)
-            row |= {call.label: mean, f"{call.label}_classes": len(defined), f"{call.label}_skipped": skipped}
+            row |= {call.column: mean, f"{call.column}_classes": len(defined), f"{call.column}_skipped": skipped}
         rows.append(row)
     return rows
 
@@ -421,7 +421,7 @@ def grouped(lf: pl.LazyFrame, case: Case, exprs: list[pl.Expr]) -> pl.DataFrame:
 def test_polars_expressions_match_references(case, references):
     lf, w = case.scan(), case.weight
     expressions = [
-        getattr(smp, c.spec.name)("score", "label", w, **c.kwargs).alias(c.label)
+        getattr(smp, c.spec.name)("score", "label", w, **c.kwargs).alias(c.column)
         for c in BINARY_CALLS
         if c.spec.name not in GROUPED
     ]
@@ -433,10 +433,10 @@ def test_polars_expressions_match_references(case, references):
     values = grouped(lf, case, expressions)
     assert_matches(values.hstack(gauc.drop(by)), expected, case, "classification expressions")
     regression = [
-        getattr(smp, c.spec.name)("estimate", "target", w, **c.kwargs).alias(c.label) for c in REGRESSION_CALLS
+        getattr(smp, c.spec.name)("estimate", "target", w, **c.kwargs).alias(c.column) for c in REGRESSION_CALLS
     ]
     wanted = [
-        {c.label: row[c.label] for c in REGRESSION_CALLS} for row in expected_rows(references, case, "regression")
+        {c.column: row[c.column] for c in REGRESSION_CALLS} for row in expected_rows(references, case, "regression")
     ]
     assert_matches(grouped(lf, case, regression), wanted, case, "regression expressions")
 
@@ -464,7 +464,7 @@ def test_polars_class_frame_functions_match_references(case, family, references)
     calls, role = CLASS_FRAME_ROLES[family]
     expected = expected_rows(references, case, family)
     for call in calls:
-        names = [call.label, *(f"{call.label}_{out}" for out in call.spec.outputs)]
+        names = [call.column, *(f"{call.column}_{out}" for out in call.spec.outputs)]
         frame = getattr(smp, call.spec.name)(lf, label="true_class", weight=case.weight, by=by, **role, **call.kwargs)
         wanted = [{name: row[name] for name in names} for row in expected]
         result = value_columns(frame.collect(), by, names)

@@ -68,7 +68,7 @@ def compose(binding: Binding, source_sql: str, second_sql: str | None = None, di
     for call in binding.calls:
         values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
         step = templates.render(call.spec.template, values, binding.slices)
-        ctes[f"m_{call.label}"] = with_spread(step, call, binding, values) if binding.analytic(call) else step
+        ctes[f"m_{call.column}"] = with_spread(step, call, binding, values) if binding.analytic(call) else step
     # a bootstrap's input holds every row once per replicate: streamed into each reader, never held
     return assemble(ctes, final_select(binding), ("input",) if binding.bootstrap else ())
 

@@ -48,7 +48,7 @@ def compose_per_class(binding: Binding, source_sql: str) -> str:
         ctes[f"per_class_{i}"] = templates.render("multiclass/per_class.sql", values, binding.slices)
     columns = [*user_slices(binding, "p0"), "p0.class AS class", "p0.support"]
     columns += [
-        f"p{betas.index(call.kwargs.get('beta', 1.0))}.{call.spec.per_class} AS {call.label}" for call in binding.calls
+        f"p{betas.index(call.kwargs.get('beta', 1.0))}.{call.spec.per_class} AS {call.column}" for call in binding.calls
     ]
     joins = [
         f"JOIN per_class_{i} AS p{i} ON {templates.same_slice(binding.slices, 'p0', f'p{i}')} AND p0.class = p{i}.class"

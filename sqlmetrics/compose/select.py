@@ -21,12 +21,12 @@ def final_select(binding: Binding) -> str:
     columns = [*user_slices(binding, "row_counts"), "row_counts.n_rows", "row_counts.n_excluded"]
     joins = []
     for call in binding.calls:
-        cte, name = f"m_{call.label}", call.base_name
-        columns.append(f"{cte}.{name} AS {call.label}")
+        cte, name = f"m_{call.column}", call.base_name
+        columns.append(f"{cte}.{name} AS {call.column}")
         if binding.analytic(call):
             parts = ("lo", "hi", "se", "df") if binding.spread_columns else ("lo", "hi")
-            columns += [f"{cte}.{name}_{part} AS {call.label}_{part}" for part in parts]
-        columns += [f"COALESCE({cte}.{name}_{out}, 0) AS {call.label}_{out}" for out in call.spec.outputs]
+            columns += [f"{cte}.{name}_{part} AS {call.column}_{part}" for part in parts]
+        columns += [f"COALESCE({cte}.{name}_{out}, 0) AS {call.column}_{out}" for out in call.spec.outputs]
         joins.append(f"LEFT JOIN {cte} ON {templates.same_slice(slices, 'row_counts', cte)}")
     order = f"\nORDER BY {', '.join(f'row_counts.{s}' for s in slices)}" if binding.by else ""
     checks = check_steps(binding)

@@ -52,19 +52,19 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     single = [call for call in binding.calls if _from_histogram(call, binding)]
     if single:
         hist = [pl.col("score"), pl.col("w_pos"), pl.col("w_neg")]
-        exprs = [call.spec.module.from_histogram(*hist, **call.kwargs).alias(call.label) for call in single]
+        exprs = [call.spec.module.from_histogram(*hist, **call.kwargs).alias(call.column) for call in single]
         values = _score_hist(base, slices).lazy().group_by(slices).agg(exprs).collect()
         results = results.join(values, on=slices, how="left", nulls_equal=True)
     multiclass = _calls_of_form(binding, "class_counts")
     pairwise = _calls_of_form(binding, "class_confusion")
     confusion = class_confusion(base.lazy(), slices).collect().lazy() if multiclass or pairwise else None
     if multiclass:
-        exprs = [call.spec.module.from_class_counts(*COUNTS, **call.kwargs).alias(call.label) for call in multiclass]
+        exprs = [call.spec.module.from_class_counts(*COUNTS, **call.kwargs).alias(call.column) for call in multiclass]
         values = class_counts(confusion, slices).group_by(slices).agg(exprs).collect()
         results = results.join(values, on=slices, how="left", nulls_equal=True)
     for call in pairwise:
         values = call.spec.module.from_class_confusion(confusion, slices, **call.kwargs)
-        results = results.join(values.rename({"value": call.label}).collect(), on=slices, how="left", nulls_equal=True)
+        results = results.join(values.rename({"value": call.column}).collect(), on=slices, how="left", nulls_equal=True)
     used_rows = rows.filter(pl.col("w").is_not_null())
     one_vs_rest = _calls_of_form(binding, "class_histogram")
     if binding.class_scores is not None:  # bound class scores are checked, whatever reads them
@@ -76,7 +76,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         raise_failed_tables(class_score_rules(binding), RuleTables(rows, judged, base, hist))
         for call in one_vs_rest:
             values = averaged(hist.lazy(), slices, call.spec.module.from_class_histogram, call.kwargs["average"])
-            names = {"value": call.label, **{out: f"{call.label}_{out}" for out in call.spec.outputs}}
+            names = {"value": call.column, **{out: f"{call.column}_{out}" for out in call.spec.outputs}}
             results = results.join(values.collect().rename(names), on=slices, how="left", nulls_equal=True)
     by = slices if binding.by else []  # grouping by the constant slice_0 costs time
     row_level = [call for call in binding.calls if _is_row_level(call, binding)]
@@ -103,13 +103,13 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         frame = frame.collect(engine="streaming")
         if not binding.by:
             frame = frame.with_columns(pl.lit(0, pl.Int32).alias("slice_0"))
-        columns = [*call.columns, *((f"{call.label}_se", f"{call.label}_df") if binding.analytic(call) else ())]
-        renamed = frame.rename({f"{call.base_name}{c[len(call.label) :]}": c for c in columns})
+        columns = [*call.columns, *((f"{call.column}_se", f"{call.column}_df") if binding.analytic(call) else ())]
+        renamed = frame.rename({f"{call.base_name}{c[len(call.column) :]}": c for c in columns})
         results = results.join(renamed, on=slices, how="left", nulls_equal=True)
     if binding.analytic_calls:
         results = _with_intervals(binding, results, used_rows, slices)
 
-    counts = [f"{call.label}_{out}" for call in binding.calls for out in call.spec.outputs]
+    counts = [f"{call.column}_{out}" for call in binding.calls for out in call.spec.outputs]
     results = results.with_columns(pl.col(counts).fill_null(0))
     if binding.by:
         results = results.sort(slices, nulls_last=True)
@@ -138,10 +138,10 @@ def per_class(binding: Binding, source: Any) -> pl.DataFrame:
     table = counts.select(*slices, "class", "support")
     for call in binding.calls:
         scores = per_class_scores(counts, call.kwargs.get("beta", 1.0))
-        value = scores.select(*slices, "class", pl.col(call.spec.per_class).alias(call.label))
+        value = scores.select(*slices, "class", pl.col(call.spec.per_class).alias(call.column))
         table = table.join(value, on=[*slices, "class"], how="left", nulls_equal=True)
     return _user_table(binding, table.collect(), ["class"]).select(
-        *binding.by, "class", "support", *(c.label for c in binding.calls)
+        *binding.by, "class", "support", *(c.column for c in binding.calls)
     )
 
 
@@ -188,7 +188,7 @@ def _with_intervals(
         else:
             spread = intervals.row_spread_polars(call, used_rows, slices)
         if spread is not None:
-            spread = spread.collect(engine="streaming").rename({"se": f"{call.label}_se", "df": f"{call.label}_df"})
+            spread = spread.collect(engine="streaming").rename({"se": f"{call.column}_se", "df": f"{call.column}_df"})
             results = results.join(spread, on=slices, how="left", nulls_equal=True)
     return intervals.bounds_polars(results, binding.analytic_calls, binding.ci)
 
@@ -219,8 +219,8 @@ def _row_aggregates(call: MetricCall, weighted: bool) -> list[pl.Expr]:
     Unweighted, the expressions get no weight column (the median then needs no sort)."""
     module, w = call.spec.module, "w" if weighted else None
     return [
-        module.expr("score", "label", w, **call.kwargs).alias(call.label),
-        *(getattr(module, out)("score", "label", w).alias(f"{call.label}_{out}") for out in call.spec.outputs),
+        module.expr("score", "label", w, **call.kwargs).alias(call.column),
+        *(getattr(module, out)("score", "label", w).alias(f"{call.column}_{out}") for out in call.spec.outputs),
     ]
 
 

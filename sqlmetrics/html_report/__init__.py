@@ -76,7 +76,7 @@ def report(
     table = evaluate(source, metrics, **roles, **interval, engine=engine)
     sections = [page.metric_table(table, slices)]
     calls = resolve(metrics)
-    sections += _over_time(table, slices, [call.label for call in calls])
+    sections += _over_time(table, slices, [call.column for call in calls])
     if first_score is not None and any(call.spec.family == "classification" for call in calls):
         sections.append(_curves(source, label, first_score, weight, slices, engine))
     if scores is not None or arm is not None:
@@ -86,13 +86,13 @@ def report(
             score=None if scores is not None else score, query=query, item=item, weight=weight,
             by=[c for c in slices if c != arm], ci=0.95 if ci is None else ci, engine=engine,
         )  # fmt: skip
-        sections.append(page.comparison_table(comparison, [c.label for c in calls if c not in comparable]))
+        sections.append(page.comparison_table(comparison, [c.column for c in calls if c not in comparable]))
     sql = to_sql(metrics, source=source, **roles, **interval)
     described = {
         "source": str(source) if isinstance(source, str | Path) else f"a {type(source).__name__}",
         "columns": ", ".join(f"{role} = {column}" for role, column in roles.items() if column and role != "by"),
         "slices": ", ".join(slices) or "none",
-        "metrics": ", ".join(call.label for call in calls),
+        "metrics": ", ".join(call.column for call in calls),
         "rows used": f"{table['n_rows'].sum():,}",
         "rows excluded (a NULL in a bound column)": f"{table['n_excluded'].sum():,}",
         "evaluated": f"{when:%Y-%m-%d %H:%M:%S} UTC on {engine}, in {time.perf_counter() - started:.2f} s",
