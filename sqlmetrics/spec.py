@@ -73,6 +73,9 @@ class Param:
     low_open: bool = False  # the value must be > low, not >= low
     rule_text: str = ""
     choices: tuple[str, ...] = ()
+    # (value, why): values a sibling metric's parameter of the same name takes and this
+    # one cannot (err's ties="average"), refused with the reason
+    refused: tuple[tuple[str, str], ...] = ()
     required: bool = False  # no default: the call must give a value (``precision@k`` needs k)
 
     def accepts(self, value: Any) -> bool:
@@ -105,6 +108,12 @@ class Param:
         if value is None and self.default is None and not self.required:
             return None
         if self.choices:
+            reason = dict(self.refused).get(value) if isinstance(value, str) else None
+            if reason:
+                raise InvalidParameterError(
+                    f"{metric}: {self.name}={value!r} is not supported: {reason}; "
+                    f"use one of {', '.join(map(repr, self.choices))}"
+                )
             if value not in self.choices:
                 raise InvalidParameterError(
                     f"{metric}: parameter {self.name!r} must be one of "
