@@ -17,7 +17,6 @@ rows (the product of the permutations of each group of equal scores), so lists m
 from __future__ import annotations
 
 import itertools
-import math
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -27,12 +26,12 @@ from statistics import fmean
 import polars as pl
 import pytrec_eval
 import ranx
+from metrics.ranking._common import GAINS
+from metrics.ranking._common import num_relevant as _num_relevant
 from sklearn import metrics as skm
 
-GAINS: dict[str, Callable[[float], float]] = {
-    "exponential": lambda rel: 2.0**rel - 1.0,
-    "linear": lambda rel: rel,
-}
+import metric_tests
+
 # Within a group of equal scores: (sort key, descending). "average" is not a fixed order: see _orders.
 TIE_BREAKS = {
     "pessimistic": (attrgetter("label"), False),
@@ -41,7 +40,6 @@ TIE_BREAKS = {
 }
 TIES = ("average", *TIE_BREAKS)
 EMPTY = ("skip", "zero")
-MICRO_METRICS = ("hit_rate", "precision", "recall")
 
 # trec_eval measure (with {K} where it takes a cutoff) -> our metric.
 TREC_MEASURES = {
@@ -80,13 +78,22 @@ class RankedList:
     judged: tuple[float, ...]
 
 
+# The parameters every reference reads, with their defaults; a metric's own (err's
+# max_relevance) come with the call.
+DEFAULTS = {"k": None, "gain": "exponential", "ties": "average", "min_relevance": 1.0, "empty": "skip"}
+
+
 @dataclass(frozen=True)
 class Params:
-    k: int | None
-    gain: str
-    ties: str
-    min_relevance: float
-    empty: str
+    """A call's parameters by name (``p.k``, ``p.min_relevance``, ...)."""
+
+    values: tuple[tuple[str, object], ...]
+
+    def __getattr__(self, name: str):
+        try:
+            return dict(self.values)[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 # --- building the lists -----------------------------------------------------------------------------------------
@@ -134,93 +141,19 @@ def _orders(rows: Sequence[Row], ties: str) -> Iterator[tuple[Row, ...]]:
     return _all_orders(rows) if ties == "average" else iter([_fixed_order(rows, ties)])
 
 
-# --- per-list metrics for one fixed order: ranked = labels in rank order (positions p = 1..n) ---------------------
+# --- the metrics: each one's reference, in tests/metrics/ranking/<metric>.py ----------------------------------
 
 
-def _top(ranked: Sequence[float], p: Params) -> Sequence[float]:
-    """The top k labels (the whole list when k is None)."""
-    return ranked if p.k is None else ranked[: p.k]
+def reference_name(name: str) -> str:
+    """The name a registered ranking metric has here: ``precision`` for ``precision@k``."""
+    return name.removesuffix("@k")
 
 
-def _num_relevant(labels: Sequence[float], p: Params) -> int:
-    """Number of relevant labels (label >= min_relevance); over the judged labels this is R."""
-    return sum(label >= p.min_relevance for label in labels)
-
-
-def _dcg(ranked: Sequence[float], p: Params) -> float:
-    """DCG@k = sum over p <= k of gain(rel_p) / log2(p + 1)."""
-    return sum(GAINS[p.gain](rel) / math.log2(pos + 1) for pos, rel in enumerate(_top(ranked, p), start=1))
-
-
-def dcg(ranked: Sequence[float], judged: Sequence[float], p: Params) -> float:
-    """DCG@k."""
-    return _dcg(ranked, p)
-
-
-def ndcg(ranked: Sequence[float], judged: Sequence[float], p: Params) -> float:
-    """DCG@k / IDCG@k, IDCG@k being the DCG@k of the judged labels sorted descending."""
-    return _dcg(ranked, p) / _dcg(sorted(judged, reverse=True), p)
-
-
-def cg(ranked: Sequence[float], judged: Sequence[float], p: Params) -> float:
-    """CG@k = sum over p <= k of gain(rel_p)."""
-    return sum(GAINS[p.gain](rel) for rel in _top(ranked, p))
-
-
-def reciprocal_rank(ranked: Sequence[float], judged: Sequence[float], p: Params) -> float:
-    """1/p for the first relevant label at p <= k, else 0."""
-    return next((1.0 / pos for pos, rel in enumerate(_top(ranked, p), start=1) if rel >= p.min_relevance), 0.0)
-
-
-def average_precision(ranked: Sequence[float], judged: Sequence[float], p: Params) -> float:
-    """Sum over relevant positions p <= k of (relevant in top p) / p, divided by R."""
-    top = _top(ranked, p)
-    precisions = [_num_relevant(top[:pos], p) / pos for pos, rel in enumerate(top, start=1) if rel >= p.min_relevance]
-    return sum(precisions) / _num_relevant(judged, p)
-
-
-def hits(ranked: Sequence[float], judged: Sequence[float], p: Params) -> float:
-    """hits@k = number of relevant labels in the top k (the numerator pooled by the micro averages)."""
-    return float(_num_relevant(_top(ranked, p), p))
-
-
-def hit(ranked: Sequence[float], judged: Sequence[float], p: Params) -> float:
-    """1 if any relevant label is in the top k, else 0."""
-    return float(hits(ranked, judged, p) > 0)
-
-
-def precision(ranked: Sequence[float], judged: Sequence[float], p: Params) -> float:
-    """hits@k / k (k even when the list is shorter)."""
-    return hits(ranked, judged, p) / p.k
-
-
-def recall(ranked: Sequence[float], judged: Sequence[float], p: Params) -> float:
-    """hits@k / R."""
-    return hits(ranked, judged, p) / _num_relevant(judged, p)
-
-
-PER_ORDER = {
-    "ndcg": ndcg,
-    "dcg": dcg,
-    "cg": cg,
-    "mrr": reciprocal_rank,
-    "map": average_precision,
-    "hit_rate": hit,
-    "precision": precision,
-    "recall": recall,
-}
-METRICS = (*PER_ORDER, "rank_corr")
-
-
-def rank_corr(rows: Sequence[Row]) -> float:
-    """Mean over unordered pairs of rows of (1 + sign(s_u - s_v) * sign(l_u - l_v)) / 2: 1 concordant, 1/2 if
-    score or label tie, 0 discordant. Needs at least two rows."""
-    pairs = itertools.combinations(rows, 2)
-    return fmean((1 + _sign(u.score - v.score) * _sign(u.label - v.label)) / 2 for u, v in pairs)
-
-
-def _sign(x: float) -> int:
-    return (x > 0) - (x < 0)
+MODULES = {reference_name(name): module for name, module in metric_tests.modules("ranking").items()}
+PER_ORDER = {name: module.PER_ORDER for name, module in MODULES.items() if hasattr(module, "PER_ORDER")}
+PER_LIST = {name: module for name, module in MODULES.items() if hasattr(module, "PER_LIST")}
+MICRO_METRICS = tuple(name for name, module in MODULES.items() if hasattr(module, "MICRO_DENOMINATOR"))
+METRICS = tuple(MODULES)
 
 
 # --- per list and aggregated ------------------------------------------------------------------------------------
@@ -232,8 +165,9 @@ def _expected(per_order: Callable[..., float], lst: RankedList, p: Params) -> fl
 
 
 def _skipped(lst: RankedList, metric: str, p: Params) -> bool:
-    """rank_corr skips lists of fewer than 2 rows; empty lists (R = 0) are skipped under empty="skip"."""
-    too_short = metric == "rank_corr" and len(lst.rows) < 2
+    """A metric of the rows skips lists shorter than its MIN_ROWS; empty lists (R = 0) are skipped under
+    empty="skip"."""
+    too_short = metric in PER_LIST and len(lst.rows) < PER_LIST[metric].MIN_ROWS
     return too_short or (p.empty == "skip" and _num_relevant(lst.judged, p) == 0)
 
 
@@ -243,8 +177,8 @@ def _list_value(lst: RankedList, metric: str, p: Params) -> float | None:
         return None
     if _num_relevant(lst.judged, p) == 0:
         return 0.0
-    if metric == "rank_corr":
-        return rank_corr(lst.rows)
+    if metric in PER_LIST:
+        return PER_LIST[metric].PER_LIST(lst.rows)
     return _expected(PER_ORDER[metric], lst, p)
 
 
@@ -252,11 +186,9 @@ def _micro(lists: Sequence[RankedList], metric: str, p: Params) -> float | None:
     """Pooled over the used lists: sum of (expected) hits@k over sum of R (hit_rate, recall) or over
     k * number of used lists (precision); None when the denominator is 0."""
     used = [lst for lst in lists if not _skipped(lst, metric, p)]
-    numerator = sum(_expected(hits, lst, p) for lst in used)
-    if metric == "precision":
-        denominator = p.k * len(used)
-    else:
-        denominator = sum(_num_relevant(lst.judged, p) for lst in used)
+    module = MODULES[metric]
+    numerator = sum(_expected(lambda ranked, judged, p: module.HITS(ranked, p), lst, p) for lst in used)
+    denominator = sum(module.MICRO_DENOMINATOR(lst.judged, p) for lst in used)
     return numerator / denominator if denominator else None
 
 
@@ -265,17 +197,18 @@ def _require(condition: bool, message: str) -> None:
         raise ValueError(message)
 
 
-def _params(metric, k, gain, ties, min_relevance, empty, average) -> Params:
+def call_params(metric: str, average: str = "macro", **given) -> Params:
     """Validate the parameters shared by evaluate_ranking and per_list."""
+    p = Params(tuple({**DEFAULTS, **given}.items()))
     _require(metric in METRICS, f"unknown metric {metric!r}")
-    _require(k is None or k >= 1, f"k must be >= 1 or None, got {k!r}")
-    _require(metric != "precision" or k is not None, "precision needs k")
-    _require(gain in GAINS, f"unknown gain {gain!r}")
-    _require(ties in TIES, f"unknown ties {ties!r}")
-    _require(min_relevance > 0, f"min_relevance must be > 0, got {min_relevance!r}")
-    _require(empty in EMPTY, f"unknown empty {empty!r}")
+    _require(p.k is None or p.k >= 1, f"k must be >= 1 or None, got {p.k!r}")
+    _require(metric != "precision" or p.k is not None, "precision needs k")
+    _require(p.gain in GAINS, f"unknown gain {p.gain!r}")
+    _require(p.ties in TIES, f"unknown ties {p.ties!r}")
+    _require(p.min_relevance > 0, f"min_relevance must be > 0, got {p.min_relevance!r}")
+    _require(p.empty in EMPTY, f"unknown empty {p.empty!r}")
     _require(average == "macro" or (average == "micro" and metric in MICRO_METRICS), f"no {average!r} {metric}")
-    return Params(k, gain, ties, min_relevance, empty)
+    return p
 
 
 def _lists(rows: pl.DataFrame, judgments: pl.DataFrame | None, ties: str) -> dict[object, RankedList]:
@@ -284,42 +217,25 @@ def _lists(rows: pl.DataFrame, judgments: pl.DataFrame | None, ties: str) -> dic
 
 
 def per_list(
-    rows: pl.DataFrame,
-    metric: str,
-    *,
-    k: int | None = None,
-    gain: str = "exponential",
-    ties: str = "average",
-    min_relevance: float = 1.0,
-    empty: str = "skip",
-    average: str = "macro",
-    judgments: pl.DataFrame | None = None,
+    rows: pl.DataFrame, metric: str, *, judgments: pl.DataFrame | None = None, **params
 ) -> dict[object, float | None]:
-    """{query: the metric for that list, None if skipped}. The per-list value does not depend on `average`,
-    which is only validated here so that one set of parameters serves both functions."""
-    p = _params(metric, k, gain, ties, min_relevance, empty, average)
-    return {query: _list_value(lst, metric, p) for query, lst in _lists(rows, judgments, ties).items()}
+    """{query: the metric for that list, None if skipped}. ``params``: the metric's (``k``,
+    ``ties``, ...; DEFAULTS for those not given); the per-list value does not depend on
+    ``average``, which is only validated here so that one set of parameters serves both functions."""
+    p = call_params(metric, **params)
+    return {query: _list_value(lst, metric, p) for query, lst in _lists(rows, judgments, p.ties).items()}
 
 
 def evaluate_ranking(
-    rows: pl.DataFrame,
-    metric: str,
-    *,
-    k: int | None = None,
-    gain: str = "exponential",
-    ties: str = "average",
-    min_relevance: float = 1.0,
-    empty: str = "skip",
-    average: str = "macro",
-    judgments: pl.DataFrame | None = None,
+    rows: pl.DataFrame, metric: str, *, average: str = "macro", judgments: pl.DataFrame | None = None, **params
 ) -> tuple[float | None, int, int]:
     """(value, lists used, lists skipped) over the lists of `rows`.
 
-    macro: the mean of the per-list values over the used lists (None if none is used); micro (hit_rate,
-    precision, recall only): pooled hits over pooled denominators, see _micro.
+    macro: the mean of the per-list values over the used lists (None if none is used); micro (the metrics
+    with a MICRO_DENOMINATOR): pooled hits over pooled denominators, see _micro.
     """
-    p = _params(metric, k, gain, ties, min_relevance, empty, average)
-    lists = _lists(rows, judgments, ties)
+    p = call_params(metric, average, **params)
+    lists = _lists(rows, judgments, p.ties)
     values = [_list_value(lst, metric, p) for lst in lists.values()]
     used = [value for value in values if value is not None]
     if average == "micro":

@@ -27,7 +27,11 @@ def test_a_module_naming_no_metric_is_an_error(tmp_path, monkeypatch):
     metric_tests.modules.cache_clear()
 
 
-def test_every_regression_metric_is_discovered():
-    assert set(metric_tests.references("regression")) == {
-        name for name, spec in metric_tests.sm.registry().items() if spec.family == "regression"
+FAMILIES_WITH_MODULES = sorted(p.name for p in metric_tests.ROOT.iterdir() if p.is_dir() and not p.name.startswith("_"))
+
+
+@pytest.mark.parametrize("family", FAMILIES_WITH_MODULES)
+def test_every_metric_of_a_family_with_test_modules_is_discovered(family):
+    assert set(metric_tests.modules(family)) == {
+        name for name, spec in metric_tests.sm.registry().items() if spec.family == family
     }

@@ -14,37 +14,30 @@ from hypothesis import strategies as st
 import sqlmetrics as sm
 
 import ranking_reference as rr
-from strategies import ranked_impressions, run_and_judgments
+from strategies import parameters, ranked_impressions, run_and_judgments
 
 TOL = 1e-9
 ENGINES = st.sampled_from(["duckdb", "polars"])
 ROLES = {"label": "label", "score": "score", "query": "query", "item": "item"}
 RANKING = [name for name, spec in sm.registry().items() if spec.family == "ranking"]
-REFERENCE_NAME = {"precision@k": "precision", "recall@k": "recall"}
-OUR_NAME = {reference: ours for ours, reference in REFERENCE_NAME.items()}
+OUR_NAME = {rr.reference_name(name): name for name in RANKING}
+# the metrics taking every tie policy, "average" between "pessimistic" and "optimistic"
+AVERAGING_TIES = [
+    name for name in RANKING if any(p.name == "ties" and "average" in p.choices for p in sm.registry()[name].params)
+]
 
 pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")  # ranx hashes ids
 
 
 @st.composite
-def ranking_calls(draw) -> sm.MetricCall:
-    """A ranking metric with random parameters (only those it takes)."""
-    name = draw(st.sampled_from(RANKING))
-    spec = sm.registry()[name]
-    cutoff = st.integers(1, 7)
-    strategies = {
-        "k": cutoff if any(p.required for p in spec.params) else st.one_of(st.none(), cutoff),
-        "gain": st.sampled_from(["exponential", "linear"]),
-        "ties": st.sampled_from(["average", "pessimistic", "optimistic", "item"]),
-        "min_relevance": st.sampled_from([1.0, 0.5, 2.0]),
-        "empty": st.sampled_from(["skip", "zero"]),
-        "average": st.sampled_from(["macro", "micro"]),
-    }
-    return sm.metric(name, **{p.name: draw(strategies[p.name]) for p in spec.params})
+def ranking_calls(draw, names=RANKING) -> sm.MetricCall:
+    """A ranking metric with parameters drawn from its spec's choices and bounds."""
+    name = draw(st.sampled_from(names))
+    return sm.metric(name, **draw(parameters(sm.registry()[name])))
 
 
 def reference_name(call: sm.MetricCall) -> str:
-    return REFERENCE_NAME.get(call.spec.name, call.spec.name)
+    return rr.reference_name(call.spec.name)
 
 
 def reference(rows: pl.DataFrame, call: sm.MetricCall, judgments: pl.DataFrame | None = None) -> tuple:
@@ -126,7 +119,7 @@ def test_matches_pytrec_eval_per_query_and_mean(data, measure, cut, engine):
     linear gain; it evaluates the queries both in the run and in the judgments."""
     run, judgments = data
     run = run.join(judgments.select("query").unique(), on="query", how="semi")
-    name = OUR_NAME.get(rr.TREC_MEASURES[measure], rr.TREC_MEASURES[measure])
+    name = OUR_NAME[rr.TREC_MEASURES[measure]]
     params = {"ties": "item", "empty": "zero"} | ({"gain": "linear"} if name == "ndcg" else {})
     call = sm.metric(name, **params, **({"k": cut} if "{K}" in measure else {}))
     expected, mean = rr.pytrec_eval_reference(run, judgments, measure.format(K=cut))
@@ -142,7 +135,7 @@ def test_matches_ranx_on_tie_free_runs(data, cut, engine):
     run, judgments = data
     run = run.join(judgments.select("query").unique(), on="query", how="semi")
     calls = {
-        ranx_name: sm.metric(OUR_NAME.get(name, name), k=cut, empty="zero", **({"gain": gain} if gain else {}))
+        ranx_name: sm.metric(OUR_NAME[name], k=cut, empty="zero", **({"gain": gain} if gain else {}))
         for ranx_name, (name, gain) in rr.RANX_METRICS.items()
     }
     result = sm.evaluate(run, list(calls.values()), **ROLES, judgments=judgments, engine=engine)
@@ -182,7 +175,7 @@ def test_seed_example_with_an_unretrieved_judgment(gain, expected, engine):
 
 @given(
     data=run_and_judgments(tie_free=False, max_rows=6),
-    name=st.sampled_from([n for n in RANKING if n != "rank_corr"]),
+    name=st.sampled_from(AVERAGING_TIES),
     cut=st.integers(1, 6),
     engine=ENGINES,
 )

@@ -34,6 +34,8 @@ import ranx
 import sqlmetrics as sm
 import sqlmetrics.polars as smp
 
+import ranking_reference as rr
+
 pytestmark = pytest.mark.scale
 
 SINGLE_ROWS = 300_000
@@ -192,8 +194,27 @@ def _concordance(lists: Lists) -> np.ndarray:
     return concordant + label_ties / 2
 
 
+# The metrics the vectorised reference below computes; any other ranking metric is checked
+# against its own per-list reference (tests/metrics/ranking/<metric>.py), one list at a time.
+VECTORISED = ("cg", "dcg", "ndcg", "rank_corr", "precision@k", "recall@k", "hit_rate", "mrr", "map")
+
+
+def per_list_reference(lists: Lists, name: str, params: dict) -> float:
+    """The metric's PER_ORDER over each tie-free list in score order, ``empty="skip"``."""
+    metric = rr.reference_name(name)
+    p = rr.call_params(metric, **params)
+    values = []
+    for start, size in zip(lists.starts, lists.sizes):
+        rel = lists.rel[start : start + size].tolist()
+        if any(label >= p.min_relevance for label in rel):
+            values.append(rr.PER_ORDER[metric](rel, rel, p))
+    return math.fsum(values) / len(values)
+
+
 def reference(lists: Lists, name: str, params: dict) -> float:
     """The metric over tie-free ``lists``, ``empty="skip"``."""
+    if name not in VECTORISED:
+        return per_list_reference(lists, name, params)
     k, gain = params.get("k"), params.get("gain", "exponential")
     min_relevance, average = params.get("min_relevance", 1.0), params.get("average", "macro")
     relevant = lists.relevant(min_relevance)
