@@ -140,3 +140,21 @@ def test_hand_worked_rank_corr():
         {"query": [1, 1, 1, 1, 2], "score": [3.0, 2.0, 2.0, 1.0, 1.0], "label": [1.0, 0.0, 1.0, 0.0, 1.0]}
     )
     assert rr.evaluate_ranking(rows, "rank_corr") == (0.75, 1, 1)  # the one-row list 2 is skipped
+
+
+# Metrics whose test module (tests/metrics/ranking/<metric>.py) names an independent library
+# computing them: ``EXTERNAL(run, judgments, k)`` gives {query: value} on a tie-free run, to
+# ``EXTERNAL_TOLERANCE`` (a library may print rounded values).
+EXTERNAL = {name: module for name, module in rr.MODULES.items() if hasattr(module, "EXTERNAL")}
+
+
+@pytest.mark.parametrize("metric", sorted(EXTERNAL))
+@given(data=run_and_judgments(tie_free=True), cut=st.integers(1, 10))
+def test_reference_matches_the_library_its_module_names(metric, data, cut):
+    run, judgments = data
+    module = EXTERNAL[metric]
+    expected = module.EXTERNAL(run, judgments, cut)
+    ours = rr.per_list(run, metric, k=cut, empty="zero", judgments=judgments)
+    assert ours.keys() == expected.keys()
+    for query, value in expected.items():
+        assert math.isclose(ours[query], value, abs_tol=module.EXTERNAL_TOLERANCE), (query, ours[query], value)
