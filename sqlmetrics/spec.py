@@ -199,6 +199,9 @@ class Metric:
       weigh them);
     * ``reach``: for a ranking metric, the rows below its cutoff it still reads (see
       ``metrics/ranking/_reach.py``);
+    * ``best_reached``: whether perfect scores attain the best end of ``range`` (not for
+      precision@k, which needs k relevant items per list, rank_corr, where pairs tied in
+      label earn ½, or err, whose R stays below 1);
     * ``reference``: the independent implementation the tests compare with.
     """
 
@@ -217,6 +220,7 @@ class Metric:
     reach: str = ""
     higher_is_better: bool | None = True
     range: tuple[float, float] | None = (0.0, 1.0)
+    best_reached: bool = True  # perfect scores attain the range's best end (precision@k needs k relevant items)
     reference: str = ""
     row_plan: bool = True
     per_class: str = ""

@@ -26,11 +26,13 @@ from statistics import fmean
 import polars as pl
 import pytrec_eval
 import ranx
-from metrics.ranking._common import GAINS
-from metrics.ranking._common import num_relevant as _num_relevant
 from sklearn import metrics as skm
 
+import sqlmetrics as sm
+
 import metric_tests
+from metrics.ranking._common import GAINS
+from metrics.ranking._common import num_relevant as _num_relevant
 
 # Within a group of equal scores: (sort key, descending). "average" is not a fixed order: see _orders.
 TIE_BREAKS = {
@@ -78,8 +80,8 @@ class RankedList:
     judged: tuple[float, ...]
 
 
-# The parameters every reference reads, with their defaults; a metric's own (err's
-# max_relevance) come with the call.
+# The parameters the shared code reads, for a metric that does not take them (rank_corr's
+# ties); every metric's own parameters default as its spec says.
 DEFAULTS = {"k": None, "gain": "exponential", "ties": "average", "min_relevance": 1.0, "empty": "skip"}
 
 
@@ -150,6 +152,7 @@ def reference_name(name: str) -> str:
 
 
 MODULES = {reference_name(name): module for name, module in metric_tests.modules("ranking").items()}
+REGISTERED = {reference_name(name): name for name in metric_tests.modules("ranking")}
 PER_ORDER = {name: module.PER_ORDER for name, module in MODULES.items() if hasattr(module, "PER_ORDER")}
 PER_LIST = {name: module for name, module in MODULES.items() if hasattr(module, "PER_LIST")}
 MICRO_METRICS = tuple(name for name, module in MODULES.items() if hasattr(module, "MICRO_DENOMINATOR"))
@@ -199,7 +202,9 @@ def _require(condition: bool, message: str) -> None:
 
 def call_params(metric: str, average: str = "macro", **given) -> Params:
     """Validate the parameters shared by evaluate_ranking and per_list."""
-    p = Params(tuple({**DEFAULTS, **given}.items()))
+    spec = sm.registry()[REGISTERED[metric]] if metric in REGISTERED else None
+    own = {param.name: param.default for param in spec.params if param.name != "average"} if spec else {}
+    p = Params(tuple({**DEFAULTS, **own, **given}.items()))
     _require(metric in METRICS, f"unknown metric {metric!r}")
     _require(p.k is None or p.k >= 1, f"k must be >= 1 or None, got {p.k!r}")
     _require(metric != "precision" or p.k is not None, "precision needs k")

@@ -129,13 +129,8 @@ def test_slicing_equals_filtering(frame, engine):
             assert_same(alone, sliced.filter(pl.col("slice").eq_missing(row["slice"])).drop("slice"))
 
 
-# Their best value is not reached by any perfect ranking: precision@k needs k relevant
-# items per list, rank_corr distinct labels (pairs tied in label earn ½).
-NO_IDEAL = ("precision@k", "rank_corr")
-
-
 @pytest.mark.parametrize(
-    "call", [c for c in ALL if c.spec.range and c.spec.higher_is_better is not None and c.spec.name not in NO_IDEAL]
+    "call", [c for c in ALL if c.spec.range and c.spec.higher_is_better is not None and c.spec.best_reached]
 )
 def test_perfect_scores_give_the_ideal_value(call, engine):
     spec = call.spec

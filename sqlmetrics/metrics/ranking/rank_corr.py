@@ -22,6 +22,7 @@ SPEC = Metric(
     outputs=OUTPUTS,
     label_domain="relevance",
     weighted=False,
+    best_reached=False,
     reference="(1 + scipy.stats.kendalltau(variant='b' on tie-free data))/2, brute force over pairs",
     interval=query_mean("per_list", "rc"),
 )
