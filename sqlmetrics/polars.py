@@ -94,6 +94,7 @@ from sqlmetrics.metrics.multiclass import precision as _multiclass_precision
 from sqlmetrics.metrics.multiclass import recall as _multiclass_recall
 from sqlmetrics.metrics.ranking import cg as _cg
 from sqlmetrics.metrics.ranking import dcg as _dcg
+from sqlmetrics.metrics.ranking import err as _err
 from sqlmetrics.metrics.ranking import hit_rate as _hit_rate
 from sqlmetrics.metrics.ranking import map as _map
 from sqlmetrics.metrics.ranking import mrr as _mrr
@@ -118,6 +119,7 @@ calibration = _expression("calibration", _calibration.expr)
 cg = _frame("cg", _cg.frame)
 cohen_kappa = _frame("cohen_kappa", _cohen_kappa.frame)
 dcg = _frame("dcg", _dcg.frame)
+err = _frame("err", _err.frame)
 f1 = _expression("f1", _f1.expr)
 fbeta = _expression("fbeta", _fbeta.expr)
 fn = _expression("fn", _fn.expr)
@@ -165,6 +167,7 @@ __all__ = [
     "cg",
     "cohen_kappa",
     "dcg",
+    "err",
     "f1",
     "fbeta",
     "fn",

@@ -41,7 +41,7 @@ WITH input AS (
         ) THEN n_all ELSE 0 END
       ) > 0
       THEN ERROR(
-        'sqlmetrics: label column \'label\' must be a finite relevance >= 0 (for cg, dcg, hit_rate, map, mrr, ndcg, precision_at_10, rank_corr, recall_at_10): ' || CAST(SUM(
+        'sqlmetrics: label column \'label\' must be a finite relevance >= 0 (for cg, dcg, err, hit_rate, map, mrr, ndcg, precision_at_10, rank_corr, recall_at_10): ' || CAST(SUM(
           CASE WHEN (
             label < 0 OR IS_NAN(label) OR IS_INF(label)
           ) THEN n_all ELSE 0 END
@@ -94,6 +94,26 @@ WITH input AS (
       COALESCE(MIN(CASE WHEN label >= CAST(1.0 AS FLOAT64) THEN score END), MAX(score)),
       MIN(CASE WHEN score_rank <= 10 THEN score END)
     ) AS floor
+  FROM (
+    SELECT
+      *,
+      RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC) AS score_rank
+    FROM input
+    WHERE
+      NOT w IS NULL
+  ) AS ranked_input
+  GROUP BY
+    slice_1,
+    slice_2,
+    query
+  UNION ALL
+  SELECT
+    'pessimistic' AS ties,
+    CAST(1.0 AS FLOAT64) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    COALESCE(MIN(CASE WHEN label > 0 THEN score END), MAX(score)) AS floor
   FROM (
     SELECT
       *,
@@ -171,6 +191,55 @@ WITH input AS (
     WHERE
       NOT i.w IS NULL AND f.ties = 'average' AND f.min_relevance = CAST(1.0 AS FLOAT64)
   ) AS list_rows
+  UNION ALL
+  SELECT
+    'pessimistic' AS ties,
+    CAST(1.0 AS FLOAT64) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    label,
+    relevant,
+    RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC, label) AS first_position,
+    COUNT(*) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC, label
+      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) AS last_position,
+    SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC, label
+      RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+    ) AS group_relevant,
+    SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC, label
+      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC, label
+      RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+    ) AS relevant_before
+  FROM (
+    SELECT
+      i.slice_1,
+      i.slice_2,
+      i.query,
+      i.item,
+      i.score,
+      i.label,
+      CASE WHEN i.label >= CAST(1.0 AS FLOAT64) THEN 1 ELSE 0 END AS relevant
+    FROM input AS i
+    JOIN list_floors AS f
+      ON i.slice_1 IS NOT DISTINCT FROM f.slice_1
+      AND i.slice_2 IS NOT DISTINCT FROM f.slice_2
+      AND i.query = f.query
+      AND i.score >= f.floor
+    WHERE
+      NOT i.w IS NULL
+      AND f.ties = 'pessimistic'
+      AND f.min_relevance = CAST(1.0 AS FLOAT64)
+  ) AS list_rows
 ), judged AS (
   /* judged: the relevance histogram of every list's judged items, the ideal ranking's */
   /* input. Impressions: a list's judged items are its own rows. Judgments + run: every */
@@ -241,6 +310,9 @@ SELECT
   m_dcg.dcg AS dcg,
   COALESCE(m_dcg.dcg_queries, 0) AS dcg_queries,
   COALESCE(m_dcg.dcg_skipped, 0) AS dcg_skipped,
+  m_err.err AS err,
+  COALESCE(m_err.err_queries, 0) AS err_queries,
+  COALESCE(m_err.err_skipped, 0) AS err_skipped,
   m_hit_rate.hit_rate AS hit_rate,
   COALESCE(m_hit_rate.hit_rate_queries, 0) AS hit_rate_queries,
   COALESCE(m_hit_rate.hit_rate_skipped, 0) AS hit_rate_skipped,
@@ -269,6 +341,9 @@ LEFT JOIN m_cg
 LEFT JOIN m_dcg
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_dcg.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_dcg.slice_2
+LEFT JOIN m_err
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_err.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_err.slice_2
 LEFT JOIN m_hit_rate
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_hit_rate.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_hit_rate.slice_2

@@ -46,7 +46,7 @@ WITH input AS (
       ) > 0
       THEN FAIL(
         CONCAT(
-          CAST('sqlmetrics: label column ''label'' must be a finite relevance >= 0 (for cg, dcg, hit_rate, map, mrr, ndcg, precision_at_10, rank_corr, recall_at_10): ' AS VARCHAR),
+          CAST('sqlmetrics: label column ''label'' must be a finite relevance >= 0 (for cg, dcg, err, hit_rate, map, mrr, ndcg, precision_at_10, rank_corr, recall_at_10): ' AS VARCHAR),
           CAST(SUM(
             CASE
               WHEN (
@@ -129,6 +129,26 @@ WITH input AS (
     slice_1,
     slice_2,
     query
+  UNION ALL
+  SELECT
+    'pessimistic' AS ties,
+    CAST(1.0 AS DOUBLE) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    COALESCE(MIN(CASE WHEN label > 0 THEN score END), MAX(score)) AS floor
+  FROM (
+    SELECT
+      *,
+      RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC) AS score_rank
+    FROM input
+    WHERE
+      NOT w IS NULL
+  ) AS ranked_input
+  GROUP BY
+    slice_1,
+    slice_2,
+    query
 ), ranked AS (
   /* ranked: the used rows of every list in rank order, for one tie policy and relevance */
   /* threshold; the call renders it once per (ties, min_relevance) its ranking metrics use */
@@ -193,6 +213,55 @@ WITH input AS (
       AND i.score >= f.floor
     WHERE
       NOT i.w IS NULL AND f.ties = 'average' AND f.min_relevance = CAST(1.0 AS DOUBLE)
+  ) AS list_rows
+  UNION ALL
+  SELECT
+    'pessimistic' AS ties,
+    CAST(1.0 AS DOUBLE) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    label,
+    relevant,
+    RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC, label) AS first_position,
+    COUNT(*) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC, label
+      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) AS last_position,
+    SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC, label
+      RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+    ) AS group_relevant,
+    SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC, label
+      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC, label
+      RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+    ) AS relevant_before
+  FROM (
+    SELECT
+      i.slice_1,
+      i.slice_2,
+      i.query,
+      i.item,
+      i.score,
+      i.label,
+      CASE WHEN i.label >= CAST(1.0 AS DOUBLE) THEN 1 ELSE 0 END AS relevant
+    FROM input AS i
+    JOIN list_floors AS f
+      ON i.slice_1 IS NOT DISTINCT FROM f.slice_1
+      AND i.slice_2 IS NOT DISTINCT FROM f.slice_2
+      AND i.query = f.query
+      AND i.score >= f.floor
+    WHERE
+      NOT i.w IS NULL
+      AND f.ties = 'pessimistic'
+      AND f.min_relevance = CAST(1.0 AS DOUBLE)
   ) AS list_rows
 ), judged AS (
   /* judged: the relevance histogram of every list's judged items, the ideal ranking's */
@@ -303,6 +372,9 @@ SELECT
   m_dcg.dcg AS dcg,
   COALESCE(m_dcg.dcg_queries, 0) AS dcg_queries,
   COALESCE(m_dcg.dcg_skipped, 0) AS dcg_skipped,
+  m_err.err AS err,
+  COALESCE(m_err.err_queries, 0) AS err_queries,
+  COALESCE(m_err.err_skipped, 0) AS err_skipped,
   m_hit_rate.hit_rate AS hit_rate,
   COALESCE(m_hit_rate.hit_rate_queries, 0) AS hit_rate_queries,
   COALESCE(m_hit_rate.hit_rate_skipped, 0) AS hit_rate_skipped,
@@ -331,6 +403,9 @@ LEFT JOIN m_cg
 LEFT JOIN m_dcg
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_dcg.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_dcg.slice_2
+LEFT JOIN m_err
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_err.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_err.slice_2
 LEFT JOIN m_hit_rate
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_hit_rate.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_hit_rate.slice_2

@@ -1,0 +1,196 @@
+m_err AS (
+  WITH m_err_peer_groups AS (
+    /* err: expected reciprocal rank at k (Chapelle, Metzler, Zhang & Grinspan, 2009), the */
+    /* mean over lists of */
+    /*   ERR@k = Σ_{p <= k} (1/p) · R_p · Π_{i < p} (1 − R_i),   R = (2^min(rel, M) − 1) / 2^M, */
+    /* the cascade model: a user reads down the list and stops at position p, satisfied, with */
+    /* probability R_p. M = max_relevance is the largest grade (4 by default, as in gdeval, */
+    /* the TREC Web track's script); a label above M counts as M. Positions p by score, */
+    /* descending; k NULL means the whole list. */
+    /* Ties: the order within a tie changes ERR through the product, and its exact mean over */
+    /* every order is not computed: ERR takes ties = 'pessimistic' (its default: relevant */
+    /* items last within a tie), 'optimistic' or 'item' (item id descending, trec_eval's */
+    /* order). Under these the rows of a peer group (see ranked.sql) share a label, so an R: */
+    /* a group at positions a..e after rows whose product Π (1 − R) is S adds */
+    /*   S · R · Σ_{j = 0 .. min(e, k) − a} (1 − R)^j / (a + j). */
+    /* 1 − R is taken as (2^M − 2^min(rel, M) + 1) / 2^M, so that ln(1 − R) stays finite, */
+    /* and S and (1 − R)^j as exponentials of sums of logarithms. */
+    /* A list without a relevant judged item (label >= min_relevance) is skipped and counted */
+    /* (empty = 'skip') or scores 0 (empty = 'zero'); a list without judgments is skipped. */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      first_position AS a,
+      LEAST(MIN(last_position), COALESCE(NULL, MIN(last_position))) AS e,
+      COUNT(*) AS g,
+      MIN(LEAST(label, CAST(4.0 AS DOUBLE))) AS grade
+    FROM ranked
+    WHERE
+      ties = 'pessimistic'
+      AND min_relevance = CAST(1.0 AS DOUBLE)
+      AND first_position <= COALESCE(NULL, first_position)
+    GROUP BY
+      slice_1,
+      slice_2,
+      query,
+      first_position
+  ), m_err_stops AS (
+    /* each group's R and ln(1 − R) */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      a,
+      e,
+      g,
+      CAST((
+        POWER(2, grade) - 1
+      ) AS DOUBLE) / POWER(2, CAST(4.0 AS DOUBLE)) AS r,
+      LN(POWER(2, CAST(4.0 AS DOUBLE)) - POWER(2, grade) + 1) - CAST(4.0 AS DOUBLE) * LN(2) AS ln_miss
+    FROM m_err_peer_groups AS peer_groups
+  ), m_err_survivals AS (
+    /* ln S: the summed ln(1 − R) of the rows ranked above each group */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      a,
+      e,
+      r,
+      ln_miss,
+      COALESCE(
+        SUM(g * ln_miss) OVER (
+          PARTITION BY slice_1, slice_2, query
+          ORDER BY a
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        ),
+        0
+      ) AS ln_survive
+    FROM m_err_stops AS stops
+  ), m_err_stop_positions AS (
+    /* one row per position a + j of a group with R > 0 */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      a,
+      r,
+      ln_miss,
+      ln_survive,
+      IF(_u.pos = _u_2.pos_2, _u_2.j) AS j
+    FROM m_err_survivals AS survivals
+    CROSS JOIN UNNEST(SEQUENCE(
+      1,
+      GREATEST(
+        CARDINALITY(
+          IF(
+            (
+              CAST(e - a + 1 AS BIGINT) - 1
+            ) < 0,
+            ARRAY[],
+            SEQUENCE(0, (
+              CAST(e - a + 1 AS BIGINT) - 1
+            ))
+          )
+        )
+      )
+    )) AS _u(pos)
+    CROSS JOIN UNNEST(IF(
+      (
+        CAST(e - a + 1 AS BIGINT) - 1
+      ) < 0,
+      ARRAY[],
+      SEQUENCE(0, (
+        CAST(e - a + 1 AS BIGINT) - 1
+      ))
+    )) WITH ORDINALITY AS _u_2(j, pos_2)
+    WHERE
+      r > 0
+      AND (
+        _u.pos = _u_2.pos_2
+        OR (
+          _u.pos > CARDINALITY(
+            IF(
+              (
+                CAST(e - a + 1 AS BIGINT) - 1
+              ) < 0,
+              ARRAY[],
+              SEQUENCE(0, (
+                CAST(e - a + 1 AS BIGINT) - 1
+              ))
+            )
+          )
+          AND _u_2.pos_2 = CARDINALITY(
+            IF(
+              (
+                CAST(e - a + 1 AS BIGINT) - 1
+              ) < 0,
+              ARRAY[],
+              SEQUENCE(0, (
+                CAST(e - a + 1 AS BIGINT) - 1
+              ))
+            )
+          )
+        )
+      )
+  ), m_err_list_parts AS (
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      CAST(EXP(ln_survive + j * ln_miss) * r AS DOUBLE) / (
+        a + j
+      ) AS err,
+      0 AS relevant,
+      0 AS judged
+    FROM m_err_stop_positions AS stop_positions
+    UNION ALL
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      0,
+      CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN n ELSE 0 END,
+      n
+    FROM judged
+    UNION ALL
+    /* every list, even one without a positive grade in the top k or without judgments */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      0,
+      0,
+      0
+    FROM m_err_peer_groups AS peer_groups
+    WHERE
+      a = 1
+  ), m_err_per_list AS (
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      CASE
+        WHEN SUM(relevant) > 0 OR (
+          SUM(judged) > 0 AND 'skip' = 'zero'
+        )
+        THEN SUM(err)
+      END AS err
+    FROM m_err_list_parts AS list_parts
+    GROUP BY
+      slice_1,
+      slice_2,
+      query
+  )
+  SELECT
+    slice_1,
+    slice_2,
+    AVG(err) AS err,
+    COUNT(err) AS err_queries,
+    COUNT(*) - COUNT(err) AS err_skipped
+  FROM m_err_per_list AS per_list
+  GROUP BY
+    slice_1,
+    slice_2
+)
