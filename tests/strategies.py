@@ -232,9 +232,11 @@ PARAM_SPAN = 2.0
 
 def parameter(param) -> st.SearchStrategy:
     """Values of one metric parameter, from what its ``Param`` declares: its choices, or a
-    number within its bounds (``low``, ``high``, ``low_open``), open sides within
-    ``PARAM_SPAN`` of the default; quarter steps come often (thresholds tie with the
-    tied scores), and None where None is the default."""
+    number within its bounds (``low``, ``high``, ``low_open``). Half the draws are quarter
+    steps within ``PARAM_SPAN`` of the default (thresholds tie with the tied scores, and a
+    wide range such as err's max_relevance up to 960 would otherwise make every value
+    vanish), half anywhere within the bounds (open sides within ``PARAM_SPAN`` of the
+    default); None too where None is the default."""
     if param.choices:
         return st.sampled_from(param.choices)
     if param.kind is bool:
@@ -245,8 +247,10 @@ def parameter(param) -> st.SearchStrategy:
     if param.kind is int:
         values = st.integers(int(low) + (1 if param.low_open else 0), int(min(high, low + 20)))
     else:
-        quarters = [i / 4 for i in range(int(low * 4), int(high * 4) + 1) if param.accepts(i / 4)]
-        values = st.one_of(st.sampled_from(quarters), st.floats(low, high, exclude_min=param.low_open))
+        near = [centre + i / 4 for i in range(int(-4 * PARAM_SPAN), int(4 * PARAM_SPAN) + 1)]
+        values = st.one_of(
+            st.sampled_from([v for v in near if param.accepts(v)]), st.floats(low, high, exclude_min=param.low_open)
+        )
     return st.one_of(st.none(), values) if param.default is None and not param.required else values
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import sqlmetrics as sm
 
 import ranking_reference as rr
-from strategies import parameters, ranked_impressions, run_and_judgments
+from strategies import examples, parameters, ranked_impressions, run_and_judgments
 
 TOL = 1e-9
 ENGINES = st.sampled_from(["duckdb", "polars"])
@@ -80,8 +80,12 @@ def assert_per_query_close(actual: dict, expected: dict) -> None:
         assert_close(actual[query], expected[query])
 
 
-@given(rows=ranked_impressions(min_rows=1), call=ranking_calls(), engine=ENGINES)
-def test_impressions_match_brute_force(rows, call, engine):
+# Each metric draws its own examples: a reference no example reached would prove nothing.
+@pytest.mark.parametrize("name", RANKING)
+@examples(12)
+@given(rows=ranked_impressions(min_rows=1), data=st.data(), engine=ENGINES)
+def test_impressions_match_brute_force(name, rows, data, engine):
+    call = data.draw(ranking_calls([name]))
     expected = reference(rows, call)
     assert_matches(sm.evaluate(rows, [call], **ROLES, engine=engine), call, expected)
     call = macro(call)
@@ -89,12 +93,11 @@ def test_impressions_match_brute_force(rows, call, engine):
     assert_per_query_close(per_query(sliced, call), per_query_reference(rows, call))
 
 
-@given(
-    data=run_and_judgments(tie_free=False, max_rows=6),
-    call=ranking_calls(),
-    engine=ENGINES,
-)
-def test_runs_with_judgments_match_brute_force(data, call, engine):
+@pytest.mark.parametrize("name", RANKING)
+@examples(12)
+@given(data=run_and_judgments(tie_free=False, max_rows=6), drawn=st.data(), engine=ENGINES)
+def test_runs_with_judgments_match_brute_force(name, data, drawn, engine):
+    call = drawn.draw(ranking_calls([name]))
     run, judgments = data
     kwargs = {**ROLES, "judgments": judgments, "engine": engine}
     result = sm.evaluate(run, [call], **kwargs)

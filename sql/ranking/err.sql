@@ -61,7 +61,8 @@ list_parts AS (
 ),
 per_list AS (
     SELECT {{ by }}, query,
-           CASE WHEN SUM(relevant) > 0 OR (SUM(judged) > 0 AND {{ empty }} = 'zero') THEN SUM(err) END AS err
+           CASE WHEN SUM(relevant) > 0 THEN SUM(err)
+                WHEN SUM(judged) > 0 AND {{ empty }} = 'zero' THEN 0 END AS err
     FROM list_parts
     GROUP BY {{ by }}, query
 )

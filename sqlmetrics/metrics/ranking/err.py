@@ -84,7 +84,8 @@ def from_lists(
 ) -> pl.LazyFrame:
     """The polars form of ``sql/ranking/err.sql``."""
     parts = err_parts(lists, k=k, max_relevance=max_relevance, ties=ties, min_relevance=min_relevance)
-    return lists.summarize(lists.per_list(parts, min_relevance, empty), "err", pl.col("err"))
+    value = pl.when(pl.col("relevant") > 0).then(pl.col("err")).otherwise(0.0)
+    return lists.summarize(lists.per_list(parts, min_relevance, empty), "err", value)
 
 
 def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:

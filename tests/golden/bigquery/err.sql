@@ -133,10 +133,10 @@ m_err AS (
       slice_2,
       query,
       CASE
-        WHEN SUM(relevant) > 0 OR (
-          SUM(judged) > 0 AND 'skip' = 'zero'
-        )
+        WHEN SUM(relevant) > 0
         THEN SUM(err)
+        WHEN SUM(judged) > 0 AND 'skip' = 'zero'
+        THEN 0
       END AS err
     FROM m_err_list_parts AS list_parts
     GROUP BY
