@@ -4,6 +4,11 @@ Convention: ``tests/metrics/<family>/<metric>.py`` holds the metric's independen
 reference, in the form its family's registry-driven tests read:
 
 * regression: ``REFERENCE(y, p, w)``, from plain arrays (scikit-learn, numpy);
+* classification: ``REFERENCE(y, s, w, **params)``, from plain arrays; a metric that needs
+  a query (gauc) takes its array ``q`` too and returns (value, queries used, skipped);
+* multiclass: ``REFERENCE(y, p, w, **params)`` from the labels and predictions; a
+  one-vs-rest metric of class scores ``PER_CLASS(positive, score, w)`` and
+  ``MULTICLASS(y, scores, w, classes, average)`` (see multiclass_auc.py);
 * ranking: ``PER_ORDER(ranked, judged, p)``, the value of one list in one fixed order
   (labels in rank order, the judged labels, the parameters by name), which
   tests/ranking_reference.py averages over the orders a tie policy allows; or
@@ -60,5 +65,6 @@ def file_stem(name: str) -> str:
     return name.replace("@k", "_at_k")
 
 
-def references(family: str) -> dict:
-    return {name: module.REFERENCE for name, module in modules(family).items()}
+def references(family: str, only=None) -> dict:
+    """Each metric's ``REFERENCE`` (of the names in ``only``, if given)."""
+    return {name: module.REFERENCE for name, module in modules(family).items() if only is None or name in only}

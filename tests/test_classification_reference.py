@@ -1,5 +1,6 @@
-"""Every classification metric against scikit-learn (or numpy), through both engines,
-sliced, with and without weights, on data with heavy ties, NULLs and one-class slices."""
+"""Every classification metric against its reference (tests/metrics/classification/, from
+scikit-learn or numpy), through both engines, sliced, with and without weights, with
+parameters drawn from each spec, on data with heavy ties, NULLs and one-class slices."""
 
 from __future__ import annotations
 
@@ -14,24 +15,23 @@ from hypothesis import strategies as st
 
 import sqlmetrics as sm
 
-import reference
-from strategies import examples, impressions
+import metric_tests
+from strategies import examples, impressions, parameters
 
-# Default parameters for every metric, plus non-default ones where a metric has them.
-CLASSIFICATION = [name for name, spec in sm.registry().items() if spec.family == "classification"]
-CALLS = [sm.metric(name) for name in CLASSIFICATION if name != "gauc"] + [
-    sm.metric("fbeta", beta=2.0),
-    sm.metric("fbeta", beta=0.5, threshold=0.25),
-    sm.metric("precision", threshold=0.25),
-    sm.metric("recall", threshold=0.75),
-    sm.metric("mcc", threshold=0.9),
-    sm.metric("tp", threshold=0.0),
-    sm.metric("accuracy", threshold=1.0),
-]
+REGISTRY = sm.registry()
+REFERENCES = metric_tests.references("classification")
+# Metrics of the rows; a metric that needs a query (gauc) is checked in test_gauc.py.
+ROW_METRICS = sorted(name for name in REFERENCES if "query" not in REGISTRY[name].needs)
+DEFAULT_CALLS = [sm.metric(name) for name in ROW_METRICS]
 
 
-def test_every_metric_has_a_reference():
-    assert set(CLASSIFICATION) - {"gauc"} == set(reference.REFERENCES)
+@st.composite
+def classification_calls(draw) -> list[sm.MetricCall]:
+    """Every metric of the rows at its defaults and once more with parameters drawn from
+    its spec's choices and bounds (one column each: a drawn call equal to the default is
+    dropped)."""
+    drawn = [sm.metric(name, **draw(parameters(REGISTRY[name]))) for name in ROW_METRICS]
+    return list({call.column: call for call in [*DEFAULT_CALLS, *drawn]}.values())
 
 
 def slice_arrays(frame: pl.DataFrame, weighted: bool) -> dict:
@@ -50,25 +50,25 @@ def assert_close(actual, expected, what: str) -> None:
         )
 
 
-def check_against_reference(frame: pl.DataFrame, result: pl.DataFrame, weighted: bool) -> None:
+def check_against_reference(frame: pl.DataFrame, result: pl.DataFrame, calls: list, weighted: bool) -> None:
     for row in result.iter_rows(named=True):
         rows = frame.filter(pl.col("slice").eq_missing(row["slice"]))
         arrays = slice_arrays(rows, weighted)
         assert row["n_rows"] == len(arrays["y"])
         assert row["n_excluded"] == rows.height - len(arrays["y"])
-        for call in CALLS:
-            expected = reference.REFERENCES[call.spec.name](**arrays, **call.kwargs) if len(arrays["y"]) else None
+        for call in calls:
+            expected = REFERENCES[call.spec.name](**arrays, **call.kwargs) if len(arrays["y"]) else None
             assert_close(row[call.column], expected, f"{call!r} in slice {row['slice']!r}")
 
 
-@given(frame=impressions(), engine=st.sampled_from(["duckdb", "polars"]))
-def test_metrics_match_reference(frame, engine):
+@given(frame=impressions(), calls=classification_calls(), engine=st.sampled_from(["duckdb", "polars"]))
+def test_metrics_match_reference(frame, calls, engine):
     weighted = frame["weight"].null_count() > 0 or bool((frame["weight"] != 1).any())
     result = sm.evaluate(
-        frame, CALLS, label="label", score="score", weight="weight" if weighted else None, by="slice", engine=engine
+        frame, calls, label="label", score="score", weight="weight" if weighted else None, by="slice", engine=engine
     )
     assert result["slice"].to_list() == sorted(set(frame["slice"].to_list()), key=lambda s: (s is None, s))
-    check_against_reference(frame, result, weighted)
+    check_against_reference(frame, result, calls, weighted)
 
 
 @examples(20)  # reading, not the formulas (test_metrics_match_reference): fewer examples
@@ -77,10 +77,10 @@ def test_parquet_equals_in_memory(frame, tmp_path_factory):
     path = tmp_path_factory.mktemp("pq") / "impressions.parquet"
     frame.write_parquet(path)
     for engine in ("duckdb", "polars"):
-        from_file = sm.evaluate(path, CALLS, weight="weight", by="slice", engine=engine)
-        in_memory = sm.evaluate(frame.to_arrow(), CALLS, weight="weight", by="slice", engine=engine)
+        from_file = sm.evaluate(path, DEFAULT_CALLS, weight="weight", by="slice", engine=engine)
+        in_memory = sm.evaluate(frame.to_arrow(), DEFAULT_CALLS, weight="weight", by="slice", engine=engine)
         pl.testing.assert_frame_equal(from_file, in_memory, rel_tol=1e-9, abs_tol=1e-9)
-        check_against_reference(frame, from_file, weighted=True)
+        check_against_reference(frame, from_file, DEFAULT_CALLS, weighted=True)
 
 
 @pytest.mark.parametrize("label", ["click_bool", "click_float"])
@@ -89,8 +89,8 @@ def test_boolean_and_float_labels(label, engine):
     frame = frame.with_columns(click_float=pl.col("click_bool").cast(pl.Float64))
     result = sm.evaluate(frame, ["auc", "precision"], label=label, engine=engine)
     arrays = {"y": frame["click_float"].to_numpy(), "s": frame["score"].to_numpy(), "w": np.ones(4)}
-    assert_close(result["auc"].item(), reference.auc(**arrays), "auc")
-    assert_close(result["precision"].item(), reference.precision(**arrays), "precision")
+    assert_close(result["auc"].item(), REFERENCES["auc"](**arrays), "auc")
+    assert_close(result["precision"].item(), REFERENCES["precision"](**arrays), "precision")
 
 
 def test_seed_auc_example(engine):

@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 import sqlmetrics as sm
 import sqlmetrics.polars as smp
 
-import reference
-from strategies import impressions
+import metric_tests
+from strategies import impressions, parameters
+
+REFERENCE = metric_tests.modules("classification")["gauc"].REFERENCE
 
 # users A A A A B B B C C D D D
 #   A: positives .9 .3 vs negatives .8 .2 -> pairs won: .9>.8, .9>.2, .3>.2 = 3/4
@@ -43,22 +45,22 @@ def test_issue_vector(weighting, expected, engine):
 
 @given(
     frame=impressions(),
-    weighting=st.sampled_from(["impressions", "positives", "uniform"]),
+    params=parameters(sm.registry()["gauc"]),
     engine=st.sampled_from(["duckdb", "polars"]),
 )
-def test_matches_python_reference(frame, weighting, engine):
-    call = sm.gauc(weighting=weighting)
+def test_matches_python_reference(frame, params, engine):
+    call = sm.gauc(**params)
     result = sm.evaluate(
         frame, [call], label="label", score="score", query="query", weight="weight", by="slice", engine=engine
     )
     for row in result.iter_rows(named=True):
         used = frame.filter(pl.col("slice").eq_missing(row["slice"])).drop_nulls(["label", "score", "weight", "query"])
-        expected, groups, skipped = reference.gauc(
+        expected, groups, skipped = REFERENCE(
             used["label"].to_numpy(),
             used["score"].to_numpy(),
             used["weight"].to_numpy(),
             used["query"].to_numpy(),
-            weighting,
+            **params,
         )
         assert row["n_rows"] == used.height
         assert (row[f"{call.column}_groups"], row[f"{call.column}_skipped"]) == (groups, skipped)
@@ -75,4 +77,4 @@ def test_frame_function_by_slice():
     for day, value in zip(by_day["day"], by_day["gauc"]):
         rows = frame.filter(pl.col("day") == day)
         y, s, q = (rows[c].to_numpy() for c in ("click", "pctr", "user"))
-        assert value == pytest.approx(reference.gauc(y, s, np.ones(len(y)), q)[0])
+        assert value == pytest.approx(REFERENCE(y, s, np.ones(len(y)), q)[0])

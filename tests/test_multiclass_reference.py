@@ -15,34 +15,37 @@ import polars.testing
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sklearn import metrics as skm
 from sklearn.exceptions import UndefinedMetricWarning
 
 import sqlmetrics as sm
 import sqlmetrics.polars as smp
 from sqlmetrics import cli
-from sqlmetrics.registry import resolve
 
-from strategies import class_predictions, examples
+import metric_tests
+from strategies import class_predictions, examples, parameters
 
 # The one-vs-rest metrics read class scores instead of a prediction: tests/test_one_vs_rest.py checks them.
 MULTICLASS = [
     name for name, spec in sm.registry().items() if spec.family == "multiclass" and "class_scores" not in spec.needs
 ]
-AVERAGES = ("macro", "micro", "weighted")
-# The plain names (routed to the multi-class metrics), every average, two betas.
-CALLS = resolve(
-    [
-        "accuracy",
-        "mcc",
-        "cohen_kappa",
-        sm.cohen_kappa(weights="linear"),
-        sm.cohen_kappa(weights="quadratic"),
-        *(sm.metric(f"multiclass_{name}", average=a) for name in ("precision", "recall", "f1") for a in AVERAGES),
-        *(sm.multiclass_fbeta(beta=beta, average=a) for beta in (0.5, 2.0) for a in AVERAGES),
-    ],
-    multiclass=True,
-)
+REFERENCES = metric_tests.references("multiclass", only=MULTICLASS)
+
+
+def every_choice(name: str) -> list[sm.MetricCall]:
+    """The metric at its defaults and at every other choice of each parameter that has choices."""
+    spec = sm.registry()[name]
+    return [
+        sm.metric(name),
+        *(
+            sm.metric(name, **{param.name: choice})
+            for param in spec.params
+            for choice in param.choices
+            if choice != param.default
+        ),
+    ]
+
+
+CALLS = [call for name in MULTICLASS for call in every_choice(name)]
 ROLES = {"label": "label", "prediction": "prediction"}
 
 
@@ -65,37 +68,15 @@ def test_every_multiclass_metric_is_checked():
 # --- the reference -------------------------------------------------------------------
 
 
-def _none_if_nan(value: float) -> float | None:
-    return None if np.isnan(value) else float(value)
-
-
-def _classes_with_weight(classes: list, w: np.ndarray) -> int:
-    return len({c for c, weight in zip(classes, w) if weight > 0})
-
-
 def sklearn_value(call: sm.MetricCall, y: list, p: list, w: np.ndarray) -> float | None:
-    """scikit-learn's value for the used rows of one slice, None where sqlmetrics is NULL."""
+    """The reference value (tests/metrics/multiclass/) for the used rows of one slice,
+    None where sqlmetrics is NULL."""
     if len(y) == 0 or w.sum() == 0:
         return None  # scikit-learn refuses an empty input or all-zero weights
-    name, kwargs = call.spec.name, call.kwargs
-    with warnings.catch_warnings():  # undefined values and single-label confusion matrices: mapped below
+    with warnings.catch_warnings():  # undefined values and single-label confusion matrices: mapped in each module
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         warnings.filterwarnings("ignore", "A single label was found", UserWarning)
-        if name == "multiclass_accuracy":
-            return skm.accuracy_score(y, p, sample_weight=w)
-        if name == "multiclass_mcc":
-            value = skm.matthews_corrcoef(y, p, sample_weight=w)
-            if _classes_with_weight(y, w) < 2 or _classes_with_weight(p, w) < 2:
-                assert value == 0.0  # scikit-learn's convention where MCC is 0/0; sqlmetrics says NULL
-                return None
-            return value
-        if name == "cohen_kappa":
-            weights = None if kwargs["weights"] == "none" else kwargs["weights"]
-            return _none_if_nan(skm.cohen_kappa_score(y, p, weights=weights, sample_weight=w))  # nan: 0/0
-        precision, recall, fscore, _ = skm.precision_recall_fscore_support(
-            y, p, beta=kwargs.get("beta", 1.0), average=kwargs["average"], sample_weight=w, zero_division=np.nan
-        )
-    return _none_if_nan({"multiclass_precision": precision, "multiclass_recall": recall}.get(name, fscore))
+        return REFERENCES[call.spec.name](y, p, w, **call.kwargs)
 
 
 def assert_close(actual, expected, what: str) -> None:
@@ -107,7 +88,7 @@ def assert_close(actual, expected, what: str) -> None:
         )
 
 
-def check_against_sklearn(frame: pl.DataFrame, result: pl.DataFrame, weighted: bool) -> None:
+def check_against_sklearn(frame: pl.DataFrame, result: pl.DataFrame, calls: list, weighted: bool) -> None:
     assert result["slice"].to_list() == sorted(set(frame["slice"].to_list()), key=lambda s: (s is None, s))
     for row in result.iter_rows(named=True):
         rows = frame.filter(pl.col("slice").eq_missing(row["slice"]))
@@ -115,18 +96,25 @@ def check_against_sklearn(frame: pl.DataFrame, result: pl.DataFrame, weighted: b
         y, p = used["label"].to_list(), used["prediction"].to_list()
         w = used["weight"].to_numpy() if weighted else np.ones(used.height)
         assert (row["n_rows"], row["n_excluded"]) == (used.height, rows.height - used.height)
-        for call in CALLS:
+        for call in calls:
             assert_close(row[call.column], sklearn_value(call, y, p, w), f"{call!r} in slice {row['slice']!r}")
 
 
-@given(frame=class_predictions())
-def test_metrics_match_sklearn_through_parquet_in_both_engines(frame, tmp_path_factory):
+@st.composite
+def drawn_calls(draw) -> list[sm.MetricCall]:
+    """CALLS and every metric once more with parameters drawn from its spec (one column each)."""
+    drawn = [sm.metric(name, **draw(parameters(sm.registry()[name]))) for name in MULTICLASS]
+    return list({call.column: call for call in [*CALLS, *drawn]}.values())
+
+
+@given(frame=class_predictions(), calls=drawn_calls())
+def test_metrics_match_sklearn_through_parquet_in_both_engines(frame, calls, tmp_path_factory):
     path = tmp_path_factory.mktemp("pq") / "predictions.parquet"
     frame.write_parquet(path)
     weight = "weight" if is_weighted(frame) else None
-    duckdb_result = evaluate(path, weight=weight, by="slice", engine="duckdb")
-    assert_same(duckdb_result, evaluate(path, weight=weight, by="slice", engine="polars"))
-    check_against_sklearn(frame, duckdb_result, weight is not None)
+    duckdb_result = evaluate(path, calls, weight=weight, by="slice", engine="duckdb")
+    assert_same(duckdb_result, evaluate(path, calls, weight=weight, by="slice", engine="polars"))
+    check_against_sklearn(frame, duckdb_result, calls, weight is not None)
 
 
 def test_boolean_classes_and_booleans_against_integers(engine):

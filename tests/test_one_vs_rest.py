@@ -23,6 +23,7 @@ import sqlmetrics.polars as smp
 from sqlmetrics import class_scores as class_scores_module
 from sqlmetrics.registry import resolve
 
+import metric_tests
 from strategies import class_score_rows, examples, ovr_score_column
 
 ONE_VS_REST = [name for name, spec in sm.registry().items() if "class_scores" in spec.needs]
@@ -78,8 +79,11 @@ def is_weighted(frame: pl.DataFrame) -> bool:
 # --- the reference -------------------------------------------------------------------
 
 
+OVR_MODULES = {name: module for name, module in metric_tests.modules("multiclass").items() if name in ONE_VS_REST}
+
+
 def per_class_reference(name: str, y: np.ndarray, scores: np.ndarray, w: np.ndarray, classes: list):
-    """Each class's binary value (scikit-learn) and true weight, None for a degenerate class."""
+    """Each class's binary value (its module's PER_CLASS) and true weight, None for a degenerate class."""
     values = []
     for j, cls in enumerate(classes):
         positive = y == cls
@@ -87,20 +91,14 @@ def per_class_reference(name: str, y: np.ndarray, scores: np.ndarray, w: np.ndar
         if support == 0 or rest == 0:
             values.append((None, support))
             continue
-        binary = skm.roc_auc_score if name == "multiclass_auc" else skm.average_precision_score
-        values.append((binary(positive, scores[:, j], sample_weight=w), support))
+        values.append((OVR_MODULES[name].PER_CLASS(positive, scores[:, j], w), support))
     return values
 
 
 def sklearn_multiclass(name: str, average: str, y: np.ndarray, scores: np.ndarray, w: np.ndarray, classes: list):
-    """scikit-learn's own multi-class call; its classes must be sorted."""
+    """scikit-learn's own multi-class call (its module's MULTICLASS); its classes must be sorted."""
     order = sorted(range(len(classes)), key=lambda j: classes[j])
-    ordered, sorted_scores = [classes[j] for j in order], scores[:, order]
-    if name == "multiclass_auc":
-        return skm.roc_auc_score(y, sorted_scores, multi_class="ovr", average=average, sample_weight=w, labels=ordered)
-    return skm.average_precision_score(
-        label_binarize(y, classes=ordered), sorted_scores, average=average, sample_weight=w
-    )
+    return OVR_MODULES[name].MULTICLASS(y, scores[:, order], w, [classes[j] for j in order], average)
 
 
 def expected_row(call: sm.MetricCall, y, scores, w, classes) -> tuple:

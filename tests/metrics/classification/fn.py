@@ -1,0 +1,5 @@
+"""fn: the weighted false negatives of scikit-learn's confusion_matrix; NULL on an empty slice."""
+
+from metrics.classification._common import count
+
+REFERENCE = count(2)
