@@ -67,6 +67,7 @@ def _frame(name: str, frame: Callable[P, R]) -> Callable[P, R]:
 from sqlmetrics.metrics.classification import accuracy as _accuracy
 from sqlmetrics.metrics.classification import auc as _auc
 from sqlmetrics.metrics.classification import average_precision as _average_precision
+from sqlmetrics.metrics.classification import balanced_accuracy as _balanced_accuracy
 from sqlmetrics.metrics.classification import brier as _brier
 from sqlmetrics.metrics.classification import calibration as _calibration
 from sqlmetrics.metrics.classification import f1 as _f1
@@ -86,6 +87,7 @@ from sqlmetrics.metrics.classification import tp as _tp
 from sqlmetrics.metrics.multiclass import accuracy as _multiclass_accuracy
 from sqlmetrics.metrics.multiclass import auc as _multiclass_auc
 from sqlmetrics.metrics.multiclass import average_precision as _multiclass_average_precision
+from sqlmetrics.metrics.multiclass import balanced_accuracy as _multiclass_balanced_accuracy
 from sqlmetrics.metrics.multiclass import cohen_kappa as _cohen_kappa
 from sqlmetrics.metrics.multiclass import f1 as _multiclass_f1
 from sqlmetrics.metrics.multiclass import fbeta as _multiclass_fbeta
@@ -114,6 +116,7 @@ from sqlmetrics.metrics.regression import rmse as _rmse
 accuracy = _expression("accuracy", _accuracy.expr)
 auc = _expression("auc", _auc.expr)
 average_precision = _expression("average_precision", _average_precision.expr)
+balanced_accuracy = _expression("balanced_accuracy", _balanced_accuracy.expr)
 brier = _expression("brier", _brier.expr)
 calibration = _expression("calibration", _calibration.expr)
 cg = _frame("cg", _cg.frame)
@@ -140,6 +143,7 @@ mse = _expression("mse", _mse.expr)
 multiclass_accuracy = _frame("multiclass_accuracy", _multiclass_accuracy.frame)
 multiclass_auc = _frame("multiclass_auc", _multiclass_auc.frame)
 multiclass_average_precision = _frame("multiclass_average_precision", _multiclass_average_precision.frame)
+multiclass_balanced_accuracy = _frame("multiclass_balanced_accuracy", _multiclass_balanced_accuracy.frame)
 multiclass_f1 = _frame("multiclass_f1", _multiclass_f1.frame)
 multiclass_fbeta = _frame("multiclass_fbeta", _multiclass_fbeta.frame)
 multiclass_mcc = _frame("multiclass_mcc", _multiclass_mcc.frame)
@@ -162,6 +166,7 @@ __all__ = [
     "accuracy",
     "auc",
     "average_precision",
+    "balanced_accuracy",
     "brier",
     "calibration",
     "cg",
@@ -188,6 +193,7 @@ __all__ = [
     "multiclass_accuracy",
     "multiclass_auc",
     "multiclass_average_precision",
+    "multiclass_balanced_accuracy",
     "multiclass_f1",
     "multiclass_fbeta",
     "multiclass_mcc",

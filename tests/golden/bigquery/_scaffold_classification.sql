@@ -43,7 +43,7 @@ WITH input AS (
     CASE
       WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) > 0
       THEN ERROR(
-        'sqlmetrics: label column \'label\' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' || CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS STRING) || ' rows are not, e.g. ' || CAST(MIN(CASE WHEN NOT label IN (0, 1) THEN label END) AS STRING)
+        'sqlmetrics: label column \'label\' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, balanced_accuracy, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' || CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS STRING) || ' rows are not, e.g. ' || CAST(MIN(CASE WHEN NOT label IN (0, 1) THEN label END) AS STRING)
       )
       WHEN SUM(CASE WHEN IS_NAN(score) THEN n_all ELSE 0 END) > 0
       THEN ERROR(
@@ -257,6 +257,7 @@ SELECT
   m_accuracy.accuracy AS accuracy,
   m_auc.auc AS auc,
   m_average_precision.average_precision AS average_precision,
+  m_balanced_accuracy.balanced_accuracy AS balanced_accuracy,
   m_brier.brier AS brier,
   m_calibration.calibration AS calibration,
   m_f1.f1 AS f1,
@@ -285,6 +286,9 @@ LEFT JOIN m_auc
 LEFT JOIN m_average_precision
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_average_precision.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_average_precision.slice_2
+LEFT JOIN m_balanced_accuracy
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_balanced_accuracy.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_balanced_accuracy.slice_2
 LEFT JOIN m_brier
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_brier.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_brier.slice_2

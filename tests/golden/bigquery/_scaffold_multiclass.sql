@@ -125,6 +125,7 @@ SELECT
   row_counts.n_excluded,
   m_cohen_kappa.cohen_kappa AS cohen_kappa,
   m_accuracy.accuracy AS accuracy,
+  m_balanced_accuracy.balanced_accuracy AS balanced_accuracy,
   m_f1.f1 AS f1,
   m_fbeta.fbeta AS fbeta,
   m_mcc.mcc AS mcc,
@@ -137,6 +138,9 @@ LEFT JOIN m_cohen_kappa
 LEFT JOIN m_accuracy
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_accuracy.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_accuracy.slice_2
+LEFT JOIN m_balanced_accuracy
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_balanced_accuracy.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_balanced_accuracy.slice_2
 LEFT JOIN m_f1
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_f1.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_f1.slice_2

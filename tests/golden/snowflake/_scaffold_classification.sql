@@ -57,7 +57,7 @@ WITH input AS (
   SELECT
     CASE
       WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) > 0
-      THEN CAST('sqlmetrics: label column \'label\' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' || CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(CASE WHEN NOT label IN (0, 1) THEN label END) AS VARCHAR) AS INT)
+      THEN CAST('sqlmetrics: label column \'label\' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, balanced_accuracy, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' || CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(CASE WHEN NOT label IN (0, 1) THEN label END) AS VARCHAR) AS INT)
       WHEN SUM(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN n_all ELSE 0 END) > 0
       THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN n_all ELSE 0 END) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN score END) AS VARCHAR) AS INT)
       WHEN SUM(CASE WHEN ABS(score) = CAST('inf' AS DOUBLE) THEN n_all ELSE 0 END) > 0
@@ -263,6 +263,7 @@ SELECT
   m_accuracy.accuracy AS accuracy,
   m_auc.auc AS auc,
   m_average_precision.average_precision AS average_precision,
+  m_balanced_accuracy.balanced_accuracy AS balanced_accuracy,
   m_brier.brier AS brier,
   m_calibration.calibration AS calibration,
   m_f1.f1 AS f1,
@@ -291,6 +292,9 @@ LEFT JOIN m_auc
 LEFT JOIN m_average_precision
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_average_precision.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_average_precision.slice_2
+LEFT JOIN m_balanced_accuracy
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_balanced_accuracy.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_balanced_accuracy.slice_2
 LEFT JOIN m_brier
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_brier.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_brier.slice_2

@@ -52,7 +52,7 @@ WITH input AS (
       WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) > 0
       THEN FAIL(
         CONCAT(
-          CAST('sqlmetrics: label column ''label'' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' AS VARCHAR),
+          CAST('sqlmetrics: label column ''label'' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, balanced_accuracy, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' AS VARCHAR),
           CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
           CAST(MIN(CASE WHEN NOT label IN (0, 1) THEN label END) AS VARCHAR)
@@ -294,6 +294,7 @@ SELECT
   m_accuracy.accuracy AS accuracy,
   m_auc.auc AS auc,
   m_average_precision.average_precision AS average_precision,
+  m_balanced_accuracy.balanced_accuracy AS balanced_accuracy,
   m_brier.brier AS brier,
   m_calibration.calibration AS calibration,
   m_f1.f1 AS f1,
@@ -322,6 +323,9 @@ LEFT JOIN m_auc
 LEFT JOIN m_average_precision
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_average_precision.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_average_precision.slice_2
+LEFT JOIN m_balanced_accuracy
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_balanced_accuracy.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_balanced_accuracy.slice_2
 LEFT JOIN m_brier
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_brier.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_brier.slice_2

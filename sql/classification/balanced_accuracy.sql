@@ -1,0 +1,16 @@
+-- balanced_accuracy = (TP / (TP + FN) + TN / (TN + FP)) / 2: the mean of the recall of
+-- the positives and of the negatives (predicted positive: score >= threshold), so each
+-- class counts equally whatever its share of the rows. As scikit-learn's
+-- balanced_accuracy_score, a class absent from the slice's labels (no weight) is left
+-- out of the mean: a slice of positives only scores their recall. NULL on an empty slice.
+--
+-- reads:  confusion({{ by }}, threshold, tp, fp, tn, fn)
+-- params: {{ threshold }} -- DOUBLE, default 0.5
+-- output: {{ by }}, balanced_accuracy
+SELECT {{ by }},
+       CASE WHEN tp + fn > 0 AND tn + fp > 0 THEN (tp / (tp + fn) + tn / (tn + fp)) / 2
+            WHEN tp + fn > 0 THEN tp / (tp + fn)
+            WHEN tn + fp > 0 THEN tn / (tn + fp)
+       END AS balanced_accuracy
+FROM confusion
+WHERE threshold = {{ threshold }}
