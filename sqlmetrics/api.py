@@ -183,10 +183,11 @@ def _resampling(
     binding: Binding, resampled: Sequence[MetricCall], resamples: int, seed: int, unit: str | None
 ) -> Binding:
     """``binding`` with the bootstrap of the ``resampled`` calls (none: unchanged): the
-    slice REPLICATE_SLICE last."""
+    slice REPLICATE_SLICE last. The bootstrap's arguments are checked even when no
+    metric is resampled: a bad one is a mistake either way."""
+    bootstrap.check(resamples, seed, unit)
     if not resampled:
         return binding
-    bootstrap.check(resamples, seed, unit)
     if REPLICATE_SLICE in binding.by:
         raise InvalidParameterError(f"{REPLICATE_SLICE!r} is the name the bootstrap gives its own slice")
     columns = frozenset(call.column for call in resampled)
@@ -291,7 +292,8 @@ def to_sql(
         slices = [by] if isinstance(by, str) else list(by or [])
         level = 0.95 if ci is None else ci
         roles = (label, prediction, query, item, weight)
-        binding = prepare_paired(metrics, scores, score, *roles, slices, judgments, level)
+        resampling = (ci_method, ci_unit, resamples, seed)
+        binding = prepare_paired(metrics, scores, score, *roles, slices, judgments, level, *resampling)
         second_source = None
     else:
         binding, second_source = prepare(

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from sqlmetrics.errors import InvalidParameterError
+from sqlmetrics.errors import InvalidParameterError, shown
 
 REPLICATE_SLICE = "sqlmetrics_replicate"  # the slice numbering the replicates (0: the data as it is)
 PRIME = 2_147_483_647  # 2³¹ − 1: products of two residues fit in a BIGINT
@@ -67,7 +67,7 @@ def check(resamples: object, seed: object, unit: object) -> None:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidParameterError(f"seed must be a non-negative integer, got {seed!r}")
     if unit is not None and not isinstance(unit, str):
-        raise InvalidParameterError(f"ci_unit must be a column name (a string), got {unit!r}")
+        raise InvalidParameterError(f"ci_unit must be a column name (a string), got {shown(unit)}")
 
 
 # --- SQL ------------------------------------------------------------------------------

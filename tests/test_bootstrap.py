@@ -8,6 +8,7 @@ interval's; bad requests are refused."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -225,6 +226,9 @@ def test_bad_input_error_counts_the_rows_once():
         ({"metrics": ["ndcg@3"], "query": "user"}, InvalidParameterError, "no bootstrap for ndcg_at_3"),
         ({"by": "sqlmetrics_replicate"}, InvalidParameterError, "the name the bootstrap gives its own slice"),
         ({"ci_method": "jackknife"}, InvalidParameterError, "ci_method must be one of"),
+        ({"ci_method": "auto", "resamples": 0}, InvalidParameterError, "resamples must be"),  # auc: analytic
+        ({"ci": None, "seed": -5}, InvalidParameterError, "seed must be"),
+        ({"ci_unit": Path("user")}, InvalidParameterError, "got the path 'user'"),
     ],
 )
 def test_bad_bootstrap_requests_are_refused(kwargs, error, message):

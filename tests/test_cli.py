@@ -371,12 +371,31 @@ def test_a_source_with_rows_used_gives_no_warning(capsys, logs):
         (["-m", "ndcg", *BINDING, "--weight", "w"], "in a call without --weight"),
         (["-m", "multiclass_f1", "--label", "click"], "pass --prediction <the predicted class column>"),
         (["-m", "multiclass_auc", "--label", "click"], "pass --class-scores CLASS=COLUMN,... or --long-scores PATH"),
+        (["-m", "f1", *BINDING, "--ci", "0.9", "--ci-method", "analytic"], "--ci-method bootstrap (or auto) resamples"),
+        (["-m", "auc", *BINDING, "--ci", "0.9", "--ci-method", "analytic", "--ci-unit", "user_id"],
+         "--ci-unit clusters the bootstrap: pass --ci-method bootstrap (or auto)"),
+        (["-m", "f1", *BINDING, "--ci", "0.9", "--resamples", "1"], "--resamples must be an integer of at least 2"),
+        (["-m", "f1", *BINDING, "--ci", "0.9", "--seed", "-1"], "--seed must be a non-negative integer"),
     ],
-)
+)  # fmt: skip
 def test_errors_name_the_command_line_options(capsys, logs, argv, fragment):
     code, _, err = run(capsys, "eval", logs, *argv)
     assert_user_error(code, err, 1, fragment)
-    assert "=<" not in err and "sm." not in err
+    assert "=<" not in err and "sm." not in err and "ci_" not in err and "'auto'" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--arm", "date", "--baseline", "x", "--ci-unit", "user_id"], "(--ci-method auto, no --ci-unit)"),
+        (["--arm", "date", "--baseline", "x", "--ci-method", "bootstrap"], "(--ci-method auto, no --ci-unit)"),
+        (["--scores", "pctr,user_id", "--ci-method", "analytic", "-m", "f1"], "--ci-method auto or bootstrap resamples"),
+    ],
+)
+def test_compare_errors_name_the_command_line_options(capsys, logs, argv, fragment):
+    code, _, err = run(capsys, "compare", logs, "-m", "auc", "--label", "click", *argv)
+    assert_user_error(code, err, 1, fragment)
+    assert "=" not in err and "ci_" not in err
 
 
 @pytest.fixture(scope="module")

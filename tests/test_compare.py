@@ -424,3 +424,28 @@ def test_paired_bootstrap_engines_agree(rows, clustered):
     polars.testing.assert_frame_equal(
         sm.compare(frame, metrics, **arguments), sm.compare(frame, metrics, **arguments, engine="polars"), abs_tol=1e-9
     )
+
+
+def test_to_sql_renders_the_paired_statement_with_the_bootstrap_asked_for(tmp_path):
+    """to_sql(scores=...) takes ci_method, ci_unit, resamples and seed as sm.compare does:
+    its statement holds replicates 0..resamples of each score, the data itself at 0, and
+    another seed draws other resamples."""
+    import duckdb
+
+    path = tmp_path / "paired.parquet"
+    _paired_frame(5, 200).write_parquet(path)
+
+    def replicates(**kwargs):
+        sql = sm.to_sql(["auc", "f1"], source=str(path), scores=("a", "b"), ci=0.9, **kwargs)
+        return pl.from_arrow(duckdb.sql(sql).arrow()).sort("sqlmetrics_scores", "sqlmetrics_replicate")
+
+    analytic = replicates()  # auc has DeLong's paired test, f1 the paired bootstrap (200 resamples)
+    assert analytic["sqlmetrics_replicate"].max() == 200
+    drawn = replicates(ci_method="bootstrap", resamples=5, seed=3)
+    assert drawn["sqlmetrics_replicate"].unique().sort().to_list() == list(range(6))
+    assert replicates(ci_method="bootstrap", resamples=5, seed=3).equals(drawn)
+    other = replicates(ci_method="bootstrap", resamples=5, seed=4)
+    data = pl.col("sqlmetrics_replicate") == 0
+    assert other.filter(data).equals(drawn.filter(data)) and not other.filter(~data).equals(drawn.filter(~data))
+    by_user = replicates(ci_unit="user", resamples=5)
+    assert not by_user.filter(~data).equals(replicates(ci_method="bootstrap", resamples=5).filter(~data))

@@ -166,6 +166,9 @@ def test_paired_scores_are_compared(tmp_path):
     )
     html = sm.report(frame, ["auc", "f1"], scores=("a", "b"), output=tmp_path / "r.html").read_text()
     assert "paired, normal: DeLong" in html and "paired bootstrap: percentile" in html
+    resampled = sm.report(frame, ["auc"], scores=("a", "b"), ci=0.9, ci_method="bootstrap", resamples=20,
+                          output=tmp_path / "b.html").read_text()  # fmt: skip
+    assert "paired, normal: DeLong" not in resampled and "paired bootstrap: percentile" in resampled
 
 
 def test_command_line_report(tmp_path, logs, capsys):

@@ -81,10 +81,12 @@ def report(
         sections.append(_curves(source, label, first_score, weight, slices, engine))
     if scores is not None or arm is not None:
         comparable = [call for call in calls if _comparable(call, paired=scores is not None)]
+        # arms are compared by their analytic intervals only (compare refuses the bootstrap there)
+        resampling = {key: interval[key] for key in ("ci_method", "ci_unit", "resamples", "seed")} if scores else {}
         comparison = compare(
             source, comparable, scores=scores, arm=arm, baseline=baseline, label=label,
             score=None if scores is not None else score, query=query, item=item, weight=weight,
-            by=[c for c in slices if c != arm], ci=0.95 if ci is None else ci, engine=engine,
+            by=[c for c in slices if c != arm], ci=0.95 if ci is None else ci, **resampling, engine=engine,
         )  # fmt: skip
         sections.append(page.comparison_table(comparison, [c.column for c in calls if c not in comparable]))
     sql = to_sql(metrics, source=source, **roles, **interval)
