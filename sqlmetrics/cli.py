@@ -801,14 +801,13 @@ CLI_TERMS = (
     (re.compile(r"a call without ci\b"), "a call without --ci"),
     (re.compile(r"\bci must be\b"), "--ci must be"),
     (re.compile(r"(sm\.evaluate's )?\bci_method='(\w+)'"), r"--ci-method \2"),
-    (re.compile(r"\b(ci_method|ci_unit|resamples|seed)\b(?= must| clusters|\))"), lambda m: "--" + m[1].replace("_", "-")),
+    (
+        re.compile(r"\b(ci_method|ci_unit|resamples|seed)\b(?= must| clusters|\))"),
+        lambda m: f"--{m[1].replace('_', '-')}",
+    ),
     (re.compile(r"(--ci-method \w+) (\(or|or) '(\w+)'"), r"\1 \2 \3"),
     (re.compile(r"\bno ci_unit\b"), "no --ci-unit"),
     (re.compile(r"\bwithout ci_unit\b"), "without --ci-unit"),
-    (re.compile(r"\bci=0\.95\b"), "--ci 0.95"),
-    (re.compile(r"\bscores=\(baseline score, candidate score\)"), "--scores BASELINE,CANDIDATE"),
-    (re.compile(r"\barm=<the arm column> and baseline=<the baseline arm>"), "--arm COLUMN and --baseline VALUE"),
-    (re.compile(r"\bpass either scores= (.*?) or arm= and baseline= "), r"pass either --scores \1 or --arm and --baseline "),
     # the long class-score table: its columns are --row-id, --long-class and --long-score
     (re.compile(r"\b(class_scores row id|row_id) column"), "--row-id column"),
     (re.compile(r"\bclass_scores (class|score) column"), r"--long-\1 column"),

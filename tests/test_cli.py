@@ -389,7 +389,10 @@ def test_errors_name_the_command_line_options(capsys, logs, argv, fragment):
     [
         (["--arm", "date", "--baseline", "x", "--ci-unit", "user_id"], "(--ci-method auto, no --ci-unit)"),
         (["--arm", "date", "--baseline", "x", "--ci-method", "bootstrap"], "(--ci-method auto, no --ci-unit)"),
-        (["--scores", "pctr,user_id", "--ci-method", "analytic", "-m", "f1"], "--ci-method auto or bootstrap resamples"),
+        (
+            ["--scores", "pctr,user_id", "--ci-method", "analytic", "-m", "f1"],
+            "--ci-method auto or bootstrap resamples",
+        ),
     ],
 )
 def test_compare_errors_name_the_command_line_options(capsys, logs, argv, fragment):
