@@ -127,6 +127,9 @@ RATIOS = [
     ("daily report: polars engine / DuckDB engine", "sqlmetrics_daily_polars", "sqlmetrics_daily_duckdb"),
 ]
 RANKING_NAMES = {"ndcg": "ndcg@10", "mrr": "mrr", "map": "map", "hit_rate": "hr@10"}
+# the ranking targets as issue 13 restated them: each metric within 2x of the best
+# hand-written query computing the same number (tie-free scores, binary labels), and at
+# least 10x faster than ranx building its inputs and evaluating
 for _engine in ("duckdb", "polars"):
     for _stem, _name in RANKING_NAMES.items():
         RATIOS.append(
@@ -134,7 +137,7 @@ for _engine in ("duckdb", "polars"):
                 f"ranx build + evaluate / sqlmetrics {_name} ({_engine})",
                 "ranx_ranking",
                 f"sqlmetrics_{_stem}_{_engine}",
-                ">= 30",
+                ">= 10",
             )
         )
 for _engine in ("duckdb", "polars"):
@@ -144,7 +147,7 @@ for _engine in ("duckdb", "polars"):
                 f"sqlmetrics {_name} ({_engine}) / best hand-written",
                 f"sqlmetrics_{_stem}_{_engine}",
                 f"best_handwritten:{_stem}",
-                "<= 1.3",
+                "<= 2",
             )
         )
 for _engine in ("duckdb", "polars"):

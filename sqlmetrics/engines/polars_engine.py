@@ -53,7 +53,11 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     if single:
         hist = [pl.col("score"), pl.col("w_pos"), pl.col("w_neg")]
         exprs = [call.spec.module.from_histogram(*hist, **call.kwargs).alias(call.column) for call in single]
-        values = _score_hist(base, slices).lazy().group_by(slices).agg(exprs).collect()
+        # sorted once by score: the metrics that walk the scores (auc, average_precision)
+        # sort each slice's rows again, which costs little on sorted rows (AP over 5M
+        # distinct scores: 2.9 s -> 1.9 s); one key, as a sort by slices too is slower
+        hist_rows = _score_hist(base, slices).sort("score", descending=True)
+        values = hist_rows.lazy().group_by(slices).agg(exprs).collect()
         results = results.join(values, on=slices, how="left", nulls_equal=True)
     multiclass = _calls_of_form(binding, "class_counts")
     pairwise = _calls_of_form(binding, "class_confusion")
