@@ -35,6 +35,7 @@ METHODS = {
     "intervals/query_mean.sql": "arms, normal: mean over queries",
     "intervals/proportion.sql": "arms, normal: binomial",
     "intervals/row_mean.sql": "arms, normal: mean over rows",
+    "intervals/residual_mean.sql": "arms, normal: mean over rows",
     "intervals/paired_delong.sql": "paired, normal: DeLong",
     "intervals/paired_query_mean.sql": "paired t over queries",
     "bootstrap": "paired bootstrap: percentile",

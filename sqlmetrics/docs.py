@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from sqlmetrics.registry import registry
-from sqlmetrics.spec import Param
+from sqlmetrics.spec import Metric, Param
 
 ROOT = Path(__file__).resolve().parent
 START, END = "<!-- metrics -->\n", "\n<!-- /metrics -->"
@@ -26,13 +26,26 @@ def _param(param: Param) -> str:
     return text + (f" ({', '.join(param.choices)})" if param.choices else "")
 
 
+def _interval(spec: Metric) -> str:
+    """The interval ``ci=`` gives the metric by default (docs/intervals.md)."""
+    if spec.interval is not None:
+        return spec.interval.method
+    return "bootstrap" if spec.weighted else "—"
+
+
 def metrics_table() -> str:
     """A Markdown table, family by family: metric, parameters with defaults, what it
-    computes, reference."""
-    lines = ["| family | metric | parameters | computes | checked against |", "|---|---|---|---|---|"]
+    computes, its interval, reference."""
+    lines = [
+        "| family | metric | parameters | computes | interval (`ci=`) | checked against |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, spec in sorted(registry().items(), key=lambda item: (item[1].family, item[0])):
         params = ", ".join(map(_param, spec.params))
-        lines.append(f"| {spec.family} | `{name}` | {params or '—'} | {spec.summary} | `{spec.reference}` |")
+        row = (
+            f"| {spec.family} | `{name}` | {params or '—'} | {spec.summary} | {_interval(spec)} | `{spec.reference}` |"
+        )
+        lines.append(row)
     return "\n".join(lines)
 
 

@@ -13,7 +13,9 @@ column. A metric's spec declares its analytic interval (``ci_method="analytic"``
 * ``proportion`` (accuracy, precision, recall, specificity): the binomial
   ``p(1 − p)/n`` of the confusion counts, clipped to [0, 1] (``proportion.sql``);
 * ``row_mean`` (logloss, brier, score_mean, label_mean): the sample variance of each
-  row's value over the summed weight (``row_mean.sql``).
+  row's value over the summed weight (``row_mean.sql``);
+* ``residual_mean`` (mae, mse, mean_error, mape): the same for a value of each row's
+  prediction and target (``residual_mean.sql``).
 
 Every interval's bounds are clipped to the finite ends of the metric's range.
 
@@ -351,6 +353,21 @@ def _row_mean_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) ->
     return joined.group_by(slices).agg(se=(squares / ((n - 1) * n)).sqrt(), df=pl.lit(None, pl.Int64))
 
 
+def _residual_mean_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """residual_mean.sql over the used rows; the value and the rows it is taken over are
+    the interval's SQL, read by polars' SQL expression parser."""
+    values = dict(interval_of(call).values)
+    w, x = pl.col("w"), pl.col("x")
+    kept = rows.filter(pl.sql_expr(values["where"])).select(
+        *slices, "w", x=pl.sql_expr(values["value"]).cast(pl.Float64)
+    )
+    means = kept.group_by(slices).agg(total=w.sum(), mean=(w * x).sum() / w.sum())
+    joined = kept.join(means.filter(pl.col("total") > 1), on=slices, nulls_equal=True)
+    n = pl.col("total").first()
+    squares = (w * (x - pl.col("mean")) ** 2).sum()
+    return joined.group_by(slices).agg(se=(squares / ((n - 1) * n)).sqrt(), df=pl.lit(None, pl.Int64))
+
+
 def _proportion_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
     """proportion.sql over the used rows, at the call's threshold (score >= threshold
     predicts positive)."""
@@ -371,6 +388,7 @@ SPREADS_POLARS = {
     "intervals/auc_delong.sql": lambda call, rows, slices: delong_polars(rows, slices),
     "intervals/row_mean.sql": _row_mean_polars,
     "intervals/proportion.sql": _proportion_polars,
+    "intervals/residual_mean.sql": _residual_mean_polars,
 }
 
 

@@ -150,6 +150,7 @@ class Interval:
     clipped to the metric's range."""
 
     template: str
+    method: str  # what the docs call it
     values: tuple[tuple[str, str], ...] = ()
     student: bool = False
 
@@ -158,22 +159,29 @@ def query_mean(per_query: str, value: str, weight: str = "1") -> Interval:
     """The interval of a (weighted) mean over queries: ``value`` and ``weight`` are SQL
     over the metric's per-query step ``per_query`` (value NULL for a query left out)."""
     values = (("per_query", per_query), ("value", value), ("weight", weight))
-    return Interval("intervals/query_mean.sql", values, student=True)
+    return Interval("intervals/query_mean.sql", "Student's t over queries", values, student=True)
 
 
-DELONG = Interval("intervals/auc_delong.sql")
+DELONG = Interval("intervals/auc_delong.sql", "DeLong")
 
 
 def row_mean(positive: str, negative: str) -> Interval:
     """The interval of a weighted mean of each row's value, given as SQL over ``score``
     for a positive and for a negative row (``sql/intervals/row_mean.sql``)."""
-    return Interval("intervals/row_mean.sql", (("positive", positive), ("negative", negative)))
+    return Interval("intervals/row_mean.sql", "mean over rows", (("positive", positive), ("negative", negative)))
+
+
+def residual_mean(value: str, where: str = "TRUE") -> Interval:
+    """The interval of a weighted mean of each row's value, given as SQL over ``score``
+    (the prediction) and ``label`` (the target), over the rows where ``where`` holds
+    (``sql/intervals/residual_mean.sql``)."""
+    return Interval("intervals/residual_mean.sql", "mean over rows", (("value", value), ("where", where)))
 
 
 def proportion(successes: str, trials: str) -> Interval:
     """The binomial interval of a share of the confusion counts, given as SQL over
     ``tp``, ``fp``, ``tn`` and ``fn`` (``sql/intervals/proportion.sql``)."""
-    return Interval("intervals/proportion.sql", (("successes", successes), ("trials", trials)))
+    return Interval("intervals/proportion.sql", "binomial", (("successes", successes), ("trials", trials)))
 
 
 @dataclass(frozen=True)

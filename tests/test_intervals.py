@@ -22,7 +22,9 @@ from sqlmetrics.errors import InvalidParameterError
 
 from strategies import impressions
 
-QUERY_LEVEL = ["gauc", "ndcg@3", "dcg@3", "cg@3", "mrr", "map", "hit_rate@2", "precision@2", "recall@2", "rank_corr"]
+QUERY_LEVEL = [
+    "gauc", "ndcg@3", "dcg@3", "cg@3", "mrr", "map", "hit_rate@2", "precision@2", "recall@2", "rank_corr", "err@3"
+]  # fmt: skip
 
 
 def brute_force_delong(scores, labels, weights=None) -> tuple[float, float]:
@@ -139,6 +141,40 @@ def test_row_mean_interval_is_the_standard_error_of_the_mean(engine, metric, row
         return
     values = ROW_VALUES[metric](y, s)
     half = stats.norm.ppf(0.95) * stats.sem(values)
+    assert row[f"{metric}_lo"] == pytest.approx(clipped(metric, values.mean() - half), abs=1e-9)
+    assert row[f"{metric}_hi"] == pytest.approx(clipped(metric, values.mean() + half), abs=1e-9)
+
+
+RESIDUAL_VALUES = {  # each row's value (target y, prediction p) whose weighted mean the metric is
+    "mae": lambda y, p: np.abs(p - y),
+    "mse": lambda y, p: (p - y) ** 2,
+    "mean_error": lambda y, p: p - y,
+    "mape": lambda y, p: np.abs((p - y)[y != 0] / y[y != 0]),  # over the rows with a target
+}
+REGRESSION_ROWS = st.lists(
+    st.tuples(st.sampled_from([-1.5, 0.0, 0.25, 2.0]), st.sampled_from([-1.0, 0.0, 0.5, 3.0]), st.integers(1, 3)),
+    max_size=30,
+)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", sorted(RESIDUAL_VALUES))
+@given(rows=REGRESSION_ROWS, weighted=st.booleans())
+def test_regression_mean_interval_is_the_standard_error_of_the_mean(engine, metric, rows, weighted):
+    """mae, mse, mean_error and mape are weighted means of a value of each row: their
+    interval is the normal one with scipy's standard error of the mean, weights
+    counting as repeated rows."""
+    frame = pl.DataFrame(rows, schema={"score": pl.Float64, "label": pl.Float64, "w": pl.Int64}, orient="row")
+    repeat = frame["w"].to_numpy() if weighted else np.ones(len(frame), int)
+    y, p = np.repeat(frame["label"].to_numpy(), repeat), np.repeat(frame["score"].to_numpy(), repeat)
+    out = sm.evaluate(frame, [metric], score="score", weight="w" if weighted else None, ci=0.9, engine=engine)
+    row = out.row(0, named=True)
+    values = RESIDUAL_VALUES[metric](y, p)
+    if len(values) < 2:
+        assert row[f"{metric}_lo"] is None and row[f"{metric}_hi"] is None
+        return
+    half = stats.norm.ppf(0.95) * stats.sem(values)
+    assert row[metric] == pytest.approx(values.mean(), abs=1e-12)
     assert row[f"{metric}_lo"] == pytest.approx(clipped(metric, values.mean() - half), abs=1e-9)
     assert row[f"{metric}_hi"] == pytest.approx(clipped(metric, values.mean() + half), abs=1e-9)
 

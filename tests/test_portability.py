@@ -96,6 +96,10 @@ def calls():
     roles = {"label": "label", "score": "score", "query": "q", "by": "s", "ci": 0.95}
     with_intervals = ["auc", "gauc", "ndcg@3", "accuracy", "logloss"]
     yield "intervals", lambda: sm.to_sql(with_intervals, source="t", **roles)
+    yield (
+        "regression-intervals",
+        lambda: sm.to_sql(["mae", "mape"], source="t", label="y", score="yhat", by="s", ci=0.9),
+    )
     paired = {"label": "label", "query": "q", "by": "s", "scores": ("score", "score_b")}
     yield "paired", lambda: sm.to_sql(["auc", "gauc", "ndcg@3"], source="t", **paired)
     bootstrap = {**roles, "ci_method": "bootstrap", "resamples": 3}

@@ -137,8 +137,10 @@ def test_intervals(engine):
     expansion beyond it, computed by each engine from the same statement."""
     frame = impressions(7)
     binary = ["auc", "gauc", "accuracy", "precision", "recall", "specificity", "logloss", "brier", "label_mean"]
-    check(engine, {"src": frame}, binary, label="label", score="score", query="q", weight="w", by="s", ci=0.9)
-    ranking = ["ndcg@3", "mrr", "map", "hit_rate@2", "precision@2", "recall@3", "rank_corr"]
+    binary += ["score_mean", "mae", "mse", "mean_error", "mape"]  # the regression means' target: rel
+    check(engine, {"src": frame}, binary[:-4], label="label", score="score", query="q", weight="w", by="s", ci=0.9)
+    check(engine, {"src": frame}, binary[-4:], label="rel", score="score", weight="w", by="s", ci=0.9)
+    ranking = ["ndcg@3", "mrr", "map", "hit_rate@2", "precision@2", "recall@3", "rank_corr", "err@3"]
     check(engine, {"src": frame}, ranking, label="rel", score="score", query="q", item="item", ci=0.99)
 
 

@@ -6,7 +6,7 @@ import polars as pl
 
 from sqlmetrics.metrics.classification._binary import IntoExpr
 from sqlmetrics.metrics.regression._residuals import residual_weights, weighted_mean
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, residual_mean
 
 SPEC = Metric(
     name="mape",
@@ -21,6 +21,7 @@ SPEC = Metric(
     higher_is_better=False,
     range=(0.0, float("inf")),
     reference="sklearn.metrics.mean_absolute_percentage_error on the rows with y != 0",
+    interval=residual_mean("ABS((score - label) / label)", "label <> 0"),
 )
 
 

@@ -6,7 +6,7 @@ import polars as pl
 
 from sqlmetrics.metrics.classification._binary import IntoExpr
 from sqlmetrics.metrics.regression._residuals import residual_weights, weighted_mean
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, residual_mean
 
 SPEC = Metric(
     name="mean_error",
@@ -20,6 +20,7 @@ SPEC = Metric(
     higher_is_better=None,
     range=None,
     reference="numpy.average(y_pred - y_true, weights=w)",
+    interval=residual_mean("score - label"),
 )
 
 
