@@ -54,10 +54,10 @@ def _frame(name: str, frame: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(frame)
     def named(*args: P.args, **kwargs: P.kwargs) -> R:
         call = _call(name, kwargs)
+        by = kwargs.get("by") or []
+        by = kwargs["by"] = [by] if isinstance(by, str) else list(by)  # one slice column may be a name
         result: Any = frame(*args, **kwargs)
         result = result.rename({f"{call.base_name}{c[len(call.column) :]}": c for c in call.columns})
-        by = kwargs.get("by") or []
-        by = [by] if isinstance(by, str) else list(by)
         return result.sort(by, nulls_last=True) if by else result
 
     return named

@@ -53,3 +53,13 @@ def test_several_expressions_in_one_agg():
         smp.auc("score", "label"), smp.logloss("score", "label"), smp.brier("score", "label")
     )
     assert result.columns == ["day", "auc", "logloss", "brier"]
+
+
+@pytest.mark.parametrize("name", ["gauc", "ndcg", "mrr"])
+def test_slicing_by_the_query_column_itself_gives_a_slice_per_query(name):
+    """As sm.evaluate does (each slice one query): the polars face must not group by the
+    query column twice."""
+    function, frame = getattr(smp, name), FRAME.rename({"query": "user"})
+    result = function(frame, score="score", label="label", query="user", by="user")
+    expected = sm.evaluate(frame, [name], score="score", label="label", query="user", by="user", engine="polars")
+    assert result.equals(expected.select(result.columns))

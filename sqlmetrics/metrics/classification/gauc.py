@@ -73,7 +73,7 @@ def frame(
     >>> smp.gauc(df, score="score", label="click", query="user").row(0)
     (0.6, 2, 1)
     """
-    keys = [*by, query]
+    keys = list(dict.fromkeys([*by, query]))  # slicing by the query itself: a slice per query
     _, w_pos, w_neg = binary_weights(score, label, weight)
     rows = data.filter(*(pl.col(c).is_not_null() for c in (score, label, query, weight) if c is not None))
     totals = rows.group_by(keys).agg(pos=w_pos.sum(), neg=w_neg.sum())
