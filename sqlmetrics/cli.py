@@ -204,6 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
     reporting.add_argument("--scores", metavar="BASELINE,CANDIDATE", help="also compare two scores of the same rows")
     reporting.add_argument("--arm", help="also compare the arms of this column with --baseline")
     reporting.add_argument("--baseline", help="the arm the others are compared with")
+    reporting.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress line (shown only on a terminal, after 2 s)"
+    )
     reporting.set_defaults(handler=run_report)
 
     listing = commands.add_parser("metrics", help="list every metric, or show one (formula, parameters, reference)")
@@ -476,10 +479,13 @@ def run_report(args: argparse.Namespace) -> None:
     scores = None if args.scores is None else _split_list(args.scores, "--scores")
     if scores is not None:
         kwargs["score"] = None
-    path = sqlmetrics.report(
-        Path(args.source), binding_calls(args), **kwargs, scores=scores, arm=args.arm, baseline=args.baseline,
-        engine=args.engine, output=args.output,
-    )  # fmt: skip
+    with _progress(not args.quiet and sys.stderr.isatty(), f"writing the report of {args.source}"):
+        path = sqlmetrics.report(
+            Path(args.source), binding_calls(args), **kwargs, scores=scores, arm=args.arm, baseline=args.baseline,
+            engine=args.engine, output=args.output,
+        )  # fmt: skip
+    if row_count(args.source) == 0:  # the report says so too, and why when all rows were excluded
+        _warn_no_rows(0, "every metric is NULL")
     print(f"wrote {path}", file=sys.stderr)
 
 

@@ -181,6 +181,25 @@ def test_command_line_report(tmp_path, logs, capsys):
     assert "--arm and --baseline go together" in capsys.readouterr().err
 
 
+def test_a_report_without_a_used_row_says_why(tmp_path, capsys):
+    """On stderr for an empty source, and in the report itself (which also knows when
+    every row was excluded for a NULL)."""
+    empty, nulls = tmp_path / "empty.parquet", tmp_path / "nulls.parquet"
+    schema = {"click": pl.Int64, "pctr": pl.Float64}
+    pl.DataFrame(schema=schema).write_parquet(empty)
+    pl.DataFrame({"click": [1, 0, None], "pctr": [None, None, 0.3]}, schema=schema).write_parquet(nulls)
+    argv = ["-m", "auc,logloss", "--label", "click", "--score", "pctr", "--output"]
+    assert cli.main(["report", str(empty), *argv, str(tmp_path / "empty.html")]) == 0
+    assert "warning: the source has no rows: every metric is NULL" in capsys.readouterr().err
+    assert "No row was used: the source has no rows." in (tmp_path / "empty.html").read_text()
+    html = sm.report(nulls, ["auc"], label="click", score="pctr", output=tmp_path / "nulls.html").read_text()
+    assert "No row was used: all 3 rows were excluded (each has a NULL in a bound column)." in html
+    assert "No row was used" not in sm.report(
+        pl.DataFrame({"click": [0, 1], "pctr": [0.2, 0.7]}), ["auc"], label="click", score="pctr",
+        output=tmp_path / "some.html",
+    ).read_text()  # fmt: skip
+
+
 def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 

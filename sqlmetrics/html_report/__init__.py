@@ -99,8 +99,18 @@ def report(
         "rows excluded (a NULL in a bound column)": f"{table['n_excluded'].sum():,}",
         "evaluated": f"{when:%Y-%m-%d %H:%M:%S} UTC on {engine}, in {time.perf_counter() - started:.2f} s",
     }
-    path.write_text(page.document(described, sections, sql), encoding="utf-8")
+    path.write_text(page.document(described, sections, sql, no_rows_notice(table)), encoding="utf-8")
     return path
+
+
+def no_rows_notice(table: pl.DataFrame) -> str | None:
+    """Why every metric of ``table`` (evaluate's) is empty, when no row was used."""
+    if table["n_rows"].sum() > 0:
+        return None
+    excluded = table["n_excluded"].sum()
+    if excluded:
+        return f"No row was used: all {excluded:,} rows were excluded (each has a NULL in a bound column)."
+    return "No row was used: the source has no rows."
 
 
 def _comparable(call: MetricCall, paired: bool) -> bool:

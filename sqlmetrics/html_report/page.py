@@ -18,6 +18,7 @@ table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { padding: 3px 8px; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
 th { background: #f6f6f6; position: sticky; top: 0; } td.key, th.key { text-align: left; }
 td.null { color: #aaa; }
+p.notice { background: #fff4e5; border-left: 4px solid #e69500; padding: 8px 12px; }
 .charts { display: flex; flex-wrap: wrap; gap: 12px; }
 svg.chart { font: 11px system-ui, sans-serif; background: #fff; border: 1px solid #eee; }
 svg .title { font-size: 13px; font-weight: 600; } svg .frame { fill: none; stroke: #999; }
@@ -28,9 +29,11 @@ details pre { background: #f8f8f8; padding: 12px; overflow-x: auto; font-size: 1
 """
 
 
-def document(described: Mapping[str, str], sections: Sequence[str], sql: str) -> str:
-    """The whole page: what was evaluated, the sections, the SQL (collapsed)."""
+def document(described: Mapping[str, str], sections: Sequence[str], sql: str, notice: str | None = None) -> str:
+    """The whole page: what was evaluated (and a ``notice`` such as why every metric is
+    empty), the sections, the SQL (collapsed)."""
     facts = "\n".join(f"<dt>{escape(key)}</dt><dd>{escape(value)}</dd>" for key, value in described.items())
+    facts += f'</dl><p class="notice">{escape(notice)}</p><dl>' if notice else ""
     return "\n".join(
         [
             "<!DOCTYPE html>",
