@@ -335,12 +335,14 @@ def _nested(frame: pl.DataFrame, value: str) -> dict[str, dict[str, float]]:
         ({"metrics": ["mrr"], "query": "day", "ci_method": "bootstrap"}, "no bootstrap for mrr"),
         ({"resamples": 1, "metrics": ["f1"]}, "resamples must be an integer of at least 2"),
         ({"scores": ("a", "nope")}, "nope"),
+        ({"scores": ("a", "name")}, "score column 'name' has type String; expected a number or boolean"),
         ({"by": "sqlmetrics_scores"}, "is the name compare gives its own slice"),
         ({"scores": None}, "compare needs scores="),
     ],
 )
 def test_bad_paired_comparisons_are_refused(kwargs, message):
     frame = pl.DataFrame({"day": [1, 2] * 3, "label": [0, 1, 1, 0, 0, 1], "a": [0.1, 0.2] * 3, "b": [0.3] * 6})
+    frame = frame.with_columns(name=pl.lit("x"))
     arguments = {"scores": ("a", "b"), **kwargs}
     with pytest.raises(sm.SqlMetricsError, match=message):
         sm.compare(frame, arguments.pop("metrics", ["auc"]), **arguments)
