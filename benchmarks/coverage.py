@@ -64,6 +64,28 @@ def one_relevant(queries: int, length: int) -> Draw:
     return draw
 
 
+def regression(rows: int) -> Draw:
+    """Targets N(0, 1) predicted with an error e ~ N(0, 1): MAE = E|e| = √(2/π), MSE = 1,
+    mean error 0."""
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        target = rng.normal(size=rows)
+        return pl.DataFrame({"label": target, "score": target + rng.normal(size=rows)})
+
+    return draw
+
+
+def arms(rows: int, share: float, mus: tuple[float, float]) -> Draw:
+    """Two arms of ``rows`` rows each (arm 1 the baseline), binormal with μ = mus[0] and
+    mus[1]: the AUC difference Φ(μ₂/√2) − Φ(μ₁/√2)."""
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        frames = [binormal(rows, share, mu)(rng).with_columns(arm=pl.lit(arm)) for arm, mu in enumerate(mus, 1)]
+        return pl.concat(frames)
+
+    return draw
+
+
 def paired_binormal(rows: int, share: float) -> Draw:
     """Score ``a`` binormal with μ = 1 (AUC Φ(1/√2)); score ``b`` = a/2 + e, e ~ N(0.8·label,
     0.8): binormal with δ = 1.3 and sd √0.89, so AUC_b = Φ(1.3/√(2·0.89)); the two are
@@ -145,7 +167,19 @@ def studies() -> list[tuple[str, str, float, Draw, dict]]:
         ("gauc, 50 users × 20 rows, μ = 1", "gauc", auc, grouped_binormal(50, 20, 1.0), {"query": "query"}),
         ("mrr, 40 lists of 5, one relevant item", "mrr", mrr, one_relevant(40, 5), {"query": "query"}),
         ("ndcg, 15 lists of 5, one relevant item", "ndcg", ndcg, one_relevant(15, 5), {"query": "query"}),
+        # N(1, 1) against N(0, 1) cut at 0.5: each class is right with probability Φ(0.5)
+        ("accuracy, 300 rows, μ = 1, threshold 0.5", "accuracy", NormalDist().cdf(0.5), binormal(300, 0.4, 1.0), {}),
+        ("label_mean, 300 rows, 40% positives", "label_mean", 0.4, binormal(300, 0.4, 1.0), {}),
+        ("mae, 200 rows, errors N(0, 1)", "mae", math.sqrt(2 / math.pi), regression(200), {}),
+        ("mse, 200 rows, errors N(0, 1)", "mse", 1.0, regression(200), {}),
     ]
+
+
+def arms_studies() -> list[tuple[str, str, float, Draw, dict]]:
+    """sm.compare of independent arms: the difference of the two estimates, se² = se₁² + se₂²."""
+    phi = NormalDist().cdf
+    return [("auc of two arms of 300 rows, μ = 1 and 1.3", "auc", phi(1.3 / math.sqrt(2)) - phi(1 / math.sqrt(2)),
+             arms(300, 0.4, (1.0, 1.3)), {})]  # fmt: skip
 
 
 def coverage(metric: str, truth: float, draw: Draw, runs: int, engine: str, **roles) -> tuple[float, float]:
@@ -170,6 +204,16 @@ def paired_coverage(metric: str, truth: float, draw: Draw, runs: int, engine: st
     return covered / runs, float(np.mean(widths))
 
 
+def arms_coverage(metric: str, truth: float, draw: Draw, runs: int, engine: str, **roles) -> tuple[float, float]:
+    covered, widths = 0, []
+    for seed in range(runs):
+        frame = draw(np.random.default_rng(seed))
+        row = sm.compare(frame, [metric], arm="arm", baseline=1, ci=0.95, engine=engine, **roles).row(0, named=True)
+        covered += row["delta_lo"] <= truth <= row["delta_hi"]
+        widths.append(row["delta_hi"] - row["delta_lo"])
+    return covered / runs, float(np.mean(widths))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
@@ -188,6 +232,9 @@ def main() -> None:
     for name, metric, truth, draw, roles in paired_studies():
         share, width = paired_coverage(metric, truth, draw, args.runs, args.engine, **roles)
         print(f"| {name}: the difference b − a | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
+    for name, metric, truth, draw, roles in arms_studies():
+        share, width = arms_coverage(metric, truth, draw, args.runs, args.engine, **roles)
+        print(f"| {name}: the difference | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 
