@@ -5,9 +5,11 @@ m_gauc AS (
     /* with g_u = the query's summed weight (weighting 'impressions', the default: its row */
     /* count without weights), its positives' weight ('positives') or 1 ('uniform'). */
     /* AUC_u is the query's Mann–Whitney statistic, ties counting ½ (see auc.sql), from one */
-    /* sort of the query's rows: with P, N the query's positive and negative weight and */
-    /* N(<=s), P(<=s) the weight at or below score s (ties included, a RANGE frame), */
-    /*   AUC_u = (P·N + Σ_pos w·N(<=s) − Σ_neg w·P(<=s)) / (2·P·N). */
+    /* sort of the query's rows: with P, N the query's positive and negative weight, N(<=s) */
+    /* the negative weight at or below score s (ties included, a RANGE frame) and N(=s) the */
+    /* negative weight tied at s, each positive counts the negatives below it and half of */
+    /* those tied with it: */
+    /*   AUC_u = Σ_pos w·(N(<=s) − N(=s)/2) / (P·N) = Σ_pos w·(2·N(<=s) − N(=s)) / (2·P·N). */
     /* Only the rows of two-class queries are sorted; one-class queries are counted. */
     /* gauc_groups counts the queries used, gauc_skipped the one-class queries left out. */
     SELECT
@@ -26,9 +28,9 @@ m_gauc AS (
       slice_1,
       slice_2,
       query,
-      (
-        SUM(w_pos) * SUM(w_neg) + SUM(w_pos * neg_up_to) - SUM(w_neg * pos_up_to)
-      ) / (
+      SUM(w_pos * (
+        2 * neg_up_to - neg_tied
+      )) / (
         2 * SUM(w_pos) * SUM(w_neg)
       ) AS auc,
       CASE 'impressions'
@@ -50,11 +52,11 @@ m_gauc AS (
           ORDER BY score
           RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ) AS neg_up_to,
-        SUM(w_pos) OVER (
+        SUM(w_neg) OVER (
           PARTITION BY slice_1, slice_2, query
           ORDER BY score
-          RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        ) AS pos_up_to
+          RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+        ) AS neg_tied
       FROM query_rows AS r
       WHERE
         EXISTS(
