@@ -213,7 +213,7 @@ def _baseline_value(result: pl.DataFrame, arm: str, baseline: Any) -> Any:
     command line's) the one value of a non-text arm column printed as that text."""
     arms = result[arm].unique(maintain_order=True).to_list()
     if not arms:
-        raise InvalidInputError(f"arm column {arm!r} has no value in the used rows: there is nothing to compare")
+        raise InvalidInputError(f"arm column {arm!r} has no value: the source has no rows, there is nothing to compare")
     if baseline not in arms and isinstance(baseline, str) and result.schema[arm] != pl.String:
         baseline = next((value for value in arms if str(value) == baseline), baseline)
     if baseline not in arms:

@@ -137,6 +137,12 @@ def test_a_single_arm_is_refused():
         sm.compare(frame, ["auc"], arm="arm", baseline="v1", score="score")
 
 
+def test_a_source_without_rows_has_no_arm_to_compare():
+    frame = pl.DataFrame(schema={"arm": pl.String, "label": pl.Int64, "score": pl.Float64})
+    with pytest.raises(InvalidInputError, match="arm column 'arm' has no value: the source has no rows"):
+        sm.compare(frame, ["auc"], arm="arm", baseline="v1", score="score")
+
+
 def test_docstring_example_runs():
     module = importlib.import_module("sqlmetrics.compare")  # sm.compare is the function
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
