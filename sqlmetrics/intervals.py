@@ -15,7 +15,7 @@ column. A metric's spec declares its analytic interval (``ci_method="analytic"``
 * ``row_mean`` (logloss, brier, score_mean, label_mean): the sample variance of each
   row's value over the summed weight (``row_mean.sql``);
 * ``residual_mean`` (mae, mse, mean_error, mape): the same for a value of each row's
-  prediction and target (``residual_mean.sql``).
+  prediction and target, and for rmse = √mse by the delta method (``residual_mean.sql``).
 
 Every interval's bounds are clipped to the finite ends of the metric's range.
 
@@ -365,7 +365,9 @@ def _residual_mean_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str
     joined = kept.join(means.filter(pl.col("total") > 1), on=slices, nulls_equal=True)
     n = pl.col("total").first()
     squares = (w * (x - pl.col("mean")) ** 2).sum()
-    return joined.group_by(slices).agg(se=(squares / ((n - 1) * n)).sqrt(), df=pl.lit(None, pl.Int64))
+    of_mean = joined.group_by(slices).agg(pl.col("mean").first(), se_of_mean=(squares / ((n - 1) * n)).sqrt())
+    se = pl.col("se_of_mean") * pl.sql_expr(values["slope"]).cast(pl.Float64)
+    return of_mean.select(*slices, se=se, df=pl.lit(None, pl.Int64))
 
 
 def _proportion_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:

@@ -171,11 +171,13 @@ def row_mean(positive: str, negative: str) -> Interval:
     return Interval("intervals/row_mean.sql", "mean over rows", (("positive", positive), ("negative", negative)))
 
 
-def residual_mean(value: str, where: str = "TRUE") -> Interval:
+def residual_mean(value: str, where: str = "TRUE", slope: str = "1") -> Interval:
     """The interval of a weighted mean of each row's value, given as SQL over ``score``
-    (the prediction) and ``label`` (the target), over the rows where ``where`` holds
-    (``sql/intervals/residual_mean.sql``)."""
-    return Interval("intervals/residual_mean.sql", "mean over rows", (("value", value), ("where", where)))
+    (the prediction) and ``label`` (the target), over the rows where ``where`` holds, or
+    of a function of that mean whose derivative is ``slope`` (SQL over ``mean``: the
+    delta method) (``sql/intervals/residual_mean.sql``)."""
+    values = (("value", value), ("where", where), ("slope", slope))
+    return Interval("intervals/residual_mean.sql", "mean over rows" if slope == "1" else "delta method", values)
 
 
 def proportion(successes: str, trials: str) -> Interval:

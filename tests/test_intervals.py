@@ -150,6 +150,7 @@ RESIDUAL_VALUES = {  # each row's value (target y, prediction p) whose weighted 
     "mse": lambda y, p: (p - y) ** 2,
     "mean_error": lambda y, p: p - y,
     "mape": lambda y, p: np.abs((p - y)[y != 0] / y[y != 0]),  # over the rows with a target
+    "rmse": lambda y, p: (p - y) ** 2,  # √ of their mean: the delta method, se / (2·√mean)
 }
 REGRESSION_ROWS = st.lists(
     st.tuples(st.sampled_from([-1.5, 0.0, 0.25, 2.0]), st.sampled_from([-1.0, 0.0, 0.5, 3.0]), st.integers(1, 3)),
@@ -163,7 +164,7 @@ REGRESSION_ROWS = st.lists(
 def test_regression_mean_interval_is_the_standard_error_of_the_mean(engine, metric, rows, weighted):
     """mae, mse, mean_error and mape are weighted means of a value of each row: their
     interval is the normal one with scipy's standard error of the mean, weights
-    counting as repeated rows."""
+    counting as repeated rows; rmse's is mse's through the delta method."""
     frame = pl.DataFrame(rows, schema={"score": pl.Float64, "label": pl.Float64, "w": pl.Int64}, orient="row")
     repeat = frame["w"].to_numpy() if weighted else np.ones(len(frame), int)
     y, p = np.repeat(frame["label"].to_numpy(), repeat), np.repeat(frame["score"].to_numpy(), repeat)
@@ -173,10 +174,16 @@ def test_regression_mean_interval_is_the_standard_error_of_the_mean(engine, metr
     if len(values) < 2:
         assert row[f"{metric}_lo"] is None and row[f"{metric}_hi"] is None
         return
-    half = stats.norm.ppf(0.95) * stats.sem(values)
-    assert row[metric] == pytest.approx(values.mean(), abs=1e-12)
-    assert row[f"{metric}_lo"] == pytest.approx(clipped(metric, values.mean() - half), abs=1e-9)
-    assert row[f"{metric}_hi"] == pytest.approx(clipped(metric, values.mean() + half), abs=1e-9)
+    center, se = values.mean(), stats.sem(values)
+    if metric == "rmse":
+        center, se = math.sqrt(center), (se / (2 * math.sqrt(center)) if center > 0 else math.nan)
+    if math.isnan(se):  # every error 0: √ has no slope there
+        assert row[f"{metric}_lo"] is None and row[f"{metric}_hi"] is None
+        return
+    half = stats.norm.ppf(0.95) * se
+    assert row[metric] == pytest.approx(center, abs=1e-12)
+    assert row[f"{metric}_lo"] == pytest.approx(clipped(metric, center - half), abs=1e-9)
+    assert row[f"{metric}_hi"] == pytest.approx(clipped(metric, center + half), abs=1e-9)
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])

@@ -6,7 +6,7 @@ import polars as pl
 
 from sqlmetrics.metrics.classification._binary import IntoExpr
 from sqlmetrics.metrics.regression import mse
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, residual_mean
 
 SPEC = Metric(
     name="rmse",
@@ -20,6 +20,8 @@ SPEC = Metric(
     higher_is_better=False,
     range=(0.0, float("inf")),
     reference="sklearn.metrics.root_mean_squared_error",
+    # the delta method: se(√mse) = se(mse) / (2·√mse), undefined when every error is 0
+    interval=residual_mean("(score - label) * (score - label)", slope="1 / (2 * SQRT(NULLIF(mean, 0)))"),
 )
 
 
