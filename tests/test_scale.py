@@ -506,3 +506,48 @@ def test_calibration_curve_matches_sklearn(case, engine, strategy):
             assert got[0] == want[0] and got[3] == want[3], (got, want)
             for a, b in zip(got[1:3] + got[4:], want[1:3] + want[4:]):
                 close(a, b, f"calibration {strategy} bin {got[0]}")
+
+
+# --- intervals ---------------------------------------------------------------------------
+
+
+def _mean_se(x: np.ndarray) -> float:
+    """The standard error of a mean of rows: scipy's sem, written out."""
+    return float(np.sqrt(((x - x.mean()) ** 2).sum() / ((len(x) - 1) * len(x))))
+
+
+@pytest.mark.parametrize("case", ["single"], indirect=True)
+def test_intervals_match_references(case, engine):
+    """The analytic intervals at scale, from Parquet on disk: DeLong's over one slice of
+    75,000 × 225,000 distinct scores (P·N past 2³²) against Sun & Xu's fast DeLong
+    (midranks, tests/test_intervals.py), the binomial interval, and the means over rows
+    of logloss and of the regression errors (rmse through the delta method)."""
+    from scipy import stats
+    from test_intervals import fast_delong
+
+    frame = case.frame
+    y, s = frame["label"].to_numpy(), frame["score"].to_numpy()
+    target, estimate = frame["target"].to_numpy(), frame["estimate"].to_numpy()
+    z = stats.norm.ppf(0.975)
+    auc, auc_se = fast_delong(s, y)
+    eps = np.finfo(float).eps
+    p = np.clip(s, eps, 1 - eps)
+    logloss = -np.where(y == 1, np.log(p), np.log(1 - p))
+    correct = (y == (s >= 0.5)).astype(float)
+    error = estimate - target
+    mse = (error**2).mean()
+    expected = {
+        "auc": (auc, auc_se),
+        "logloss": (logloss.mean(), _mean_se(logloss)),
+        "accuracy": (correct.mean(), math.sqrt(correct.mean() * (1 - correct.mean()) / len(correct))),
+        "mae": (np.abs(error).mean(), _mean_se(np.abs(error))),
+        "rmse": (math.sqrt(mse), _mean_se(error**2) / (2 * math.sqrt(mse))),
+    }
+    binary = sm.evaluate(
+        case.path, ["auc", "logloss", "accuracy"], label="label", score="score", ci=0.95, engine=engine
+    )
+    regression = sm.evaluate(case.path, ["mae", "rmse"], label="target", score="estimate", ci=0.95, engine=engine)
+    got = binary.row(0, named=True) | regression.row(0, named=True)
+    for metric, (value, se) in expected.items():
+        close(got[f"{metric}_lo"], value - z * se, f"{metric}_lo on {engine}")
+        close(got[f"{metric}_hi"], value + z * se, f"{metric}_hi on {engine}")
