@@ -337,37 +337,41 @@ def _score_histogram(rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
 
 
 def _row_mean_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-    """row_mean.sql over the used rows. The row values are the interval's SQL, read by
-    polars' SQL expression parser: one declaration for both engines."""
+    """row_mean.sql over the used rows: each score's positive and negative weight with
+    the value of a positive and of a negative row there. The row values are the
+    interval's SQL, read by polars' SQL expression parser: one declaration for both
+    engines."""
     values = dict(interval_of(call).values)
-    w_pos, w_neg = pl.col("w_pos"), pl.col("w_neg")
-    hist = _score_histogram(rows, slices).with_columns(
-        x_pos=pl.sql_expr(values["positive"]).cast(pl.Float64), x_neg=pl.sql_expr(values["negative"]).cast(pl.Float64)
+    hist = _score_histogram(rows, slices)
+    weighted_values = pl.concat(
+        [
+            hist.select(*slices, w=pl.col(f"w_{side}"), x=pl.sql_expr(values[side_name]).cast(pl.Float64))
+            for side, side_name in (("pos", "positive"), ("neg", "negative"))
+        ]
     )
-    x_pos, x_neg = pl.col("x_pos"), pl.col("x_neg")
-    total = (w_pos + w_neg).sum()
-    means = hist.group_by(slices).agg(total=total, mean=(w_pos * x_pos + w_neg * x_neg).sum() / total)
-    joined = hist.join(means.filter(pl.col("total") > 1), on=slices, nulls_equal=True)
-    mean, n = pl.col("mean"), pl.col("total").first()
-    squares = (w_pos * (x_pos - mean) ** 2 + w_neg * (x_neg - mean) ** 2).sum()
-    return joined.group_by(slices).agg(se=(squares / ((n - 1) * n)).sqrt(), df=pl.lit(None, pl.Int64))
+    return _weighted_mean_spread(weighted_values, slices, pl.lit(1.0))
 
 
 def _residual_mean_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-    """residual_mean.sql over the used rows; the value and the rows it is taken over are
-    the interval's SQL, read by polars' SQL expression parser."""
+    """residual_mean.sql over the used rows; the value, the rows it is taken over and the
+    delta method's slope are the interval's SQL, read by polars' SQL expression parser."""
     values = dict(interval_of(call).values)
+    kept = rows.filter(pl.sql_expr(values["where"]))
+    weighted_values = kept.select(*slices, "w", x=pl.sql_expr(values["value"]).cast(pl.Float64))
+    return _weighted_mean_spread(weighted_values, slices, pl.sql_expr(values["slope"]).cast(pl.Float64))
+
+
+def _weighted_mean_spread(weighted_values: pl.LazyFrame, slices: list[str], slope: pl.Expr) -> pl.LazyFrame:
+    """Per slice, ``se`` = slope(mean)·√(Σ w·(x − mean)² / ((W − 1)·W)) of the values ``x``
+    of weight ``w``, in two passes (the mean, then the squares about it), NULL unless
+    W > 1; ``df`` NULL (the normal interval)."""
     w, x = pl.col("w"), pl.col("x")
-    kept = rows.filter(pl.sql_expr(values["where"])).select(
-        *slices, "w", x=pl.sql_expr(values["value"]).cast(pl.Float64)
-    )
-    means = kept.group_by(slices).agg(total=w.sum(), mean=(w * x).sum() / w.sum())
-    joined = kept.join(means.filter(pl.col("total") > 1), on=slices, nulls_equal=True)
+    means = weighted_values.group_by(slices).agg(total=w.sum(), mean=(w * x).sum() / w.sum())
+    joined = weighted_values.join(means.filter(pl.col("total") > 1), on=slices, nulls_equal=True)
     n = pl.col("total").first()
     squares = (w * (x - pl.col("mean")) ** 2).sum()
     of_mean = joined.group_by(slices).agg(pl.col("mean").first(), se_of_mean=(squares / ((n - 1) * n)).sqrt())
-    se = pl.col("se_of_mean") * pl.sql_expr(values["slope"]).cast(pl.Float64)
-    return of_mean.select(*slices, se=se, df=pl.lit(None, pl.Int64))
+    return of_mean.select(*slices, se=pl.col("se_of_mean") * slope, df=pl.lit(None, pl.Int64))
 
 
 def _proportion_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:

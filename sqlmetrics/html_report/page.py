@@ -33,7 +33,7 @@ def document(described: Mapping[str, str], sections: Sequence[str], sql: str, no
     """The whole page: what was evaluated (and a ``notice`` such as why every metric is
     empty), the sections, the SQL (collapsed)."""
     facts = "\n".join(f"<dt>{escape(key)}</dt><dd>{escape(value)}</dd>" for key, value in described.items())
-    facts += f'</dl><p class="notice">{escape(notice)}</p><dl>' if notice else ""
+    shown_notice = f'<p class="notice">{escape(notice)}</p>' if notice else ""
     return "\n".join(
         [
             "<!DOCTYPE html>",
@@ -42,7 +42,7 @@ def document(described: Mapping[str, str], sections: Sequence[str], sql: str, no
             f"<title>sqlmetrics report: {escape(described['metrics'])}</title>",
             f"<style>{STYLE}</style></head><body>",
             "<h1>sqlmetrics report</h1>",
-            f'<section id="evaluated"><h2>What was evaluated</h2><dl>{facts}</dl></section>',
+            f'<section id="evaluated"><h2>What was evaluated</h2><dl>{facts}</dl>{shown_notice}</section>',
             *sections,
             '<section id="sql"><h2>SQL</h2><details><summary>The statement that computed the metrics</summary>'
             f"<pre>{escape(sql)}</pre></details></section>",
