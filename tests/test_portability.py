@@ -236,11 +236,19 @@ UNIQUE_UNIONS = {
     "curve": ({"slice_1", "point"}, "point 0 is the origin; the other branch keeps thresholds numbered from 1"),
 }
 
+# Steps with one row per list (slices and query) for each tie policy and relevance
+# threshold, which every reader fixes in its WHERE, and why.
+ONE_ROW_PER_LIST = {
+    "first_hits": "only a list's first peer group holding a relevant row is kept (relevant > 0, none before it)",
+}
+
 
 def _unique_keys(relation: exp.Expression | None, tree: exp.Expression) -> set[str] | None:
     """Columns on which ``relation`` is unique (None: not known to be unique on any)."""
     if isinstance(relation, exp.Union) and isinstance(relation.parent, exp.CTE):
         return UNIQUE_UNIONS.get(relation.parent.alias, (None, ""))[0]
+    if isinstance(relation.parent, exp.CTE) and relation.parent.alias in ONE_ROW_PER_LIST:
+        return {name for name in _names(relation.expressions) if name.startswith("slice_")} | {"query"}
     if not isinstance(relation, exp.Select):
         return None
     projected = {e.this.sql(): e.alias for e in relation.expressions if isinstance(e, exp.Alias)}

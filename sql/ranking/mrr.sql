@@ -1,7 +1,7 @@
 -- mrr: mean reciprocal rank at k, the mean over lists of RR@k = 1/p for the first
 -- relevant item (label >= min_relevance) at position p <= k, else 0 (k NULL: no cutoff).
 -- Positions by score, descending. Under ties the first relevant item lies in the first
--- peer group holding one (see ranked.sql), at positions a.. with g rows of which m
+-- peer group holding one (first_hits.sql), at positions a.. with g rows of which m
 -- relevant. With J the non-relevant rows of the group ranked before its first relevant
 -- one, P(J >= j) = Π_{t < j} (g − m − t)/(g − t) and P(J = j) = P(J >= j)·m/(g − j), so
 --   E[RR@k] = Σ_{j = 0 .. g − m, a + j <= k} P(J = j) / (a + j),
@@ -9,18 +9,10 @@
 -- A list without a relevant judged item is skipped and counted (empty = 'skip') or
 -- scores 0 (empty = 'zero'); a list without judgments is skipped.
 --
--- reads:  ranked, judged
+-- reads:  first_hits, list_floors (one row per list: its relevant and judged items)
 -- params: {{ k }}, {{ ties }}, {{ min_relevance }}, {{ empty }}
 -- output: {{ by }}, mrr, mrr_queries (lists used), mrr_skipped (lists left out)
-WITH first_relevant AS (
-    SELECT {{ by }}, query, MIN(first_position) AS a, MIN(last_position - first_position + 1) AS g,
-           MIN(group_relevant) AS m
-    FROM ranked
-    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND relevant_before = 0 AND group_relevant > 0
-      AND first_position <= COALESCE({{ k }}, first_position)
-    GROUP BY {{ by }}, query
-),
-offsets AS (
+WITH offsets AS (
     -- one row per possible j = 0 .. g − m, with P(J >= j) as a running product
     SELECT {{ by }}, query, a, g, m, j,
            EXP(COALESCE(SUM(CASE WHEN j < g - m THEN LN((g - m - j) / CAST(g - j AS DOUBLE)) ELSE 0 END)
@@ -28,7 +20,8 @@ offsets AS (
                               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS at_least_j
     FROM (
         SELECT {{ by }}, query, a, g, m, UNNEST(RANGE(0, CAST(g - m + 1 AS BIGINT))) AS j
-        FROM first_relevant
+        FROM first_hits
+        WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND a <= COALESCE({{ k }}, a)
     ) AS expanded
 ),
 list_parts AS (
@@ -36,13 +29,10 @@ list_parts AS (
     FROM offsets
     WHERE a + j <= COALESCE({{ k }}, a + j)
     UNION ALL
-    SELECT {{ by }}, query, 0, CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END, n
-    FROM judged
-    UNION ALL
     -- every list, even one without a relevant item in the top k or without judgments
-    SELECT {{ by }}, query, 0, 0, 0
-    FROM ranked
-    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND first_position = 1
+    SELECT {{ by }}, query, 0, relevant, judged
+    FROM list_floors
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
 ),
 per_list AS (
     SELECT {{ by }}, query,

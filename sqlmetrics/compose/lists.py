@@ -14,6 +14,7 @@ from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import reads
 from sqlmetrics.registry import intermediates
+from sqlmetrics.spec import MetricCall
 
 # DuckDB's top-k aggregate ``max(x, k)`` reserves about 16 bytes per k for every list
 # (measured: 3,000 lists at k = 100,000 took 5.2 GB; it refuses k >= 1,000,000), so only a
@@ -26,8 +27,10 @@ DUCKDB_TOP_K_MAX = 100
 # states spilled more than 60 GB under a 4 GB memory limit, the rank form 10 GB).
 DUCKDB_TOP_K_SLOTS = 1 << 27
 
-# The step whose rows the floors bound.
+# The step whose rows the floors bound, and the one that finds each list's first relevant
+# peer group from its top relevant score.
 RANKED = "ranked"
+FIRST_HITS = "first_hits"
 
 
 def ideal_rows_sql(binding: Binding) -> str:
@@ -44,24 +47,34 @@ def ideal_rows_sql(binding: Binding) -> str:
 
 
 def ranks_lists(binding: Binding) -> bool:
-    """Whether a metric of the call ranks lists (reads ``ranked``)."""
-    return any(reads(RANKED, call.spec.intermediates) for call in binding.calls)
+    """Whether a metric of the call reads lists step by step (``ranked`` or ``first_hits``)."""
+    return any(_reads_lists(call) for call in binding.calls)
+
+
+def _reads_lists(call: MetricCall) -> bool:
+    return any(reads(step, call.spec.intermediates) for step in (RANKED, FIRST_HITS))
 
 
 def list_floors_sql(binding: Binding, portable: bool) -> str:
     """Per list and (tie policy, relevance threshold) in use: the lowest score any metric
-    of the call reads down to (the ranked step's ``floor``; ``portable``: without
-    DuckDB's top-k aggregate, which is also avoided for a k above ``DUCKDB_TOP_K_MAX``)."""
+    of the call ranks down to (``floor``: the ranked step's ``floor``; ``portable``:
+    without DuckDB's top-k aggregate, which is also avoided for a k above
+    ``DUCKDB_TOP_K_MAX``). When a metric reads ``first_hits``, also the list's top
+    relevant score (``top_relevant``, NULL without a relevant row) and its ``relevant``
+    and ``judged`` items: for impressions counted in the same aggregation, for a run
+    from its judgments."""
     by = ", ".join(binding.slices)
     floor = intermediates()[RANKED].floor
     ranking = [call for call in binding.calls if reads(RANKED, call.spec.intermediates)]
+    hitting = any(reads(FIRST_HITS, call.spec.intermediates) for call in binding.calls)
     cutoffs = [call.kwargs["k"] for call in ranking if call.kwargs.get("k") is not None]
     portable = portable or (bool(cutoffs) and not _top_k_fits(binding, max(cutoffs)))
-    floors: dict[tuple[str, float], list[str]] = {}
+    floors: dict[tuple[str, float], set[str]] = {}
+    for call in filter(_reads_lists, binding.calls):
+        floors.setdefault((call.kwargs["ties"], call.kwargs["min_relevance"]), set())
     for call in ranking:
         kwargs = call.kwargs
-        combination = (kwargs["ties"], kwargs["min_relevance"])
-        floors.setdefault(combination, []).append(
+        floors[kwargs["ties"], kwargs["min_relevance"]].add(
             floor(call.spec.reach, kwargs.get("k"), kwargs["min_relevance"], portable)
         )
     rows = "input\nWHERE w IS NOT NULL"
@@ -70,12 +83,39 @@ def list_floors_sql(binding: Binding, portable: bool) -> str:
             f"(\n  SELECT *, RANK() OVER (PARTITION BY {by}, query ORDER BY score DESC) AS score_rank\n"
             "  FROM input\n  WHERE w IS NOT NULL\n) AS ranked_input"
         )
-    selects = [
-        f"SELECT {templates.literal(ties)} AS ties, {templates.literal(min_relevance)} AS min_relevance, {by}, query, "
-        f"{_least(sorted(set(exprs)))} AS floor\nFROM {rows}\nGROUP BY {by}, query"
-        for (ties, min_relevance), exprs in sorted(floors.items())
-    ]
+    selects = []
+    for (ties, min_relevance), exprs in sorted(floors.items()):
+        relevant = f"label >= {templates.literal(min_relevance)}"
+        columns = [
+            f"{templates.literal(ties)} AS ties",
+            f"{templates.literal(min_relevance)} AS min_relevance",
+            by,
+            "query",
+            # a policy only first_hits reads ranks no row: any floor does
+            f"{_least(sorted(exprs)) if exprs else 'MAX(score)'} AS floor",
+        ]
+        if hitting:
+            columns.append(f"MAX(CASE WHEN {relevant} THEN score END) AS top_relevant")
+            if not binding.judgments:
+                columns += [f"SUM(CASE WHEN {relevant} THEN 1 ELSE 0 END) AS relevant", "COUNT(*) AS judged"]
+        select = f"SELECT {', '.join(columns)}\nFROM {rows}\nGROUP BY {by}, query"
+        selects.append(_with_judged_counts(binding, select, relevant) if hitting and binding.judgments else select)
     return "\nUNION ALL\n".join(selects)
+
+
+def _with_judged_counts(binding: Binding, select: str, relevant: str) -> str:
+    """``select`` (one row per list of a run) with the list's ``relevant`` and ``judged``
+    items counted in its judgments (``ideal_rows``; 0 for a list without any)."""
+    by = ", ".join(binding.slices)
+    counts = (
+        f"SELECT {by}, query, SUM(CASE WHEN {relevant} THEN 1 ELSE 0 END) AS relevant, COUNT(*) AS judged\n"
+        f"FROM ideal_rows\nGROUP BY {by}, query"
+    )
+    on = " AND ".join(filter(None, [templates.same_slice(binding.slices, "f", "c"), "f.query = c.query"]))
+    return (
+        f"SELECT f.*, COALESCE(c.relevant, 0) AS relevant, COALESCE(c.judged, 0) AS judged\n"
+        f"FROM (\n{select}\n) AS f\nLEFT JOIN (\n{counts}\n) AS c ON {on}"
+    )
 
 
 def _top_k_fits(binding: Binding, k: int) -> bool:

@@ -3,14 +3,16 @@
 The steps their templates read (``INTERMEDIATES``, collected by the registry): ``ranked``
 (every kept row with its tie group's positions, rendered once per tie policy and
 relevance threshold in use, sorting by the keys its policy needs; its ``floor`` says how
-deep each metric reads, for ``list_floors``), ``judged`` (each list's relevance
-histogram) and ``positions`` (running sums of the discounts). The polars engine reads
-the same plan through ``Lists`` and ``run_lists``.
+deep each metric reads, for ``list_floors``), ``first_hits`` (each list's first peer
+group holding a relevant row, from the rows at or above its top relevant score, without
+ranking them: mrr), ``judged`` (each list's relevance histogram) and ``positions``
+(running sums of the discounts). The polars engine reads the same plan through
+``Lists`` and ``run_lists`` (its mrr takes the first relevant group from ``ranked``).
 """
 
 from sqlmetrics.family import Intermediate
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
-from sqlmetrics.metrics.ranking._params import tie_breaks_sql
+from sqlmetrics.metrics.ranking._params import peer_sql, tie_breaks_sql
 from sqlmetrics.metrics.ranking._reach import floor_sql
 
 INTERMEDIATES = {
@@ -19,6 +21,11 @@ INTERMEDIATES = {
         each=("ties", "min_relevance"),
         derived=lambda ties, min_relevance: {"tie_breaks": tie_breaks_sql(ties)},
         floor=floor_sql,
+    ),
+    "first_hits": Intermediate(
+        "intermediates/first_hits.sql",
+        each=("ties", "min_relevance"),
+        derived=lambda ties, min_relevance: peer_sql(ties),
     ),
     "judged": Intermediate("intermediates/judged.sql"),
     "positions": Intermediate("intermediates/positions.sql", after=("ranked", "judged")),

@@ -1,34 +1,15 @@
 m_mrr AS (
-  WITH m_mrr_first_relevant AS (
+  WITH m_mrr_offsets AS (
     /* mrr: mean reciprocal rank at k, the mean over lists of RR@k = 1/p for the first */
     /* relevant item (label >= min_relevance) at position p <= k, else 0 (k NULL: no cutoff). */
     /* Positions by score, descending. Under ties the first relevant item lies in the first */
-    /* peer group holding one (see ranked.sql), at positions a.. with g rows of which m */
+    /* peer group holding one (first_hits.sql), at positions a.. with g rows of which m */
     /* relevant. With J the non-relevant rows of the group ranked before its first relevant */
     /* one, P(J >= j) = Π_{t < j} (g − m − t)/(g − t) and P(J = j) = P(J >= j)·m/(g − j), so */
     /*   E[RR@k] = Σ_{j = 0 .. g − m, a + j <= k} P(J = j) / (a + j), */
     /* the exact mean over every order of a tie group under ties = 'average'. */
     /* A list without a relevant judged item is skipped and counted (empty = 'skip') or */
     /* scores 0 (empty = 'zero'); a list without judgments is skipped. */
-    SELECT
-      slice_1,
-      slice_2,
-      query,
-      MIN(first_position) AS a,
-      MIN(last_position - first_position + 1) AS g,
-      MIN(group_relevant) AS m
-    FROM ranked
-    WHERE
-      ties = 'average'
-      AND min_relevance = CAST(1.0 AS FLOAT64)
-      AND relevant_before = 0
-      AND group_relevant > 0
-      AND first_position <= COALESCE(NULL, first_position)
-    GROUP BY
-      slice_1,
-      slice_2,
-      query
-  ), m_mrr_offsets AS (
     /* one row per possible j = 0 .. g − m, with P(J >= j) as a running product */
     SELECT
       slice_1,
@@ -59,17 +40,24 @@ m_mrr AS (
         g,
         m,
         IF(pos = pos_2, j, NULL) AS j
-      FROM m_mrr_first_relevant AS first_relevant
+      FROM first_hits
       CROSS JOIN UNNEST(GENERATE_ARRAY(0, GREATEST(ARRAY_LENGTH(GENERATE_ARRAY(0, CAST(g - m + 1 AS INT64) - 1))) - 1)) AS pos
       CROSS JOIN UNNEST(GENERATE_ARRAY(0, CAST(g - m + 1 AS INT64) - 1)) AS j WITH OFFSET AS pos_2
       WHERE
-        pos = pos_2
-        OR (
-          pos > (
-            ARRAY_LENGTH(GENERATE_ARRAY(0, CAST(g - m + 1 AS INT64) - 1)) - 1
-          )
-          AND pos_2 = (
-            ARRAY_LENGTH(GENERATE_ARRAY(0, CAST(g - m + 1 AS INT64) - 1)) - 1
+        (
+          ties = 'average'
+          AND min_relevance = CAST(1.0 AS FLOAT64)
+          AND a <= COALESCE(NULL, a)
+        )
+        AND (
+          pos = pos_2
+          OR (
+            pos > (
+              ARRAY_LENGTH(GENERATE_ARRAY(0, CAST(g - m + 1 AS INT64) - 1)) - 1
+            )
+            AND pos_2 = (
+              ARRAY_LENGTH(GENERATE_ARRAY(0, CAST(g - m + 1 AS INT64) - 1)) - 1
+            )
           )
         )
     ) AS expanded
@@ -89,26 +77,17 @@ m_mrr AS (
     WHERE
       a + j <= COALESCE(NULL, a + j)
     UNION ALL
-    SELECT
-      slice_1,
-      slice_2,
-      query,
-      0,
-      CASE WHEN label >= CAST(1.0 AS FLOAT64) THEN n ELSE 0 END,
-      n
-    FROM judged
-    UNION ALL
     /* every list, even one without a relevant item in the top k or without judgments */
     SELECT
       slice_1,
       slice_2,
       query,
       0,
-      0,
-      0
-    FROM ranked
+      relevant,
+      judged
+    FROM list_floors
     WHERE
-      ties = 'average' AND min_relevance = CAST(1.0 AS FLOAT64) AND first_position = 1
+      ties = 'average' AND min_relevance = CAST(1.0 AS FLOAT64)
   ), m_mrr_per_list AS (
     SELECT
       slice_1,

@@ -96,11 +96,13 @@ WITH input AS (
     slice_2,
     query,
     LEAST_IGNORE_NULLS(
-      COALESCE(MAX(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END), MAX(score)),
       COALESCE(MIN(CASE WHEN label > 0 THEN score END), MAX(score)),
       COALESCE(MIN(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END), MAX(score)),
       MIN(CASE WHEN score_rank <= 10 THEN score END)
-    ) AS floor
+    ) AS floor,
+    MAX(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END) AS top_relevant,
+    SUM(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN 1 ELSE 0 END) AS relevant,
+    COUNT(*) AS judged
   FROM (
     SELECT
       *,
@@ -120,7 +122,10 @@ WITH input AS (
     slice_1,
     slice_2,
     query,
-    COALESCE(MIN(CASE WHEN label > 0 THEN score END), MAX(score)) AS floor
+    COALESCE(MIN(CASE WHEN label > 0 THEN score END), MAX(score)) AS floor,
+    MAX(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END) AS top_relevant,
+    SUM(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN 1 ELSE 0 END) AS relevant,
+    COUNT(*) AS judged
   FROM (
     SELECT
       *,
@@ -313,6 +318,77 @@ WITH input AS (
         )
       )
   ) AS numbers
+), first_hits AS (
+  /* first_hits: per list, for one tie policy and relevance threshold, the first peer group */
+  /* holding a relevant row (label >= min_relevance), found without ranking the list's rows. */
+  /* Only the rows at or above the list's top relevant score (list_floors.top_relevant) can */
+  /* precede or hold it: those above it (none relevant) are counted as one group, those at it */
+  /* per peer group of the policy (nothing for 'average', the label, or the item and */
+  /* label; see ranked.sql), and only these few groups are put in order: */
+  /*   a   the group's first position (1 + the rows ranked before it), */
+  /*   g   its rows,   m   its relevant rows. */
+  /* The same a, g and m as ranked.sql's first group with relevant_before = 0 and */
+  /* group_relevant > 0. A list without a relevant row has no first hit. */
+  SELECT
+    'average' AS ties,
+    CAST(1.0 AS DOUBLE) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    rows_before + 1 AS a,
+    n AS g,
+    relevant AS m
+  FROM (
+    /* the groups in the policy's order, with the rows and relevant rows before each */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      n,
+      relevant,
+      SUM(n) OVER (
+        PARTITION BY slice_1, slice_2, query
+        ORDER BY above DESC
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) - n AS rows_before,
+      SUM(relevant) OVER (
+        PARTITION BY slice_1, slice_2, query
+        ORDER BY above DESC
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) - relevant AS relevant_before
+    FROM (
+      SELECT
+        slice_1,
+        slice_2,
+        query,
+        above,
+        COUNT(*) AS n,
+        SUM(relevant) AS relevant
+      FROM (
+        SELECT
+          i.slice_1,
+          i.slice_2,
+          i.query,
+          CASE WHEN i.score > f.top_relevant THEN 1 ELSE 0 END AS above,
+          CASE WHEN i.label >= CAST(1.0 AS DOUBLE) THEN 1 ELSE 0 END AS relevant
+        FROM input AS i
+        JOIN list_floors AS f
+          ON i.slice_1 IS NOT DISTINCT FROM f.slice_1
+          AND i.slice_2 IS NOT DISTINCT FROM f.slice_2
+          AND i.query = f.query
+          AND i.score >= f.top_relevant
+        WHERE
+          NOT i.w IS NULL AND f.ties = 'average' AND f.min_relevance = CAST(1.0 AS DOUBLE)
+      ) AS top_rows
+      GROUP BY
+        slice_1,
+        slice_2,
+        query,
+        above
+    ) AS top_groups
+  ) AS ordered_groups
+  WHERE
+    relevant > 0 AND relevant_before = 0
 )
 /* the result: one row per slice, every metric joined by slice */
 SELECT
