@@ -222,6 +222,39 @@ def prepare_paired(
     return _resampling(binding, resampled, resamples, seed, ci_unit)
 
 
+def prepare_arms(
+    metrics: Metrics,
+    arm: Any,
+    label: str,
+    score: str | None,
+    prediction: str | None,
+    query: str | None,
+    item: str | None,
+    weight: str | None,
+    slices: Sequence[str],
+    judgments: Any,
+    ci: float,
+    ci_method: str = "auto",
+    ci_unit: str | None = None,
+) -> tuple[Binding, Any]:
+    """The binding of arms that saw different rows (``sm.compare``): each metric per
+    slice and value of column ``arm``, with its analytic standard error (``<column>_se``);
+    and the source of the judgments, if any."""
+    if ci_method not in ("auto", "analytic") or ci_unit is not None:
+        raise InvalidParameterError(
+            "compare takes the analytic intervals for arms (ci_method='auto', no ci_unit): the bootstrap of arms "
+            "is not built yet"
+        )
+    if not isinstance(arm, str):
+        raise InvalidParameterError(f"arm must be a column name (a string), got {arm!r}")
+    if arm in slices:
+        raise InvalidParameterError(f"arm column {arm!r} is also a slice column (by): compare arms within slices")
+    binding, second = prepare(
+        metrics, label, score, prediction, query, item, weight, [*slices, arm], judgments, None, ci, "analytic"
+    )
+    return dataclasses.replace(binding, spread_columns=True), second
+
+
 def _checked_scores(
     scores: Any, score: str | None, slices: list[str], judgments: Any, prediction: str | None
 ) -> tuple[str, str]:
@@ -258,6 +291,7 @@ def to_sql(
     resamples: int = 200,
     seed: int = 0,
     scores: Sequence[str] | None = None,
+    arm: str | None = None,
     dialect: str = "duckdb",
 ) -> str:
     """The one SQL statement ``evaluate`` runs for the same arguments, written for
@@ -279,7 +313,10 @@ def to_sql(
     ``evaluate`` takes each interval's percentiles over replicates 1..R from it. With
     ``scores=(baseline, candidate)``, it is the statement ``sm.compare`` runs for two
     paired scores: a row per slice and score (``sqlmetrics_scores``: 1, 2), the second's
-    rows carrying the standard error of the difference (``<column>_se``).
+    rows carrying the standard error of the difference (``<column>_se``). With ``arm=``,
+    it is the statement ``sm.compare`` runs for arms: a row per slice and arm, each
+    metric with its standard error (``<column>_se``); the differences to the baseline
+    arm, their intervals and p-values are computed from these rows.
 
     >>> import sqlmetrics as sm
     >>> sql = sm.to_sql(["auc", "logloss"], source="logs.impressions", label="click", score="pctr",
@@ -288,13 +325,18 @@ def to_sql(
     True
     """
     check_dialect(dialect)
+    slices = [by] if isinstance(by, str) else list(by or [])
+    level = 0.95 if ci is None else ci
+    if scores is not None and arm is not None:
+        raise InvalidParameterError("pass either scores= (paired) or arm= (arms), not both")
     if scores is not None:  # sm.compare's paired statement
-        slices = [by] if isinstance(by, str) else list(by or [])
-        level = 0.95 if ci is None else ci
         roles = (label, prediction, query, item, weight)
         resampling = (ci_method, ci_unit, resamples, seed)
         binding = prepare_paired(metrics, scores, score, *roles, slices, judgments, level, *resampling)
         second_source = None
+    elif arm is not None:  # sm.compare's statement for arms
+        roles = (label, score, prediction, query, item, weight)
+        binding, second_source = prepare_arms(metrics, arm, *roles, slices, judgments, level, ci_method, ci_unit)
     else:
         binding, second_source = prepare(
             metrics, label, score, prediction, query, item, weight, by, judgments, class_scores, ci, ci_method,

@@ -227,6 +227,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="the table or view the SQL reads (catalog.schema.table), instead of SOURCE; "
         "every dialect but duckdb reads a table",
     )
+    sql.add_argument(
+        "--scores", metavar="BASELINE,CANDIDATE", help="the statement compare runs for two scores of the same rows"
+    )
+    sql.add_argument("--arm", help="the statement compare runs for the arms of this column")
     sql.set_defaults(handler=run_sql)
 
     curve = commands.add_parser("curve", parents=[output], help="compute a ROC, precision-recall or calibration curve")
@@ -681,12 +685,18 @@ def run_sql(args: argparse.Namespace) -> None:
     if args.table is not None:
         args.source = args.table
     source, judgments = (args.source, args.judgments) if not args.trec else read_sources(args)
+    kwargs = binding_kwargs(args, paths=False)
+    scores = None if args.scores is None else _split_list(args.scores, "--scores")
+    if scores is not None:
+        kwargs["score"] = None
     statement = sqlmetrics.to_sql(
         binding_calls(args),
         source=source,
         judgments=judgments,
         dialect=args.dialect,
-        **binding_kwargs(args, paths=False),
+        scores=scores,
+        arm=args.arm,
+        **kwargs,
     )
     sys.stdout.write(statement.rstrip("\n") + "\n")
 

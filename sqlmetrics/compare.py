@@ -17,14 +17,13 @@ difference both models share on the same rows cancels.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
 
 from sqlmetrics import intervals
-from sqlmetrics.api import Metrics, prepare, prepare_paired, run
+from sqlmetrics.api import Metrics, prepare_arms, prepare_paired, run
 from sqlmetrics.binding import PAIRED_SLICE, Binding
 from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError
@@ -129,24 +128,13 @@ def compare(
         resampling = (ci_method, ci_unit, resamples, seed)
         binding = prepare_paired(metrics, scores, score, *roles, slices, judgments, ci, *resampling)
         return _paired_differences(run(binding, source, None, engine, con, spark), binding, slices)
-    if ci_method not in ("auto", "analytic") or ci_unit is not None:
-        raise InvalidParameterError(
-            "compare takes the analytic intervals for arms (ci_method='auto', no ci_unit): the bootstrap of arms "
-            "is not built yet"
-        )
     if arm is None or baseline is None:
         raise InvalidParameterError(
             "compare needs scores=(baseline score, candidate score) for two models that scored the same rows, or "
             "arm=<the arm column> and baseline=<the baseline arm> for arms that saw different rows"
         )
-    if not isinstance(arm, str):
-        raise InvalidParameterError(f"arm must be a column name (a string), got {arm!r}")
-    if arm in slices:
-        raise InvalidParameterError(f"arm column {arm!r} is also a slice column (by): compare arms within slices")
-    binding, second = prepare(
-        metrics, label, score, prediction, query, item, weight, [*slices, arm], judgments, None, ci, "analytic"
-    )
-    binding = dataclasses.replace(binding, spread_columns=True)
+    roles = (label, score, prediction, query, item, weight)
+    binding, second = prepare_arms(metrics, arm, *roles, slices, judgments, ci, ci_method, ci_unit)
     result = run(binding, source, second, engine, con, spark)
     return _differences(result, binding.calls, slices, arm, _baseline_value(result, arm, baseline), ci)
 

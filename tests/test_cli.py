@@ -265,6 +265,19 @@ def test_sql_runs_in_duckdb_with_the_same_numbers(capsys, logs):
     assert_frame_equal(got, sm.evaluate(logs, calls, by="date", **KWARGS))
 
 
+def test_sql_of_a_comparison_is_the_statement_compare_runs(capsys, logs):
+    """--arm and --scores print to_sql's statement of sm.compare, which runs in DuckDB."""
+    code, out, _ = run(capsys, "sql", logs, "-m", "auc,logloss", *BINDING, "--arm", "country")
+    assert code == 0
+    assert out.strip() == sm.to_sql(["auc", "logloss"], source=str(logs), arm="country", **KWARGS).strip()
+    with duckdb.connect() as con:
+        arms = con.sql(out).pl()
+    assert arms["country"].to_list() == ["de", "fr"] and arms["auc_se"].null_count() == 0
+    code, out, _ = run(capsys, "sql", logs, "-m", "auc", "--label", "click", "--scores", "pctr,w")
+    assert code == 0
+    assert out.strip() == sm.to_sql(["auc"], source=str(logs), label="click", scores=("pctr", "w")).strip()
+
+
 def test_sql_needs_no_existing_file(capsys):
     code, out, _ = run(capsys, "sql", "logs/*.parquet", "-m", "auc")
     assert code == 0

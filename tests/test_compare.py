@@ -457,3 +457,37 @@ def test_to_sql_renders_the_paired_statement_with_the_bootstrap_asked_for(tmp_pa
     assert other.filter(data).equals(drawn.filter(data)) and not other.filter(~data).equals(drawn.filter(~data))
     by_user = replicates(ci_unit="user", resamples=5)
     assert not by_user.filter(~data).equals(replicates(ci_method="bootstrap", resamples=5).filter(~data))
+
+
+def test_to_sql_renders_the_statement_compare_runs_for_arms(tmp_path):
+    """to_sql(arm=...) is the statement of sm.compare for arms: run in DuckDB, its rows
+    (one per slice and arm: each metric and its standard error) give compare's values,
+    and its standard errors combine to compare's interval."""
+    import duckdb
+
+    rng = np.random.default_rng(8)
+    n = 2000
+    frame = pl.DataFrame(
+        {
+            "arm": rng.choice(["v1", "v2"], n),
+            "country": rng.choice(["x", "y"], n),
+            "label": (rng.random(n) < 0.3).astype(int),
+            "score": rng.random(n),
+        }
+    )
+    path = tmp_path / "arms.parquet"
+    frame.write_parquet(path)
+    metrics, roles = ["auc", "logloss"], {"score": "score", "by": "country", "ci": 0.9}
+    sql = sm.to_sql(metrics, source=str(path), arm="arm", **roles)
+    rows = pl.from_arrow(duckdb.sql(sql).arrow())
+    compared = sm.compare(path, metrics, arm="arm", baseline="v1", **roles)
+    z = stats.norm.ppf(0.95)
+    for row in compared.iter_rows(named=True):
+        name, country = row["metric"], row["country"]
+        base = rows.filter(pl.col("country") == country, pl.col("arm") == "v1").row(0, named=True)
+        cand = rows.filter(pl.col("country") == country, pl.col("arm") == "v2").row(0, named=True)
+        assert (row["baseline_value"], row["candidate_value"]) == (base[name], cand[name])
+        se = math.hypot(base[f"{name}_se"], cand[f"{name}_se"])
+        assert row["delta_hi"] - row["delta_lo"] == pytest.approx(2 * z * se, rel=1e-12)
+    with pytest.raises(InvalidParameterError, match="not both"):
+        sm.to_sql(metrics, source="t", arm="arm", scores=("a", "b"))

@@ -95,7 +95,8 @@ def test_the_report_holds_every_slice_metric_and_chart(written, logs):
     for value in ("v1", "v2", *slices["country"].unique().to_list(), "2026-11-01"):
         assert value in text
     assert "<h2>Comparison</h2>" in html and "arms, normal: DeLong" in html and "calibration" in html
-    assert "WITH" in html and "<details>" in html  # the SQL, collapsed
+    assert "WITH" in html and html.count("<details>") == 2  # the SQL of the metrics and of the comparison, collapsed
+    assert "<summary>The statement that computed the comparison" in html and "auc_se" in html
     assert path.stat().st_size < 5_000_000  # 28 slices
 
 

@@ -30,6 +30,7 @@ from sqlmetrics.spec import MetricCall
 
 CURVE_POINTS = 200  # points kept per curve and slice (the thinning bounds the area's change)
 LINES_PER_CHART = 8
+COMPARISON_STATEMENT = "The statement that computed the comparison (its rows give the differences, intervals, p-values)"
 
 
 def report(
@@ -79,17 +80,18 @@ def report(
     sections += _over_time(table, slices, [call.column for call in calls])
     if first_score is not None and any(call.spec.family == "classification" for call in calls):
         sections.append(_curves(source, label, first_score, weight, slices, engine))
+    statements = {"The statement that computed the metrics": to_sql(metrics, source=source, **roles, **interval)}
     if scores is not None or arm is not None:
         comparable = [call for call in calls if _comparable(call, paired=scores is not None)]
         # arms are compared by their analytic intervals only (compare refuses the bootstrap there)
         resampling = {key: interval[key] for key in ("ci_method", "ci_unit", "resamples", "seed")} if scores else {}
-        comparison = compare(
-            source, comparable, scores=scores, arm=arm, baseline=baseline, label=label,
-            score=None if scores is not None else score, query=query, item=item, weight=weight,
-            by=[c for c in slices if c != arm], ci=0.95 if ci is None else ci, **resampling, engine=engine,
-        )  # fmt: skip
+        compared = {
+            "label": label, "score": None if scores is not None else score, "query": query, "item": item,
+            "weight": weight, "by": [c for c in slices if c != arm], "ci": 0.95 if ci is None else ci, **resampling,
+        }  # fmt: skip
+        comparison = compare(source, comparable, scores=scores, arm=arm, baseline=baseline, **compared, engine=engine)
         sections.append(page.comparison_table(comparison, [c.column for c in calls if c not in comparable]))
-    sql = to_sql(metrics, source=source, **roles, **interval)
+        statements[COMPARISON_STATEMENT] = to_sql(comparable, source=source, scores=scores, arm=arm, **compared)
     described = {
         "source": str(source) if isinstance(source, str | Path) else f"a {type(source).__name__}",
         "columns": ", ".join(f"{role} = {column}" for role, column in roles.items() if column and role != "by"),
@@ -99,7 +101,7 @@ def report(
         "rows excluded (a NULL in a bound column)": f"{table['n_excluded'].sum():,}",
         "evaluated": f"{when:%Y-%m-%d %H:%M:%S} UTC on {engine}, in {time.perf_counter() - started:.2f} s",
     }
-    path.write_text(page.document(described, sections, sql, no_rows_notice(table)), encoding="utf-8")
+    path.write_text(page.document(described, sections, statements, no_rows_notice(table)), encoding="utf-8")
     return path
 
 

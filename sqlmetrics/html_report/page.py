@@ -29,9 +29,11 @@ details pre { background: #f8f8f8; padding: 12px; overflow-x: auto; font-size: 1
 """
 
 
-def document(described: Mapping[str, str], sections: Sequence[str], sql: str, notice: str | None = None) -> str:
+def document(
+    described: Mapping[str, str], sections: Sequence[str], statements: Mapping[str, str], notice: str | None = None
+) -> str:
     """The whole page: what was evaluated (and a ``notice`` such as why every metric is
-    empty), the sections, the SQL (collapsed)."""
+    empty), the sections, the SQL ``statements`` by what each computed (collapsed)."""
     facts = "\n".join(f"<dt>{escape(key)}</dt><dd>{escape(value)}</dd>" for key, value in described.items())
     shown_notice = f'<p class="notice">{escape(notice)}</p>' if notice else ""
     return "\n".join(
@@ -44,8 +46,12 @@ def document(described: Mapping[str, str], sections: Sequence[str], sql: str, no
             "<h1>sqlmetrics report</h1>",
             f'<section id="evaluated"><h2>What was evaluated</h2><dl>{facts}</dl>{shown_notice}</section>',
             *sections,
-            '<section id="sql"><h2>SQL</h2><details><summary>The statement that computed the metrics</summary>'
-            f"<pre>{escape(sql)}</pre></details></section>",
+            '<section id="sql"><h2>SQL</h2>',
+            *(
+                f"<details><summary>{escape(summary)}</summary><pre>{escape(sql)}</pre></details>"
+                for summary, sql in statements.items()
+            ),
+            "</section>",
             "</body></html>",
         ]
     )
