@@ -75,6 +75,7 @@ import re
 import shutil
 import sys
 import textwrap
+import warnings
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from functools import partial
@@ -89,7 +90,7 @@ from sqlmetrics.api import LOCAL_ENGINES
 from sqlmetrics.curves._curve import CurveKind
 from sqlmetrics.curves._thin import thin
 from sqlmetrics.dialects import DIALECTS
-from sqlmetrics.errors import SqlMetricsError
+from sqlmetrics.errors import NoRowsUsedWarning, SqlMetricsError
 from sqlmetrics.parquet_files import row_count
 from sqlmetrics.progress import Progress
 from sqlmetrics.registry import parse_metric, parse_value, routed
@@ -483,13 +484,16 @@ def run_report(args: argparse.Namespace) -> None:
     scores = None if args.scores is None else _split_list(args.scores, "--scores")
     if scores is not None:
         kwargs["score"] = None
-    with _progress(not args.quiet and sys.stderr.isatty(), f"writing the report of {args.source}"):
+    progress = _progress(not args.quiet and sys.stderr.isatty(), f"writing the report of {args.source}")
+    with progress, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NoRowsUsedWarning)
         path = sqlmetrics.report(
             Path(args.source), binding_calls(args), **kwargs, scores=scores, arm=args.arm, baseline=args.baseline,
             engine=args.engine, output=args.output,
         )  # fmt: skip
-    if row_count(args.source) == 0:  # the report says so too, and why when all rows were excluded
-        _warn_no_rows(0, "every metric is NULL")
+    for warning in caught:  # the report says so too
+        if isinstance(warning.message, NoRowsUsedWarning):
+            _warn_no_rows(warning.message.excluded, "every metric is NULL")
     print(f"wrote {path}", file=sys.stderr)
 
 

@@ -41,6 +41,15 @@ class EngineOutOfMemoryError(MemoryError):
     same call succeeds with more); the message says which limits and how to raise them."""
 
 
+class NoRowsUsedWarning(UserWarning):
+    """A report or table computed from no row: the source has none, or every row was
+    excluded (``excluded`` of them, each for a NULL in a bound column)."""
+
+    def __init__(self, message: str, excluded: int) -> None:
+        super().__init__(message)
+        self.excluded = excluded
+
+
 def shown(value: Any) -> str:
     """``value`` as a message quotes it: a path as ``the path 'logs/a.parquet'`` (not
     ``PosixPath('logs/a.parquet')``, which speaks Python's internals), anything else as

@@ -19,6 +19,7 @@ import pytest
 
 import sqlmetrics as sm
 from sqlmetrics import cli
+from sqlmetrics.errors import NoRowsUsedWarning
 from sqlmetrics.html_report import date_column
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -183,8 +184,8 @@ def test_command_line_report(tmp_path, logs, capsys):
 
 
 def test_a_report_without_a_used_row_says_why(tmp_path, capsys):
-    """On stderr for an empty source, and in the report itself (which also knows when
-    every row was excluded for a NULL)."""
+    """In the report, as a warning, and on the command line's stderr: for an empty
+    source and when every row was excluded for a NULL."""
     empty, nulls = tmp_path / "empty.parquet", tmp_path / "nulls.parquet"
     schema = {"click": pl.Int64, "pctr": pl.Float64}
     pl.DataFrame(schema=schema).write_parquet(empty)
@@ -193,8 +194,13 @@ def test_a_report_without_a_used_row_says_why(tmp_path, capsys):
     assert cli.main(["report", str(empty), *argv, str(tmp_path / "empty.html")]) == 0
     assert "warning: the source has no rows: every metric is NULL" in capsys.readouterr().err
     assert "No row was used: the source has no rows." in (tmp_path / "empty.html").read_text()
-    html = sm.report(nulls, ["auc"], label="click", score="pctr", output=tmp_path / "nulls.html").read_text()
+    with pytest.warns(NoRowsUsedWarning, match="all 3 rows were excluded"):
+        html = sm.report(nulls, ["auc"], label="click", score="pctr", output=tmp_path / "nulls.html").read_text()
     assert "No row was used: all 3 rows were excluded (each has a NULL in a bound column)." in html
+    assert cli.main(["report", str(nulls), *argv, str(tmp_path / "nulls.html")]) == 0
+    assert "warning: all 3 rows were excluded (each has a NULL in a bound column): every metric is NULL" in (
+        capsys.readouterr().err
+    )
     assert "No row was used" not in sm.report(
         pl.DataFrame({"click": [0, 1], "pctr": [0.2, 0.7]}), ["auc"], label="click", score="pctr",
         output=tmp_path / "some.html",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from sqlmetrics import intervals
 from sqlmetrics.api import Metrics, evaluate, to_sql
 from sqlmetrics.compare import compare
 from sqlmetrics.curves import calibration_curve, pr_curve, roc_curve
-from sqlmetrics.errors import InvalidParameterError
+from sqlmetrics.errors import InvalidParameterError, NoRowsUsedWarning
 from sqlmetrics.html_report import page, svg
 from sqlmetrics.registry import resolve
 from sqlmetrics.spec import MetricCall
@@ -58,7 +59,9 @@ def report(
     to ``output`` (a new or existing ``.html`` file in an existing directory); return
     its path. With ``scores=(baseline, candidate)`` (the metrics of the first score, the
     comparison of both) or ``arm=`` and ``baseline=``, the report adds ``sm.compare``'s
-    table. The other arguments are ``evaluate``'s.
+    table. The other arguments are ``evaluate``'s. A report of no used row (the source
+    has none, or every row has a NULL in a bound column) says so, and warns
+    (``NoRowsUsedWarning``).
 
     >>> import polars as pl, sqlmetrics as sm, tempfile, pathlib
     >>> logs = pl.DataFrame({"day": ["2026-11-01"] * 4 + ["2026-11-02"] * 4, "click": [0, 1] * 4,
@@ -101,7 +104,10 @@ def report(
         "rows excluded (a NULL in a bound column)": f"{table['n_excluded'].sum():,}",
         "evaluated": f"{when:%Y-%m-%d %H:%M:%S} UTC on {engine}, in {time.perf_counter() - started:.2f} s",
     }
-    path.write_text(page.document(described, sections, statements, no_rows_notice(table)), encoding="utf-8")
+    notice = no_rows_notice(table)
+    path.write_text(page.document(described, sections, statements, notice), encoding="utf-8")
+    if notice is not None:
+        warnings.warn(NoRowsUsedWarning(notice, table["n_excluded"].sum()), stacklevel=2)
     return path
 
 
