@@ -59,3 +59,10 @@ def cumulative(hist: str, keys: tuple[str, ...] = ()) -> Intermediate:
         values=(("hist", hist),),
         keys=keys,
     )
+
+
+def cutoff_column(k: int | None) -> str:
+    """The ``list_floors`` column of each list's lowest score that can hold a relevant row
+    within the top k (k None: no cutoff), which a step reading lists at a cutoff
+    (``cutoff_hits``) reads."""
+    return "cutoff_all" if k is None else f"cutoff_{k}"

@@ -1,25 +1,23 @@
 -- hit_rate: the share of lists with a relevant item (label >= min_relevance) in the top
 -- k positions (k NULL: anywhere in the list). Positions by score, descending.
 -- Under ties the first relevant item matters: it lies in the first peer group holding
--- one (see ranked.sql), at positions a..e with g rows of which m relevant. The list hits
+-- one (first_hits.sql), at positions a..e with g rows of which m relevant. The list hits
 -- for sure when e <= k and never when a > k; when the group straddles k with
 -- s = k − a + 1 of its positions inside, it misses only if all s go to its g − m
 -- non-relevant rows, with probability Π_{t < s} (g − m − t)/(g − t) (0 when s > g − m).
 -- average = 'macro': that share; 'micro': Σ hits@k / Σ R over lists, hits@k the
--- relevant items in the top k and R the list's relevant judged items (the HR@K of
--- recommender papers).
+-- relevant items in the top k (cutoff_hits.sql) and R the list's relevant judged items
+-- (the HR@K of recommender papers).
 -- A list without a relevant judged item is skipped and counted (empty = 'skip') or
 -- scores 0 (empty = 'zero'); a list without judgments is skipped.
 --
--- reads:  ranked, judged
+-- reads:  first_hits, cutoff_hits, list_floors (one row per list: its relevant and judged items)
 -- params: {{ k }}, {{ ties }}, {{ min_relevance }}, {{ empty }}, {{ average }}
 -- output: {{ by }}, hit_rate, hit_rate_queries (lists used), hit_rate_skipped (lists left out)
 WITH first_relevant AS (
-    SELECT {{ by }}, query, MIN(first_position) AS a, MIN(last_position - first_position + 1) AS g,
-           MIN(group_relevant) AS m
-    FROM ranked
-    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND relevant_before = 0 AND group_relevant > 0
-    GROUP BY {{ by }}, query
+    SELECT {{ by }}, query, a, g, m
+    FROM first_hits
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
 ),
 list_parts AS (
     SELECT {{ by }}, query,
@@ -37,16 +35,14 @@ list_parts AS (
     ) AS slots
     GROUP BY {{ by }}, query
     UNION ALL
-    SELECT {{ by }}, query, 0,
-           relevant * (LEAST(last_position, COALESCE({{ k }}, last_position)) - first_position + 1)
-           / CAST(last_position - first_position + 1 AS DOUBLE),
-           0, 0
-    FROM ranked
-    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
-      AND first_position <= COALESCE({{ k }}, first_position)
+    SELECT {{ by }}, query, 0, hits, 0, 0
+    FROM cutoff_hits
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND k IS NOT DISTINCT FROM {{ k }}
     UNION ALL
-    SELECT {{ by }}, query, 0, 0, CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END, n
-    FROM judged
+    -- every list, even one without a relevant item or without judgments
+    SELECT {{ by }}, query, 0, 0, relevant, judged
+    FROM list_floors
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
 ),
 per_list AS (
     SELECT {{ by }}, query, SUM(hit) AS hit, SUM(hits) AS hits, SUM(relevant) AS relevant,

@@ -2,25 +2,25 @@
 -- min_relevance), P@k = hits@k / k, divided by k even for a list shorter than k.
 -- Positions by score, descending. A peer group at positions a..e (see ranked.sql) with
 -- g rows shares them evenly: each relevant row counts (min(e, k) − a + 1)/g hits, which
--- under ties = 'average' is the exact mean over every order of a tie group.
+-- under ties = 'average' is the exact mean over every order of a tie group (hits@k from
+-- cutoff_hits.sql).
 -- average = 'macro': the mean of P@k over lists; 'micro': Σ hits@k / Σ k over lists
 -- (the same number: every list divides by k).
 -- A list without a relevant judged item is skipped and counted (empty = 'skip') or
 -- scores 0 (empty = 'zero'); a list without judgments is skipped.
 --
--- reads:  ranked, judged
+-- reads:  cutoff_hits, list_floors (one row per list: its relevant and judged items)
 -- params: {{ k }}, {{ ties }}, {{ min_relevance }}, {{ empty }}, {{ average }}
 -- output: {{ by }}, precision, precision_queries (lists used), precision_skipped (lists left out)
 WITH list_parts AS (
-    SELECT {{ by }}, query,
-           relevant * (LEAST(last_position, {{ k }}) - first_position + 1)
-           / CAST(last_position - first_position + 1 AS DOUBLE) AS hits,
-           0 AS relevant, 0 AS judged
-    FROM ranked
-    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND first_position <= {{ k }}
+    SELECT {{ by }}, query, hits, 0 AS relevant, 0 AS judged
+    FROM cutoff_hits
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND k = {{ k }}
     UNION ALL
-    SELECT {{ by }}, query, 0, CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END, n
-    FROM judged
+    -- every list, even one without judgments
+    SELECT {{ by }}, query, 0, relevant, judged
+    FROM list_floors
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
 ),
 per_list AS (
     SELECT {{ by }}, query,

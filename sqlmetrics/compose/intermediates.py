@@ -95,13 +95,15 @@ def row_weight(binding: Binding, portable: bool) -> str:
 
 
 def combinations(binding: Binding, name: str, params: tuple[str, ...]) -> list[tuple]:
-    """Every distinct combination of ``params`` among the metrics reading ``name``, sorted."""
+    """Every distinct combination of ``params`` among the metrics reading ``name``, sorted
+    (a None, such as no cutoff, first)."""
     return sorted(
         {
-            tuple(call.kwargs[param] for param in params)
+            tuple(call.kwargs.get(param) for param in params)
             for call in binding.calls
             if reads(name, call.spec.intermediates)
-        }
+        },
+        key=lambda combination: [(value is not None, value) for value in combination],
     )
 
 

@@ -10,9 +10,12 @@ are combined, per tie policy and relevance threshold in use.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import reads
+from sqlmetrics.family import cutoff_column
 from sqlmetrics.registry import intermediates
 from sqlmetrics.spec import MetricCall
 
@@ -27,10 +30,13 @@ DUCKDB_TOP_K_MAX = 100
 # states spilled more than 60 GB under a 4 GB memory limit, the rank form 10 GB).
 DUCKDB_TOP_K_SLOTS = 1 << 27
 
-# The step whose rows the floors bound, and the one that finds each list's first relevant
-# peer group from its top relevant score.
+# The step whose rows the floors bound, and those that read lists without ranking them:
+# each list's first relevant peer group (from its top relevant score) and its hits in
+# the top k (from its k-th highest score).
 RANKED = "ranked"
 FIRST_HITS = "first_hits"
+CUTOFF_HITS = "cutoff_hits"
+LIST_STEPS = (RANKED, FIRST_HITS, CUTOFF_HITS)
 
 
 def ideal_rows_sql(binding: Binding) -> str:
@@ -47,38 +53,44 @@ def ideal_rows_sql(binding: Binding) -> str:
 
 
 def ranks_lists(binding: Binding) -> bool:
-    """Whether a metric of the call reads lists step by step (``ranked`` or ``first_hits``)."""
+    """Whether a metric of the call reads lists step by step (``ranked``, ``first_hits``
+    or ``cutoff_hits``)."""
     return any(_reads_lists(call) for call in binding.calls)
 
 
 def _reads_lists(call: MetricCall) -> bool:
-    return any(reads(step, call.spec.intermediates) for step in (RANKED, FIRST_HITS))
+    return any(reads(step, call.spec.intermediates) for step in LIST_STEPS)
 
 
 def list_floors_sql(binding: Binding, portable: bool) -> str:
     """Per list and (tie policy, relevance threshold) in use: the lowest score any metric
     of the call ranks down to (``floor``: the ranked step's ``floor``; ``portable``:
     without DuckDB's top-k aggregate, which is also avoided for a k above
-    ``DUCKDB_TOP_K_MAX``). When a metric reads ``first_hits``, also the list's top
-    relevant score (``top_relevant``, NULL without a relevant row) and its ``relevant``
-    and ``judged`` items: for impressions counted in the same aggregation, for a run
-    from its judgments."""
+    ``DUCKDB_TOP_K_MAX``). For the metrics that find their rows without ranking, also the
+    list's top relevant score (``top_relevant``, NULL without a relevant row: for
+    ``first_hits``), for every cutoff k in use the lowest score that can hold a relevant
+    row within the top k (``cutoff_<k>``, ``cutoff_all`` without a cutoff; NULL without a
+    relevant row: for ``cutoff_hits``), and its
+    ``relevant`` and ``judged`` items: for impressions counted in the same aggregation,
+    for a run from its judgments."""
     by = ", ".join(binding.slices)
     floor = intermediates()[RANKED].floor
-    ranking = [call for call in binding.calls if reads(RANKED, call.spec.intermediates)]
-    hitting = any(reads(FIRST_HITS, call.spec.intermediates) for call in binding.calls)
-    cutoffs = [call.kwargs["k"] for call in ranking if call.kwargs.get("k") is not None]
-    portable = portable or (bool(cutoffs) and not _top_k_fits(binding, max(cutoffs)))
+    readers = {step: [call for call in binding.calls if reads(step, call.spec.intermediates)] for step in LIST_STEPS}
+    cutoffs = sorted({call.kwargs.get("k") for call in readers[CUTOFF_HITS]}, key=lambda k: (k is not None, k or 0))
+    top_ks = [call.kwargs.get("k") for call in readers[RANKED]] + cutoffs
+    top_ks = [k for k in top_ks if k is not None]
+    portable = portable or (bool(top_ks) and not _top_k_fits(binding, max(top_ks)))
+    counted = bool(readers[FIRST_HITS] or readers[CUTOFF_HITS])
     floors: dict[tuple[str, float], set[str]] = {}
     for call in filter(_reads_lists, binding.calls):
         floors.setdefault((call.kwargs["ties"], call.kwargs["min_relevance"]), set())
-    for call in ranking:
+    for call in readers[RANKED]:
         kwargs = call.kwargs
         floors[kwargs["ties"], kwargs["min_relevance"]].add(
             floor(call.spec.reach, kwargs.get("k"), kwargs["min_relevance"], portable)
         )
     rows = "input\nWHERE w IS NOT NULL"
-    if portable and cutoffs:
+    if portable and top_ks:
         rows = (  # the floor's top k reads score_rank
             f"(\n  SELECT *, RANK() OVER (PARTITION BY {by}, query ORDER BY score DESC) AS score_rank\n"
             "  FROM input\n  WHERE w IS NOT NULL\n) AS ranked_input"
@@ -91,16 +103,30 @@ def list_floors_sql(binding: Binding, portable: bool) -> str:
             f"{templates.literal(min_relevance)} AS min_relevance",
             by,
             "query",
-            # a policy only first_hits reads ranks no row: any floor does
+            # a policy that only the steps without ranking read ranks no row: any floor does
             f"{_least(sorted(exprs)) if exprs else 'MAX(score)'} AS floor",
         ]
-        if hitting:
+        if readers[FIRST_HITS]:
             columns.append(f"MAX(CASE WHEN {relevant} THEN score END) AS top_relevant")
-            if not binding.judgments:
-                columns += [f"SUM(CASE WHEN {relevant} THEN 1 ELSE 0 END) AS relevant", "COUNT(*) AS judged"]
+        for k in cutoffs:
+            columns.append(f"{_hit_floor(k, relevant, floor, portable)} AS {cutoff_column(k)}")
+        if counted and not binding.judgments:
+            columns += [f"SUM(CASE WHEN {relevant} THEN 1 ELSE 0 END) AS relevant", "COUNT(*) AS judged"]
         select = f"SELECT {', '.join(columns)}\nFROM {rows}\nGROUP BY {by}, query"
-        selects.append(_with_judged_counts(binding, select, relevant) if hitting and binding.judgments else select)
+        selects.append(_with_judged_counts(binding, select, relevant) if counted and binding.judgments else select)
     return "\nUNION ALL\n".join(selects)
+
+
+def _hit_floor(k: int | None, relevant: str, floor: Callable[..., str], portable: bool) -> str:
+    """The lowest score of a list that can hold a relevant row within the top k: the
+    larger of its k-th highest score and its lowest relevant score (NULL without a
+    relevant row). Every row above it is counted, so a tie group at it still knows
+    the rows ranked before it."""
+    lowest_relevant = f"MIN(CASE WHEN {relevant} THEN score END)"
+    if k is None:
+        return lowest_relevant
+    top_k = floor("cutoff", k, None, portable)
+    return f"CASE WHEN {lowest_relevant} IS NOT NULL THEN GREATEST({top_k}, {lowest_relevant}) END"
 
 
 def _with_judged_counts(binding: Binding, select: str, relevant: str) -> str:

@@ -5,12 +5,15 @@ The steps their templates read (``INTERMEDIATES``, collected by the registry): `
 relevance threshold in use, sorting by the keys its policy needs; its ``floor`` says how
 deep each metric reads, for ``list_floors``), ``first_hits`` (each list's first peer
 group holding a relevant row, from the rows at or above its top relevant score, without
-ranking them: mrr), ``judged`` (each list's relevance histogram) and ``positions``
-(running sums of the discounts). The polars engine reads the same plan through
-``Lists`` and ``run_lists`` (its mrr takes the first relevant group from ``ranked``).
+ranking them: mrr, hit_rate), ``cutoff_hits`` (each list's expected relevant rows in
+the top k, from the rows at or above its k-th highest score, without ranking them:
+precision@k, recall@k, hit_rate's micro form), ``judged`` (each list's relevance
+histogram) and ``positions`` (running sums of the discounts). The polars engine reads
+the same plan through ``Lists`` and ``run_lists`` (there mrr, hit_rate, precision@k and
+recall@k read ``ranked``).
 """
 
-from sqlmetrics.family import Intermediate
+from sqlmetrics.family import Intermediate, cutoff_column
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
 from sqlmetrics.metrics.ranking._params import peer_sql, tie_breaks_sql
 from sqlmetrics.metrics.ranking._reach import floor_sql
@@ -26,6 +29,11 @@ INTERMEDIATES = {
         "intermediates/first_hits.sql",
         each=("ties", "min_relevance"),
         derived=lambda ties, min_relevance: peer_sql(ties),
+    ),
+    "cutoff_hits": Intermediate(
+        "intermediates/cutoff_hits.sql",
+        each=("ties", "min_relevance", "k"),
+        derived=lambda ties, min_relevance, k: peer_sql(ties) | {"cutoff": cutoff_column(k)},
     ),
     "judged": Intermediate("intermediates/judged.sql"),
     "positions": Intermediate("intermediates/positions.sql", after=("ranked", "judged")),

@@ -53,19 +53,17 @@ def tie_breaks_sql(ties: str) -> str:
 
 
 def peer_sql(ties: str) -> dict[str, str]:
-    """The SQL of a tie policy's peer columns for ``first_hits.sql``: each the row's
-    value at the list's top relevant score and NULL above it (``peer_columns``), their
-    names (``peer_keys``) and the ORDER BY tail that puts the peer groups in the
-    policy's order (``peer_order``)."""
-    columns = "".join(
-        f", CASE WHEN i.score = f.top_relevant THEN i.{column} END AS peer_{column}" for column, _ in TIE_BREAKS[ties]
-    )
+    """The SQL of a tie policy's peer columns for ``first_hits.sql`` and
+    ``cutoff_hits.sql``: each the row's value at the list's threshold score and NULL
+    above it (``peer_columns``), their names (``peer_keys``) and the ORDER BY tail that
+    puts the peer groups in the policy's order (``peer_order``)."""
+    breaks = TIE_BREAKS[ties]
     return {
-        "peer_columns": columns,
-        "peer_keys": "".join(f", peer_{column}" for column, _ in TIE_BREAKS[ties]),
-        "peer_order": "".join(
-            f", peer_{column}{' DESC' if descending else ''}" for column, descending in TIE_BREAKS[ties]
+        "peer_columns": "".join(
+            f", CASE WHEN i.score = f.threshold THEN i.{column} END AS peer_{column}" for column, _ in breaks
         ),
+        "peer_keys": "".join(f", peer_{column}" for column, _ in breaks),
+        "peer_order": "".join(f", peer_{column}{' DESC' if descending else ''}" for column, descending in breaks),
     }
 
 

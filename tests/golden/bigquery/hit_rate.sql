@@ -3,32 +3,25 @@ m_hit_rate AS (
     /* hit_rate: the share of lists with a relevant item (label >= min_relevance) in the top */
     /* k positions (k NULL: anywhere in the list). Positions by score, descending. */
     /* Under ties the first relevant item matters: it lies in the first peer group holding */
-    /* one (see ranked.sql), at positions a..e with g rows of which m relevant. The list hits */
+    /* one (first_hits.sql), at positions a..e with g rows of which m relevant. The list hits */
     /* for sure when e <= k and never when a > k; when the group straddles k with */
     /* s = k − a + 1 of its positions inside, it misses only if all s go to its g − m */
     /* non-relevant rows, with probability Π_{t < s} (g − m − t)/(g − t) (0 when s > g − m). */
     /* average = 'macro': that share; 'micro': Σ hits@k / Σ R over lists, hits@k the */
-    /* relevant items in the top k and R the list's relevant judged items (the HR@K of */
-    /* recommender papers). */
+    /* relevant items in the top k (cutoff_hits.sql) and R the list's relevant judged items */
+    /* (the HR@K of recommender papers). */
     /* A list without a relevant judged item is skipped and counted (empty = 'skip') or */
     /* scores 0 (empty = 'zero'); a list without judgments is skipped. */
     SELECT
       slice_1,
       slice_2,
       query,
-      MIN(first_position) AS a,
-      MIN(last_position - first_position + 1) AS g,
-      MIN(group_relevant) AS m
-    FROM ranked
+      a,
+      g,
+      m
+    FROM first_hits
     WHERE
-      ties = 'average'
-      AND min_relevance = CAST(1.0 AS FLOAT64)
-      AND relevant_before = 0
-      AND group_relevant > 0
-    GROUP BY
-      slice_1,
-      slice_2,
-      query
+      ties = 'average' AND min_relevance = CAST(1.0 AS FLOAT64)
   ), m_hit_rate_list_parts AS (
     SELECT
       slice_1,
@@ -94,26 +87,27 @@ m_hit_rate AS (
       slice_2,
       query,
       0,
-      relevant * (
-        LEAST(last_position, COALESCE(NULL, last_position)) - first_position + 1
-      ) / CAST(last_position - first_position + 1 AS FLOAT64),
+      hits,
       0,
       0
-    FROM ranked
+    FROM cutoff_hits
     WHERE
       ties = 'average'
       AND min_relevance = CAST(1.0 AS FLOAT64)
-      AND first_position <= COALESCE(NULL, first_position)
+      AND k IS NOT DISTINCT FROM NULL
     UNION ALL
+    /* every list, even one without a relevant item or without judgments */
     SELECT
       slice_1,
       slice_2,
       query,
       0,
       0,
-      CASE WHEN label >= CAST(1.0 AS FLOAT64) THEN n ELSE 0 END,
-      n
-    FROM judged
+      relevant,
+      judged
+    FROM list_floors
+    WHERE
+      ties = 'average' AND min_relevance = CAST(1.0 AS FLOAT64)
   ), m_hit_rate_per_list AS (
     SELECT
       slice_1,

@@ -4,31 +4,33 @@ m_recall_at_10 AS (
       slice_1,
       slice_2,
       query,
-      relevant * (
-        LEAST(last_position, 10) - first_position + 1
-      ) / CAST(last_position - first_position + 1 AS FLOAT64) AS hits,
+      hits,
       0 AS relevant,
       0 AS judged
-    FROM ranked
+    FROM cutoff_hits
     WHERE
-      ties = 'average' AND min_relevance = CAST(1.0 AS FLOAT64) AND first_position <= 10
+      ties = 'average' AND min_relevance = CAST(1.0 AS FLOAT64) AND k = 10
     /* recall@k: the share of a list's relevant judged items (label >= min_relevance) found in */
     /* the top k positions, R@k = hits@k / R, R counting relevant judged items retrieved or not. */
     /* Positions by score, descending. A peer group at positions a..e (see ranked.sql) with */
     /* g rows shares them evenly: each relevant row counts (min(e, k) − a + 1)/g hits, which */
-    /* under ties = 'average' is the exact mean over every order of a tie group. */
+    /* under ties = 'average' is the exact mean over every order of a tie group (hits@k from */
+    /* cutoff_hits.sql). */
     /* average = 'macro': the mean of R@k over lists; 'micro': Σ hits@k / Σ R over lists. */
     /* A list without a relevant judged item is skipped and counted (empty = 'skip') or */
     /* scores 0 (empty = 'zero'); a list without judgments is skipped. */
     UNION ALL
+    /* every list, even one without judgments */
     SELECT
       slice_1,
       slice_2,
       query,
       0,
-      CASE WHEN label >= CAST(1.0 AS FLOAT64) THEN n ELSE 0 END,
-      n
-    FROM judged
+      relevant,
+      judged
+    FROM list_floors
+    WHERE
+      ties = 'average' AND min_relevance = CAST(1.0 AS FLOAT64)
   ), m_recall_at_10_per_list AS (
     SELECT
       slice_1,

@@ -113,10 +113,17 @@ WITH input AS (
     query,
     LEAST(
       COALESCE(MIN(CASE WHEN label > 0 THEN score END), MAX(score)),
-      COALESCE(MIN(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END), MAX(score)),
-      MIN(CASE WHEN score_rank <= 10 THEN score END)
+      COALESCE(MIN(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END), MAX(score))
     ) AS floor,
     MAX(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END) AS top_relevant,
+    MIN(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END) AS cutoff_all,
+    CASE
+      WHEN NOT MIN(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END) IS NULL
+      THEN GREATEST(
+        MIN(CASE WHEN score_rank <= 10 THEN score END),
+        MIN(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END)
+      )
+    END AS cutoff_10,
     SUM(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN 1 ELSE 0 END) AS relevant,
     COUNT(*) AS judged
   FROM (
@@ -140,6 +147,14 @@ WITH input AS (
     query,
     COALESCE(MIN(CASE WHEN label > 0 THEN score END), MAX(score)) AS floor,
     MAX(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END) AS top_relevant,
+    MIN(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END) AS cutoff_all,
+    CASE
+      WHEN NOT MIN(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END) IS NULL
+      THEN GREATEST(
+        MIN(CASE WHEN score_rank <= 10 THEN score END),
+        MIN(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN score END)
+      )
+    END AS cutoff_10,
     SUM(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN 1 ELSE 0 END) AS relevant,
     COUNT(*) AS judged
   FROM (
@@ -370,7 +385,8 @@ WITH input AS (
   /* Only the rows at or above the list's top relevant score (list_floors.top_relevant) can */
   /* precede or hold it: those above it (none relevant) are counted as one group, those at it */
   /* per peer group of the policy (nothing for 'average', the label, or the item and */
-  /* label; see ranked.sql), and only these few groups are put in order: */
+  /* label; see ranked.sql), and only these few groups are put in order (cutoff_hits.sql */
+  /* does the same at each list's k-th highest score): */
   /*   a   the group's first position (1 + the rows ranked before it), */
   /*   g   its rows,   m   its relevant rows. */
   /* The same a, g and m as ranked.sql's first group with relevant_before = 0 and */
@@ -415,16 +431,25 @@ WITH input AS (
           i.slice_1,
           i.slice_2,
           i.query,
-          CASE WHEN i.score > f.top_relevant THEN 1 ELSE 0 END AS above,
+          CASE WHEN i.score > f.threshold THEN 1 ELSE 0 END AS above,
           CASE WHEN i.label >= CAST(1.0 AS DOUBLE) THEN 1 ELSE 0 END AS relevant
         FROM input AS i
-        JOIN list_floors AS f
+        JOIN (
+          SELECT
+            slice_1,
+            slice_2,
+            query,
+            top_relevant AS threshold
+          FROM list_floors
+          WHERE
+            ties = 'average' AND min_relevance = CAST(1.0 AS DOUBLE)
+        ) AS f
           ON i.slice_1 IS NOT DISTINCT FROM f.slice_1
           AND i.slice_2 IS NOT DISTINCT FROM f.slice_2
           AND i.query = f.query
-          AND i.score >= f.top_relevant
+          AND i.score >= f.threshold
         WHERE
-          NOT i.w IS NULL AND f.ties = 'average' AND f.min_relevance = CAST(1.0 AS DOUBLE)
+          NOT i.w IS NULL
       ) AS top_rows
       GROUP BY
         slice_1,
@@ -435,6 +460,157 @@ WITH input AS (
   ) AS ordered_groups
   WHERE
     relevant > 0 AND relevant_before = 0
+), cutoff_hits AS (
+  /* cutoff_hits: per list, for one tie policy, relevance threshold and cutoff k, hits@k: */
+  /* the expected relevant rows (label >= min_relevance) in the top k positions, found */
+  /* without ranking the list's rows. Only rows at or above the list's floor */
+  /* (list_floors.cutoff: the larger of its k-th highest score and its lowest */
+  /* relevant score; k NULL: the latter) matter: every row above the k-th highest score is */
+  /* in the top k, none below it, and no relevant row lies below the floor. The rows at the */
+  /* floor may straddle position k, in peer groups of the policy (nothing for 'average', */
+  /* the label, or the item and label; see ranked.sql). So the rows at or above it are */
+  /* counted, those above as one group and those at it per peer group, and only these few */
+  /* groups are put in order: a group of n rows after the first b shares the positions */
+  /* b + 1 .. b + n, min(n, max(k − b, 0)) of them within k, evenly among its rows (the */
+  /* exact mean over every order of a tie group under ties = 'average'): */
+  /*   hits@k = Σ_groups relevant · min(n, max(k − b, 0)) / n. */
+  /* The same hits@k as summing ranked.sql's rows in the top k. A list without a relevant */
+  /* row has no floor and no row here (hits@k = 0). */
+  SELECT
+    'average' AS ties,
+    CAST(1.0 AS DOUBLE) AS min_relevance,
+    NULL AS k,
+    slice_1,
+    slice_2,
+    query,
+    SUM(
+      relevant * LEAST(n, GREATEST(COALESCE(NULL, rows_before + n) - rows_before, 0)) / CAST(n AS DOUBLE)
+    ) AS hits
+  FROM (
+    /* the groups in the policy's order, with the rows before each */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      n,
+      relevant,
+      SUM(n) OVER (
+        PARTITION BY slice_1, slice_2, query
+        ORDER BY above DESC
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) - n AS rows_before
+    FROM (
+      SELECT
+        slice_1,
+        slice_2,
+        query,
+        above,
+        COUNT(*) AS n,
+        SUM(relevant) AS relevant
+      FROM (
+        SELECT
+          i.slice_1,
+          i.slice_2,
+          i.query,
+          CASE WHEN i.score > f.threshold THEN 1 ELSE 0 END AS above,
+          CASE WHEN i.label >= CAST(1.0 AS DOUBLE) THEN 1 ELSE 0 END AS relevant
+        FROM input AS i
+        JOIN (
+          SELECT
+            slice_1,
+            slice_2,
+            query,
+            cutoff_all AS threshold
+          FROM list_floors
+          WHERE
+            ties = 'average' AND min_relevance = CAST(1.0 AS DOUBLE)
+        ) AS f
+          ON i.slice_1 IS NOT DISTINCT FROM f.slice_1
+          AND i.slice_2 IS NOT DISTINCT FROM f.slice_2
+          AND i.query = f.query
+          AND i.score >= f.threshold
+        WHERE
+          NOT i.w IS NULL
+      ) AS top_rows
+      GROUP BY
+        slice_1,
+        slice_2,
+        query,
+        above
+    ) AS top_groups
+  ) AS ordered_groups
+  GROUP BY
+    slice_1,
+    slice_2,
+    query
+  UNION ALL
+  SELECT
+    'average' AS ties,
+    CAST(1.0 AS DOUBLE) AS min_relevance,
+    10 AS k,
+    slice_1,
+    slice_2,
+    query,
+    SUM(
+      relevant * LEAST(n, GREATEST(COALESCE(10, rows_before + n) - rows_before, 0)) / CAST(n AS DOUBLE)
+    ) AS hits
+  FROM (
+    /* the groups in the policy's order, with the rows before each */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      n,
+      relevant,
+      SUM(n) OVER (
+        PARTITION BY slice_1, slice_2, query
+        ORDER BY above DESC
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) - n AS rows_before
+    FROM (
+      SELECT
+        slice_1,
+        slice_2,
+        query,
+        above,
+        COUNT(*) AS n,
+        SUM(relevant) AS relevant
+      FROM (
+        SELECT
+          i.slice_1,
+          i.slice_2,
+          i.query,
+          CASE WHEN i.score > f.threshold THEN 1 ELSE 0 END AS above,
+          CASE WHEN i.label >= CAST(1.0 AS DOUBLE) THEN 1 ELSE 0 END AS relevant
+        FROM input AS i
+        JOIN (
+          SELECT
+            slice_1,
+            slice_2,
+            query,
+            cutoff_10 AS threshold
+          FROM list_floors
+          WHERE
+            ties = 'average' AND min_relevance = CAST(1.0 AS DOUBLE)
+        ) AS f
+          ON i.slice_1 IS NOT DISTINCT FROM f.slice_1
+          AND i.slice_2 IS NOT DISTINCT FROM f.slice_2
+          AND i.query = f.query
+          AND i.score >= f.threshold
+        WHERE
+          NOT i.w IS NULL
+      ) AS top_rows
+      GROUP BY
+        slice_1,
+        slice_2,
+        query,
+        above
+    ) AS top_groups
+  ) AS ordered_groups
+  GROUP BY
+    slice_1,
+    slice_2,
+    query
 )
 /* the result: one row per slice, every metric joined by slice */
 SELECT

@@ -4,32 +4,34 @@ m_precision_at_10 AS (
       slice_1,
       slice_2,
       query,
-      relevant * (
-        LEAST(last_position, 10) - first_position + 1
-      ) / CAST(last_position - first_position + 1 AS DOUBLE) AS hits,
+      hits,
       0 AS relevant,
       0 AS judged
-    FROM ranked
+    FROM cutoff_hits
     WHERE
-      ties = 'average' AND min_relevance = CAST(1.0 AS DOUBLE) AND first_position <= 10
+      ties = 'average' AND min_relevance = CAST(1.0 AS DOUBLE) AND k = 10
     /* precision@k: the share of the top k positions holding a relevant item (label >= */
     /* min_relevance), P@k = hits@k / k, divided by k even for a list shorter than k. */
     /* Positions by score, descending. A peer group at positions a..e (see ranked.sql) with */
     /* g rows shares them evenly: each relevant row counts (min(e, k) − a + 1)/g hits, which */
-    /* under ties = 'average' is the exact mean over every order of a tie group. */
+    /* under ties = 'average' is the exact mean over every order of a tie group (hits@k from */
+    /* cutoff_hits.sql). */
     /* average = 'macro': the mean of P@k over lists; 'micro': Σ hits@k / Σ k over lists */
     /* (the same number: every list divides by k). */
     /* A list without a relevant judged item is skipped and counted (empty = 'skip') or */
     /* scores 0 (empty = 'zero'); a list without judgments is skipped. */
     UNION ALL
+    /* every list, even one without judgments */
     SELECT
       slice_1,
       slice_2,
       query,
       0,
-      CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN n ELSE 0 END,
-      n
-    FROM judged
+      relevant,
+      judged
+    FROM list_floors
+    WHERE
+      ties = 'average' AND min_relevance = CAST(1.0 AS DOUBLE)
   ), m_precision_at_10_per_list AS (
     SELECT
       slice_1,
