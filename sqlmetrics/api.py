@@ -118,7 +118,7 @@ def run(binding: Binding, source: Any, second: Any, engine: str, con: Any = None
         result = postgres_engine.run(binding, source, con, second)
     else:
         raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
-    if binding.bootstrap and not binding.paired_scores:  # sm.compare takes the paired replicates
+    if binding.bootstrap and not binding.spread_columns:  # sm.compare takes the replicates themselves
         by = list(binding.source_by)
         result = bootstrap.percentile_intervals(result, by, binding.bootstrap).select(binding.bootstrap_columns)
     check_no_overflow(binding, result)
@@ -236,22 +236,21 @@ def prepare_arms(
     ci: float,
     ci_method: str = "auto",
     ci_unit: str | None = None,
+    resamples: int = 200,
+    seed: int = 0,
 ) -> tuple[Binding, Any]:
     """The binding of arms that saw different rows (``sm.compare``): each metric per
-    slice and value of column ``arm``, with its analytic standard error (``<column>_se``);
-    and the source of the judgments, if any."""
-    if ci_method not in ("auto", "analytic") or ci_unit is not None:
-        raise InvalidParameterError(
-            "compare takes the analytic intervals for arms (ci_method='auto', no ci_unit): the bootstrap of arms "
-            "is not built yet"
-        )
+    slice and value of column ``arm``, with its analytic standard error (``<column>_se``)
+    or, resampled, per bootstrap replicate (the slice REPLICATE_SLICE); and the source of
+    the judgments, if any."""
     if not isinstance(arm, str):
         raise InvalidParameterError(f"arm must be a column name (a string), got {arm!r}")
     if arm in slices:
         raise InvalidParameterError(f"arm column {arm!r} is also a slice column (by): compare arms within slices")
     binding, second = prepare(
-        metrics, label, score, prediction, query, item, weight, [*slices, arm], judgments, None, ci, "analytic"
-    )
+        metrics, label, score, prediction, query, item, weight, [*slices, arm], judgments, None, ci, ci_method,
+        ci_unit, resamples, seed,
+    )  # fmt: skip
     return dataclasses.replace(binding, spread_columns=True), second
 
 
@@ -315,8 +314,9 @@ def to_sql(
     paired scores: a row per slice and score (``sqlmetrics_scores``: 1, 2), the second's
     rows carrying the standard error of the difference (``<column>_se``). With ``arm=``,
     it is the statement ``sm.compare`` runs for arms: a row per slice and arm, each
-    metric with its standard error (``<column>_se``); the differences to the baseline
-    arm, their intervals and p-values are computed from these rows.
+    metric with its standard error (``<column>_se``), or per replicate for the metrics it
+    resamples; the differences to the baseline arm, their intervals and p-values are
+    computed from these rows.
 
     >>> import sqlmetrics as sm
     >>> sql = sm.to_sql(["auc", "logloss"], source="logs.impressions", label="click", score="pctr",
@@ -336,7 +336,8 @@ def to_sql(
         second_source = None
     elif arm is not None:  # sm.compare's statement for arms
         roles = (label, score, prediction, query, item, weight)
-        binding, second_source = prepare_arms(metrics, arm, *roles, slices, judgments, level, ci_method, ci_unit)
+        resampling = (ci_method, ci_unit, resamples, seed)
+        binding, second_source = prepare_arms(metrics, arm, *roles, slices, judgments, level, *resampling)
     else:
         binding, second_source = prepare(
             metrics, label, score, prediction, query, item, weight, by, judgments, class_scores, ci, ci_method,

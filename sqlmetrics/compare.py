@@ -5,7 +5,10 @@ Arms that saw different rows (an A/B test's logged traffic: ``arm="model_version
 computed per arm in one query (the intervals of ``sqlmetrics.intervals``), and
 
     delta = candidate − baseline,   se² = se_baseline² + se_candidate²,
-    delta ± z·se,   p = 2·(1 − Φ(|delta| / se))   (two-sided, normal).
+    delta ± z·se,   p = 2·(1 − Φ(|delta| / se))   (two-sided, normal),
+
+or, for a metric without a formula, the bootstrap's percentile interval of the
+differences of the arms' values on the same replicates.
 
 Two models that scored the same rows (``scores=("score_a", "score_b")``) are compared
 paired: every row is evaluated with each score in one query, and the spread of the
@@ -27,7 +30,6 @@ from sqlmetrics.api import Metrics, prepare_arms, prepare_paired, run
 from sqlmetrics.binding import PAIRED_SLICE, Binding
 from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError
-from sqlmetrics.spec import MetricCall
 
 METHODS = {
     "intervals/auc_delong.sql": "arms, normal: DeLong",
@@ -38,6 +40,7 @@ METHODS = {
     "intervals/paired_delong.sql": "paired, normal: DeLong",
     "intervals/paired_query_mean.sql": "paired t over queries",
     "bootstrap": "paired bootstrap: percentile",
+    "arms": "arms bootstrap: percentile",
 }
 COLUMNS = (
     "metric",
@@ -96,8 +99,11 @@ def compare(
       Monte Carlo p-value. A row with either score NULL is excluded.
     * Arms (``arm``, ``baseline``): the arms saw different rows, so the difference's
       variance is the sum of the arms' variances, from each metric's analytic interval
-      (``docs/intervals.md``), normal. A ``baseline`` given as text also names the
-      value of a numeric arm column that prints as it (``"2"`` for the arm 2).
+      (``docs/intervals.md``), normal; the other metrics (or all, with
+      ``ci_method="bootstrap"`` or a ``ci_unit``) by the bootstrap: every row (or unit)
+      resampled independently, each arm's metric per replicate, the percentile interval
+      of the differences and a Monte Carlo p-value. A ``baseline`` given as text also
+      names the value of a numeric arm column that prints as it (``"2"`` for the arm 2).
 
     A slice where an interval is undefined gets NULL bounds and p-value. The other
     arguments are ``evaluate``'s.
@@ -134,9 +140,10 @@ def compare(
             "arm=<the arm column> and baseline=<the baseline arm> for arms that saw different rows"
         )
     roles = (label, score, prediction, query, item, weight)
-    binding, second = prepare_arms(metrics, arm, *roles, slices, judgments, ci, ci_method, ci_unit)
+    resampling = (ci_method, ci_unit, resamples, seed)
+    binding, second = prepare_arms(metrics, arm, *roles, slices, judgments, ci, *resampling)
     result = run(binding, source, second, engine, con, spark)
-    return _differences(result, binding.calls, slices, arm, _baseline_value(result, arm, baseline), ci)
+    return _differences(result, binding, slices, arm, _baseline_value(result, arm, baseline))
 
 
 def _paired_differences(result: pl.DataFrame, binding: Binding, slices: list[str]) -> pl.DataFrame:
@@ -176,14 +183,21 @@ def _paired_differences(result: pl.DataFrame, binding: Binding, slices: list[str
 
 
 def _bootstrap_bounds(result: pl.DataFrame, slices: list[str], name: str, ci: float) -> pl.DataFrame:
-    """Per slice, the percentile interval of the R replicates' differences d_r (candidate −
-    baseline, both on the same resampled rows) and the two-sided Monte Carlo p-value
-    2·(1 + min(#{d_r <= 0}, #{d_r >= 0})) / (R + 1), capped at 1 (never 0: R replicates
-    cannot tell a p-value below about 2/R); NULL when any replicate is undefined."""
+    """Per slice, the percentile interval and p-value (``_replicate_bounds``) of the
+    paired scores' differences: candidate − baseline on the same resampled rows."""
     keys = [*slices, REPLICATE_SLICE]
     replicates = result.filter(pl.col(REPLICATE_SLICE) > 0)
     first = replicates.filter(pl.col(PAIRED_SLICE) == 1).select(*keys, first=pl.col(name))
     second = replicates.filter(pl.col(PAIRED_SLICE) == 2).select(*keys, second=pl.col(name))
+    return _replicate_bounds(second.join(first, on=keys, nulls_equal=True), slices, ci)
+
+
+def _replicate_bounds(differences: pl.DataFrame, groups: list[str], ci: float) -> pl.DataFrame:
+    """Per group of ``differences`` (one row per replicate r: ``first`` and ``second``, the
+    baseline's and the candidate's value), the percentile interval of d_r = second −
+    first over the R replicates and the two-sided Monte Carlo p-value
+    2·(1 + min(#{d_r <= 0}, #{d_r >= 0})) / (R + 1), capped at 1 (never 0: R replicates
+    cannot tell a p-value below about 2/R); NULL when any replicate is undefined."""
     d = pl.col("second") - pl.col("first")
     defined = d.null_count() == 0
     side = (1 + pl.min_horizontal((d <= 0).sum(), (d >= 0).sum())) / (d.count() + 1)
@@ -192,8 +206,7 @@ def _bootstrap_bounds(result: pl.DataFrame, slices: list[str], name: str, ci: fl
         pl.when(defined).then(d.quantile((1 + ci) / 2, "linear")).alias("delta_hi"),
         pl.when(defined).then(pl.min_horizontal(2 * side, pl.lit(1.0))).alias("p_value"),
     ]
-    differences = second.join(first, on=keys, nulls_equal=True)
-    return differences.group_by(slices).agg(bounds) if slices else differences.select(bounds)
+    return differences.group_by(groups).agg(bounds) if groups else differences.select(bounds)
 
 
 def _baseline_value(result: pl.DataFrame, arm: str, baseline: Any) -> Any:
@@ -212,24 +225,30 @@ def _baseline_value(result: pl.DataFrame, arm: str, baseline: Any) -> Any:
     return baseline
 
 
-def _differences(
-    result: pl.DataFrame, calls: Sequence[MetricCall], slices: list[str], arm: str, baseline: Any, ci: float
-) -> pl.DataFrame:
-    """One row per slice, call and candidate arm."""
-    base = result.filter(pl.col(arm).eq_missing(pl.lit(baseline)))
-    candidates = result.filter(~pl.col(arm).eq_missing(pl.lit(baseline)))
-    frames = []
+def _differences(result: pl.DataFrame, binding: Binding, slices: list[str], arm: str, baseline: Any) -> pl.DataFrame:
+    """One row per slice, call and candidate arm: from the arms' analytic standard errors,
+    or from their bootstrap replicates (REPLICATE_SLICE, 0 the data as it is)."""
+    original = result.filter(pl.col(REPLICATE_SLICE) == 0) if binding.bootstrap else result
+    is_baseline = pl.col(arm).eq_missing(pl.lit(baseline))
     keys = slices or ["slice_0"]  # a constant key when there are no slices
-    if not slices:
-        base, candidates = base.with_columns(slice_0=pl.lit(0)), candidates.with_columns(slice_0=pl.lit(0))
-    for call in calls:
+    original = original.with_columns(slice_0=pl.lit(0)) if not slices else original
+    base, candidates = original.filter(is_baseline), original.filter(~is_baseline)
+    frames = []
+    for call in binding.calls:
         name = call.column
-        values = [name, f"{name}_se"]
+        analytic = binding.analytic(call)
+        values = [name, f"{name}_se"] if analytic else [name]
         pairs = candidates.select(*keys, pl.col(arm).alias("candidate"), *values).join(
             base.select(*keys, *values), on=keys, how="left", nulls_equal=True, suffix="_baseline"
         )
         delta = pl.col(name) - pl.col(f"{name}_baseline")
-        se = (pl.col(f"{name}_se") ** 2 + pl.col(f"{name}_se_baseline") ** 2).sqrt()
+        if analytic:
+            se = (pl.col(f"{name}_se") ** 2 + pl.col(f"{name}_se_baseline") ** 2).sqrt()
+            spread, method = _interval_and_p(delta, se, None, binding.ci), intervals.interval_of(call).template
+        else:
+            bounds = _arm_bootstrap_bounds(result, keys, arm, is_baseline, name, binding.ci)
+            pairs = pairs.join(bounds, on=[*keys, "candidate"], how="left", nulls_equal=True)
+            spread, method = {column: pl.col(column) for column in ("delta_lo", "delta_hi", "p_value")}, "arms"
         frames.append(
             pairs.select(
                 *slices,
@@ -239,11 +258,27 @@ def _differences(
                 baseline_value=pl.col(f"{name}_baseline"),
                 candidate_value=pl.col(name),
                 delta=delta,
-                **_interval_and_p(delta, se, None, ci),
-                method=pl.lit(METHODS[intervals.interval_of(call).template]),
+                **spread,
+                method=pl.lit(METHODS[method]),
             )
         )
     return pl.concat(frames).select(*slices, *COLUMNS)
+
+
+def _arm_bootstrap_bounds(
+    result: pl.DataFrame, keys: list[str], arm: str, is_baseline: pl.Expr, name: str, ci: float
+) -> pl.DataFrame:
+    """Per slice and candidate arm, the percentile interval and p-value
+    (``_replicate_bounds``) of candidate − baseline over the replicates: every row is
+    resampled independently, so each arm's rows are."""
+    replicates = result.filter(pl.col(REPLICATE_SLICE) > 0)
+    if "slice_0" in keys:
+        replicates = replicates.with_columns(slice_0=pl.lit(0))
+    by_replicate = [*keys, REPLICATE_SLICE]
+    first = replicates.filter(is_baseline).select(*by_replicate, first=pl.col(name))
+    second = replicates.filter(~is_baseline).select(*by_replicate, pl.col(arm).alias("candidate"), second=pl.col(name))
+    differences = second.join(first, on=by_replicate, how="left", nulls_equal=True)
+    return _replicate_bounds(differences, [*keys, "candidate"], ci)
 
 
 def _interval_and_p(delta: pl.Expr, se: pl.Expr, df: pl.Expr | None, ci: float) -> dict[str, pl.Expr]:

@@ -400,8 +400,8 @@ def test_errors_name_the_command_line_options(capsys, logs, argv, fragment):
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        (["--arm", "date", "--baseline", "x", "--ci-unit", "user_id"], "(--ci-method auto, no --ci-unit)"),
-        (["--arm", "date", "--baseline", "x", "--ci-method", "bootstrap"], "(--ci-method auto, no --ci-unit)"),
+        (["--arm", "date", "--baseline", "x", "--ci-method", "analytic", "-m", "f1"], "--ci-method bootstrap (or auto)"),
+        (["--arm", "date", "--baseline", "x", "--resamples", "1"], "--resamples must be an integer of at least 2"),
         (
             ["--scores", "pctr,user_id", "--ci-method", "analytic", "-m", "f1"],
             "--ci-method auto or bootstrap resamples",

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rocauc_comparison import delong
 from scipy import stats
-from sklearn.metrics import f1_score, log_loss
+from sklearn.metrics import brier_score_loss, f1_score, log_loss
 from test_intervals import brute_force_delong
 
 import sqlmetrics as sm
@@ -120,7 +120,8 @@ def test_one_row_per_slice_metric_and_candidate():
         ({"baseline": "v1", "by": "arm"}, InvalidParameterError, "is also a slice column"),
         ({"baseline": "v1", "ci": None}, InvalidParameterError, "compare needs a confidence level"),
         ({"baseline": "v1", "ci": 2}, InvalidParameterError, "between 0 and 1"),
-        ({"baseline": "v1", "metrics": ["f1"]}, InvalidParameterError, "no analytic interval for f1"),
+        ({"baseline": "v1", "metrics": ["f1"], "ci_method": "analytic"}, InvalidParameterError, "no analytic interval"),
+        ({"baseline": "v1", "resamples": 1}, InvalidParameterError, "resamples"),
         ({"baseline": "v1", "arm": ["arm"]}, InvalidParameterError, "arm must be a column name"),
     ],
 )
@@ -411,6 +412,54 @@ def test_paired_bootstrap_is_the_percentile_interval_of_reweighted_differences(e
         extreme = min((differences <= 0).sum(), (differences >= 0).sum())
         assert row["p_value"] == pytest.approx(min(1.0, 2 * (1 + extreme) / 31), abs=1e-12)
         assert row["method"] == "paired bootstrap: percentile"
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_arms_bootstrap_is_the_percentile_interval_of_reweighted_differences(engine):
+    """Arms that saw different rows, resampled (by user: the counts from an independent
+    Python implementation, test_bootstrap.reference_count), each arm's metric from
+    scikit-learn on its reweighted rows; a metric with an analytic interval keeps it
+    under ci_method='auto'."""
+    from test_bootstrap import reference_count
+
+    frame = _paired_frame(6, 240).with_columns(arm=pl.Series(np.random.default_rng(6).choice(["v1", "v2"], 240)))
+    ids = frame["user"].rank("dense").to_numpy()
+    result = sm.compare(frame, ["f1", "brier", "auc"], arm="arm", baseline="v1", score="a", ci=0.9, ci_unit="user",
+                        resamples=30, seed=2, engine=engine)  # fmt: skip
+    references = {
+        "f1": lambda part, w: f1_score(part["label"], part["a"] >= 0.5, sample_weight=w),
+        "brier": lambda part, w: brier_score_loss(part["label"], part["a"], sample_weight=w),
+    }
+    arms = {arm: (frame["arm"] == arm).to_numpy() for arm in ("v1", "v2")}
+    for row in result.iter_rows(named=True):
+        if row["metric"] == "auc":  # ci_unit clusters every interval: all resampled
+            assert row["method"] == "arms bootstrap: percentile"
+            continue
+        metric = references[row["metric"]]
+        differences = []
+        for r in range(1, 31):
+            w = np.array([reference_count(int(i), r, 2) for i in ids], float)
+            v1, v2 = (metric(frame.filter(arms[a]), w[arms[a]]) for a in ("v1", "v2"))
+            differences.append(v2 - v1)
+        differences = np.array(differences)
+        v1, v2 = (metric(frame.filter(arms[a]), None) for a in ("v1", "v2"))
+        assert row["delta"] == pytest.approx(v2 - v1, abs=1e-12)
+        assert (row["delta_lo"], row["delta_hi"]) == pytest.approx(tuple(np.quantile(differences, [0.05, 0.95])))
+        extreme = min((differences <= 0).sum(), (differences >= 0).sum())
+        assert row["p_value"] == pytest.approx(min(1.0, 2 * (1 + extreme) / 31), abs=1e-12)
+        assert row["method"] == "arms bootstrap: percentile"
+    automatic = sm.compare(frame, ["f1", "auc"], arm="arm", baseline="v1", score="a", resamples=5, engine=engine)
+    assert automatic["method"].to_list() == ["arms bootstrap: percentile", "arms, normal: DeLong"]
+
+
+def test_arms_bootstrap_and_deLong_agree_on_large_samples():
+    frame = _paired_frame(7, 8000).with_columns(arm=pl.Series(np.random.default_rng(7).choice(["v1", "v2"], 8000)))
+    arguments = {"arm": "arm", "baseline": "v1", "score": "a"}
+    delong = sm.compare(frame, ["auc"], **arguments).row(0, named=True)
+    resampled = sm.compare(frame, ["auc"], **arguments, ci_method="bootstrap", resamples=1000).row(0, named=True)
+    width = delong["delta_hi"] - delong["delta_lo"]
+    assert resampled["delta_hi"] - resampled["delta_lo"] == pytest.approx(width, rel=0.1)
+    assert resampled["delta"] == pytest.approx(delong["delta"], abs=1e-12)
 
 
 def test_paired_bootstrap_and_deLong_agree_on_large_samples():

@@ -168,6 +168,26 @@ def test_paired_compare(name, request):
 
 
 @pytest.mark.parametrize("name", ["spark", "postgres"])
+def test_arms_compare(name, request):
+    """sm.compare(arm=...) on Spark and PostgreSQL equals DuckDB's: each arm's analytic
+    standard errors, and the bootstrap's replicates (rows, and units)."""
+    engine = request.getfixturevalue(f"{name}_engine")
+    frame = impressions(11)
+    engine.load({"src": frame})
+    connection = {"con": engine.connection} if name == "postgres" else {"spark": engine.session}
+    roles = {"arm": "s", "baseline": frame["s"].drop_nulls().min(), "label": "label", "score": "score"}
+    for metrics, options in (
+        (["auc", "gauc", "logloss"], {"query": "q", "weight": "w"}),
+        (["auc", "f1", "r2"], {"resamples": 6, "seed": 4}),
+        (["f1", "brier"], {"weight": "w", "resamples": 6, "ci_unit": "q"}),
+    ):
+        expected = sm.compare(frame, metrics, **roles, **options)
+        assert expected["p_value"].null_count() < expected.height  # some arm has an interval
+        result = sm.compare("src", metrics, **roles, **options, engine=name, **connection)
+        assert_same_numbers(result, expected, name)
+
+
+@pytest.mark.parametrize("name", ["spark", "postgres"])
 def test_bootstrap(name, request):
     """The bootstrap's resamples are drawn alike by every engine: rows (or units) numbered
     in the order of their columns, the counts hashed in BIGINT; the same intervals as

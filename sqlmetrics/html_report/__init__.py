@@ -86,8 +86,7 @@ def report(
     statements = {"The statement that computed the metrics": to_sql(metrics, source=source, **roles, **interval)}
     if scores is not None or arm is not None:
         comparable = [call for call in calls if _comparable(call, paired=scores is not None)]
-        # arms are compared by their analytic intervals only (compare refuses the bootstrap there)
-        resampling = {key: interval[key] for key in ("ci_method", "ci_unit", "resamples", "seed")} if scores else {}
+        resampling = {key: interval[key] for key in ("ci_method", "ci_unit", "resamples", "seed")}
         compared = {
             "label": label, "score": None if scores is not None else score, "query": query, "item": item,
             "weight": weight, "by": [c for c in slices if c != arm], "ci": 0.95 if ci is None else ci, **resampling,
@@ -122,11 +121,10 @@ def no_rows_notice(table: pl.DataFrame) -> str | None:
 
 
 def _comparable(call: MetricCall, paired: bool) -> bool:
-    """Whether ``sm.compare`` compares the metric: arms by its analytic interval, paired
-    scores by their paired test or bootstrap (any metric taking weights)."""
-    if paired:
-        return intervals.paired_template(call) is not None or call.spec.weighted
-    return intervals.interval_of(call) is not None
+    """Whether ``sm.compare`` compares the metric: by its analytic test (paired scores) or
+    interval (arms), or by the bootstrap (any metric taking weights)."""
+    analytic = intervals.paired_template(call) if paired else intervals.interval_of(call)
+    return analytic is not None or call.spec.weighted
 
 
 def _output_path(output: str | Path) -> Path:
