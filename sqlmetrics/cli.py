@@ -474,11 +474,8 @@ def run_compare(args: argparse.Namespace) -> None:
 
 
 def run_report(args: argparse.Namespace) -> None:
-    if args.trec or args.judgments is not None:
-        raise UsageError("report: TREC runs and judgments are not reported yet; use 'sqlmetrics eval'")
-    kwargs = binding_kwargs(args)
-    if kwargs.pop("class_scores") is not None or kwargs.pop("prediction") is not None:
-        raise UsageError("report: the multi-class and one-vs-rest metrics are not reported yet; use 'sqlmetrics eval'")
+    source, judgments = read_sources(args)
+    kwargs = binding_kwargs(args) | {"judgments": judgments}
     if (args.arm is None) != (args.baseline is None):
         raise UsageError("report: --arm and --baseline go together")
     scores = None if args.scores is None else _split_list(args.scores, "--scores")
@@ -488,7 +485,7 @@ def run_report(args: argparse.Namespace) -> None:
     with progress, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", NoRowsUsedWarning)
         path = sqlmetrics.report(
-            Path(args.source), binding_calls(args), **kwargs, scores=scores, arm=args.arm, baseline=args.baseline,
+            source, binding_calls(args), **kwargs, scores=scores, arm=args.arm, baseline=args.baseline,
             engine=args.engine, output=args.output,
         )  # fmt: skip
     for warning in caught:  # the report says so too

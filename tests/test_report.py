@@ -14,12 +14,13 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
 import sqlmetrics as sm
 from sqlmetrics import cli
-from sqlmetrics.errors import NoRowsUsedWarning
+from sqlmetrics.errors import InvalidParameterError, NoRowsUsedWarning
 from sqlmetrics.html_report import date_column
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -240,3 +241,66 @@ def test_the_report_in_a_real_browser(written, logs):
     pdf = path.with_suffix(".pdf")  # printed
     subprocess.run([*flags, f"--print-to-pdf={pdf}", path.as_uri()], capture_output=True, timeout=120, check=True)
     assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 20_000
+
+
+def _table_cells(html: str) -> list[list[str]]:
+    return parsed(html).cells
+
+
+def test_reports_of_multiclass_one_vs_rest_and_judged_runs(tmp_path):
+    """A prediction, class scores or judgments report those metrics (each value as
+    evaluate gives it; no curves, which are binary); arms of predicted classes are
+    compared by the bootstrap; class scores are not compared yet (a clear error)."""
+    rng = np.random.default_rng(5)
+    n = 300
+    probabilities = rng.dirichlet([1, 1, 1], n)
+    frame = pl.DataFrame(
+        {
+            "day": rng.choice(["2026-11-01", "2026-11-02"], n),
+            "arm": rng.choice(["v1", "v2"], n),
+            "y": rng.choice(["a", "b", "c"], n),
+            "p": rng.choice(["a", "b", "c"], n),
+            **{f"p_{c}": probabilities[:, i] for i, c in enumerate("abc")},
+        }
+    )
+    multiclass = {"label": "y", "prediction": "p", "by": "day"}
+    html = sm.report(frame, ["accuracy", "f1"], **multiclass, arm="arm", baseline="v1", resamples=20,
+                     output=tmp_path / "m.html").read_text()  # fmt: skip
+    expected = sm.evaluate(frame, ["accuracy", "f1"], **multiclass)
+    shown = [row[3:5] for row in _table_cells(html)[1:3]]  # day, n_rows, n_excluded, accuracy, f1
+    assert shown == [[f"{v:g}" for v in values] for values in expected.select("accuracy", "f1").rows()]
+    assert "<svg" in html and "ROC" not in html and "arms bootstrap: percentile" in html
+    class_scores = {c: f"p_{c}" for c in "abc"}
+    html = sm.report(frame, ["auc"], label="y", class_scores=class_scores, output=tmp_path / "o.html").read_text()
+    auc = sm.evaluate(frame, ["auc"], label="y", class_scores=class_scores)["auc"].item()
+    assert f"{auc:g}" in html and "class scores</dt><dd>a = p_a, b = p_b, c = p_c" in html
+    with pytest.raises(InvalidParameterError, match="not class_scores"):
+        sm.report(frame, ["auc"], label="y", class_scores=class_scores, arm="arm", baseline="v1",
+                  output=tmp_path / "x.html")  # fmt: skip
+    run = pl.DataFrame({"q": [1, 1, 1, 2, 2], "doc": ["a", "b", "c", "a", "d"], "s": [0.9, 0.5, 0.1, 0.8, 0.3]})
+    qrels = pl.DataFrame({"q": [1, 1, 2, 2], "doc": ["b", "e", "d", "a"], "rel": [1, 2, 1, 0]})
+    judged = {"label": "rel", "score": "s", "query": "q", "item": "doc", "judgments": qrels}
+    html = sm.report(run, ["ndcg@3", "recall@2"], **judged, output=tmp_path / "t.html").read_text()
+    expected = sm.evaluate(run, ["ndcg@3", "recall@2"], **judged).row(0, named=True)
+    cells = _table_cells(html)[1]
+    assert f"{expected['ndcg_at_3']:g}" in cells and f"{expected['recall_at_2']:g}" in cells
+    assert "judgments</dt><dd>a DataFrame" in html
+
+
+def test_command_line_reports_trec_runs_and_class_scores(tmp_path, capsys):
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("1 Q0 a 1 0.9 s\n1 Q0 b 2 0.5 s\n2 Q0 a 1 0.8 s\n2 Q0 d 2 0.3 s\n")
+    qrels.write_text("1 0 b 1\n1 0 e 2\n2 0 d 1\n")
+    output = tmp_path / "trec.html"
+    argv = ["report", str(run), "--trec", "--judgments", str(qrels), "-m", "ndcg@2,mrr", "--output", str(output)]
+    assert cli.main(argv) == 0
+    expected = sm.evaluate(sm.read_trec_run(run), ["ndcg@2", "mrr"], judgments=sm.read_trec_qrels(qrels),
+                           label="relevance", score="score", query="query", item="item").row(0, named=True)  # fmt: skip
+    html = output.read_text()
+    assert f"{expected['mrr']:g}" in html and f"{expected['ndcg_at_2']:g}" in html
+    frame = pl.DataFrame({"y": ["a", "b", "a", "b"], "pa": [0.8, 0.3, 0.6, 0.4], "pb": [0.2, 0.7, 0.4, 0.6]})
+    frame.write_parquet(tmp_path / "classes.parquet")
+    argv = ["report", str(tmp_path / "classes.parquet"), "-m", "auc", "--label", "y", "--class-scores", "a=pa,b=pb"]
+    assert cli.main([*argv, "--output", str(tmp_path / "c.html")]) == 0
+    assert "auc_classes" in (tmp_path / "c.html").read_text()
+    assert f"wrote {tmp_path / 'c.html'}" in capsys.readouterr().err

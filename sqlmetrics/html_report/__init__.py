@@ -14,14 +14,14 @@ from __future__ import annotations
 import datetime as dt
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from sqlmetrics import intervals
-from sqlmetrics.api import Metrics, evaluate, to_sql
+from sqlmetrics.api import ClassScores, Metrics, evaluate, to_sql
 from sqlmetrics.compare import compare
 from sqlmetrics.curves import calibration_curve, pr_curve, roc_curve
 from sqlmetrics.errors import InvalidParameterError, NoRowsUsedWarning
@@ -45,6 +45,9 @@ def report(
     item: str | None = None,
     weight: str | None = None,
     by: str | Sequence[str] | None = None,
+    prediction: str | None = None,
+    judgments: Any = None,
+    class_scores: ClassScores | None = None,
     ci: float | None = None,
     ci_method: str = "auto",
     ci_unit: str | None = None,
@@ -59,7 +62,9 @@ def report(
     to ``output`` (a new or existing ``.html`` file in an existing directory); return
     its path. With ``scores=(baseline, candidate)`` (the metrics of the first score, the
     comparison of both) or ``arm=`` and ``baseline=``, the report adds ``sm.compare``'s
-    table. The other arguments are ``evaluate``'s. A report of no used row (the source
+    table. The other arguments are ``evaluate``'s: a ``prediction``, ``class_scores`` or
+    ``judgments`` reports the multi-class, one-vs-rest or judged-run metrics (without
+    curves, which are binary). A report of no used row (the source
     has none, or every row has a NULL in a bound column) says so, and warns
     (``NoRowsUsedWarning``).
 
@@ -72,18 +77,24 @@ def report(
     True
     """
     path = _output_path(output)
+    if class_scores is not None and (scores is not None or arm is not None):
+        raise InvalidParameterError("the report compares binary, multi-class and ranking metrics, not class_scores yet")
     slices = [by] if isinstance(by, str) else list(by or [])
     first_score = scores[0] if scores is not None else score
     roles = {"label": label, "score": first_score, "query": query, "item": item, "weight": weight, "by": slices}
+    shape = {"prediction": prediction, "judgments": judgments, "class_scores": class_scores}
     interval = {"ci": ci, "ci_method": ci_method, "ci_unit": ci_unit, "resamples": resamples, "seed": seed}
     started, when = time.perf_counter(), dt.datetime.now(dt.UTC)
-    table = evaluate(source, metrics, **roles, **interval, engine=engine)
+    table = evaluate(source, metrics, **roles, **shape, **interval, engine=engine)
     sections = [page.metric_table(table, slices)]
-    calls = resolve(metrics)
+    calls = resolve(metrics, multiclass=prediction is not None, class_scores=class_scores is not None)
     sections += _over_time(table, slices, [call.column for call in calls])
-    if first_score is not None and any(call.spec.family == "classification" for call in calls):
+    binary = first_score is not None and class_scores is None and judgments is None
+    if binary and any(call.spec.family == "classification" for call in calls):
         sections.append(_curves(source, label, first_score, weight, slices, engine))
-    statements = {"The statement that computed the metrics": to_sql(metrics, source=source, **roles, **interval)}
+    statements = {
+        "The statement that computed the metrics": to_sql(metrics, source=source, **roles, **shape, **interval)
+    }
     if scores is not None or arm is not None:
         comparable = [call for call in calls if _comparable(call, paired=scores is not None)]
         resampling = {key: interval[key] for key in ("ci_method", "ci_unit", "resamples", "seed")}
@@ -91,12 +102,16 @@ def report(
             "label": label, "score": None if scores is not None else score, "query": query, "item": item,
             "weight": weight, "by": [c for c in slices if c != arm], "ci": 0.95 if ci is None else ci, **resampling,
         }  # fmt: skip
+        compared |= {"prediction": prediction, "judgments": judgments}
         comparison = compare(source, comparable, scores=scores, arm=arm, baseline=baseline, **compared, engine=engine)
         sections.append(page.comparison_table(comparison, [c.column for c in calls if c not in comparable]))
         statements[COMPARISON_STATEMENT] = to_sql(comparable, source=source, scores=scores, arm=arm, **compared)
+    bound = roles | {"prediction": prediction}
     described = {
-        "source": str(source) if isinstance(source, str | Path) else f"a {type(source).__name__}",
-        "columns": ", ".join(f"{role} = {column}" for role, column in roles.items() if column and role != "by"),
+        "source": _described(source),
+        "columns": ", ".join(f"{role} = {column}" for role, column in bound.items() if column and role != "by"),
+        **({"judgments": _described(judgments)} if judgments is not None else {}),
+        **({"class scores": _described(class_scores)} if class_scores is not None else {}),
         "slices": ", ".join(slices) or "none",
         "metrics": ", ".join(call.column for call in calls),
         "rows used": f"{table['n_rows'].sum():,}",
@@ -108,6 +123,15 @@ def report(
     if notice is not None:
         warnings.warn(NoRowsUsedWarning(notice, table["n_excluded"].sum()), stacklevel=2)
     return path
+
+
+def _described(value: Any) -> str:
+    """A source, the judgments or the class scores as the report names them."""
+    if isinstance(value, str | Path):
+        return str(value)
+    if isinstance(value, Mapping):
+        return ", ".join(f"{key} = {column}" for key, column in value.items())
+    return f"a {type(value).__name__}"
 
 
 def no_rows_notice(table: pl.DataFrame) -> str | None:
