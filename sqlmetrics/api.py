@@ -211,15 +211,17 @@ def prepare_paired(
     ci_unit: str | None = None,
     resamples: int = 200,
     seed: int = 0,
-) -> Binding:
+) -> tuple[Binding, Any]:
     """The binding of two paired ``scores`` of the same rows (``sm.compare``): each metric
     per score (the slice PAIRED_SLICE) with the spread of the difference, analytic or,
-    resampling both scores' rows alike, the bootstrap's (the slice REPLICATE_SLICE)."""
+    resampling both scores' rows alike, the bootstrap's (the slice REPLICATE_SLICE); and
+    the source of the judgments of a run, if any."""
     scores = _checked_scores(scores, score, slices, judgments, prediction)
-    binding, _ = prepare(metrics, label, scores[0], None, query, item, weight, [*slices, PAIRED_SLICE], None, None)
+    roles = (label, scores[0], None, query, item, weight, [*slices, PAIRED_SLICE])
+    binding, second = prepare(metrics, *roles, judgments, None)
     resampled = intervals.resampled(ci, ci_method, binding.calls, ci_unit, paired=True)
     binding = dataclasses.replace(binding, ci=ci, spread_columns=True, paired_scores=scores)
-    return _resampling(binding, resampled, resamples, seed, ci_unit)
+    return _resampling(binding, resampled, resamples, seed, ci_unit), second
 
 
 def prepare_arms(
@@ -266,8 +268,8 @@ def _checked_scores(
         raise InvalidParameterError(f"scores= names the two score columns: score={score!r} cannot be added to them")
     if PAIRED_SLICE in slices:
         raise InvalidParameterError(f"{PAIRED_SLICE!r} is the name compare gives its own slice: rename that column")
-    if judgments is not None or prediction is not None:
-        raise InvalidParameterError("paired comparisons of judged runs or predicted classes are not built yet")
+    if prediction is not None:
+        raise InvalidParameterError("paired comparisons of predicted classes are not built yet")
     return scores[0], scores[1]
 
 
@@ -332,8 +334,7 @@ def to_sql(
     if scores is not None:  # sm.compare's paired statement
         roles = (label, prediction, query, item, weight)
         resampling = (ci_method, ci_unit, resamples, seed)
-        binding = prepare_paired(metrics, scores, score, *roles, slices, judgments, level, *resampling)
-        second_source = None
+        binding, second_source = prepare_paired(metrics, scores, score, *roles, slices, judgments, level, *resampling)
     elif arm is not None:  # sm.compare's statement for arms
         roles = (label, score, prediction, query, item, weight)
         resampling = (ci_method, ci_unit, resamples, seed)

@@ -96,7 +96,9 @@ def compare(
       weights), Student's t; the other metrics (or all, with ``ci_method="bootstrap"``)
       the paired bootstrap: both scores on the same resampled rows (``resamples``,
       ``seed``; units of ``ci_unit``), the percentile interval of the differences and a
-      Monte Carlo p-value. A row with either score NULL is excluded.
+      Monte Carlo p-value. A row with either score NULL is excluded. A run with
+      ``judgments`` (two scores of its rows: a re-ranker against the first stage) is
+      compared by its queries' values, each list's ideal ranking from its judgments.
     * Arms (``arm``, ``baseline``): the arms saw different rows, so the difference's
       variance is the sum of the arms' variances, from each metric's analytic interval
       (``docs/intervals.md``), normal; the other metrics (or all, with
@@ -132,8 +134,8 @@ def compare(
             )
         roles = (label, prediction, query, item, weight)
         resampling = (ci_method, ci_unit, resamples, seed)
-        binding = prepare_paired(metrics, scores, score, *roles, slices, judgments, ci, *resampling)
-        return _paired_differences(run(binding, source, None, engine, con, spark), binding, slices)
+        binding, second = prepare_paired(metrics, scores, score, *roles, slices, judgments, ci, *resampling)
+        return _paired_differences(run(binding, source, second, engine, con, spark), binding, slices)
     if arm is None or baseline is None:
         raise InvalidParameterError(
             "compare needs scores=(baseline score, candidate score) for two models that scored the same rows, or "

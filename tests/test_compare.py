@@ -322,6 +322,34 @@ def test_paired_ranking_p_values_are_ranx_student_t_test():
         assert row["p_value"] == pytest.approx(float(expected[name]["p_value"]), rel=1e-9)
 
 
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_paired_judged_run_p_values_are_ranx_student_t_test(engine):
+    """Two scores of one run judged by qrels that also hold unretrieved items (a
+    re-ranker against the first stage): ranx.compare's paired Student's t-test."""
+    frame = _ranking_pair(12, queries=70).with_columns(pl.col("q").cast(pl.String), pl.col("item").cast(pl.String))
+    unretrieved = pl.DataFrame({"q": [str(q) for q in range(0, 70, 3)], "item": "new", "rel": 2}).cast(
+        {"rel": frame["rel"].dtype}
+    )
+    judged = pl.concat([frame.filter(pl.col("rel") > 0).select("q", "item", "rel"), unretrieved])
+    judged = judged.filter(pl.col("q").is_in(frame.filter(pl.col("rel") > 0)["q"].unique().implode()))
+    run = frame.filter(pl.col("q").is_in(judged["q"].unique().implode())).drop("rel")  # ranx needs judgments per query
+    qrels = ranx.Qrels(_nested(judged, "rel"))
+    runs = [ranx.Run(_nested(run, score), name=score) for score in ("a", "b")]
+    metrics = {"ndcg@5": sm.metric("ndcg", k=5, gain="linear"), "recall@3": "recall@3", "map": "map"}
+    expected = ranx.compare(qrels, runs, list(metrics), stat_test="student").comparisons[frozenset(("a", "b"))]
+    result = sm.compare(run, list(metrics.values()), scores=("a", "b"), label="rel", query="q", item="item",
+                        judgments=judged, engine=engine)  # fmt: skip
+    assert result.height == len(metrics)
+    for name, row in zip(metrics, result.iter_rows(named=True)):
+        assert row["p_value"] == pytest.approx(float(expected[name]["p_value"]), rel=1e-9)
+        alone = [
+            sm.evaluate(run, [metrics[name]], label="rel", score=s, query="q", item="item", judgments=judged)
+            for s in ("a", "b")
+        ]
+        values = tuple(a[row["metric"]].item() for a in alone)
+        assert (row["baseline_value"], row["candidate_value"]) == pytest.approx(values, abs=1e-12)
+
+
 def _nested(frame: pl.DataFrame, value: str) -> dict[str, dict[str, float]]:
     """{query: {item: value}}, as ranx takes qrels and runs."""
     nested: dict[str, dict[str, float]] = {}

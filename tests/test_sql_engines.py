@@ -148,8 +148,8 @@ def test_intervals(engine):
 @pytest.mark.parametrize("name", ["spark", "postgres"])
 def test_paired_compare(name, request):
     """sm.compare(scores=...) on Spark and PostgreSQL equals DuckDB's: the paired input,
-    DeLong's paired windows over the rows, the paired t over queries and the paired
-    bootstrap (rows, and units), in each dialect."""
+    DeLong's paired windows over the rows, the paired t over queries (also of a judged
+    run) and the paired bootstrap (rows, and units), in each dialect."""
     engine = request.getfixturevalue(f"{name}_engine")
     frame = impressions(9)
     frame = frame.with_columns(score_b=(pl.col("score") * 0.6 + pl.col("rel").cast(pl.Float64) / 10).round(2))
@@ -165,6 +165,15 @@ def test_paired_compare(name, request):
         assert expected["p_value"].null_count() < expected.height  # some slice has an interval
         result = sm.compare("src", metrics, scores=("score", "score_b"), **roles, engine=name, **connection)
         assert_same_numbers(result, expected, name)
+    run, qrels = run_and_qrels(7)  # a judged run: its two scores' per-query values paired
+    run = run.with_columns(score_b=(1.7 - pl.col("score")).round(1))
+    engine.load({"run": run, "qrels": qrels})
+    metrics, roles = ["ndcg@3", "mrr", "recall@3"], {"label": "rel", "query": "q", "item": "item", "by": "s"}
+    expected = sm.compare(run, metrics, scores=("score", "score_b"), **roles, judgments=qrels)
+    assert expected["p_value"].null_count() < expected.height
+    result = sm.compare("run", metrics, scores=("score", "score_b"), **roles, judgments="qrels", engine=name,
+                        **connection)  # fmt: skip
+    assert_same_numbers(result, expected, name)
 
 
 @pytest.mark.parametrize("name", ["spark", "postgres"])

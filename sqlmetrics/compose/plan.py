@@ -43,7 +43,9 @@ def input_steps(binding: Binding, source_sql: str, second_sql: str | None) -> di
     """The steps up to ``input``: with judgments, the judgments and the run joined to
     them; with long class scores, their steps; else ``input`` alone."""
     if binding.judgments:
-        return {"judgments": _judgments_sql(binding, second_sql), "input": _run_input_sql(binding, source_sql)}
+        run = _run_input_sql(binding, source_sql)
+        paired = _paired_input_steps(binding, run) if binding.paired_scores else {"input": run}
+        return {"judgments": _judgments_sql(binding, second_sql), **paired}
     if binding.long_scores is not None:
         return _long_input_steps(binding, source_sql, second_sql)
     if binding.paired_scores and binding.bootstrap:  # the rows resampled, then paired
@@ -126,7 +128,8 @@ def _paired_input_steps(binding: Binding, rows_sql: str) -> dict[str, str]:
     resampled ones (with their replicate): both scores of a row get its count."""
     pair, replicate = binding.pair_slice, [binding.replicate_slice] if binding.bootstrap else []
     dropped = ("slice_0", "score_1", "score_2", "unit_id")
-    kept = [name for name in _input_columns(binding) if name not in dropped] + replicate
+    judged = ["label"] if binding.judgments else []  # a run's label is its judgment
+    kept = [name for name in _input_columns(binding) if name not in dropped] + judged + replicate
     return {
         "paired_rows": rows_sql,
         "input": (
@@ -174,9 +177,12 @@ def _judgments_sql(binding: Binding, judgments_sql: str | None) -> str:
 
 
 def _run_input_sql(binding: Binding, source_sql: str) -> str:
-    """A run as ``input``: each row's label is its judged relevance, 0 when unjudged."""
+    """A run as ``input``: each row's label is its judged relevance, 0 when unjudged (with
+    two paired scores, the rows that ``_paired_input_steps`` then doubles)."""
     run = input_sql(binding, source_sql)
-    columns = [*binding.slices, "run.query", "run.item", "run.score", "COALESCE(j.label, 0) AS label", "w"]
+    slices = [name for name in _input_columns(binding) if name.startswith("slice_")]
+    scores = [f"run.score_{i}" for i in (1, 2)] if binding.paired_scores else ["run.score"]
+    columns = [*slices, "run.query", "run.item", *scores, "COALESCE(j.label, 0) AS label", "w"]
     return (
         f"SELECT {', '.join(columns)}\nFROM (\n{indent(run)}\n) AS run\n"
         "LEFT JOIN judgments AS j ON run.query = j.query AND run.item = j.item"

@@ -289,7 +289,7 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
     if binding.bootstrap:
         rows = _resampled_rows(binding, rows if binding.bootstrap.unit else _numbered_rows(rows))
     if paired:
-        return _paired_rows(rows, binding.pair_slice)
+        return _paired_rows(_judged_rows(rows, judged), binding.pair_slice)
     if binding.bootstrap:
         return rows
     if binding.long_scores is not None:
@@ -301,6 +301,12 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
         return joined.with_columns(w=pl.when(unscored.fill_null(False)).then(None).otherwise(pl.col("w"))).drop(
             "n_scored"
         )
+    return _judged_rows(rows, judged)
+
+
+def _judged_rows(rows: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFrame:
+    """A run's rows with each row's label from the judgments (0 when unjudged); other
+    rows as they are."""
     if judged is None:
         return rows
     labels = judged.filter(pl.col("query").is_not_null() & pl.col("item").is_not_null())
