@@ -9,8 +9,7 @@ ranking them: mrr, hit_rate), ``cutoff_hits`` (each list's expected relevant row
 the top k, from the rows at or above its k-th highest score, without ranking them:
 precision@k, recall@k, hit_rate's micro form), ``judged`` (each list's relevance
 histogram) and ``positions`` (running sums of the discounts). The polars engine reads
-the same plan through ``Lists`` and ``run_lists`` (there mrr, hit_rate, precision@k and
-recall@k read ``ranked``).
+the same plan through ``Lists`` and ``run_lists``.
 """
 
 from sqlmetrics.family import Intermediate, cutoff_column

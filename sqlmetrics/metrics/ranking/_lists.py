@@ -9,7 +9,9 @@
 * ``discount_through`` / ``harmonic_through``: running sums over positions
   (``positions.sql``), read with ``gather``;
 
-and the steps every metric ends with: ``per_list`` (lists, their relevant and judged
+the functions ``first_relevant`` and ``hits_in_top`` (``first_hits.sql``,
+``cutoff_hits.sql``: the rows at or above a per-list score, grouped, not ranked); and
+the steps every metric ends with: ``per_list`` (lists, their relevant and judged
 counts, and whether the ``empty`` rule keeps them) and ``summarize`` (one row per slice:
 the metric, lists used, lists skipped). A list is one query within one slice.
 """
@@ -289,19 +291,61 @@ def frame_metric(
 
 
 def hits_in_top(lists: Lists, *, k: int | None, ties: str, min_relevance: float) -> pl.LazyFrame:
-    """Per list, ``hits``: the expected relevant rows in the top k; each relevant row of
-    a peer group at a..e with g rows counts (min(e, k) − a + 1)/g."""
-    rows = lists.ranked(ties, min_relevance)
+    """Per list with a relevant row, ``hits``: the expected relevant rows in the top k
+    (``sql/intermediates/cutoff_hits.sql``): from the rows at or above the larger of the
+    list's k-th highest score and its lowest relevant score, each peer group of n rows
+    after the first b counting min(n, max(k − b, 0))/n of its relevant rows."""
+    score, relevant = pl.col("score"), pl.col("label") >= min_relevance
+    floor = score.filter(relevant).min()
     if k is not None:
-        rows = rows.filter(pl.col("first_position") <= k)
-    share = (within(k) - pl.col("first_position") + 1) / group_size()
-    return rows.group_by(lists.keys).agg(hits=(pl.col("relevant") * share).sum())
+        # the k-th highest score, as _reach.floor_plan takes it
+        floor = pl.max_horizontal(score.sort(descending=True).head(k).last(), floor)
+    groups = _top_groups(lists, ties, min_relevance, floor)
+    n, b = pl.col("n"), pl.col("rows_before")
+    inside = n if k is None else pl.min_horizontal(n, pl.max_horizontal(pl.lit(k) - b, pl.lit(0)))
+    return groups.group_by(lists.keys).agg(hits=(pl.col("relevant") * inside / n).sum())
 
 
 def first_relevant(lists: Lists, *, ties: str, min_relevance: float) -> pl.LazyFrame:
     """Per list with a relevant row, its first peer group holding one: positions from
-    ``a``, ``g`` rows of which ``m`` relevant."""
-    rows = lists.ranked(ties, min_relevance).filter((pl.col("relevant_before") == 0) & (pl.col("group_relevant") > 0))
-    return rows.group_by(lists.keys).agg(
-        a=pl.col("first_position").min(), g=group_size().min(), m=pl.col("group_relevant").min()
+    ``a``, ``g`` rows of which ``m`` relevant (``sql/intermediates/first_hits.sql``: from
+    the rows at or above the list's top relevant score, without ranking them)."""
+    top_relevant = pl.col("score").filter(pl.col("label") >= min_relevance).max()
+    groups = _top_groups(lists, ties, min_relevance, top_relevant)
+    first = (pl.col("relevant") > 0) & (pl.col("relevant_before") == 0)
+    return groups.filter(first).select(*lists.keys, a=pl.col("rows_before") + 1, g=pl.col("n"), m=pl.col("relevant"))
+
+
+def _top_groups(lists: Lists, ties: str, min_relevance: float, threshold: pl.Expr) -> pl.LazyFrame:
+    """The rows of each list at or above its ``threshold`` score (a per-list aggregate;
+    a list where it is NULL has none): those above it as one group, those at it per peer
+    group of the policy, in the policy's order, each group's rows ``n``, ``relevant``
+    rows and the rows and relevant rows before it (``rows_before``, ``relevant_before``)."""
+    keys, breaks = lists.keys, TIE_BREAKS[ties]
+    floors = lists.rows.group_by(keys).agg(threshold=threshold).filter(pl.col("threshold").is_not_null())
+    rows = lists.rows.join(floors, on=keys, how="inner", nulls_equal=True).filter(
+        pl.col("score") >= pl.col("threshold")
     )
+    at = pl.col("score") == pl.col("threshold")
+    peers = [f"peer_{column}" for column, _ in breaks]
+    rows = rows.select(
+        *keys,
+        (~at).alias("above"),
+        *(pl.when(at).then(pl.col(column)).alias(f"peer_{column}") for column, _ in breaks),
+        (pl.col("label") >= min_relevance).cast(pl.Int64).alias("relevant"),
+    )
+    groups = rows.group_by([*keys, "above", *peers]).agg(n=pl.len().cast(pl.Int64), relevant=pl.col("relevant").sum())
+    groups = groups.sort(
+        [*keys, "above", *peers],
+        descending=[False] * len(keys) + [True] + [descending for _, descending in breaks],
+        nulls_last=True,
+    )
+    new_list = starts(keys)
+    rows_through, relevant_through = pl.col("n").cum_sum(), pl.col("relevant").cum_sum()
+    rows_before = rows_through - pl.col("n") - pl.when(new_list).then(rows_through - pl.col("n")).forward_fill()
+    relevant_before = (
+        relevant_through
+        - pl.col("relevant")
+        - pl.when(new_list).then(relevant_through - pl.col("relevant")).forward_fill()
+    )
+    return groups.with_columns(rows_before=rows_before, relevant_before=relevant_before)

@@ -3,10 +3,13 @@ dropped before the one sort (``ranked``).
 
 A metric's ``reach`` says which rows below its cutoff it still needs:
 
-* ``cutoff``          none: only the top k (precision@k, recall@k);
-* ``gain``            down to the last row with a positive gain (ndcg, dcg, cg);
-* ``first_relevant``  down to the first relevant row (mrr);
-* ``relevant``        down to the last relevant row (map, hit_rate: its micro form counts them).
+* ``cutoff``    none: only the top k (the k-th highest score is also what
+                ``cutoff_hits`` reads, for precision@k, recall@k and hit_rate);
+* ``gain``      down to the last row with a positive gain (ndcg, dcg, cg, err);
+* ``relevant``  down to the last relevant row (map).
+
+(mrr, hit_rate, precision@k and recall@k rank no rows: ``first_hits`` and
+``cutoff_hits`` count them.)
 
 Per list this is a score floor: a row is kept when its score is >= the floor, so a tie
 group is always kept or dropped whole, and every kept row has all rows ranked above it:
@@ -21,8 +24,6 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics import templates
-
-REACHES = ("cutoff", "gain", "first_relevant", "relevant")
 
 
 def floor_sql(reach: str, k: int | None, min_relevance: float, portable: bool = False) -> str:
@@ -41,7 +42,6 @@ def floor_sql(reach: str, k: int | None, min_relevance: float, portable: bool = 
     relevant = f"label >= {templates.literal(min_relevance)}"
     needed = {
         "gain": "MIN(CASE WHEN label > 0 THEN score END)",
-        "first_relevant": f"MAX(CASE WHEN {relevant} THEN score END)",
         "relevant": f"MIN(CASE WHEN {relevant} THEN score END)",
     }[reach]
     floor = f"COALESCE({needed}, MAX(score))"
@@ -56,7 +56,6 @@ def floor_plan(reaches: set[tuple[str, int | None]], min_relevance: float) -> tu
     score, label = pl.col("score"), pl.col("label")
     needed = {
         "gain": score.filter(label > 0).min(),
-        "first_relevant": score.filter(label >= min_relevance).max(),
         "relevant": score.filter(label >= min_relevance).min(),
     }
     aggregates: dict[str, pl.Expr] = {}

@@ -22,7 +22,6 @@ SPEC = Metric(
     outputs=OUTPUTS,
     label_domain="relevance",
     weighted=False,
-    reach="relevant",  # micro counts every relevant row in the top k
     reference="pytrec_eval success_k, ranx hit_rate@k",
     interval=query_mean("per_list", "CASE WHEN used THEN hit END"),
 )

@@ -22,7 +22,6 @@ SPEC = Metric(
     outputs=OUTPUTS,
     label_domain="relevance",
     weighted=False,
-    reach="first_relevant",
     reference="pytrec_eval recip_rank, ranx mrr@k",
     interval=query_mean("per_list", "rr"),
 )

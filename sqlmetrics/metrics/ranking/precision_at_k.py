@@ -22,7 +22,6 @@ SPEC = Metric(
     outputs=OUTPUTS,
     label_domain="relevance",
     weighted=False,
-    reach="cutoff",
     best_reached=False,
     reference="pytrec_eval P_k, ranx precision@k",
     interval=query_mean("per_list", "hits / {{ k }}"),

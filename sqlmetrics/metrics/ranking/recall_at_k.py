@@ -22,7 +22,6 @@ SPEC = Metric(
     outputs=OUTPUTS,
     label_domain="relevance",
     weighted=False,
-    reach="cutoff",
     reference="pytrec_eval recall_k, ranx recall@k",
     interval=query_mean("per_list", "CASE WHEN used THEN COALESCE(hits / NULLIF(relevant, 0), 0) END"),
 )
