@@ -31,7 +31,7 @@ the same formulas and the bounds with the same quantiles.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from statistics import NormalDist
 
@@ -309,11 +309,9 @@ def two_sided_p(statistic: float, df: int | None) -> float:
     return 2 * _t_cdf(-abs(statistic), df)
 
 
-def delong_polars(rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-    """auc_delong.sql over the used rows (``score``, ``label``, ``w``): per slice
-    ``se`` (DeLong) and ``df`` (NULL)."""
-    w, positive = pl.col("w"), pl.col("label") == 1
-    hist = rows.group_by([*slices, "score"]).agg(w_pos=w.filter(positive).sum(), w_neg=w.filter(~positive).sum())
+def delong_polars(hist: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """auc_delong.sql over the score histogram (``score``, ``w_pos``, ``w_neg`` per
+    slice): per slice ``se`` (DeLong) and ``df`` (NULL)."""
     hist = hist.sort([*slices, "score"], descending=[*([False] * len(slices)), True], nulls_last=True)
     w_pos, w_neg = pl.col("w_pos"), pl.col("w_neg")
     cumulative = hist.with_columns(tp=w_pos.cum_sum().over(slices), fp=w_neg.cum_sum().over(slices))
@@ -330,19 +328,18 @@ def delong_polars(rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
     return joined.group_by(slices).agg(se=variance.sqrt(), df=pl.lit(None, pl.Int64))
 
 
-def _score_histogram(rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-    """Each slice's positive and negative weight per score (score_hist)."""
+def score_histogram(rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """Each slice's positive and negative weight per score (score_hist) of the used rows."""
     w, positive = pl.col("w"), pl.col("label") == 1
     return rows.group_by([*slices, "score"]).agg(w_pos=w.filter(positive).sum(), w_neg=w.filter(~positive).sum())
 
 
-def _row_mean_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-    """row_mean.sql over the used rows: each score's positive and negative weight with
-    the value of a positive and of a negative row there. The row values are the
+def _row_mean_polars(call: MetricCall, hist: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """row_mean.sql over the score histogram: each score's positive and negative weight
+    with the value of a positive and of a negative row there. The row values are the
     interval's SQL, read by polars' SQL expression parser: one declaration for both
     engines."""
     values = dict(interval_of(call).values)
-    hist = _score_histogram(rows, slices)
     weighted_values = pl.concat(
         [
             hist.select(*slices, w=pl.col(f"w_{side}"), x=pl.sql_expr(values[side_name]).cast(pl.Float64))
@@ -390,19 +387,26 @@ def _proportion_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) 
     return counts.filter(trials > 0).select(*slices, se=se, df=pl.lit(None, pl.Int64))
 
 
+# interval template -> (its spread in polars, whether it reads the score histogram rather
+# than the used rows)
 SPREADS_POLARS = {
-    "intervals/auc_delong.sql": lambda call, rows, slices: delong_polars(rows, slices),
-    "intervals/row_mean.sql": _row_mean_polars,
-    "intervals/proportion.sql": _proportion_polars,
-    "intervals/residual_mean.sql": _residual_mean_polars,
+    "intervals/auc_delong.sql": (lambda call, hist, slices: delong_polars(hist, slices), True),
+    "intervals/row_mean.sql": (_row_mean_polars, True),
+    "intervals/proportion.sql": (_proportion_polars, False),
+    "intervals/residual_mean.sql": (_residual_mean_polars, False),
 }
 
 
-def row_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame | None:
-    """The call's ``se`` and ``df`` per slice from the used rows, for the intervals that
-    read rows (the query means come with their metric's per-query step instead)."""
-    spread = SPREADS_POLARS.get(interval_of(call).template)
-    return None if spread is None else spread(call, rows, slices)
+def row_spread_polars(
+    call: MetricCall, rows: pl.LazyFrame, hist: Callable[[], pl.LazyFrame], slices: list[str]
+) -> pl.LazyFrame | None:
+    """The call's ``se`` and ``df`` per slice from the used ``rows`` or the score
+    histogram (``hist()``, as the SQL templates read score_hist), for the intervals that
+    read them (the query means come with their metric's per-query step instead)."""
+    spread, of_histogram = SPREADS_POLARS.get(interval_of(call).template, (None, False))
+    if spread is None:
+        return None
+    return spread(call, hist() if of_histogram else rows, slices)
 
 
 def paired_row_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame | None:

@@ -19,6 +19,7 @@ mirror the SQL intermediates.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 import polars as pl
@@ -111,7 +112,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         renamed = frame.rename({f"{call.base_name}{c[len(call.column) :]}": c for c in columns})
         results = results.join(renamed, on=slices, how="left", nulls_equal=True)
     if binding.analytic_calls:
-        results = _with_intervals(binding, results, used_rows, slices)
+        results = _with_intervals(binding, results, used_rows, base, slices)
 
     counts = [f"{call.column}_{out}" for call in binding.calls for out in call.spec.outputs]
     results = results.with_columns(pl.col(counts).fill_null(0))
@@ -181,16 +182,25 @@ def _checked_base(
 
 
 def _with_intervals(
-    binding: Binding, results: pl.DataFrame, used_rows: pl.LazyFrame, slices: list[str]
+    binding: Binding, results: pl.DataFrame, used_rows: pl.LazyFrame, base: pl.DataFrame, slices: list[str]
 ) -> pl.DataFrame:
     """``results`` with every call's ``_lo`` and ``_hi`` (``sqlmetrics.intervals``): the
-    query-level metrics brought their ``_se`` and ``_df``; the others' spread (auc's
-    DeLong, the row means and proportions) is taken from the used rows here."""
+    query-level metrics brought their ``_se`` and ``_df``; the others' spread is taken
+    here from the score histogram (auc's DeLong, the row means: from ``base`` when it is
+    keyed by score, else from the used rows, once) or from the used rows (proportions,
+    regression errors)."""
+
+    @functools.cache
+    def histogram() -> pl.LazyFrame:
+        if {"score", "w_pos"} <= set(base.columns):
+            return _score_hist(base, slices).select(*slices, "score", "w_pos", "w_neg").lazy()
+        return intervals.score_histogram(used_rows, slices).collect(engine="streaming").lazy()
+
     for call in binding.analytic_calls:
         if binding.paired_scores:
             spread = intervals.paired_row_spread_polars(call, used_rows, slices, binding.pair_slice)
         else:
-            spread = intervals.row_spread_polars(call, used_rows, slices)
+            spread = intervals.row_spread_polars(call, used_rows, histogram, slices)
         if spread is not None:
             spread = spread.collect(engine="streaming").rename({"se": f"{call.column}_se", "df": f"{call.column}_df"})
             results = results.join(spread, on=slices, how="left", nulls_equal=True)
