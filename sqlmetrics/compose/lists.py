@@ -70,15 +70,13 @@ def list_floors_sql(binding: Binding, portable: bool) -> str:
     list's top relevant score (``top_relevant``, NULL without a relevant row: for
     ``first_hits``), for every cutoff k in use the lowest score that can hold a relevant
     row within the top k (``cutoff_<k>``, ``cutoff_all`` without a cutoff; NULL without a
-    relevant row: for ``cutoff_hits``), and its
-    ``relevant`` and ``judged`` items: for impressions counted in the same aggregation,
-    for a run from its judgments."""
+    relevant row: for ``cutoff_hits``), and its ``relevant`` and ``judged`` items: for
+    impressions counted in the same aggregation, for a run from its judgments."""
     by = ", ".join(binding.slices)
     floor = intermediates()[RANKED].floor
     readers = {step: [call for call in binding.calls if reads(step, call.spec.intermediates)] for step in LIST_STEPS}
     cutoffs = sorted({call.kwargs.get("k") for call in readers[CUTOFF_HITS]}, key=lambda k: (k is not None, k or 0))
-    top_ks = [call.kwargs.get("k") for call in readers[RANKED]] + cutoffs
-    top_ks = [k for k in top_ks if k is not None]
+    top_ks = [k for k in [*(call.kwargs.get("k") for call in readers[RANKED]), *cutoffs] if k is not None]
     portable = portable or (bool(top_ks) and not _top_k_fits(binding, max(top_ks)))
     counted = bool(readers[FIRST_HITS] or readers[CUTOFF_HITS])
     floors: dict[tuple[str, float], set[str]] = {}
@@ -137,7 +135,7 @@ def _with_judged_counts(binding: Binding, select: str, relevant: str) -> str:
         f"SELECT {by}, query, SUM(CASE WHEN {relevant} THEN 1 ELSE 0 END) AS relevant, COUNT(*) AS judged\n"
         f"FROM ideal_rows\nGROUP BY {by}, query"
     )
-    on = " AND ".join(filter(None, [templates.same_slice(binding.slices, "f", "c"), "f.query = c.query"]))
+    on = f"{templates.same_slice(binding.slices, 'f', 'c')} AND f.query = c.query"
     return (
         f"SELECT f.*, COALESCE(c.relevant, 0) AS relevant, COALESCE(c.judged, 0) AS judged\n"
         f"FROM (\n{select}\n) AS f\nLEFT JOIN (\n{counts}\n) AS c ON {on}"

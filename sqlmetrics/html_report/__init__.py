@@ -64,9 +64,8 @@ def report(
     comparison of both) or ``arm=`` and ``baseline=``, the report adds ``sm.compare``'s
     table. The other arguments are ``evaluate``'s: a ``prediction``, ``class_scores`` or
     ``judgments`` reports the multi-class, one-vs-rest or judged-run metrics (without
-    curves, which are binary). A report of no used row (the source
-    has none, or every row has a NULL in a bound column) says so, and warns
-    (``NoRowsUsedWarning``).
+    curves, which are binary). A report of no used row (the source has none, or every
+    row has a NULL in a bound column) says so, and warns (``NoRowsUsedWarning``).
 
     >>> import polars as pl, sqlmetrics as sm, tempfile, pathlib
     >>> logs = pl.DataFrame({"day": ["2026-11-01"] * 4 + ["2026-11-02"] * 4, "click": [0, 1] * 4,
