@@ -178,8 +178,17 @@ def studies() -> list[tuple[str, str, float, Draw, dict]]:
 def arms_studies() -> list[tuple[str, str, float, Draw, dict]]:
     """sm.compare of independent arms: the difference of the two estimates, se² = se₁² + se₂²."""
     phi = NormalDist().cdf
-    return [("auc of two arms of 300 rows, μ = 1 and 1.3", "auc", phi(1.3 / math.sqrt(2)) - phi(1 / math.sqrt(2)),
-             arms(300, 0.4, (1.0, 1.3)), {})]  # fmt: skip
+    truth = phi(1.3 / math.sqrt(2)) - phi(1 / math.sqrt(2))
+    return [
+        ("auc of two arms of 300 rows, μ = 1 and 1.3", "auc", truth, arms(300, 0.4, (1.0, 1.3)), {}),
+        (
+            "auc of two arms of 300 rows, μ = 1 and 1.3: bootstrap of rows",
+            "auc",
+            truth,
+            arms(300, 0.4, (1.0, 1.3)),
+            {"ci_method": "bootstrap"},
+        ),
+    ]
 
 
 def coverage(metric: str, truth: float, draw: Draw, runs: int, engine: str, **roles) -> tuple[float, float]:
@@ -208,7 +217,9 @@ def arms_coverage(metric: str, truth: float, draw: Draw, runs: int, engine: str,
     covered, widths = 0, []
     for seed in range(runs):
         frame = draw(np.random.default_rng(seed))
-        row = sm.compare(frame, [metric], arm="arm", baseline=1, ci=0.95, engine=engine, **roles).row(0, named=True)
+        # the bootstrap's own seed per run, as in coverage()
+        row = sm.compare(frame, [metric], arm="arm", baseline=1, ci=0.95, engine=engine, seed=seed, **roles)
+        row = row.row(0, named=True)
         covered += row["delta_lo"] <= truth <= row["delta_hi"]
         widths.append(row["delta_hi"] - row["delta_lo"])
     return covered / runs, float(np.mean(widths))
@@ -218,21 +229,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--engine", default="duckdb", choices=("duckdb", "polars"))
+    parser.add_argument("--only", default="", help="run only the studies whose name contains this text")
     args = parser.parse_args()
     study = f"study ({args.runs} runs, {args.engine} engine, 95% intervals)"
     print(f"| {study} | population value | coverage | mean width |")
     print("|---|---:|---:|---:|")
     started = time.perf_counter()
     for name, metric, truth, draw, roles in studies():
+        if args.only not in name:
+            continue
         share, width = coverage(metric, truth, draw, args.runs, args.engine, **roles)
         print(f"| {name} | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
     for name, metric, truth, draw, roles in bootstrap_studies():
+        if args.only not in name:
+            continue
         share, width = coverage(metric, truth, draw, args.runs, args.engine, ci_method="bootstrap", **roles)
         print(f"| {name} | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
     for name, metric, truth, draw, roles in paired_studies():
+        if args.only not in name:
+            continue
         share, width = paired_coverage(metric, truth, draw, args.runs, args.engine, **roles)
         print(f"| {name}: the difference b − a | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
     for name, metric, truth, draw, roles in arms_studies():
+        if args.only not in name:
+            continue
         share, width = arms_coverage(metric, truth, draw, args.runs, args.engine, **roles)
         print(f"| {name}: the difference | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
     print(f"\n{time.perf_counter() - started:.0f} s")
