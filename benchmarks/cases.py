@@ -218,6 +218,56 @@ for _engine in ("duckdb", "polars"):
         _sqlmetrics(_COMPOSED, "pctr", _engine, query="user_id", ci=0.95, ci_method="bootstrap", ci_unit="user_id")
     )
 
+# the same-number reference of a bootstrap: three metrics, 200 resamples of users, in numpy
+# and scikit-learn with the counts sqlmetrics draws (sqlmetrics/bootstrap.py's hash, written
+# here again in numpy), against sqlmetrics' same call
+BOOTSTRAP_METRICS = ["auc", "logloss", "calibration"]
+for _engine in ("duckdb", "polars"):
+    case(f"sqlmetrics_bootstrap3_users_{_engine}", "intervals")(
+        _sqlmetrics(BOOTSTRAP_METRICS, "pctr", _engine, ci=0.95, ci_method="bootstrap", ci_unit="user_id")
+    )
+
+
+@case("sklearn_bootstrap3_users", "intervals")
+def sklearn_bootstrap3_users(parquet_glob, data_dir):
+    import math
+
+    import numpy as np
+    import pyarrow.dataset as ds
+    from scipy import stats
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    files = sorted(Path(data_dir).glob("*.parquet"))
+    p = 2**31 - 1
+    bounds = np.array([math.ceil(stats.poisson.cdf(k, 1) * p) for k in range(10)], dtype=np.int64)
+
+    def counts(unit: np.ndarray, replicate: int) -> np.ndarray:
+        """Poisson(1) counts of (unit, replicate, seed 0): the hash of sqlmetrics/bootstrap.py."""
+        h = (48_271 * (unit % p) + 69_621 * replicate + 12_345) % p
+        h = (h * h + 1_103_515_245) % p
+        h = (h * h + 12_345) % p
+        return np.searchsorted(bounds, h, side="right")  # the smallest k with h < bound_k (10 past the last)
+
+    def metrics(y, s, w):
+        return {
+            "auc": roc_auc_score(y, s, sample_weight=w),
+            "logloss": log_loss(y, s, sample_weight=w),
+            "calibration": float((w * s).sum() / (w * y).sum()),
+        }
+
+    def run():
+        table = ds.dataset(files, format="parquet").to_table(columns=["click", "pctr", "user_id"])
+        y, s = table["click"].to_numpy(), table["pctr"].to_numpy()
+        unit = np.unique(table["user_id"].to_numpy(), return_inverse=True)[1].astype(np.int64) + 1  # DENSE_RANK
+        replicates = [metrics(y, s, counts(unit, r).astype(float)) for r in range(1, 201)]
+        out = metrics(y, s, np.ones(len(y)))
+        for name in BOOTSTRAP_METRICS:
+            values = np.array([r[name] for r in replicates])
+            out[f"{name}_lo"], out[f"{name}_hi"] = np.quantile(values, [0.025, 0.975])
+        return out
+
+    return run
+
 
 # ---------------------------------------------------------------- fixed cost of a small call
 # Analysts and pipelines call evaluate in loops over small frames, where planning, not

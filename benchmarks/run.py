@@ -39,7 +39,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import dataset  # noqa: E402
-from cases import CASES, DAILY_COLUMNS, MEMORY_LIMIT, RANKING, REGRESSION, SMALL, SMALL_ROWS  # noqa: E402
+from cases import BOOTSTRAP_METRICS, CASES, DAILY_COLUMNS, MEMORY_LIMIT, RANKING, REGRESSION, SMALL, SMALL_ROWS  # noqa: E402
 
 PANDAS_MAX_ROWS = 1_000_000  # pandas_sklearn_gauc runs at min(rows, this), scaled linearly
 TOLERANCE = 1e-9
@@ -220,6 +220,11 @@ for _engine in ("duckdb", "polars"):
             f"sqlmetrics_composed_bootstrap_users_{_engine}",
             f"sqlmetrics_composed_{_engine}",
             "<= 10",
+        ),
+        (
+            f"the same-number reference / sqlmetrics ({_engine}): auc, logloss, calibration, 200 resamples of users",
+            "sklearn_bootstrap3_users",
+            f"sqlmetrics_bootstrap3_users_{_engine}",
         ),
     ]
 HANDWRITTEN = {
@@ -533,6 +538,13 @@ def agreement_rows(results: dict, refs: dict, rows: int, pandas_rows: int) -> li
         compare(f"gauc ({pandas_rows:,} rows)", name, refs["pandas_sample"][0], [("pandas_sklearn_gauc", "gauc")])
         compare(
             f"gauc groups ({pandas_rows:,} rows)", name, refs["pandas_sample"][1], [("pandas_sklearn_gauc", "groups")]
+        )
+    for key in [f"{m}{part}" for m in BOOTSTRAP_METRICS for part in ("", "_lo", "_hi")]:
+        compare(
+            f"{key}, bootstrap of users",
+            "sklearn_bootstrap3_users",
+            value("sklearn_bootstrap3_users", key),
+            [("sqlmetrics_bootstrap3_users_duckdb", key), ("sqlmetrics_bootstrap3_users_polars", key)],
         )
     scan = results.get("duckdb_scan", {}).get("values")
     if scan:
