@@ -104,7 +104,9 @@ WITH input AS (
   WHERE
     NOT w IS NULL
 ), list_floors AS (
-  /* list_floors: per list, the lowest score any ranking metric reads (rows below are never ranked) */
+  /* list_floors: per list, the lowest score any ranking metric ranks down to (rows below are never */
+  /* ranked) and, for the metrics that rank nothing, its top relevant score, the lowest score that can */
+  /* hold a relevant item within each cutoff k, and its relevant and judged items */
   SELECT
     'average' AS ties,
     CAST(1.0 AS DOUBLE) AS min_relevance,
