@@ -551,3 +551,74 @@ def test_intervals_match_references(case, engine):
     for metric, (value, se) in expected.items():
         close(got[f"{metric}_lo"], value - z * se, f"{metric}_lo on {engine}")
         close(got[f"{metric}_hi"], value + z * se, f"{metric}_hi on {engine}")
+
+
+# --- comparisons -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def compared(cases, tmp_path_factory) -> tuple[pl.DataFrame, str]:
+    """The single case with a second continuous score, two arms and 300 units, as Parquet
+    written by three tools."""
+    frame = cases["single"].frame
+    rng = np.random.default_rng(11)
+    n = frame.height
+    frame = frame.select("label", "score").with_columns(
+        score_b=(pl.col("score") * 0.5 + pl.Series(rng.random(n)) * 0.5),
+        arm=pl.Series(np.where(rng.random(n) < 0.5, "v1", "v2")),
+        unit=pl.int_range(n, dtype=pl.Int64) // 1000,
+    )
+    return frame, write_parquet_directory(frame, tmp_path_factory.mktemp("compared") / "rows")
+
+
+def _placements(scores: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """AUC and the placements of fast DeLong (test_intervals.fast_delong's midranks)."""
+    from scipy import stats
+
+    pos, neg = scores[labels == 1], scores[labels == 0]
+    m, n = len(pos), len(neg)
+    tz = stats.rankdata(np.concatenate([pos, neg]))
+    auc = tz[:m].sum() / (m * n) - (m + 1) / (2 * n)
+    return auc, (tz[:m] - stats.rankdata(pos)) / n, 1 - (tz[m:] - stats.rankdata(neg)) / m
+
+
+def test_comparisons_match_references(compared, engine):
+    """sm.compare at scale, from Parquet on disk, over 300,000 continuous scores (each
+    arm's P·N and the paired P·N past 2³²): the paired AUC difference against DeLong's
+    paired variance from fast-DeLong placements, the arms' against two fast DeLongs, and
+    the arms' bootstrap of 300 units against scikit-learn on each arm's reweighted rows
+    (the counts from test_bootstrap.reference_count)."""
+    from scipy import stats
+    from test_bootstrap import reference_count
+    from test_intervals import fast_delong
+
+    frame, path = compared
+    y = frame["label"].to_numpy()
+    z = stats.norm.ppf(0.975)
+    auc_a, v01_a, v10_a = _placements(frame["score"].to_numpy(), y)
+    auc_b, v01_b, v10_b = _placements(frame["score_b"].to_numpy(), y)
+    se = math.sqrt(np.var(v01_b - v01_a, ddof=1) / len(v01_a) + np.var(v10_b - v10_a, ddof=1) / len(v10_a))
+    paired = sm.compare(path, ["auc"], scores=("score", "score_b"), label="label", engine=engine).row(0, named=True)
+    close(paired["delta"], auc_b - auc_a, f"paired delta on {engine}")
+    close(paired["delta_lo"], auc_b - auc_a - z * se, f"paired delta_lo on {engine}")
+    close(paired["p_value"], 2 * stats.norm.sf(abs(auc_b - auc_a) / se), f"paired p on {engine}")
+
+    arms = {arm: frame.filter(pl.col("arm") == arm) for arm in ("v1", "v2")}
+    (base, se_base), (cand, se_cand) = (fast_delong(part["score"], part["label"]) for part in arms.values())
+    arm_auc = sm.compare(path, ["auc"], arm="arm", baseline="v1", label="label", score="score", engine=engine)
+    row = arm_auc.row(0, named=True)
+    close(row["delta"], cand - base, f"arms delta on {engine}")
+    close(row["delta_hi"], cand - base + z * math.hypot(se_base, se_cand), f"arms delta_hi on {engine}")
+
+    resampled = sm.compare(path, ["brier"], arm="arm", baseline="v1", label="label", score="score", ci=0.9,
+                           ci_unit="unit", resamples=3, seed=5, engine=engine).row(0, named=True)  # fmt: skip
+    differences = []
+    for r in range(1, 4):
+        counts = {unit: reference_count(unit + 1, r, 5) for unit in range(300)}  # DENSE_RANK of unit
+        values = [
+            skm.brier_score_loss(part["label"], part["score"], sample_weight=part["unit"].replace_strict(counts))
+            for part in arms.values()
+        ]
+        differences.append(values[1] - values[0])
+    close(resampled["delta_lo"], float(np.quantile(differences, 0.05)), f"arms bootstrap delta_lo on {engine}")
+    close(resampled["delta_hi"], float(np.quantile(differences, 0.95)), f"arms bootstrap delta_hi on {engine}")

@@ -5,7 +5,8 @@ how long), the metric table per slice (with the intervals when ``ci`` is given),
 metric over time when a slice column holds dates (one line per other slice), the ROC,
 precision–recall and calibration curves of each slice for binary metrics (thinned; AUC
 and average precision in the legend), the comparison of ``sm.compare`` when ``scores``
-or ``arm`` is given, and the SQL that computed the table. Charts are static SVG and the
+or ``arm`` is given, and the SQL that computed the table and the comparison. Charts are
+static SVG and the
 styles inline: the file opens offline and prints to PDF.
 """
 
