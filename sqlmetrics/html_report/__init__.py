@@ -6,8 +6,7 @@ metric over time when a slice column holds dates (one line per other slice), the
 precision–recall and calibration curves of each slice for binary metrics (thinned; AUC
 and average precision in the legend), the comparison of ``sm.compare`` when ``scores``
 or ``arm`` is given, and the SQL that computed the table and the comparison. Charts are
-static SVG and the
-styles inline: the file opens offline and prints to PDF.
+static SVG and the styles inline: the file opens offline and prints to PDF.
 """
 
 from __future__ import annotations
