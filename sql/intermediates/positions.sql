@@ -2,7 +2,7 @@
 -- of the DCG discount 1/log2(p + 1) and of 1/p (both 0 at p = 0), so that a metric sums
 -- either over positions a..e as D(e) − D(a − 1).
 --
--- reads:  ranked(last_position), judged({{ by }}, query, n)
+-- reads:  ranked(last_position), list_floors(judged)
 -- output: p, discount_through, harmonic_through
 SELECT p,
        SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / LOG2(p + 1) END)
@@ -16,7 +16,7 @@ FROM (
         FROM (
             SELECT MAX(last_position) AS n FROM ranked
             UNION ALL
-            SELECT SUM(n) FROM judged GROUP BY {{ by }}, query
+            SELECT MAX(judged) FROM list_floors
         ) AS lengths
     ) AS longest_list
 ) AS numbers

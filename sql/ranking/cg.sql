@@ -8,7 +8,7 @@
 -- A list without a relevant judged item (label >= min_relevance) is skipped and counted
 -- (empty = 'skip') or scores 0 (empty = 'zero'); a list without judgments is skipped.
 --
--- reads:  ranked, judged
+-- reads:  ranked, list_floors (one row per list: its relevant and judged items)
 -- params: {{ k }}, {{ gain }}, {{ ties }}, {{ min_relevance }}, {{ empty }}
 -- output: {{ by }}, cg, cg_queries (lists used), cg_skipped (lists left out)
 WITH list_parts AS (
@@ -21,8 +21,10 @@ WITH list_parts AS (
     WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
       AND first_position <= COALESCE({{ k }}, first_position)
     UNION ALL
-    SELECT {{ by }}, query, 0, CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END, n
-    FROM judged
+    -- every list, with its relevant and judged items (retrieved or not)
+    SELECT {{ by }}, query, 0, relevant, judged
+    FROM list_floors
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
 ),
 per_list AS (
     SELECT {{ by }}, query,

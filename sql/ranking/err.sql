@@ -16,7 +16,7 @@
 -- A list without a relevant judged item (label >= min_relevance) is skipped and counted
 -- (empty = 'skip') or scores 0 (empty = 'zero'); a list without judgments is skipped.
 --
--- reads:  ranked, judged
+-- reads:  ranked, list_floors (one row per list: its relevant and judged items)
 -- params: {{ k }}, {{ max_relevance }}, {{ ties }}, {{ min_relevance }}, {{ empty }}
 -- output: {{ by }}, err, err_queries (lists used), err_skipped (lists left out)
 WITH peer_groups AS (
@@ -51,13 +51,11 @@ list_parts AS (
     SELECT {{ by }}, query, EXP(ln_survive + j * ln_miss) * r / (a + j) AS err, 0 AS relevant, 0 AS judged
     FROM stop_positions
     UNION ALL
-    SELECT {{ by }}, query, 0, CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END, n
-    FROM judged
-    UNION ALL
-    -- every list, even one without a positive grade in the top k or without judgments
-    SELECT {{ by }}, query, 0, 0, 0
-    FROM peer_groups
-    WHERE a = 1
+    -- every list, even one without a positive grade in the top k or without judgments,
+    -- with its relevant and judged items (retrieved or not)
+    SELECT {{ by }}, query, 0, relevant, judged
+    FROM list_floors
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
 ),
 per_list AS (
     SELECT {{ by }}, query,

@@ -13,7 +13,7 @@
 -- A list without a relevant judged item is skipped and counted (empty = 'skip') or
 -- scores 0 (empty = 'zero'); a list without judgments is skipped.
 --
--- reads:  ranked, judged, positions
+-- reads:  ranked, positions, list_floors (one row per list: its relevant and judged items)
 -- params: {{ k }}, {{ ties }}, {{ min_relevance }}, {{ empty }}
 -- output: {{ by }}, map, map_queries (lists used), map_skipped (lists left out)
 WITH list_parts AS (
@@ -32,13 +32,11 @@ WITH list_parts AS (
     WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND relevant = 1
       AND first_position <= COALESCE({{ k }}, first_position)
     UNION ALL
-    SELECT {{ by }}, query, 0, CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END, n
-    FROM judged
-    UNION ALL
-    -- every list, even one without a relevant item in the top k or without judgments
-    SELECT {{ by }}, query, 0, 0, 0
-    FROM ranked
-    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND first_position = 1
+    -- every list, even one without a relevant item in the top k or without judgments,
+    -- with its relevant and judged items (retrieved or not)
+    SELECT {{ by }}, query, 0, relevant, judged
+    FROM list_floors
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
 ),
 per_list AS (
     SELECT {{ by }}, query,

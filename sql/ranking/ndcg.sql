@@ -9,7 +9,7 @@
 -- A list without a relevant judged item (label >= min_relevance) is skipped and counted
 -- (empty = 'skip') or scores 0 (empty = 'zero'); a list without judgments is skipped.
 --
--- reads:  ranked, judged, positions
+-- reads:  ranked, judged, positions, list_floors (one row per list: its relevant and judged items)
 -- params: {{ k }}, {{ gain }}, {{ ties }}, {{ min_relevance }}, {{ empty }}
 -- output: {{ by }}, ndcg, ndcg_queries (lists used), ndcg_skipped (lists left out)
 WITH ideal AS (
@@ -31,13 +31,19 @@ list_parts AS (
       AND first_position <= COALESCE({{ k }}, first_position)
     UNION ALL
     -- the ideal order: the n judged items of a label fill positions last_position − n + 1 ..
+    -- (label 0 earns nothing: judged.sql leaves it out)
     SELECT {{ by }}, query, 0,
            CASE WHEN {{ gain }} = 'linear' THEN label ELSE POWER(2, label) - 1 END
            * (d_end.discount_through - d_start.discount_through),
-           CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END, n
+           0, 0
     FROM ideal
     JOIN positions AS d_start ON d_start.p = LEAST(last_position - n, COALESCE({{ k }}, last_position))
     JOIN positions AS d_end ON d_end.p = LEAST(last_position, COALESCE({{ k }}, last_position))
+    UNION ALL
+    -- every list, with its relevant and judged items (retrieved or not)
+    SELECT {{ by }}, query, 0, 0, relevant, judged
+    FROM list_floors
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
 ),
 per_list AS (
     SELECT {{ by }}, query,

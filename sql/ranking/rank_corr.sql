@@ -13,7 +13,7 @@
 -- (label >= min_relevance) is skipped and counted (empty = 'skip') or scores 0
 -- (empty = 'zero'); a list without judgments is skipped.
 --
--- reads:  input({{ by }}, query, score, label, w), judged
+-- reads:  input({{ by }}, query, score, label, w), ideal_rows({{ by }}, query, label)  -- the judged items
 -- params: {{ min_relevance }}, {{ empty }}
 -- output: {{ by }}, rank_corr, rank_corr_queries (lists used), rank_corr_skipped (lists left out)
 WITH cells AS (
@@ -57,8 +57,11 @@ list_parts AS (
     SELECT {{ by }}, query, won, 0 AS n, 0 AS relevant, 0 AS judged
     FROM won
     UNION ALL
-    SELECT {{ by }}, query, 0 AS won, 0 AS n, CASE WHEN label >= {{ min_relevance }} THEN n ELSE 0 END AS relevant, n AS judged
-    FROM judged
+    -- every list's relevant and judged items (for a run: retrieved or not)
+    SELECT {{ by }}, query, 0 AS won, 0 AS n, SUM(CASE WHEN label >= {{ min_relevance }} THEN 1 ELSE 0 END) AS relevant,
+           COUNT(*) AS judged
+    FROM ideal_rows
+    GROUP BY {{ by }}, query
 ),
 per_list AS (
     SELECT {{ by }}, query,

@@ -66,19 +66,19 @@ def list_floors_sql(binding: Binding, portable: bool) -> str:
     """Per list and (tie policy, relevance threshold) in use: the lowest score any metric
     of the call ranks down to (``floor``: the ranked step's ``floor``; ``portable``:
     without DuckDB's top-k aggregate, which is also avoided for a k above
-    ``DUCKDB_TOP_K_MAX``). For the metrics that find their rows without ranking, also the
-    list's top relevant score (``top_relevant``, NULL without a relevant row: for
-    ``first_hits``), for every cutoff k in use the lowest score that can hold a relevant
-    row within the top k (``cutoff_<k>``, ``cutoff_all`` without a cutoff; NULL without a
-    relevant row: for ``cutoff_hits``), and its ``relevant`` and ``judged`` items: for
-    impressions counted in the same aggregation, for a run from its judgments."""
+    ``DUCKDB_TOP_K_MAX``); its ``relevant`` and ``judged`` items, which every ranking
+    metric reads (for impressions counted in the same aggregation, for a run from its
+    judgments). For the metrics that find their rows without ranking, also the list's top
+    relevant score (``top_relevant``, NULL without a relevant row: for ``first_hits``)
+    and for every cutoff k in use the lowest score that can hold a relevant row within
+    the top k (``cutoff_<k>``, ``cutoff_all`` without a cutoff; NULL without a relevant
+    row: for ``cutoff_hits``)."""
     by = ", ".join(binding.slices)
     floor = intermediates()[RANKED].floor
     readers = {step: [call for call in binding.calls if reads(step, call.spec.intermediates)] for step in LIST_STEPS}
     cutoffs = sorted({call.kwargs.get("k") for call in readers[CUTOFF_HITS]}, key=lambda k: (k is not None, k or 0))
     top_ks = [k for k in [*(call.kwargs.get("k") for call in readers[RANKED]), *cutoffs] if k is not None]
     portable = portable or (bool(top_ks) and not _top_k_fits(binding, max(top_ks)))
-    counted = bool(readers[FIRST_HITS] or readers[CUTOFF_HITS])
     floors: dict[tuple[str, float], set[str]] = {}
     for call in filter(_reads_lists, binding.calls):
         floors.setdefault((call.kwargs["ties"], call.kwargs["min_relevance"]), set())
@@ -108,10 +108,10 @@ def list_floors_sql(binding: Binding, portable: bool) -> str:
             columns.append(f"MAX(CASE WHEN {relevant} THEN score END) AS top_relevant")
         for k in cutoffs:
             columns.append(f"{_hit_floor(k, relevant, floor, portable)} AS {cutoff_column(k)}")
-        if counted and not binding.judgments:
+        if not binding.judgments:
             columns += [f"SUM(CASE WHEN {relevant} THEN 1 ELSE 0 END) AS relevant", "COUNT(*) AS judged"]
         select = f"SELECT {', '.join(columns)}\nFROM {rows}\nGROUP BY {by}, query"
-        selects.append(_with_judged_counts(binding, select, relevant) if counted and binding.judgments else select)
+        selects.append(_with_judged_counts(binding, select, relevant) if binding.judgments else select)
     return "\nUNION ALL\n".join(selects)
 
 

@@ -15,9 +15,9 @@ STEP_NOTES = {
     "checks": "checks: the input rules; error() refuses the query with the first rule the data breaks",
     "row_counts": "row_counts: n_rows (used) and n_excluded per slice, the spine of the result",
     "ideal_rows": "ideal_rows: every list's judged items, the ideal ranking's rows",
-    "list_floors": "list_floors: per list, the lowest score any ranking metric ranks down to (rows below are never\n"
-    "-- ranked) and, for the metrics that rank nothing, its top relevant score, the lowest score that can\n"
-    "-- hold a relevant item within each cutoff k, and its relevant and judged items",
+    "list_floors": "list_floors: per list, its relevant and judged items, the lowest score any ranking metric ranks\n"
+    "-- down to (rows below are never ranked) and, for the metrics that rank nothing, its top relevant\n"
+    "-- score and the lowest score that can hold a relevant item within each cutoff k",
     "run_checks": "run_checks: the rules of a run and its judgments (no item ranked or judged twice)",
     "class_score_rows": "class_score_rows: one row per used row and class, with the class's score",
     "class_nan": "class_nan: per class, the rows whose class score is NaN",

@@ -7,8 +7,10 @@ deep each metric reads, for ``list_floors``), ``first_hits`` (each list's first 
 group holding a relevant row, from the rows at or above its top relevant score, without
 ranking them: mrr, hit_rate), ``cutoff_hits`` (each list's expected relevant rows in
 the top k, from the rows at or above its k-th highest score, without ranking them:
-precision@k, recall@k, hit_rate's micro form), ``judged`` (each list's relevance
-histogram) and ``positions`` (running sums of the discounts). The polars engine reads
+precision@k, recall@k, hit_rate's micro form), ``judged`` (each list's histogram of
+the labels that earn gain, for the ideal DCG) and ``positions`` (running sums of the
+discounts). Every ranking metric reads each list's relevant and judged items from
+``list_floors``. The polars engine reads
 the same plan through ``Lists`` and ``run_lists``.
 """
 
@@ -35,7 +37,7 @@ INTERMEDIATES = {
         derived=lambda ties, min_relevance, k: peer_sql(ties) | {"cutoff": cutoff_column(k)},
     ),
     "judged": Intermediate("intermediates/judged.sql"),
-    "positions": Intermediate("intermediates/positions.sql", after=("ranked", "judged")),
+    "positions": Intermediate("intermediates/positions.sql", after=("ranked",)),
 }
 
 __all__ = ["INTERMEDIATES", "Lists", "run_lists"]

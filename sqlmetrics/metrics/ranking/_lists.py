@@ -5,7 +5,9 @@
 * ``ranked(ties, min_relevance)``: every row with its peer group's positions
   ``first_position .. last_position``, ``group_relevant`` and ``relevant_before``
   (``sql/intermediates/ranked.sql``);
-* ``judged``: each list's relevance histogram (``judged.sql``);
+* ``judged``: each list's relevance histogram (``judged.sql`` keeps only its labels
+  above 0 and counts a list's relevant and judged items in ``list_floors``; here the
+  whole histogram gives both);
 * ``discount_through`` / ``harmonic_through``: running sums over positions
   (``positions.sql``), read with ``gather``;
 

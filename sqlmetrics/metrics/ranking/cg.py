@@ -16,7 +16,7 @@ SPEC = Metric(
     polars_form="lists",
     summary="Σ_{p<=k} gain(rel_p) per list, averaged over lists",
     template="ranking/cg.sql",
-    intermediates=("ranked", "judged"),
+    intermediates=("ranked",),
     needs=("label", "score", "query"),
     params=(K, GAIN, TIES, MIN_RELEVANCE, EMPTY),
     outputs=OUTPUTS,

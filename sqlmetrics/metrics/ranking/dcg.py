@@ -17,7 +17,7 @@ SPEC = Metric(
     polars_form="lists",
     summary="Σ_{p<=k} gain(rel_p)/log2(p+1) per list, averaged over lists",
     template="ranking/dcg.sql",
-    intermediates=("ranked", "judged", "positions"),
+    intermediates=("ranked", "positions"),
     needs=("label", "score", "query"),
     params=(K, GAIN, TIES, MIN_RELEVANCE, EMPTY),
     outputs=OUTPUTS,

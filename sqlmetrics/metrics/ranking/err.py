@@ -41,7 +41,7 @@ SPEC = Metric(
     polars_form="lists",
     summary="Σ_{p<=k} R_p/p · Π_{i<p}(1 − R_i) per list (the cascade model), averaged over lists",
     template="ranking/err.sql",
-    intermediates=("ranked", "judged"),
+    intermediates=("ranked",),
     needs=("label", "score", "query"),
     params=(K, MAX_RELEVANCE, ERR_TIES, MIN_RELEVANCE, EMPTY),
     outputs=OUTPUTS,

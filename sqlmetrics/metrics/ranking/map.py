@@ -16,7 +16,7 @@ SPEC = Metric(
     polars_form="lists",
     summary="Σ_{relevant p <= k} P@p / R per list, averaged over lists",
     template="ranking/map.sql",
-    intermediates=("ranked", "judged", "positions"),
+    intermediates=("ranked", "positions"),
     needs=("label", "score", "query"),
     params=(K, TIES, MIN_RELEVANCE, EMPTY),
     outputs=OUTPUTS,

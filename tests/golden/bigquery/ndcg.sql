@@ -46,6 +46,7 @@ m_ndcg AS (
       AND first_position <= COALESCE(NULL, first_position)
     UNION ALL
     /* the ideal order: the n judged items of a label fill positions last_position − n + 1 .. */
+    /* (label 0 earns nothing: judged.sql leaves it out) */
     SELECT
       slice_1,
       slice_2,
@@ -54,13 +55,26 @@ m_ndcg AS (
       CASE WHEN 'exponential' = 'linear' THEN label ELSE POWER(2, label) - 1 END * (
         d_end.discount_through - d_start.discount_through
       ),
-      CASE WHEN label >= CAST(1.0 AS FLOAT64) THEN n ELSE 0 END,
-      n
+      0,
+      0
     FROM m_ndcg_ideal AS ideal
     JOIN positions AS d_start
       ON d_start.p = LEAST(last_position - n, COALESCE(NULL, last_position))
     JOIN positions AS d_end
       ON d_end.p = LEAST(last_position, COALESCE(NULL, last_position))
+    UNION ALL
+    /* every list, with its relevant and judged items (retrieved or not) */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      0,
+      0,
+      relevant,
+      judged
+    FROM list_floors
+    WHERE
+      ties = 'average' AND min_relevance = CAST(1.0 AS FLOAT64)
   ), m_ndcg_per_list AS (
     SELECT
       slice_1,

@@ -116,26 +116,18 @@ m_err AS (
       0 AS judged
     FROM m_err_stop_positions AS stop_positions
     UNION ALL
+    /* every list, even one without a positive grade in the top k or without judgments, */
+    /* with its relevant and judged items (retrieved or not) */
     SELECT
       slice_1,
       slice_2,
       query,
       0,
-      CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN n ELSE 0 END,
-      n
-    FROM judged
-    UNION ALL
-    /* every list, even one without a positive grade in the top k or without judgments */
-    SELECT
-      slice_1,
-      slice_2,
-      query,
-      0,
-      0,
-      0
-    FROM m_err_peer_groups AS peer_groups
+      relevant,
+      judged
+    FROM list_floors
     WHERE
-      a = 1
+      ties = 'pessimistic' AND min_relevance = CAST(1.0 AS DOUBLE)
   ), m_err_per_list AS (
     SELECT
       slice_1,

@@ -104,9 +104,9 @@ WITH input AS (
   WHERE
     NOT w IS NULL
 ), list_floors AS (
-  /* list_floors: per list, the lowest score any ranking metric ranks down to (rows below are never */
-  /* ranked) and, for the metrics that rank nothing, its top relevant score, the lowest score that can */
-  /* hold a relevant item within each cutoff k, and its relevant and judged items */
+  /* list_floors: per list, its relevant and judged items, the lowest score any ranking metric ranks */
+  /* down to (rows below are never ranked) and, for the metrics that rank nothing, its top relevant */
+  /* score and the lowest score that can hold a relevant item within each cutoff k */
   SELECT
     'average' AS ties,
     CAST(1.0 AS DOUBLE) AS min_relevance,
@@ -285,22 +285,6 @@ WITH input AS (
       AND f.ties = 'pessimistic'
       AND f.min_relevance = CAST(1.0 AS DOUBLE)
   ) AS list_rows
-), judged AS (
-  /* judged: the relevance histogram of every list's judged items, the ideal ranking's */
-  /* input. Impressions: a list's judged items are its own rows. Judgments + run: every */
-  /* judged item of the list's query, retrieved or not (a list without judgments has none). */
-  SELECT
-    slice_1,
-    slice_2,
-    query,
-    label,
-    COUNT(*) AS n
-  FROM ideal_rows
-  GROUP BY
-    slice_1,
-    slice_2,
-    query,
-    label
 ), positions AS (
   /* positions: rank positions p = 0 .. the longest list or judged set, with running sums */
   /* of the DCG discount 1/log2(p + 1) and of 1/p (both 0 at p = 0), so that a metric sums */
@@ -321,12 +305,8 @@ WITH input AS (
         FROM ranked
         UNION ALL
         SELECT
-          SUM(n)
-        FROM judged
-        GROUP BY
-          slice_1,
-          slice_2,
-          query
+          MAX(judged)
+        FROM list_floors
       ) AS lengths
     ) AS longest_list
     CROSS JOIN UNNEST(SEQUENCE(
@@ -613,6 +593,27 @@ WITH input AS (
     slice_1,
     slice_2,
     query
+), judged AS (
+  /* judged: the relevance histogram of every list's judged items that earn gain (label > 0), */
+  /* the ideal ranking's input. Impressions: a list's judged items are its own rows. */
+  /* Judgments + run: every judged item of the list's query, retrieved or not. */
+  /* Items of label 0 are left out: they earn no gain at any position and fill the ideal */
+  /* order after every positive label, so the ideal DCG is the same without them (each */
+  /* list's relevant and judged items are counted in list_floors). */
+  SELECT
+    slice_1,
+    slice_2,
+    query,
+    label,
+    COUNT(*) AS n
+  FROM ideal_rows
+  WHERE
+    label > 0
+  GROUP BY
+    slice_1,
+    slice_2,
+    query,
+    label
 )
 /* the result: one row per slice, every metric joined by slice */
 SELECT

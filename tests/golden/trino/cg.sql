@@ -24,14 +24,17 @@ m_cg AS (
     /* A list without a relevant judged item (label >= min_relevance) is skipped and counted */
     /* (empty = 'skip') or scores 0 (empty = 'zero'); a list without judgments is skipped. */
     UNION ALL
+    /* every list, with its relevant and judged items (retrieved or not) */
     SELECT
       slice_1,
       slice_2,
       query,
       0,
-      CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN n ELSE 0 END,
-      n
-    FROM judged
+      relevant,
+      judged
+    FROM list_floors
+    WHERE
+      ties = 'average' AND min_relevance = CAST(1.0 AS DOUBLE)
   ), m_cg_per_list AS (
     SELECT
       slice_1,

@@ -35,15 +35,6 @@ m_map AS (
       AND min_relevance = CAST(1.0 AS DOUBLE)
       AND relevant = 1
       AND first_position <= COALESCE(NULL, first_position)
-    UNION ALL
-    SELECT
-      slice_1,
-      slice_2,
-      query,
-      0,
-      CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN n ELSE 0 END,
-      n
-    FROM judged
     /* map: mean average precision at k, the mean over lists of */
     /*   AP@k = (1/R) Σ_{p <= k, item p relevant} P@p,   P@p = (relevant items in the top p)/p, */
     /* R the list's relevant judged items (label >= min_relevance), retrieved or not; k NULL */
@@ -59,17 +50,18 @@ m_map AS (
     /* A list without a relevant judged item is skipped and counted (empty = 'skip') or */
     /* scores 0 (empty = 'zero'); a list without judgments is skipped. */
     UNION ALL
-    /* every list, even one without a relevant item in the top k or without judgments */
+    /* every list, even one without a relevant item in the top k or without judgments, */
+    /* with its relevant and judged items (retrieved or not) */
     SELECT
       slice_1,
       slice_2,
       query,
       0,
-      0,
-      0
-    FROM ranked
+      relevant,
+      judged
+    FROM list_floors
     WHERE
-      ties = 'average' AND min_relevance = CAST(1.0 AS DOUBLE) AND first_position = 1
+      ties = 'average' AND min_relevance = CAST(1.0 AS DOUBLE)
   ), m_map_per_list AS (
     SELECT
       slice_1,

@@ -118,15 +118,20 @@ m_rank_corr AS (
       0 AS judged
     FROM m_rank_corr_won AS won
     UNION ALL
+    /* every list's relevant and judged items (for a run: retrieved or not) */
     SELECT
       slice_1,
       slice_2,
       query,
       0 AS won,
       0 AS n,
-      CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN n ELSE 0 END AS relevant,
-      n AS judged
-    FROM judged
+      SUM(CASE WHEN label >= CAST(1.0 AS DOUBLE) THEN 1 ELSE 0 END) AS relevant,
+      COUNT(*) AS judged
+    FROM ideal_rows
+    GROUP BY
+      slice_1,
+      slice_2,
+      query
   ), m_rank_corr_per_list AS (
     SELECT
       slice_1,
