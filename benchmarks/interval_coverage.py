@@ -1,6 +1,6 @@
 """How often sqlmetrics' 95% intervals cover a known population value.
 
-    python benchmarks/coverage.py [--runs 1000] [--engine duckdb]
+    python benchmarks/interval_coverage.py [--runs 1000] [--engine duckdb]
 
 Each study draws ``runs`` data sets (seeds 0..runs-1) whose population value is known
 and counts the intervals that contain it; a correct 95% interval covers it about 95% of
