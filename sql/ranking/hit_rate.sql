@@ -7,7 +7,9 @@
 -- non-relevant rows, with probability Π_{t < s} (g − m − t)/(g − t) (0 when s > g − m).
 -- average = 'macro': that share; 'micro': Σ hits@k / Σ R over lists, hits@k the
 -- relevant items in the top k (cutoff_hits.sql) and R the list's relevant judged items
--- (the HR@K of recommender papers).
+-- (the HR@K of recommender papers). Each form's rows are read only under its own
+-- average: an engine drops the other form's steps as unread (DuckDB then computes no
+-- hits@k, and no first peer groups for micro).
 -- A list without a relevant judged item is skipped and counted (empty = 'skip') or
 -- scores 0 (empty = 'zero'); a list without judgments is skipped.
 --
@@ -17,7 +19,7 @@
 WITH first_relevant AS (
     SELECT {{ by }}, query, a, g, m
     FROM first_hits
-    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND {{ average }} = 'macro'
 ),
 list_parts AS (
     SELECT {{ by }}, query,
@@ -38,6 +40,7 @@ list_parts AS (
     SELECT {{ by }}, query, 0, hits, 0, 0
     FROM cutoff_hits
     WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND k IS NOT DISTINCT FROM {{ k }}
+      AND {{ average }} = 'micro'
     UNION ALL
     -- every list, even one without a relevant item or without judgments
     SELECT {{ by }}, query, 0, 0, relevant, judged

@@ -9,7 +9,9 @@ m_hit_rate AS (
     /* non-relevant rows, with probability Π_{t < s} (g − m − t)/(g − t) (0 when s > g − m). */
     /* average = 'macro': that share; 'micro': Σ hits@k / Σ R over lists, hits@k the */
     /* relevant items in the top k (cutoff_hits.sql) and R the list's relevant judged items */
-    /* (the HR@K of recommender papers). */
+    /* (the HR@K of recommender papers). Each form's rows are read only under its own */
+    /* average: an engine drops the other form's steps as unread (DuckDB then computes no */
+    /* hits@k, and no first peer groups for micro). */
     /* A list without a relevant judged item is skipped and counted (empty = 'skip') or */
     /* scores 0 (empty = 'zero'); a list without judgments is skipped. */
     SELECT
@@ -21,7 +23,7 @@ m_hit_rate AS (
       m
     FROM first_hits
     WHERE
-      ties = 'average' AND min_relevance = CAST(1.0 AS FLOAT64)
+      ties = 'average' AND min_relevance = CAST(1.0 AS FLOAT64) AND 'macro' = 'macro'
   ), m_hit_rate_list_parts AS (
     SELECT
       slice_1,
@@ -95,6 +97,7 @@ m_hit_rate AS (
       ties = 'average'
       AND min_relevance = CAST(1.0 AS FLOAT64)
       AND k IS NOT DISTINCT FROM NULL
+      AND 'macro' = 'micro'
     UNION ALL
     /* every list, even one without a relevant item or without judgments */
     SELECT
