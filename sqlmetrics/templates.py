@@ -10,6 +10,8 @@ Templates are plain DuckDB SQL with three kinds of placeholder:
 * ``{{ same_slice(a, b) }}``: relations ``a`` and ``b`` are in the same slice
   (``a.slice_1 IS NOT DISTINCT FROM b.slice_1 AND ...``: a NULL slice key is a key);
 * ``{{ <parameter> }}``: a metric parameter, rendered as a typed SQL literal.
+* ``{{ weighted }}``: ``TRUE`` when the rows carry weights (a weight column or a
+  bootstrap's counts), for a metric with a faster form for unweighted rows (gauc).
 
 Nothing else is substituted, and values are never pasted as raw text.
 """

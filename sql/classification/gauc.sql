@@ -8,11 +8,17 @@
 -- negative weight tied at s, each positive counts the negatives below it and half of
 -- those tied with it:
 --   AUC_u = Σ_pos w·(N(<=s) − N(=s)/2) / (P·N) = Σ_pos w·(2·N(<=s) − N(=s)) / (2·P·N).
+-- Without weights the same number takes one RANGE frame fewer, as a rank sum: with r
+-- the rank of a row's tie group (RANK()) and e its last position (the rows at or below
+-- it), the positives' mean ranks sum to R⁺ = Σ_pos (r + e)/2, and
+--   AUC_u = (R⁺ − P(P + 1)/2) / (P·N);
+-- the other form's windows are then unread, and the engine drops them.
 -- Only the rows of two-class queries are sorted; one-class queries are counted.
 -- gauc_groups counts the queries used, gauc_skipped the one-class queries left out.
 --
 -- reads:  query_rows({{ by }}, query, score, w_pos, w_neg)
 -- params: {{ weighting }} -- 'impressions' | 'positives' | 'uniform'
+--         {{ weighted }}  -- TRUE when rows carry weights (a weight column or a bootstrap's counts)
 -- output: {{ by }}, gauc, gauc_groups, gauc_skipped
 WITH totals AS (
     SELECT {{ by }}, query, SUM(w_pos) AS pos, SUM(w_neg) AS neg
@@ -21,7 +27,10 @@ WITH totals AS (
 ),
 per_query AS (
     SELECT {{ by }}, query,
-           SUM(w_pos * (2 * neg_up_to - neg_tied)) / (2 * SUM(w_pos) * SUM(w_neg)) AS auc,
+           CASE WHEN {{ weighted }}
+                THEN SUM(w_pos * (2 * neg_up_to - neg_tied)) / (2 * SUM(w_pos) * SUM(w_neg))
+                ELSE (SUM(CASE WHEN w_pos > 0 THEN rank_from + rank_to ELSE 0 END) / 2
+                      - SUM(w_pos) * (SUM(w_pos) + 1) / 2) / (SUM(w_pos) * SUM(w_neg)) END AS auc,
            CASE {{ weighting }}
                WHEN 'impressions' THEN SUM(w_pos + w_neg)
                WHEN 'positives' THEN SUM(w_pos)
@@ -32,7 +41,10 @@ per_query AS (
                SUM(w_neg) OVER (PARTITION BY {{ by }}, query ORDER BY score
                                 RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS neg_up_to,
                SUM(w_neg) OVER (PARTITION BY {{ by }}, query ORDER BY score
-                                RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS neg_tied
+                                RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS neg_tied,
+               RANK() OVER (PARTITION BY {{ by }}, query ORDER BY score) AS rank_from,
+               COUNT(*) OVER (PARTITION BY {{ by }}, query ORDER BY score
+                              RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS rank_to
         FROM query_rows AS r
         WHERE EXISTS (
             SELECT 1 FROM totals AS t

@@ -66,7 +66,8 @@ def compose(binding: Binding, source_sql: str, second_sql: str | None = None, di
     if t_quantiles_needed(binding):
         ctes["t_quantiles"] = intervals.t_table_sql(binding.ci)
     for call in binding.calls:
-        values = {"by": by, **{name: templates.literal(value) for name, value in call.params}}
+        params = {name: templates.literal(value) for name, value in call.params}
+        values = {"by": by, "weighted": templates.literal(binding.weighted), **params}
         step = templates.render(call.spec.template, values, binding.slices)
         ctes[f"m_{call.column}"] = with_spread(step, call, binding, values) if binding.analytic(call) else step
     # a bootstrap's input holds every row once per replicate: streamed into each reader, never held

@@ -10,6 +10,11 @@ m_gauc AS (
     /* negative weight tied at s, each positive counts the negatives below it and half of */
     /* those tied with it: */
     /*   AUC_u = Σ_pos w·(N(<=s) − N(=s)/2) / (P·N) = Σ_pos w·(2·N(<=s) − N(=s)) / (2·P·N). */
+    /* Without weights the same number takes one RANGE frame fewer, as a rank sum: with r */
+    /* the rank of a row's tie group (RANK()) and e its last position (the rows at or below */
+    /* it), the positives' mean ranks sum to R⁺ = Σ_pos (r + e)/2, and */
+    /*   AUC_u = (R⁺ − P(P + 1)/2) / (P·N); */
+    /* the other form's windows are then unread, and the engine drops them. */
     /* Only the rows of two-class queries are sorted; one-class queries are counted. */
     /* gauc_groups counts the queries used, gauc_skipped the one-class queries left out. */
     SELECT
@@ -28,11 +33,21 @@ m_gauc AS (
       slice_1,
       slice_2,
       query,
-      CAST(SUM(w_pos * (
-        2 * neg_up_to - neg_tied
-      )) AS DOUBLE) / (
-        2 * SUM(w_pos) * SUM(w_neg)
-      ) AS auc,
+      CASE
+        WHEN TRUE
+        THEN CAST(SUM(w_pos * (
+          2 * neg_up_to - neg_tied
+        )) AS DOUBLE) / (
+          2 * SUM(w_pos) * SUM(w_neg)
+        )
+        ELSE CAST((
+          CAST(SUM(CASE WHEN w_pos > 0 THEN rank_from + rank_to ELSE 0 END) AS DOUBLE) / 2 - CAST(SUM(w_pos) * (
+            SUM(w_pos) + 1
+          ) AS DOUBLE) / 2
+        ) AS DOUBLE) / (
+          SUM(w_pos) * SUM(w_neg)
+        )
+      END AS auc,
       CASE 'impressions'
         WHEN 'impressions'
         THEN SUM(w_pos + w_neg)
@@ -56,7 +71,13 @@ m_gauc AS (
           PARTITION BY slice_1, slice_2, query
           ORDER BY score
           RANGE BETWEEN CURRENT ROW AND CURRENT ROW
-        ) AS neg_tied
+        ) AS neg_tied,
+        RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score) AS rank_from,
+        COUNT(*) OVER (
+          PARTITION BY slice_1, slice_2, query
+          ORDER BY score
+          RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS rank_to
       FROM query_rows AS r
       WHERE
         EXISTS(
