@@ -49,13 +49,15 @@ class Intermediate:
     floor: Callable[[str, int | None, float, bool], str] | None = None
 
 
-def cumulative(hist: str, keys: tuple[str, ...] = ()) -> Intermediate:
+def cumulative(hist: str, keys: tuple[str, ...] = (), distinct: str = "") -> Intermediate:
     """The running sums (tp, fp) over the scores of histogram ``hist`` in order (one
-    window per slice; on the distributed engines, within score buckets)."""
+    window per slice; on the distributed engines, within score buckets); ``distinct``:
+    its template when ``hist`` holds a row per used row (nearly distinct scores)."""
     return Intermediate(
         "intermediates/score_cum.sql",
         after=(hist,),
         distributed="intermediates/score_cum_distributed.sql",
+        distinct=distinct,
         values=(("hist", hist),),
         keys=keys,
     )

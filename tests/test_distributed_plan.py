@@ -1,7 +1,7 @@
 """The running sums the distributed engines compute from score buckets
 (``sql/intermediates/score_cum_distributed.sql``) give the numbers of the one window
-DuckDB runs (``score_cum.sql``), for every metric that reads them: auc and
-average_precision (both score plans), their one-vs-rest forms, median_absolute_error.
+DuckDB runs (``score_cum.sql``), for every metric that reads them: auc (weighted and,
+by its rank sum, unweighted) and average_precision (both score plans), their one-vs-rest forms, median_absolute_error.
 
 Both forms run here on DuckDB: the statement composed for Spark (before sqlglot writes
 it in Spark's dialect) is DuckDB SQL too. With few buckets (1 to 5), buckets hold many
@@ -60,8 +60,10 @@ def _both_forms(frame: pl.DataFrame, metrics, buckets: int, distinct_scores: boo
     extremes=st.lists(st.tuples(st.sampled_from(EXTREME_SCORES), st.integers(0, 1)), max_size=4),
     buckets=st.integers(1, 5),
     distinct_scores=st.booleans(),
+    weighted=st.booleans(),
 )
-def test_auc_and_average_precision(frame, extremes, buckets, distinct_scores):
+def test_auc_and_average_precision(frame, extremes, buckets, distinct_scores, weighted):
+    """Weighted, auc reads the running sums; unweighted, the rows' positions (its rank sum)."""
     extra = pl.DataFrame([("a", 0, label, score, 1.0) for score, label in extremes], schema=frame.schema, orient="row")
     frame = pl.concat([frame, extra])
     _both_forms(
@@ -71,7 +73,7 @@ def test_auc_and_average_precision(frame, extremes, buckets, distinct_scores):
         distinct_scores,
         label="label",
         score="score",
-        weight="weight",
+        weight="weight" if weighted else None,
         by="slice",
     )
 

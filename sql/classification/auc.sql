@@ -5,12 +5,22 @@
 -- weight at or above the score, ties included): over pairs of a positive and a negative,
 --   Σ_neg w·tp = wins + ties,  Σ_pos w·fp = losses + ties,  W⁺·W⁻ = wins + ties + losses,
 --   AUC = (wins + ties / 2) / (W⁺·W⁻) = (W⁺·W⁻ + Σ_neg w·tp − Σ_pos w·fp) / (2·W⁺·W⁻).
+-- Without weights the same number is the rank sum: a positive whose tie group shares
+-- positions rank_from .. rank_to (descending) has the mean ascending rank
+-- n + 1 − (rank_from + rank_to)/2, n = P + N, so with P positives and N negatives
+--   AUC = (Σ_pos (n + 1 − (rank_from + rank_to)/2) − P(P + 1)/2) / (P·N)
+--       = 1 + (P(P + 1) − Σ_pos (rank_from + rank_to)) / (2·P·N),
+-- exact in integers, and over rows it needs no running sum (score_cum_rows.sql).
 -- NULL when the slice lacks positives or negatives.
 --
--- reads:  score_cum({{ by }}, w_pos, w_neg, tp, fp)
+-- reads:  score_cum({{ by }}, w_pos, w_neg, tp, fp, rank_from, rank_to)
+-- params: {{ weighted }} -- TRUE when rows carry weights (a weight column or a bootstrap's counts)
 -- output: {{ by }}, auc
 SELECT {{ by }},
-       (SUM(w_pos) * SUM(w_neg) + SUM(w_neg * tp) - SUM(w_pos * fp))
-       / NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS auc
+       CASE WHEN {{ weighted }}
+            THEN (SUM(w_pos) * SUM(w_neg) + SUM(w_neg * tp) - SUM(w_pos * fp))
+                 / NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0)
+            ELSE 1 + (SUM(w_pos) * (SUM(w_pos) + 1) - SUM(w_pos * (rank_from + rank_to)))
+                     / NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) END AS auc
 FROM score_cum
 GROUP BY {{ by }}

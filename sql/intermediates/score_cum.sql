@@ -8,16 +8,24 @@
 --
 -- tie_pos and tie_neg are the positive and negative weight of the entry's score itself
 -- (every entry of a tied score; DeLong's interval of auc reads them), from the same sort.
+-- rank_from .. rank_to are the positions its rows share in descending score order
+-- (1 + the rows above the score .. the rows at or above it); they count rows only when
+-- every row weighs 1, and only an unweighted call reads them. (score_cum_rows.sql: the
+-- same over rows, where they come from the sort itself.)
 --
 -- reads:  {{ hist }}({{ by }}, score, w_pos, w_neg)
--- output: {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg
-SELECT {{ by }}, score, w_pos, w_neg,
-       SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
-                        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp,
-       SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
-                        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp,
-       SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
-                        RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_pos,
-       SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
-                        RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_neg
-FROM {{ hist }}
+-- output: {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg, rank_from, rank_to
+SELECT {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg,
+       tp + fp - tie_pos - tie_neg + 1 AS rank_from, tp + fp AS rank_to
+FROM (
+    SELECT {{ by }}, score, w_pos, w_neg,
+           SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                            RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp,
+           SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                            RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp,
+           SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                            RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_pos,
+           SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                            RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_neg
+    FROM {{ hist }}
+) AS cumulative

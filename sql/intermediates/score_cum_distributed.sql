@@ -16,7 +16,8 @@
 --
 -- reads:  {{ hist }}({{ by }}, score, w_pos, w_neg)
 -- params: {{ buckets }} (an integer >= 1)
--- output: {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg
+-- output: {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg, rank_from, rank_to
+--         (rank_from .. rank_to: as in score_cum.sql, from tp, fp and the ties)
 WITH ranges AS (
     SELECT {{ by }},
            MIN(CASE WHEN ABS(score) < 1e300 THEN score END) AS lo,
@@ -49,7 +50,10 @@ above AS (
 SELECT {{ by(e) }}, e.score, e.w_pos, e.w_neg,
        e.tp_within + COALESCE(a.pos_above, 0) AS tp,
        e.fp_within + COALESCE(a.neg_above, 0) AS fp,
-       e.tie_pos, e.tie_neg
+       e.tie_pos, e.tie_neg,
+       e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) - e.tie_pos - e.tie_neg + 1
+           AS rank_from,
+       e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) AS rank_to
 FROM (
     SELECT {{ by }}, bucket, score, w_pos, w_neg,
            SUM(w_pos) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC

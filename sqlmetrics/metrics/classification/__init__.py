@@ -11,7 +11,7 @@ from sqlmetrics.metrics.classification._binary import ratio
 
 INTERMEDIATES = {
     "score_hist": Intermediate("intermediates/score_hist.sql", distinct="intermediates/score_rows.sql"),
-    "score_cum": cumulative("score_hist"),
+    "score_cum": cumulative("score_hist", distinct="intermediates/score_cum_rows.sql"),
     "query_rows": Intermediate("intermediates/query_rows.sql"),
     "confusion": Intermediate(
         "intermediates/confusion.sql", after=("score_hist",), collects=("threshold",), table="thresholds"

@@ -212,7 +212,9 @@ WITH input AS (
     e.tp_within + COALESCE(a.pos_above, 0) AS tp,
     e.fp_within + COALESCE(a.neg_above, 0) AS fp,
     e.tie_pos,
-    e.tie_neg
+    e.tie_neg,
+    e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) - e.tie_pos - e.tie_neg + 1 AS rank_from,
+    e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) AS rank_to
   FROM (
     SELECT
       slice_1,

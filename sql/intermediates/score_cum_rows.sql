@@ -1,0 +1,21 @@
+-- score_cum over rows: score_cum.sql when the score histogram holds one entry per used
+-- row (score_rows.sql: the scores are nearly all distinct). The same columns, and
+-- rank_from .. rank_to, the positions a row's tie group shares in descending score
+-- order, come from the sort itself (RANK() and the group's last row), without summing:
+-- an unweighted auc reads only them, and the engine then computes no running sum.
+--
+-- reads:  {{ hist }}({{ by }}, score, w_pos, w_neg)
+-- output: {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg, rank_from, rank_to
+SELECT {{ by }}, score, w_pos, w_neg,
+       SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp,
+       SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp,
+       SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                        RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_pos,
+       SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                        RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_neg,
+       RANK() OVER (PARTITION BY {{ by }} ORDER BY score DESC) AS rank_from,
+       COUNT(*) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+                      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS rank_to
+FROM {{ hist }}
