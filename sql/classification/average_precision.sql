@@ -3,13 +3,17 @@
 -- P_t, R_t are precision and recall when predicting score >= t positive.
 -- Since R_t − R_{t−1} = w⁺(t) / W⁺:  AP = Σ_t w⁺(t) · TP_t / (TP_t + FP_t) / W⁺,
 -- with TP_t, FP_t the tp and fp of score_cum (every entry of a tied score has them).
+-- Without weights TP_t + FP_t counts the rows at or above t, score_cum's rank_to (over
+-- rows it comes from the sort: one running sum fewer).
 -- NULL when the slice lacks positives or negatives.
 --
--- reads:  score_cum({{ by }}, w_pos, w_neg, tp, fp)
+-- reads:  score_cum({{ by }}, w_pos, w_neg, tp, fp, rank_to)
+-- params: {{ weighted }} -- TRUE when rows carry weights (a weight column or a bootstrap's counts)
 -- output: {{ by }}, average_precision
 SELECT {{ by }},
        CASE WHEN SUM(w_neg) > 0
-            THEN SUM(w_pos * tp / NULLIF(tp + fp, 0)) / NULLIF(SUM(w_pos), 0)
+            THEN SUM(w_pos * tp / NULLIF(CASE WHEN {{ weighted }} THEN tp + fp ELSE rank_to END, 0))
+                 / NULLIF(SUM(w_pos), 0)
        END AS average_precision
 FROM score_cum
 GROUP BY {{ by }}

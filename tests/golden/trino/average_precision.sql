@@ -4,13 +4,17 @@ m_average_precision AS (
   /* P_t, R_t are precision and recall when predicting score >= t positive. */
   /* Since R_t − R_{t−1} = w⁺(t) / W⁺:  AP = Σ_t w⁺(t) · TP_t / (TP_t + FP_t) / W⁺, */
   /* with TP_t, FP_t the tp and fp of score_cum (every entry of a tied score has them). */
+  /* Without weights TP_t + FP_t counts the rows at or above t, score_cum's rank_to (over */
+  /* rows it comes from the sort: one running sum fewer). */
   /* NULL when the slice lacks positives or negatives. */
   SELECT
     slice_1,
     slice_2,
     CASE
       WHEN SUM(w_neg) > 0
-      THEN CAST(SUM(CAST(w_pos * tp AS DOUBLE) / NULLIF(tp + fp, 0)) AS DOUBLE) / NULLIF(SUM(w_pos), 0)
+      THEN CAST(SUM(
+        CAST(w_pos * tp AS DOUBLE) / NULLIF(CASE WHEN TRUE THEN tp + fp ELSE rank_to END, 0)
+      ) AS DOUBLE) / NULLIF(SUM(w_pos), 0)
     END AS average_precision
   FROM score_cum
   GROUP BY
