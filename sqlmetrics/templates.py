@@ -11,7 +11,8 @@ Templates are plain DuckDB SQL with three kinds of placeholder:
   (``a.slice_1 IS NOT DISTINCT FROM b.slice_1 AND ...``: a NULL slice key is a key);
 * ``{{ <parameter> }}``: a metric parameter, rendered as a typed SQL literal.
 * ``{{ weighted }}``: ``TRUE`` when the rows carry weights (a weight column or a
-  bootstrap's counts), for a metric with a faster form for unweighted rows (gauc).
+  bootstrap's counts), for a metric with a faster form for unweighted rows (auc,
+  average_precision, gauc).
 
 Nothing else is substituted, and values are never pasted as raw text.
 """
