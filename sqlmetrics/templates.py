@@ -1,6 +1,6 @@
 """Loading the SQL templates shipped in ``sql/`` and filling their ``{{ placeholders }}``.
 
-Templates are plain DuckDB SQL with three kinds of placeholder:
+Templates are plain DuckDB SQL with these placeholders:
 
 * ``{{ by }}``: the slice columns of the call (``slice_1, slice_2``); when the call has no
   slices, a constant column ``slice_0`` stands in, so templates never special-case it
@@ -9,7 +9,7 @@ Templates are plain DuckDB SQL with three kinds of placeholder:
 * ``{{ by(a) }}``: the slice columns of relation ``a`` (``a.slice_1, a.slice_2``);
 * ``{{ same_slice(a, b) }}``: relations ``a`` and ``b`` are in the same slice
   (``a.slice_1 IS NOT DISTINCT FROM b.slice_1 AND ...``: a NULL slice key is a key);
-* ``{{ <parameter> }}``: a metric parameter, rendered as a typed SQL literal.
+* ``{{ <parameter> }}``: a metric parameter, rendered as a typed SQL literal;
 * ``{{ weighted }}``: ``TRUE`` when the rows carry weights (a weight column or a
   bootstrap's counts), for a metric with a faster form for unweighted rows (auc,
   average_precision, gauc).

@@ -52,7 +52,8 @@ def reads(name: str, steps: tuple[str, ...]) -> bool:
 
 def step(binding: Binding, name: str) -> Intermediate:
     """The step that computes intermediate ``name`` for the call: its ``distinct`` form
-    when the scores are nearly all distinct (score_hist from the rows)."""
+    when the scores are nearly all distinct (score_hist from the rows, and score_cum
+    over them with the rows' positions from the sort)."""
     declared = intermediates()[name]
     if binding.distinct_scores and declared.distinct:
         return replace(declared, template=declared.distinct)

@@ -4,7 +4,8 @@ dropped before the one sort (``ranked``).
 A metric's ``reach`` says which rows below its cutoff it still needs:
 
 * ``cutoff``    none: only the top k (the k-th highest score is also what
-                ``cutoff_hits`` reads, for precision@k, recall@k and hit_rate);
+                ``cutoff_hits`` reads, for precision@k, recall@k and hit_rate's
+                micro form);
 * ``gain``      down to the last row with a positive gain (ndcg, dcg, cg, err);
 * ``relevant``  down to the last relevant row (map).
 
