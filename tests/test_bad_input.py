@@ -167,6 +167,23 @@ def test_hostile_column_names_are_just_names(engine):
     assert '"a""; DROP TABLE t; --"' in sql
 
 
+# Two columns whose names differ only in the indentation after a newline: indenting the
+# composed statement must not turn one name into the other (it once read "y\n  z" for
+# label="y\nz"). The labels are opposite, so reading the wrong one flips auc to 1 - auc.
+NEWLINE_NAMES = {"click": "y\nz", "day": "d\r\n x", "user": "u\n\tv"}
+
+
+@pytest.mark.parametrize("ci", [None, 0.95])
+def test_names_holding_newlines_stay_names(engine, ci):
+    frame = FRAME.rename(NEWLINE_NAMES).with_columns((1 - pl.col("y\nz")).alias("y\n  z"))
+    metrics = ["auc", "gauc", "logloss", "ndcg@2"]
+    roles = {"label": "y\nz", "score": "pctr", "query": "u\n\tv", "by": "d\r\n x", "ci": ci}
+    result = sm.evaluate(frame, metrics, engine=engine, **roles)
+    plain = sm.evaluate(FRAME, metrics, engine=engine, label="click", score="pctr", query="user", by="day", ci=ci)
+    assert result.columns[0] == "d\r\n x"
+    assert result.rename({"d\r\n x": "day"}).equals(plain)
+
+
 def test_table_in_a_connection_with_a_quote_in_its_name():
     con = duckdb.connect()
     con.execute('CREATE TABLE "imp""ressions" AS SELECT * FROM FRAME')

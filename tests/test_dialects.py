@@ -57,6 +57,16 @@ def test_hostile_column_names_stay_names(dialect):
     assert len(sqlglot.parse(sql, read=dialect)) == 1
 
 
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_names_holding_newlines_are_rendered_unchanged(dialect):
+    names = {"label": "y\nz", "score": "s\r\n  t", "query": "q\n  r"}
+    sql = sm.to_sql(["auc", "gauc", "ndcg@10"], source="t", dialect=dialect, **names)
+    (tree,) = sqlglot.parse(sql, read=dialect)
+    identifiers = {identifier.name for identifier in tree.find_all(sqlglot.exp.Identifier)}
+    assert set(names.values()) <= identifiers
+    assert not {"y\n  z", "s\r\n    t", "q\n    r"} & identifiers
+
+
 REFUSALS = [
     ("spark", "RAISE_ERROR("),
     ("trino", "FAIL("),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 # What each step that Python writes (rather than a template) is, shown above its SQL.
 STEP_NOTES = {
     "judgments": "judgments: the relevance judgments under canonical names (query, item, label)",
@@ -43,5 +45,36 @@ def _noted(name: str, sql: str) -> str:
 
 
 def indent(sql: str, prefix: str = "  ") -> str:
-    """``sql`` with every non-empty line indented by ``prefix``."""
-    return "\n".join(prefix + line if line else line for line in sql.splitlines())
+    """``sql`` with every non-empty line indented by ``prefix``, except the lines that
+    continue a quoted identifier or string literal: a column named ``"y\\nz"`` stays
+    that name (indenting it would name another column).
+
+    >>> print(indent('SELECT "y\\nz" AS label,\\n  \\'a\\nb\\' AS s'))
+      SELECT "y
+    z" AS label,
+        'a
+    b' AS s
+    """
+    lines = sql.split("\n")
+    inside = _quoted_line_starts(sql)
+    return "\n".join(
+        prefix + line if line and not quoted else line for line, quoted in zip(lines, inside, strict=True)
+    )
+
+
+# The lexemes that decide whether a newline falls inside a quoted identifier or literal:
+# a quoted name or string (a doubled quote inside is part of it, as SQL escapes it), or a
+# comment (a quote inside it opens nothing).
+_LEXEME = re.compile(r"\"(?:[^\"]|\"\")*\"?|'(?:[^']|'')*'?|--[^\n]*|/\*.*?(?:\*/|$)", re.DOTALL)
+
+
+def _quoted_line_starts(sql: str) -> list[bool]:
+    """For each line of ``sql`` (split at every newline), whether it starts inside a
+    quoted identifier or string literal."""
+    inside = [False] * (sql.count("\n") + 1)
+    for match in _LEXEME.finditer(sql):
+        if match.group().startswith(("\"", "'")):
+            first = sql.count("\n", 0, match.start()) + 1
+            for line in range(first, first + match.group().count("\n")):
+                inside[line] = True
+    return inside
