@@ -161,4 +161,20 @@ def raise_failed_rows(rows: pl.LazyFrame, checks: list[tuple[Check, str]], colum
 def _raise(check: Check, metrics: str, count: int, rows: pl.LazyFrame, columns: dict[str, str]) -> None:
     example = rows.filter(check.polars().fill_null(False)).select(pl.col(check.role).min()).collect().item()
     before, between = message_parts(check, columns[check.role], metrics)
-    raise InvalidInputError(f"{before}{count}{between}{example}".removeprefix(ERROR_PREFIX))
+    raise InvalidInputError(f"{before}{count}{between}{number_text(example)}".removeprefix(ERROR_PREFIX))
+
+
+# Below this magnitude an integral double is shown as an integer (and fits a BIGINT).
+INTEGRAL_LIMIT = 1e15
+
+
+def number_text(value: object) -> str:
+    """A bad value as the message shows it: an integral number without a fraction (a
+    label of 2 reads ``2``, not ``2.0``), any other as Python writes it.
+
+    >>> number_text(2.0), number_text(-0.5), number_text(float("nan")), number_text(1e300)
+    ('2', '-0.5', 'nan', '1e+300')
+    """
+    if isinstance(value, float) and value.is_integer() and abs(value) < INTEGRAL_LIMIT:
+        return str(int(value))
+    return str(value)

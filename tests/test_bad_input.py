@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import duckdb
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sqlmetrics as sm
+import sqlmetrics.polars as smp
 
 FRAME = pl.DataFrame(
     {
@@ -34,10 +38,13 @@ def test_missing_column_is_named_with_the_columns_that_exist(engine):
         evaluate(FRAME, ["auc"], engine, by=["day", "country"])
 
 
-def test_label_outside_0_1_gives_count_and_example(engine):
-    frame = FRAME.with_columns(click=pl.Series([1, 0, 2, 0, 3, 2]))
-    message = r"label column 'click' must be 0 or 1 \(or boolean\) \(for auc, f1\): 3 rows are not, e\.g\. 2\.0"
-    with pytest.raises(sm.InvalidInputError, match=message):
+@pytest.mark.parametrize(("labels", "example"), [([1, 0, 2, 0, 3, 2], "2"), ([1.0, 0.0, 2.5, 0.0, 3.0, 2.5], "2.5")])
+def test_label_outside_0_1_gives_count_and_example(engine, labels, example):
+    # the smallest bad label is the example; an integral one is written without a
+    # fraction (2, not 2.0: the rows carry labels as doubles), any other as a double
+    frame = FRAME.with_columns(click=pl.Series(labels))
+    message = r"label column 'click' must be 0 or 1 \(or boolean\) \(for auc, f1\): 3 rows are not, e\.g\. "
+    with pytest.raises(sm.InvalidInputError, match=message + re.escape(example) + "$"):
         evaluate(frame, ["auc", "f1"], engine)
 
 
@@ -315,9 +322,50 @@ def test_regression_sums_that_overflow_the_float_range_are_an_error_not_nan(engi
     # finite targets near the float limit: (1.1e308 - 1e308)^2 and the squared deviations of
     # the target overflow to inf, r2 would be inf/inf = nan
     frame = pl.DataFrame({"y": [1e308, -1e308, 1.5e308], "p": [1.1e308, -1e308, 1.4e308]})
-    message = r"^mse, rmse, r2: an intermediate sum overflowed the float range \(\|value\| > 1\.8e308\)"
+    message = r"^mse, rmse: an intermediate sum overflowed the float range \(\|value\| > 1\.8e308\)"
     with pytest.raises(sm.InvalidInputError, match=message):
         sm.evaluate(frame, REGRESSION, label="y", score="p", engine=engine)
+    # r2 scales its sums, so it is exact there (sklearn's r2_score gives nan)
+    r2 = sm.evaluate(frame, ["r2"], label="y", score="p", engine=engine)["r2"].item()
+    assert r2 == pytest.approx(exact_r2(frame["y"], frame["p"]), rel=1e-12)
+
+
+def exact_r2(targets, predictions, weights=None) -> float:
+    """R² in exact rational arithmetic over the given doubles (no underflow, no overflow)."""
+    y, p = [Fraction(v) for v in targets], [Fraction(v) for v in predictions]
+    w = [Fraction(v) for v in weights] if weights is not None else [Fraction(1)] * len(y)
+    mean = sum(wi * yi for wi, yi in zip(w, y)) / sum(w)
+    errors = sum(wi * (yi - pi) ** 2 for wi, yi, pi in zip(w, y, p))
+    return float(1 - errors / sum(wi * (yi - mean) ** 2 for wi, yi in zip(w, y)))
+
+
+@settings(max_examples=30)
+@given(
+    rows=st.lists(
+        st.tuples(st.integers(-1000, 1000), st.integers(-1000, 1000), st.integers(1, 5)), min_size=2, max_size=12
+    ).filter(lambda rows: len({y for y, _, _ in rows}) > 1),
+    exponent=st.sampled_from([-320, -300, -160, -100, 0, 100, 160, 300, 305]),
+)
+def test_r2_is_exact_whatever_the_scale_of_target_and_prediction(rows, exponent):
+    # R² does not change when target and prediction are multiplied by the same constant;
+    # sklearn's r2_score loses every digit below 1e-154 (squares underflow) and returns
+    # nan above 1e154. The reference is exact over the scaled doubles themselves.
+    scale = 10.0**exponent
+    frame = pl.DataFrame(
+        {"y": [y * scale for y, _, _ in rows], "p": [p * scale for _, p, _ in rows], "w": [w for *_, w in rows]}
+    )
+    expected = exact_r2(frame["y"], frame["p"], frame["w"])
+    for engine in ("duckdb", "polars"):
+        r2 = sm.evaluate(frame, ["r2"], label="y", score="p", weight="w", engine=engine)["r2"].item()
+        assert r2 == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    assert frame.select(smp.r2("p", "y", "w")).item() == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_r2_beyond_the_float_range_names_what_happened(engine):
+    # targets near 5e-324 against predictions near 0.1: Σ e² / Σ (y - ȳ)² is about 1e645
+    frame = pl.DataFrame({"y": [5e-324, 1e-323, 0.0, 2e-323], "p": [0.1, 0.2, 0.3, 0.4]})
+    with pytest.raises(sm.InvalidInputError, match=r"^r2: R² = .* is below −1\.8e308 and cannot be represented"):
+        sm.evaluate(frame, ["r2"], label="y", score="p", engine=engine)
 
 
 def test_regression_near_the_float_limit_is_finite_where_no_sum_overflows(engine):

@@ -60,7 +60,11 @@ WITH input AS (
   SELECT
     CASE
       WHEN SUM(n_bad_weight) > 0
-      THEN CAST('sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(bad_weight) AS VARCHAR) AS INT)
+      THEN CAST('sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+        WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
+        THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)
+        ELSE CAST(MIN(bad_weight) AS VARCHAR)
+      END AS INT)
     END AS failure
   FROM base
 ), row_counts AS (

@@ -52,18 +52,64 @@ WITH input AS (
           THEN n_all
           ELSE 0
         END
-      ) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(
-        CASE
-          WHEN (
-            label < 0 OR label = CAST('NaN' AS DOUBLE) OR ABS(label) = CAST('inf' AS DOUBLE)
+      ) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+        WHEN MIN(
+          CASE
+            WHEN (
+              label < 0 OR label = CAST('NaN' AS DOUBLE) OR ABS(label) = CAST('inf' AS DOUBLE)
+            )
+            THEN label
+          END
+        ) = ROUND(
+          MIN(
+            CASE
+              WHEN (
+                label < 0 OR label = CAST('NaN' AS DOUBLE) OR ABS(label) = CAST('inf' AS DOUBLE)
+              )
+              THEN label
+            END
           )
-          THEN label
-        END
-      ) AS VARCHAR) AS INT)
+        )
+        AND ABS(
+          MIN(
+            CASE
+              WHEN (
+                label < 0 OR label = CAST('NaN' AS DOUBLE) OR ABS(label) = CAST('inf' AS DOUBLE)
+              )
+              THEN label
+            END
+          )
+        ) < 1e+15
+        THEN CAST(CAST(MIN(
+          CASE
+            WHEN (
+              label < 0 OR label = CAST('NaN' AS DOUBLE) OR ABS(label) = CAST('inf' AS DOUBLE)
+            )
+            THEN label
+          END
+        ) AS BIGINT) AS VARCHAR)
+        ELSE CAST(MIN(
+          CASE
+            WHEN (
+              label < 0 OR label = CAST('NaN' AS DOUBLE) OR ABS(label) = CAST('inf' AS DOUBLE)
+            )
+            THEN label
+          END
+        ) AS VARCHAR)
+      END AS INT)
       WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) > 0
-      THEN CAST('sqlmetrics: label column \'label\' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg, dcg, ndcg): ' || CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(CASE WHEN label > 960 THEN label END) AS VARCHAR) AS INT)
+      THEN CAST('sqlmetrics: label column \'label\' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg, dcg, ndcg): ' || CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+        WHEN MIN(CASE WHEN label > 960 THEN label END) = ROUND(MIN(CASE WHEN label > 960 THEN label END))
+        AND ABS(MIN(CASE WHEN label > 960 THEN label END)) < 1e+15
+        THEN CAST(CAST(MIN(CASE WHEN label > 960 THEN label END) AS BIGINT) AS VARCHAR)
+        ELSE CAST(MIN(CASE WHEN label > 960 THEN label END) AS VARCHAR)
+      END AS INT)
       WHEN SUM(n_bad_nan) > 0
-      THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(bad_nan) AS VARCHAR) AS INT)
+      THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+        WHEN MIN(bad_nan) = ROUND(MIN(bad_nan)) AND ABS(MIN(bad_nan)) < 1e+15
+        THEN CAST(CAST(MIN(bad_nan) AS BIGINT) AS VARCHAR)
+        ELSE CAST(MIN(bad_nan) AS VARCHAR)
+      END AS INT)
     END AS failure
   FROM base
 ), row_counts AS (

@@ -38,6 +38,7 @@ WITH input AS (
     SUM(CASE WHEN label <> 0 THEN w END) AS w_nonzero_label,
     COUNT(CASE WHEN label = 0 THEN w END) AS n_zero_label,
     MAX(CASE WHEN w > 0 THEN ABS(score - label) END) AS max_abs_error,
+    MAX(CASE WHEN w > 0 THEN ABS(label) END) AS max_abs_label,
     SUM(
       CASE
         WHEN (
@@ -89,13 +90,29 @@ WITH input AS (
   SELECT
     CASE
       WHEN SUM(n_bad_target) > 0
-      THEN CAST('sqlmetrics: label column \'label\' must be a finite number (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_target) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(bad_target) AS VARCHAR) AS INT)
+      THEN CAST('sqlmetrics: label column \'label\' must be a finite number (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_target) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+        WHEN MIN(bad_target) = ROUND(MIN(bad_target)) AND ABS(MIN(bad_target)) < 1e+15
+        THEN CAST(CAST(MIN(bad_target) AS BIGINT) AS VARCHAR)
+        ELSE CAST(MIN(bad_target) AS VARCHAR)
+      END AS INT)
       WHEN SUM(n_bad_nan) > 0
-      THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(bad_nan) AS VARCHAR) AS INT)
+      THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+        WHEN MIN(bad_nan) = ROUND(MIN(bad_nan)) AND ABS(MIN(bad_nan)) < 1e+15
+        THEN CAST(CAST(MIN(bad_nan) AS BIGINT) AS VARCHAR)
+        ELSE CAST(MIN(bad_nan) AS VARCHAR)
+      END AS INT)
       WHEN SUM(n_bad_inf) > 0
-      THEN CAST('sqlmetrics: score column \'score\' must be finite (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_inf) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(bad_inf) AS VARCHAR) AS INT)
+      THEN CAST('sqlmetrics: score column \'score\' must be finite (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_inf) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+        WHEN MIN(bad_inf) = ROUND(MIN(bad_inf)) AND ABS(MIN(bad_inf)) < 1e+15
+        THEN CAST(CAST(MIN(bad_inf) AS BIGINT) AS VARCHAR)
+        ELSE CAST(MIN(bad_inf) AS VARCHAR)
+      END AS INT)
       WHEN SUM(n_bad_weight) > 0
-      THEN CAST('sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS VARCHAR) || ' rows are not, e.g. ' || CAST(MIN(bad_weight) AS VARCHAR) AS INT)
+      THEN CAST('sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+        WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
+        THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)
+        ELSE CAST(MIN(bad_weight) AS VARCHAR)
+      END AS INT)
     END AS failure
   FROM base
 ), row_counts AS (
@@ -122,6 +139,7 @@ WITH input AS (
   /*   w_nonzero_label      Σ w           over rows with y ≠ 0 */
   /*   n_zero_label         rows with y = 0 (left out of mape) */
   /*   max_abs_error        max |e|       over rows of weight > 0 */
+  /*   max_abs_label        max |y|       over rows of weight > 0 */
   SELECT
     slice_1,
     slice_2,
@@ -133,7 +151,8 @@ WITH input AS (
     SUM(abs_percentage_error) AS abs_percentage_error,
     SUM(w_nonzero_label) AS w_nonzero_label,
     SUM(n_zero_label) AS n_zero_label,
-    MAX(max_abs_error) AS max_abs_error
+    MAX(max_abs_error) AS max_abs_error,
+    MAX(max_abs_label) AS max_abs_label
   FROM base
   WHERE
     n > 0

@@ -55,7 +55,12 @@ WITH input AS (
           CAST('sqlmetrics: label column ''label'' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, balanced_accuracy, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' AS VARCHAR),
           CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
-          CAST(MIN(CASE WHEN NOT label IN (0, 1) THEN label END) AS VARCHAR)
+          CAST(CASE
+            WHEN MIN(CASE WHEN NOT label IN (0, 1) THEN label END) = ROUND(MIN(CASE WHEN NOT label IN (0, 1) THEN label END))
+            AND ABS(MIN(CASE WHEN NOT label IN (0, 1) THEN label END)) < 1e+15
+            THEN CAST(CAST(MIN(CASE WHEN NOT label IN (0, 1) THEN label END) AS BIGINT) AS VARCHAR)
+            ELSE CAST(MIN(CASE WHEN NOT label IN (0, 1) THEN label END) AS VARCHAR)
+          END AS VARCHAR)
         )
       )
       WHEN SUM(CASE WHEN IS_NAN(score) THEN n_all ELSE 0 END) > 0
@@ -64,7 +69,12 @@ WITH input AS (
           CAST('sqlmetrics: score column ''score'' must not be NaN: ' AS VARCHAR),
           CAST(SUM(CASE WHEN IS_NAN(score) THEN n_all ELSE 0 END) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
-          CAST(MIN(CASE WHEN IS_NAN(score) THEN score END) AS VARCHAR)
+          CAST(CASE
+            WHEN MIN(CASE WHEN IS_NAN(score) THEN score END) = ROUND(MIN(CASE WHEN IS_NAN(score) THEN score END))
+            AND ABS(MIN(CASE WHEN IS_NAN(score) THEN score END)) < 1e+15
+            THEN CAST(CAST(MIN(CASE WHEN IS_NAN(score) THEN score END) AS BIGINT) AS VARCHAR)
+            ELSE CAST(MIN(CASE WHEN IS_NAN(score) THEN score END) AS VARCHAR)
+          END AS VARCHAR)
         )
       )
       WHEN SUM(CASE WHEN IS_INFINITE(score) THEN n_all ELSE 0 END) > 0
@@ -73,7 +83,12 @@ WITH input AS (
           CAST('sqlmetrics: score column ''score'' must be finite (for brier, calibration, logloss, score_mean): ' AS VARCHAR),
           CAST(SUM(CASE WHEN IS_INFINITE(score) THEN n_all ELSE 0 END) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
-          CAST(MIN(CASE WHEN IS_INFINITE(score) THEN score END) AS VARCHAR)
+          CAST(CASE
+            WHEN MIN(CASE WHEN IS_INFINITE(score) THEN score END) = ROUND(MIN(CASE WHEN IS_INFINITE(score) THEN score END))
+            AND ABS(MIN(CASE WHEN IS_INFINITE(score) THEN score END)) < 1e+15
+            THEN CAST(CAST(MIN(CASE WHEN IS_INFINITE(score) THEN score END) AS BIGINT) AS VARCHAR)
+            ELSE CAST(MIN(CASE WHEN IS_INFINITE(score) THEN score END) AS VARCHAR)
+          END AS VARCHAR)
         )
       )
       WHEN SUM(CASE WHEN (
@@ -86,9 +101,22 @@ WITH input AS (
             score < 0 OR score > 1
           ) THEN n_all ELSE 0 END) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
-          CAST(MIN(CASE WHEN (
-            score < 0 OR score > 1
-          ) THEN score END) AS VARCHAR)
+          CAST(CASE
+            WHEN MIN(CASE WHEN (
+              score < 0 OR score > 1
+            ) THEN score END) = ROUND(MIN(CASE WHEN (
+              score < 0 OR score > 1
+            ) THEN score END))
+            AND ABS(MIN(CASE WHEN (
+              score < 0 OR score > 1
+            ) THEN score END)) < 1e+15
+            THEN CAST(CAST(MIN(CASE WHEN (
+              score < 0 OR score > 1
+            ) THEN score END) AS BIGINT) AS VARCHAR)
+            ELSE CAST(MIN(CASE WHEN (
+              score < 0 OR score > 1
+            ) THEN score END) AS VARCHAR)
+          END AS VARCHAR)
         )
       )
       WHEN SUM(n_bad_weight) > 0
@@ -97,7 +125,11 @@ WITH input AS (
           CAST('sqlmetrics: weight column ''weight'' must be finite and >= 0: ' AS VARCHAR),
           CAST(SUM(n_bad_weight) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
-          CAST(MIN(bad_weight) AS VARCHAR)
+          CAST(CASE
+            WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
+            THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)
+            ELSE CAST(MIN(bad_weight) AS VARCHAR)
+          END AS VARCHAR)
         )
       )
     END AS failure

@@ -58,7 +58,11 @@ WITH input AS (
           CAST('sqlmetrics: weight column ''weight'' must be finite and >= 0: ' AS VARCHAR),
           CAST(SUM(n_bad_weight) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
-          CAST(MIN(bad_weight) AS VARCHAR)
+          CAST(CASE
+            WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
+            THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)
+            ELSE CAST(MIN(bad_weight) AS VARCHAR)
+          END AS VARCHAR)
         )
       )
     END AS failure

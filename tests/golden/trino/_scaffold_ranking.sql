@@ -57,9 +57,26 @@ WITH input AS (
             END
           ) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
-          CAST(MIN(CASE WHEN (
-            label < 0 OR IS_NAN(label) OR IS_INFINITE(label)
-          ) THEN label END) AS VARCHAR)
+          CAST(CASE
+            WHEN MIN(CASE WHEN (
+              label < 0 OR IS_NAN(label) OR IS_INFINITE(label)
+            ) THEN label END) = ROUND(
+              MIN(CASE WHEN (
+                label < 0 OR IS_NAN(label) OR IS_INFINITE(label)
+              ) THEN label END)
+            )
+            AND ABS(
+              MIN(CASE WHEN (
+                label < 0 OR IS_NAN(label) OR IS_INFINITE(label)
+              ) THEN label END)
+            ) < 1e+15
+            THEN CAST(CAST(MIN(CASE WHEN (
+              label < 0 OR IS_NAN(label) OR IS_INFINITE(label)
+            ) THEN label END) AS BIGINT) AS VARCHAR)
+            ELSE CAST(MIN(CASE WHEN (
+              label < 0 OR IS_NAN(label) OR IS_INFINITE(label)
+            ) THEN label END) AS VARCHAR)
+          END AS VARCHAR)
         )
       )
       WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) > 0
@@ -68,7 +85,12 @@ WITH input AS (
           CAST('sqlmetrics: label column ''label'' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg, dcg, ndcg): ' AS VARCHAR),
           CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
-          CAST(MIN(CASE WHEN label > 960 THEN label END) AS VARCHAR)
+          CAST(CASE
+            WHEN MIN(CASE WHEN label > 960 THEN label END) = ROUND(MIN(CASE WHEN label > 960 THEN label END))
+            AND ABS(MIN(CASE WHEN label > 960 THEN label END)) < 1e+15
+            THEN CAST(CAST(MIN(CASE WHEN label > 960 THEN label END) AS BIGINT) AS VARCHAR)
+            ELSE CAST(MIN(CASE WHEN label > 960 THEN label END) AS VARCHAR)
+          END AS VARCHAR)
         )
       )
       WHEN SUM(n_bad_nan) > 0
@@ -77,7 +99,11 @@ WITH input AS (
           CAST('sqlmetrics: score column ''score'' must not be NaN: ' AS VARCHAR),
           CAST(SUM(n_bad_nan) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
-          CAST(MIN(bad_nan) AS VARCHAR)
+          CAST(CASE
+            WHEN MIN(bad_nan) = ROUND(MIN(bad_nan)) AND ABS(MIN(bad_nan)) < 1e+15
+            THEN CAST(CAST(MIN(bad_nan) AS BIGINT) AS VARCHAR)
+            ELSE CAST(MIN(bad_nan) AS VARCHAR)
+          END AS VARCHAR)
         )
       )
     END AS failure

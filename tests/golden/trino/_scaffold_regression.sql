@@ -40,6 +40,7 @@ WITH input AS (
     SUM(CASE WHEN label <> 0 THEN w END) AS w_nonzero_label,
     COUNT(CASE WHEN label = 0 THEN w END) AS n_zero_label,
     MAX(CASE WHEN w > 0 THEN ABS(score - label) END) AS max_abs_error,
+    MAX(CASE WHEN w > 0 THEN ABS(label) END) AS max_abs_label,
     SUM(CASE WHEN (
       IS_NAN(label) OR IS_INFINITE(label)
     ) THEN 1 ELSE 0 END) AS n_bad_target,
@@ -78,7 +79,11 @@ WITH input AS (
           CAST('sqlmetrics: label column ''label'' must be a finite number (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' AS VARCHAR),
           CAST(SUM(n_bad_target) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
-          CAST(MIN(bad_target) AS VARCHAR)
+          CAST(CASE
+            WHEN MIN(bad_target) = ROUND(MIN(bad_target)) AND ABS(MIN(bad_target)) < 1e+15
+            THEN CAST(CAST(MIN(bad_target) AS BIGINT) AS VARCHAR)
+            ELSE CAST(MIN(bad_target) AS VARCHAR)
+          END AS VARCHAR)
         )
       )
       WHEN SUM(n_bad_nan) > 0
@@ -87,7 +92,11 @@ WITH input AS (
           CAST('sqlmetrics: score column ''score'' must not be NaN: ' AS VARCHAR),
           CAST(SUM(n_bad_nan) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
-          CAST(MIN(bad_nan) AS VARCHAR)
+          CAST(CASE
+            WHEN MIN(bad_nan) = ROUND(MIN(bad_nan)) AND ABS(MIN(bad_nan)) < 1e+15
+            THEN CAST(CAST(MIN(bad_nan) AS BIGINT) AS VARCHAR)
+            ELSE CAST(MIN(bad_nan) AS VARCHAR)
+          END AS VARCHAR)
         )
       )
       WHEN SUM(n_bad_inf) > 0
@@ -96,7 +105,11 @@ WITH input AS (
           CAST('sqlmetrics: score column ''score'' must be finite (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' AS VARCHAR),
           CAST(SUM(n_bad_inf) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
-          CAST(MIN(bad_inf) AS VARCHAR)
+          CAST(CASE
+            WHEN MIN(bad_inf) = ROUND(MIN(bad_inf)) AND ABS(MIN(bad_inf)) < 1e+15
+            THEN CAST(CAST(MIN(bad_inf) AS BIGINT) AS VARCHAR)
+            ELSE CAST(MIN(bad_inf) AS VARCHAR)
+          END AS VARCHAR)
         )
       )
       WHEN SUM(n_bad_weight) > 0
@@ -105,7 +118,11 @@ WITH input AS (
           CAST('sqlmetrics: weight column ''weight'' must be finite and >= 0: ' AS VARCHAR),
           CAST(SUM(n_bad_weight) AS VARCHAR),
           CAST(' rows are not, e.g. ' AS VARCHAR),
-          CAST(MIN(bad_weight) AS VARCHAR)
+          CAST(CASE
+            WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
+            THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)
+            ELSE CAST(MIN(bad_weight) AS VARCHAR)
+          END AS VARCHAR)
         )
       )
     END AS failure
@@ -134,6 +151,7 @@ WITH input AS (
   /*   w_nonzero_label      Σ w           over rows with y ≠ 0 */
   /*   n_zero_label         rows with y = 0 (left out of mape) */
   /*   max_abs_error        max |e|       over rows of weight > 0 */
+  /*   max_abs_label        max |y|       over rows of weight > 0 */
   SELECT
     slice_1,
     slice_2,
@@ -145,7 +163,8 @@ WITH input AS (
     SUM(abs_percentage_error) AS abs_percentage_error,
     SUM(w_nonzero_label) AS w_nonzero_label,
     SUM(n_zero_label) AS n_zero_label,
-    MAX(max_abs_error) AS max_abs_error
+    MAX(max_abs_error) AS max_abs_error,
+    MAX(max_abs_label) AS max_abs_label
   FROM base
   WHERE
     n > 0

@@ -1,38 +1,97 @@
 m_r2 AS (
-  WITH m_r2_means AS (
+  WITH m_r2_scales AS (
     /* r2: the coefficient of determination */
     /*   R² = 1 − Σ w·(y − ŷ)² / Σ w·(y − ȳ)²,   ȳ = Σ w·y / Σ w */
     /* The spread of the target is summed in a second pass over the rows, around the mean */
     /* of the first (stable where Σ w·y² − (Σ w·y)² / Σ w would cancel). NULL when the */
     /* targets of positive weight are all equal (scikit-learn returns 1.0 or 0.0 there, nan */
     /* or −inf with force_finite=False) and on an empty slice. */
+    /* R² does not change when target and prediction are multiplied by the same constant, */
+    /* and neither does this: both sums are taken over values divided by a power of two */
+    /* near the largest |y| (the spread) and the largest |y − ŷ| (the errors), then */
+    /* scaled back in their ratio, so targets near 1e-160 or 1e200 give R² to the last */
+    /* digit instead of squares that underflow or overflow. */
     SELECT
       slice_1,
       slice_2,
-      squared_error,
-      CAST(w_label AS DOUBLE) / w AS label_mean
+      CAST(w_label AS DOUBLE) / w AS label_mean,
+      CASE
+        WHEN max_abs_label > 0
+        THEN POWER(
+          CAST(2 AS DOUBLE),
+          GREATEST(
+            -1022,
+            LEAST(1023, FLOOR(CAST(LN(max_abs_label) AS DOUBLE) / LN(CAST(2 AS DOUBLE))))
+          )
+        )
+        ELSE CAST(1 AS DOUBLE)
+      END AS spread_scale, /* 2^⌊log2 m⌋, the exponent kept within -1022 .. 1023 (the scale is never subnormal, */ /* and an infinite |e| scales as the largest double) */
+      CASE
+        WHEN max_abs_error > 0
+        THEN POWER(
+          CAST(2 AS DOUBLE),
+          GREATEST(
+            -1022,
+            LEAST(
+              1023,
+              FLOOR(CAST(LN(LEAST(max_abs_error, 1e308)) AS DOUBLE) / LN(CAST(2 AS DOUBLE)))
+            )
+          )
+        )
+        ELSE CAST(1 AS DOUBLE)
+      END AS error_scale
     FROM residuals
     WHERE
       w > 0
+  ), m_r2_sums AS (
+    SELECT
+      m.slice_1,
+      m.slice_2,
+      MIN(i.label) < MAX(i.label) AS targets_differ,
+      MIN(CAST(m.error_scale AS DOUBLE) / m.spread_scale) AS ratio_scale,
+      SUM(
+        i.w * (
+          CAST(i.score AS DOUBLE) / m.error_scale - CAST(i.label AS DOUBLE) / m.error_scale
+        ) * (
+          CAST(i.score AS DOUBLE) / m.error_scale - CAST(i.label AS DOUBLE) / m.error_scale
+        )
+      ) AS scaled_squared_error,
+      SUM(i.w) AS w,
+      SUM(
+        i.w * (
+          CAST(i.label AS DOUBLE) / m.spread_scale - CAST(m.label_mean AS DOUBLE) / m.spread_scale
+        )
+      ) AS centred,
+      SUM(
+        i.w * (
+          CAST(i.label AS DOUBLE) / m.spread_scale - CAST(m.label_mean AS DOUBLE) / m.spread_scale
+        ) * (
+          CAST(i.label AS DOUBLE) / m.spread_scale - CAST(m.label_mean AS DOUBLE) / m.spread_scale
+        )
+      ) AS centred_squares
+    FROM m_r2_scales AS m
+    JOIN input AS i
+      ON i.slice_1 IS NOT DISTINCT FROM m.slice_1
+      AND i.slice_2 IS NOT DISTINCT FROM m.slice_2
+    WHERE
+      i.w > 0
+    GROUP BY
+      m.slice_1,
+      m.slice_2
   )
+  /* the spread around the exact mean: Σ w·d² − (Σ w·d)² / Σ w for d = y − ȳ₀, where ȳ₀ is */
+  /* the mean of the first pass (rounded; with tiny targets its rounding is not negligible) */
   SELECT
-    m.slice_1,
-    m.slice_2,
+    slice_1,
+    slice_2,
     CASE
-      WHEN MIN(i.label) < MAX(i.label)
-      THEN 1 - CAST(MIN(m.squared_error) AS DOUBLE) / SUM(i.w * (
-        i.label - m.label_mean
-      ) * (
-        i.label - m.label_mean
-      ))
+      WHEN NOT targets_differ
+      THEN NULL
+      WHEN scaled_squared_error = 0
+      THEN CAST(1 AS DOUBLE)
+      ELSE 1 - CAST(scaled_squared_error AS DOUBLE) / (
+        centred_squares - CAST(centred * centred AS DOUBLE) / w
+      ) * ratio_scale * ratio_scale
     END AS r2
-  FROM m_r2_means AS m
-  JOIN input AS i
-    ON i.slice_1 IS NOT DISTINCT FROM m.slice_1
-    AND i.slice_2 IS NOT DISTINCT FROM m.slice_2
-  WHERE
-    i.w > 0
-  GROUP BY
-    m.slice_1,
-    m.slice_2
+  FROM m_r2_sums AS sums
 )
