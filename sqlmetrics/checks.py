@@ -178,3 +178,10 @@ def number_text(value: object) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < INTEGRAL_LIMIT:
         return str(int(value))
     return str(value)
+
+
+def number_text_sql(value: str) -> str:
+    """``number_text`` in SQL: the text of the double ``value``, an integral one without a
+    fraction, any other as the engine writes a double."""
+    integral = f"{value} = ROUND({value}) AND ABS({value}) < {INTEGRAL_LIMIT:.0e}"
+    return f"CASE WHEN {integral} THEN CAST(CAST({value} AS BIGINT) AS VARCHAR) ELSE CAST({value} AS VARCHAR) END"

@@ -14,7 +14,7 @@ import polars as pl
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.checks import LABEL_RELEVANCE, Check, checks_for
+from sqlmetrics.checks import LABEL_RELEVANCE, Check, checks_for, number_text, number_text_sql
 from sqlmetrics.errors import InvalidInputError
 from sqlmetrics.spec import MetricCall
 
@@ -77,7 +77,11 @@ def _bad_relevance(check: Check, name: str, before: str) -> TableRule:
         name,
         before,
         " rows are not, e.g. ",
-        (f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END)", f"MIN(CASE WHEN {check.sql} THEN label END)", "judgments"),
+        (
+            f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END)",
+            number_text_sql(f"MIN(CASE WHEN {check.sql} THEN label END)"),
+            "judgments",
+        ),
         lambda t: t.second.filter(check.polars().fill_null(False)).select(n=pl.len(), e=pl.col("label").min()),
     )
 
@@ -269,4 +273,4 @@ def raise_failed_tables(rules: Sequence[TableRule], tables: RuleTables) -> None:
     for rule in rules:
         count, example = rule.polars(tables).collect().row(0)
         if count:
-            raise InvalidInputError(f"{rule.before}{count}{rule.between}{example}")
+            raise InvalidInputError(f"{rule.before}{count}{rule.between}{number_text(example)}")

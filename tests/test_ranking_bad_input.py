@@ -22,14 +22,14 @@ RUN_ROLES = {**ROLES, "item": "doc"}
 
 def test_negative_relevance_names_column_count_and_example(engine):
     frame = IMPRESSIONS.with_columns(rel=pl.Series([2, -1, 1, -3, 1]))
-    message = r"label column 'rel' must be a finite relevance >= 0 \(for ndcg_at_3\): 2 rows are not, e\.g\. -3\.0"
+    message = r"label column 'rel' must be a finite relevance >= 0 \(for ndcg_at_3\): 2 rows are not, e\.g\. -3$"
     with pytest.raises(sm.InvalidInputError, match=message):
         sm.evaluate(frame, ["ndcg@3"], **ROLES, engine=engine)
 
 
 def test_negative_relevance_in_judgments(engine):
     judgments = JUDGMENTS.with_columns(rel=pl.Series([1, -2, 0]))
-    message = r"judgments column 'rel' must be a finite relevance >= 0: 1 rows are not, e\.g\. -2\.0"
+    message = r"judgments column 'rel' must be a finite relevance >= 0: 1 rows are not, e\.g\. -2$"
     with pytest.raises(sm.InvalidInputError, match=message):
         sm.evaluate(RUN, ["map"], **RUN_ROLES, judgments=judgments, engine=engine)
 
@@ -185,7 +185,7 @@ def test_relevance_beyond_exponential_gain_bound(engine):
     frame = IMPRESSIONS.with_columns(rel=pl.Series([2000, 0, 1, 0, 961]))
     message = (
         r"label column 'rel' must be a relevance <= 960 under exponential gain \(2\^rel - 1 overflows beyond\)"
-        r" \(for ndcg, cg_at_2\): 2 rows are not, e\.g\. 961\.0"
+        r" \(for ndcg, cg_at_2\): 2 rows are not, e\.g\. 961$"
     )
     with pytest.raises(sm.InvalidInputError, match=message):
         sm.evaluate(frame, ["ndcg", "cg@2", sm.metric("dcg", gain="linear")], **ROLES, engine=engine)
@@ -223,7 +223,7 @@ def test_frame_function_refuses_as_evaluate():
     import sqlmetrics.polars as smp
 
     frame = IMPRESSIONS.with_columns(rel=pl.Series([2000, 0, 1, 0, 1]))
-    message = r"must be a relevance <= 960 under exponential gain .* \(for ndcg\): 1 rows are not, e\.g\. 2000\.0"
+    message = r"must be a relevance <= 960 under exponential gain .* \(for ndcg\): 1 rows are not, e\.g\. 2000$"
     with pytest.raises(sm.InvalidInputError, match=message):
         smp.ndcg(frame, score="score", label="rel", query="q")
 
@@ -233,7 +233,7 @@ def test_relevance_beyond_the_gain_bound_in_judgments(engine):
     judgments = JUDGMENTS.with_columns(rel=pl.Series([1, 2000, 0]))
     message = (
         r"judgments column 'rel' must be a relevance <= 960 under exponential gain \(2\^rel - 1 overflows beyond\)"
-        r" \(for ndcg\): 1 rows are not, e\.g\. 2000\.0"
+        r" \(for ndcg\): 1 rows are not, e\.g\. 2000$"
     )
     with pytest.raises(sm.InvalidInputError, match=message):
         sm.evaluate(RUN, ["ndcg", "map"], **RUN_ROLES, judgments=judgments, engine=engine)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.checks import ERROR_PREFIX, INTEGRAL_LIMIT, checks_for, message_parts
+from sqlmetrics.checks import ERROR_PREFIX, checks_for, message_parts, number_text_sql
 from sqlmetrics.compose.plan import base_keys
 from sqlmetrics.table_rules import TableRule, class_score_rules, run_rules
 
@@ -41,21 +41,13 @@ def checks_sql(binding: Binding) -> str:
             count, example = f"SUM(n_bad_{check.name})", f"MIN(bad_{check.name})"
         message = (
             f"{templates.literal(before)} || CAST({count} AS VARCHAR) || {templates.literal(between)}"
-            f" || {_number_text(example)}"
+            f" || {number_text_sql(example)}"
         )
         cases.append(f"    WHEN {count} > 0 THEN error({message})")
     if not cases:  # multi-class metrics without weights: no rule to check
         return "SELECT NULL AS failure"
     original = f"\nWHERE {binding.replicate_slice} = 0" if binding.bootstrap else ""  # a bootstrap's rows as they are
     return "SELECT CASE\n" + "\n".join(cases) + "\n  END AS failure\nFROM base" + original
-
-
-def _number_text(value: str) -> str:
-    """A bad value as the message shows it: an integral value without a fraction (a label
-    of 2 in an integer column reads ``2``, not ``2.0``; the rows carry it as a double),
-    any other as the engine writes a double (``checks.number_text`` in polars)."""
-    integral = f"{value} = ROUND({value}) AND ABS({value}) < {INTEGRAL_LIMIT:.0e}"
-    return f"CASE WHEN {integral} THEN CAST(CAST({value} AS BIGINT) AS VARCHAR) ELSE CAST({value} AS VARCHAR) END"
 
 
 def run_checks_sql(binding: Binding) -> str:
