@@ -564,13 +564,45 @@ def output_format(given: str | None, output: str | None) -> str:
     return fmt
 
 
-def duckdb_connection() -> duckdb.DuckDBPyConnection:
+def duckdb_connection() -> ProgressConnection:
     """A connection that tracks its progress (for ``Progress``) without drawing DuckDB's
     own bar, which would go to stdout, among the results."""
-    con = duckdb.connect()
-    con.execute("SET enable_progress_bar = true")
-    con.execute("SET enable_progress_bar_print = false")
-    return con
+    return ProgressConnection(duckdb.connect())
+
+
+class ProgressConnection:
+    """A DuckDB connection whose cursors track their progress. sqlmetrics runs a call's
+    statements on a cursor of the connection it is given (``con.cursor()``, leaving the
+    connection itself as it was), and progress is a setting of each cursor's own session:
+    every cursor made here tracks it, without drawing DuckDB's bar, and
+    ``query_progress`` is the latest cursor's. Anything else is the connection's."""
+
+    def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
+        self._connection = connection
+        self._cursor: duckdb.DuckDBPyConnection | None = None
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        cursor = self._connection.cursor()
+        cursor.execute("SET enable_progress_bar = true")
+        cursor.execute("SET enable_progress_bar_print = false")
+        self._cursor = cursor
+        return cursor
+
+    def query_progress(self) -> float:
+        """The share of the running statement done, in percent; -1 when none runs."""
+        try:
+            return self._cursor.query_progress() if self._cursor is not None else -1.0
+        except duckdb.Error:  # the cursor closed as its call ended
+            return -1.0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._connection, name)
+
+    def __enter__(self) -> ProgressConnection:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._connection.close()
 
 
 def _progress(show: bool, what: str, percent: Callable[[], float] | None = None) -> AbstractContextManager:

@@ -51,6 +51,11 @@ def is_path(source: Any) -> bool:
     )
 
 
+def is_table_name(source: Any) -> bool:
+    """A string that names a table or view (of a DuckDB connection), not a path."""
+    return isinstance(source, str) and not is_path(source)
+
+
 def table_sql(name: str) -> str:
     """A possibly dotted table name (``catalog.schema.table``), each part quoted."""
     return ".".join(quote(part) for part in name.split("."))

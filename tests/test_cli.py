@@ -515,8 +515,9 @@ def test_version(capsys):
 
 
 def test_duckdb_tracks_progress_but_never_draws_its_bar_among_the_results():
+    # sqlmetrics runs on a cursor of the connection it is given: the cursor tracks progress
     with cli.duckdb_connection() as con:
-        settings = con.sql(
+        settings = con.cursor().sql(
             "SELECT current_setting('enable_progress_bar'), current_setting('enable_progress_bar_print')"
         ).fetchall()
     assert settings == [(True, False)]

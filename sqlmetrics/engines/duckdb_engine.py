@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -18,10 +20,12 @@ from sqlmetrics.sources import (
     FRAME_VIEW,
     is_frame,
     is_path,
+    is_table_name,
     names_unreadable_files,
     polars_source,
     second_view,
     source_sql,
+    table_sql,
 )
 
 
@@ -36,29 +40,91 @@ def run(
     """Compute every metric of ``binding`` over ``source`` (and ``second``: the judgments
     of a run, or long class scores) with one SQL statement, written by ``composer``:
     ``compose``, or one that ends with its own final SELECT (a curve,
-    ``sm.confusion_matrix``, ``sm.per_class``)."""
+    ``sm.confusion_matrix``, ``sm.per_class``). A user's connection ``con`` is left as it
+    was found (see ``_connection``)."""
     if isinstance(source, (pl.DataFrame, pl.LazyFrame)):  # before DuckDB reads it: a type it cannot read
         check_schema(binding, {name: str(dtype) for name, dtype in source.collect_schema().items()})
-    connection = con if con is not None else _quiet_connection()
     second_name = second_view(binding.long_scores is not None)
     frames = {view: data for view, data in ((FRAME_VIEW, source), (second_name, second)) if is_frame(data)}
-    for view, data in frames.items():
-        connection.register(view, data)
-    try:
-        from_sql = source_sql(source, columns=binding.source_columns)
+    with _connection(con, (source, second)) as connection, _registered(connection, frames) as views:
+        from_sql = source_sql(source, columns=binding.source_columns, view=views.get(FRAME_VIEW, FRAME_VIEW))
         schema = _schema(connection, from_sql, source)
         check_schema(binding, schema)
         second_sql = None
         if second is not None:
-            second_sql = source_sql(second, columns=binding.second_columns, view=second_name)
+            second_sql = source_sql(second, columns=binding.second_columns, view=views.get(second_name, second_name))
             check_second_schema(binding, _schema(connection, second_sql, second), schema)
         result = _execute(connection, composer(binding, from_sql, second_sql))
         return _restore_time_zones(result, binding, source)
-    finally:
-        for view in frames:
-            connection.unregister(view)
-        if con is None:
+
+
+@contextmanager
+def _connection(con: duckdb.DuckDBPyConnection | None, tables: tuple[Any, ...]) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Where the call runs: without ``con``, a private cursor of the process's database;
+    with it, a cursor of ``con``'s own: the user's database (its tables and views), while
+    ``con``'s session (its settings, registered objects and an unfinished result of
+    ``execute()``) is left alone. Only a source named in ``tables`` that such a cursor
+    cannot see (a temporary table or view of ``con``, an object registered on it) is read
+    on ``con`` itself, which is refused while ``con`` holds an unfinished result (see
+    ``_readable_on``)."""
+    if con is None:
+        connection = _quiet_connection()
+    else:
+        connection = con.cursor()
+        hidden = [name for name in tables if is_table_name(name) and not _visible(connection, name)]
+        if hidden:
             connection.close()
+            yield _readable_on(con, hidden)
+            return
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def _visible(cursor: duckdb.DuckDBPyConnection, name: str) -> bool:
+    try:
+        cursor.execute(f"DESCRIBE SELECT * FROM {table_sql(name)}").fetchall()
+    except duckdb.CatalogException:
+        return False
+    return True
+
+
+def _readable_on(con: duckdb.DuckDBPyConnection, names: list[str]) -> duckdb.DuckDBPyConnection:
+    """``con`` itself, to read the tables ``names`` that only its own session sees, unless
+    reading them would discard a result of ``execute()`` the user has not fetched yet
+    (DuckDB 2 refuses other work beside it, without discarding it; DuckDB 1 has no way to
+    tell, and discards it)."""
+    for name in names:
+        try:
+            con.sql(f"SELECT * FROM {table_sql(name)} LIMIT 0").fetchall()  # a relation: not execute()'s result
+        except duckdb.CatalogException:
+            raise _unknown_table(name) from None
+        except duckdb.Error as error:
+            if "unfinished result" not in str(error):
+                raise
+            raise SourceError(
+                f"{name!r} is a temporary table or view, or an object registered on the connection, which only "
+                "that connection can read, and the connection has an unfinished result from execute() that "
+                f"reading {name!r} would discard: fetch it (or call abort()) first, or make {name!r} a table or "
+                "view of the database"
+            ) from None
+    return con
+
+
+@contextmanager
+def _registered(connection: duckdb.DuckDBPyConnection, frames: dict[str, Any]) -> Iterator[dict[str, str]]:
+    """The ``frames`` (by the view name ``sm.to_sql`` gives them) registered on
+    ``connection`` under names of this call alone (no object of the user's is replaced);
+    unregistered when the block ends."""
+    views = {view: f"{view}_{uuid.uuid4().hex}" for view in frames}
+    for view, data in frames.items():
+        connection.register(views[view], data)
+    try:
+        yield views
+    finally:
+        for name in views.values():
+            connection.unregister(name)
 
 
 @cache
@@ -111,12 +177,14 @@ def _schema(connection: duckdb.DuckDBPyConnection, from_sql: str, source: Any) -
     try:
         described = connection.execute(f"DESCRIBE SELECT * FROM {from_sql}").fetchall()
     except duckdb.Error as error:
-        if isinstance(source, str) and from_sql.startswith('"'):
-            raise SourceError(
-                f"no table or view named {source!r} in the DuckDB connection (pass con=... or a Parquet path)"
-            ) from None
+        if is_table_name(source):
+            raise _unknown_table(source) from None
         raise SourceError(f"cannot read {shown(source)}: {error}") from None
     return {name: str(kind) for name, kind, *_ in described}
+
+
+def _unknown_table(name: str) -> SourceError:
+    return SourceError(f"no table or view named {name!r} in the DuckDB connection (pass con=... or a Parquet path)")
 
 
 def _execute(connection: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
