@@ -85,8 +85,9 @@ def unit_id_sql(unit: str | None, row: list[str]) -> str:
 
 def _nulls_last(column: str) -> str:
     """An ascending sort key with NULLs last in every dialect (each has its own default,
-    and an explicit NULLS LAST does not survive every transpilation)."""
-    return f"CASE WHEN {column} IS NULL THEN 1 ELSE 0 END, {column}"
+    and an explicit NULLS LAST inside a window does not survive every transpilation);
+    spelled out for DuckDB, whose defaults a connection may change."""
+    return f"CASE WHEN {column} IS NULL THEN 1 ELSE 0 END ASC NULLS LAST, {column} ASC NULLS LAST"
 
 
 def replicates_sql(resamples: int) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -84,6 +85,13 @@ def literal(value: object) -> str:
     if isinstance(value, str):
         return exp.Literal.string(value).sql("duckdb")
     raise TypeError(f"cannot render {type(value).__name__} as a SQL literal")
+
+
+def ascending(keys: Iterable[str]) -> str:
+    """An ORDER BY list of ``keys``, each ascending with NULLs last, said outright: a
+    DuckDB connection's ``default_order`` and ``default_null_order`` would apply to an
+    item that leaves them out."""
+    return ", ".join(f"{key} ASC NULLS LAST" for key in keys)
 
 
 def same_slice(slices: list[str] | tuple[str, ...], left: str, right: str) -> str:

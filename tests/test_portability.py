@@ -2,8 +2,12 @@
 composer renders it (every template file must be rendered by one of the calls below):
 
 * no ``//`` (DuckDB's integer division operator);
-* no division of two integers (DuckDB's ``/`` is a float division, Trino's, PostgreSQL's
-  and DataFusion's truncate, Snowflake's is decimal): one side must be a double;
+* every division says its type: one side is a double (cast, or a function of double
+  value), since Trino's, PostgreSQL's and DataFusion's ``/`` truncate two integers,
+  Snowflake's is decimal, and so is DuckDB's on a connection with ``integer_division``;
+* every ORDER BY item (in windows too) says its direction and where NULLs go
+  (``ASC NULLS LAST``): a DuckDB connection's ``default_order`` and
+  ``default_null_order`` apply to those that leave them out;
 * no bare decimal literal (Spark and Snowflake read ``2.0`` as DECIMAL): decimals are
   written ``CAST(2.0 AS DOUBLE)`` or in exponent form;
 * every window whose value depends on the order of rows it ties (a ROWS frame,
@@ -24,6 +28,7 @@ from pathlib import Path
 import pytest
 import sqlglot
 from sqlglot import exp
+from sqlglot.tokens import TokenType
 
 import sqlmetrics as sm
 from sqlmetrics import templates
@@ -35,28 +40,6 @@ from sqlmetrics.registry import resolve
 SQL_ROOT = Path(__file__).resolve().parent.parent / "sql"
 TEMPLATE_FILES = sorted(str(p.relative_to(SQL_ROOT)) for p in SQL_ROOT.rglob("*.sql"))
 ORDER_SENSITIVE = (exp.RowNumber, exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue, exp.NthValue)
-# Columns the templates compute as integers (counts and positions), for the division rule;
-# a name used both ways (t) errs on the strict side.
-INTEGER_COLUMNS = {
-    "n",
-    "n_all",
-    "first_position",
-    "last_position",
-    "group_relevant",
-    "relevant_before",
-    "relevant",
-    "point",
-    "points",
-    "p",
-    "j",
-    "t",
-    "a",
-    "g",
-    "m",
-    "used",
-    "judged",
-    "r",
-}
 WIDE = {"x": "p_x", "y": "p_y"}
 
 
@@ -150,29 +133,71 @@ def test_no_double_slash(name):
     assert "//" not in code
 
 
-def _integral(node: exp.Expression) -> bool:
-    """Whether ``node`` is evidently an integer (so a division by or of it needs a double)."""
-    if isinstance(node, exp.Paren):
-        return _integral(node.this)
-    if isinstance(node, exp.Literal):
-        return not node.is_string and re.fullmatch(r"-?\d+", node.this) is not None
-    if isinstance(node, (exp.Count, exp.RowNumber, exp.Rank, exp.DenseRank)):
-        return True
-    if isinstance(node, exp.Cast):
-        return node.to.this in exp.DataType.INTEGER_TYPES
-    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
-        return _integral(node.left) and _integral(node.right)
-    if isinstance(node, (exp.Abs, exp.Sum, exp.Max, exp.Min, exp.Neg)):
-        return _integral(node.this)
-    if isinstance(node, exp.Column):
-        return node.name in INTEGER_COLUMNS
-    return False
+# What makes a division's type explicit: an operand cast to a floating type, written as a
+# floating literal, a function of double value, or a product led by such an operand.
+_FLOATING = {exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT}
+_DOUBLE_VALUED = (exp.Sqrt, exp.Ln, exp.Log, exp.Exp, exp.Pow, exp.Avg)
+
+
+def _double(operand: exp.Expression) -> bool:
+    if isinstance(operand, (exp.Paren, exp.Mul)):
+        return _double(operand.this)
+    if isinstance(operand, exp.Cast):
+        return operand.to.this in _FLOATING
+    if isinstance(operand, exp.Literal) and operand.is_number:
+        return any(ch in operand.this for ch in ".eE")
+    return isinstance(operand, _DOUBLE_VALUED)
 
 
 @pytest.mark.parametrize("label", sorted(TREES))
-def test_no_integer_division(label):
-    bad = [div.sql("duckdb") for div in TREES[label].find_all(exp.Div) if _integral(div.left) and _integral(div.right)]
-    assert bad == []
+def test_every_division_says_its_type(label):
+    divisions = TREES[label].find_all(exp.Div)
+    implicit = [div.sql("duckdb") for div in divisions if not (_double(div.left) or _double(div.right))]
+    assert implicit == []
+
+
+# Where an ORDER BY's items end, at its own depth: a window's frame, LIMIT, ...
+_ORDER_ENDS = {"ROWS", "RANGE", "GROUPS", "LIMIT", "OFFSET", "QUALIFY", "WINDOW"}
+
+
+def order_items(sql: str) -> list[list[str]]:
+    """Each ORDER BY item of ``sql`` (in windows too), as the text of its tokens."""
+    tokens = sqlglot.tokenize(sql, read="duckdb")
+    items = []
+    for start, token in enumerate(tokens):
+        if token.token_type != TokenType.ORDER_BY:
+            continue
+        depth, item = 0, []
+        for token in tokens[start + 1 :]:
+            kind = token.token_type
+            if depth == 0 and (kind in (TokenType.R_PAREN, TokenType.SEMICOLON) or token.text.upper() in _ORDER_ENDS):
+                break
+            if depth == 0 and kind == TokenType.COMMA:
+                items.append(item)
+                item = []
+                continue
+            depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(kind, 0)
+            item.append(token.text.upper())
+        items.append(item)
+    return items
+
+
+def test_order_items_are_read_to_their_end():
+    sql = (
+        "SELECT SUM(x) OVER (PARTITION BY p ORDER BY f(a, b) DESC, c ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) "
+        "FROM t ORDER BY 1 ASC NULLS LAST"
+    )
+    assert order_items(sql) == [["F", "(", "A", ",", "B", ")", "DESC"], ["C"], ["1", "ASC", "NULLS", "LAST"]]
+
+
+@pytest.mark.parametrize("label", sorted(STATEMENTS))
+def test_every_order_by_says_its_direction_and_where_nulls_go(label):
+    implicit = [
+        " ".join(item)
+        for item in order_items(STATEMENTS[label][0])
+        if item[-3:-2] not in (["ASC"], ["DESC"]) or item[-2:] not in (["NULLS", "FIRST"], ["NULLS", "LAST"])
+    ]
+    assert implicit == []
 
 
 @pytest.mark.parametrize("label", sorted(TREES))

@@ -4,6 +4,6 @@
 -- reads:  confusion({{ by }}, threshold, tp, fp, tn, fn)
 -- params: {{ threshold }} -- DOUBLE, default 0.5
 -- output: {{ by }}, accuracy
-SELECT {{ by }}, (tp + tn) / NULLIF(tp + fp + tn + fn, 0) AS accuracy
+SELECT {{ by }}, (tp + tn) / CAST(NULLIF(tp + fp + tn + fn, 0) AS DOUBLE) AS accuracy
 FROM confusion
 WHERE threshold = {{ threshold }}

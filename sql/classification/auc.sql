@@ -19,8 +19,8 @@
 SELECT {{ by }},
        CASE WHEN {{ weighted }}
             THEN (SUM(w_pos) * SUM(w_neg) + SUM(w_neg * tp) - SUM(w_pos * fp))
-                 / NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0)
+                 / CAST(NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS DOUBLE)
             ELSE 1 + (SUM(w_pos) * (SUM(w_pos) + 1) - SUM(w_pos * (rank_from + rank_to)))
-                     / NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) END AS auc
+                     / CAST(NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS DOUBLE) END AS auc
 FROM score_cum
 GROUP BY {{ by }}

@@ -12,8 +12,8 @@
 -- output: {{ by }}, average_precision
 SELECT {{ by }},
        CASE WHEN SUM(w_neg) > 0
-            THEN SUM(w_pos * tp / NULLIF(CASE WHEN {{ weighted }} THEN tp + fp ELSE rank_to END, 0))
-                 / NULLIF(SUM(w_pos), 0)
+            THEN SUM(w_pos * tp / CAST(NULLIF(CASE WHEN {{ weighted }} THEN tp + fp ELSE rank_to END, 0) AS DOUBLE))
+                 / CAST(NULLIF(SUM(w_pos), 0) AS DOUBLE)
        END AS average_precision
 FROM score_cum
 GROUP BY {{ by }}

@@ -8,9 +8,9 @@
 -- params: {{ threshold }} -- DOUBLE, default 0.5
 -- output: {{ by }}, balanced_accuracy
 SELECT {{ by }},
-       CASE WHEN tp + fn > 0 AND tn + fp > 0 THEN (tp / (tp + fn) + tn / (tn + fp)) / 2
-            WHEN tp + fn > 0 THEN tp / (tp + fn)
-            WHEN tn + fp > 0 THEN tn / (tn + fp)
+       CASE WHEN tp + fn > 0 AND tn + fp > 0 THEN (tp / CAST(tp + fn AS DOUBLE) + tn / CAST(tn + fp AS DOUBLE)) / CAST(2 AS DOUBLE)
+            WHEN tp + fn > 0 THEN tp / CAST(tp + fn AS DOUBLE)
+            WHEN tn + fp > 0 THEN tn / CAST(tn + fp AS DOUBLE)
        END AS balanced_accuracy
 FROM confusion
 WHERE threshold = {{ threshold }}

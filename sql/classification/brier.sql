@@ -5,6 +5,6 @@
 -- output: {{ by }}, brier
 SELECT {{ by }},
        SUM(w_pos * (1 - score) * (1 - score) + w_neg * score * score)
-       / NULLIF(SUM(w_pos + w_neg), 0) AS brier
+       / CAST(NULLIF(SUM(w_pos + w_neg), 0) AS DOUBLE) AS brier
 FROM score_hist
 GROUP BY {{ by }}

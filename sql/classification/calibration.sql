@@ -4,6 +4,6 @@
 -- reads:  score_hist({{ by }}, score, w_pos, w_neg)
 -- output: {{ by }}, calibration
 SELECT {{ by }},
-       SUM((w_pos + w_neg) * score) / NULLIF(SUM(w_pos), 0) AS calibration
+       SUM((w_pos + w_neg) * score) / CAST(NULLIF(SUM(w_pos), 0) AS DOUBLE) AS calibration
 FROM score_hist
 GROUP BY {{ by }}

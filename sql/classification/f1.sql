@@ -4,6 +4,6 @@
 -- reads:  confusion({{ by }}, threshold, tp, fp, tn, fn)
 -- params: {{ threshold }} -- DOUBLE, default 0.5
 -- output: {{ by }}, f1
-SELECT {{ by }}, 2 * tp / NULLIF(2 * tp + fp + fn, 0) AS f1
+SELECT {{ by }}, 2 * tp / CAST(NULLIF(2 * tp + fp + fn, 0) AS DOUBLE) AS f1
 FROM confusion
 WHERE threshold = {{ threshold }}

@@ -7,6 +7,6 @@
 -- output: {{ by }}, fbeta
 SELECT {{ by }},
        (1 + {{ beta }} * {{ beta }}) * tp
-       / NULLIF((1 + {{ beta }} * {{ beta }}) * tp + {{ beta }} * {{ beta }} * fn + fp, 0) AS fbeta
+       / CAST(NULLIF((1 + {{ beta }} * {{ beta }}) * tp + {{ beta }} * {{ beta }} * fn + fp, 0) AS DOUBLE) AS fbeta
 FROM confusion
 WHERE threshold = {{ threshold }}

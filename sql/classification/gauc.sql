@@ -28,9 +28,9 @@ WITH totals AS (
 per_query AS (
     SELECT {{ by }}, query,
            CASE WHEN {{ weighted }}
-                THEN SUM(w_pos * (2 * neg_up_to - neg_tied)) / (2 * SUM(w_pos) * SUM(w_neg))
-                ELSE (SUM(CASE WHEN w_pos > 0 THEN rank_from + rank_to ELSE 0 END) / 2
-                      - SUM(w_pos) * (SUM(w_pos) + 1) / 2) / (SUM(w_pos) * SUM(w_neg)) END AS auc,
+                THEN SUM(w_pos * (2 * neg_up_to - neg_tied)) / CAST(2 * SUM(w_pos) * SUM(w_neg) AS DOUBLE)
+                ELSE (SUM(CASE WHEN w_pos > 0 THEN rank_from + rank_to ELSE 0 END) / CAST(2 AS DOUBLE)
+                      - SUM(w_pos) * (SUM(w_pos) + 1) / CAST(2 AS DOUBLE)) / CAST(SUM(w_pos) * SUM(w_neg) AS DOUBLE) END AS auc,
            CASE {{ weighting }}
                WHEN 'impressions' THEN SUM(w_pos + w_neg)
                WHEN 'positives' THEN SUM(w_pos)
@@ -38,12 +38,12 @@ per_query AS (
            END AS group_weight
     FROM (
         SELECT {{ by }}, query, w_pos, w_neg,
-               SUM(w_neg) OVER (PARTITION BY {{ by }}, query ORDER BY score
+               SUM(w_neg) OVER (PARTITION BY {{ by }}, query ORDER BY score ASC NULLS LAST
                                 RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS neg_up_to,
-               SUM(w_neg) OVER (PARTITION BY {{ by }}, query ORDER BY score
+               SUM(w_neg) OVER (PARTITION BY {{ by }}, query ORDER BY score ASC NULLS LAST
                                 RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS neg_tied,
-               RANK() OVER (PARTITION BY {{ by }}, query ORDER BY score) AS rank_from,
-               COUNT(*) OVER (PARTITION BY {{ by }}, query ORDER BY score
+               RANK() OVER (PARTITION BY {{ by }}, query ORDER BY score ASC NULLS LAST) AS rank_from,
+               COUNT(*) OVER (PARTITION BY {{ by }}, query ORDER BY score ASC NULLS LAST
                               RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS rank_to
         FROM query_rows AS r
         WHERE EXISTS (
@@ -54,7 +54,7 @@ per_query AS (
     GROUP BY {{ by }}, query
 )
 SELECT {{ by }},
-       SUM(group_weight * auc) / NULLIF(SUM(group_weight), 0) AS gauc,
+       SUM(group_weight * auc) / CAST(NULLIF(SUM(group_weight), 0) AS DOUBLE) AS gauc,
        CAST(SUM(used) AS BIGINT) AS gauc_groups,
        CAST(SUM(1 - used) AS BIGINT) AS gauc_skipped
 FROM (

@@ -4,6 +4,6 @@
 -- reads:  score_hist({{ by }}, score, w_pos, w_neg)
 -- output: {{ by }}, label_mean
 SELECT {{ by }},
-       SUM(w_pos) / NULLIF(SUM(w_pos + w_neg), 0) AS label_mean
+       SUM(w_pos) / CAST(NULLIF(SUM(w_pos + w_neg), 0) AS DOUBLE) AS label_mean
 FROM score_hist
 GROUP BY {{ by }}

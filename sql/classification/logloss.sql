@@ -6,7 +6,7 @@
 -- reads:  score_hist({{ by }}, score, w_pos, w_neg)
 -- output: {{ by }}, logloss
 SELECT {{ by }},
-       -SUM(w_pos * LN(p) + w_neg * LN(1 - p)) / NULLIF(SUM(w_pos + w_neg), 0) AS logloss
+       -SUM(w_pos * LN(p) + w_neg * LN(1 - p)) / CAST(NULLIF(SUM(w_pos + w_neg), 0) AS DOUBLE) AS logloss
 FROM (
     SELECT {{ by }}, w_pos, w_neg,
            LEAST(GREATEST(score, 2.220446049250313e-16), 1 - 2.220446049250313e-16) AS p

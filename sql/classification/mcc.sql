@@ -5,6 +5,6 @@
 -- params: {{ threshold }} -- DOUBLE, default 0.5
 -- output: {{ by }}, mcc
 SELECT {{ by }},
-       (tp * tn - fp * fn) / NULLIF(SQRT((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)), 0) AS mcc
+       (tp * tn - fp * fn) / CAST(NULLIF(SQRT((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)), 0) AS DOUBLE) AS mcc
 FROM confusion
 WHERE threshold = {{ threshold }}

@@ -4,6 +4,6 @@
 -- reads:  confusion({{ by }}, threshold, tp, fp, tn, fn)
 -- params: {{ threshold }} -- DOUBLE, default 0.5
 -- output: {{ by }}, precision
-SELECT {{ by }}, tp / NULLIF(tp + fp, 0) AS precision
+SELECT {{ by }}, tp / CAST(NULLIF(tp + fp, 0) AS DOUBLE) AS precision
 FROM confusion
 WHERE threshold = {{ threshold }}

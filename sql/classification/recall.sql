@@ -4,6 +4,6 @@
 -- reads:  confusion({{ by }}, threshold, tp, fp, tn, fn)
 -- params: {{ threshold }} -- DOUBLE, default 0.5
 -- output: {{ by }}, recall
-SELECT {{ by }}, tp / NULLIF(tp + fn, 0) AS recall
+SELECT {{ by }}, tp / CAST(NULLIF(tp + fn, 0) AS DOUBLE) AS recall
 FROM confusion
 WHERE threshold = {{ threshold }}

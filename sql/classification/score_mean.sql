@@ -4,6 +4,6 @@
 -- reads:  score_hist({{ by }}, score, w_pos, w_neg)
 -- output: {{ by }}, score_mean
 SELECT {{ by }},
-       SUM((w_pos + w_neg) * score) / NULLIF(SUM(w_pos + w_neg), 0) AS score_mean
+       SUM((w_pos + w_neg) * score) / CAST(NULLIF(SUM(w_pos + w_neg), 0) AS DOUBLE) AS score_mean
 FROM score_hist
 GROUP BY {{ by }}

@@ -4,6 +4,6 @@
 -- reads:  confusion({{ by }}, threshold, tp, fp, tn, fn)
 -- params: {{ threshold }} -- DOUBLE, default 0.5
 -- output: {{ by }}, specificity
-SELECT {{ by }}, tn / NULLIF(tn + fp, 0) AS specificity
+SELECT {{ by }}, tn / CAST(NULLIF(tn + fp, 0) AS DOUBLE) AS specificity
 FROM confusion
 WHERE threshold = {{ threshold }}

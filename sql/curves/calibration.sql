@@ -29,7 +29,7 @@ WITH scores AS (
 ),
 ranked AS (  -- the rows of a score are the order statistics below .. below + n − 1
     SELECT {{ by }}, score, n,
-           COALESCE(SUM(n) OVER (PARTITION BY {{ by }} ORDER BY score
+           COALESCE(SUM(n) OVER (PARTITION BY {{ by }} ORDER BY score ASC NULLS LAST
                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS below
     FROM scores
 ),
@@ -63,7 +63,7 @@ edges AS (
 binned AS (  -- scores and edges in one order, an edge after an equal score; a score row
             -- (unique per slice) counts the edges below it whatever the order of equal edges
     SELECT {{ by }}, value AS score, n, w, w_pos, is_edge,
-           SUM(is_edge) OVER (PARTITION BY {{ by }} ORDER BY value, is_edge
+           SUM(is_edge) OVER (PARTITION BY {{ by }} ORDER BY value ASC NULLS LAST, is_edge ASC NULLS LAST
                               RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS edges_below
     FROM (
         SELECT {{ by }}, score AS value, n, w, w_pos, 0 AS is_edge FROM scores
@@ -72,8 +72,8 @@ binned AS (  -- scores and edges in one order, an edge after an equal score; a s
     ) AS scores_and_edges
 )
 SELECT {{ by }}, CAST(edges_below AS BIGINT) AS bin,
-       SUM(score * w) / NULLIF(SUM(w), 0) AS mean_score,
-       SUM(w_pos) / NULLIF(SUM(w), 0) AS observed_rate,
+       SUM(score * w) / CAST(NULLIF(SUM(w), 0) AS DOUBLE) AS mean_score,
+       SUM(w_pos) / CAST(NULLIF(SUM(w), 0) AS DOUBLE) AS observed_rate,
        CAST(SUM(n) AS BIGINT) AS count,
        SUM(w) AS weight
 FROM binned

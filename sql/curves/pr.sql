@@ -18,7 +18,7 @@ SELECT {{ by }}, 0 AS point, CAST('Infinity' AS DOUBLE) AS threshold,
 FROM curve_thresholds
 WHERE point = 1
 UNION ALL
-SELECT {{ by }}, point, score AS threshold, tp / (tp + fp) AS "precision", tp / NULLIF(positives, 0) AS recall
+SELECT {{ by }}, point, score AS threshold, tp / CAST(tp + fp AS DOUBLE) AS "precision", tp / CAST(NULLIF(positives, 0) AS DOUBLE) AS recall
 FROM curve_thresholds
 WHERE NOT {{ drop_intermediate }} OR point = 1 OR point = points
    OR w_pos > 0 OR next_w_pos > 0

@@ -16,7 +16,7 @@ SELECT {{ by }}, 0 AS point, CAST('Infinity' AS DOUBLE) AS threshold,
 FROM curve_thresholds
 WHERE point = 1
 UNION ALL
-SELECT {{ by }}, point, score AS threshold, fp / NULLIF(negatives, 0) AS fpr, tp / NULLIF(positives, 0) AS tpr
+SELECT {{ by }}, point, score AS threshold, fp / CAST(NULLIF(negatives, 0) AS DOUBLE) AS fpr, tp / CAST(NULLIF(positives, 0) AS DOUBLE) AS tpr
 FROM curve_thresholds
 WHERE NOT {{ drop_intermediate }} OR point = 1 OR point = points
    OR w_pos <> next_w_pos OR w_neg <> next_w_neg

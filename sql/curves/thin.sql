@@ -16,17 +16,17 @@ FROM (
            MAX(point) OVER (PARTITION BY {{ by }}, bucket) AS last_point
     FROM (
         SELECT *,
-               COALESCE(LEAST(FLOOR(CAST(walked AS DOUBLE) * {{ buckets }} / NULLIF(length, 0)),
+               COALESCE(LEAST(FLOOR(CAST(walked AS DOUBLE) * {{ buckets }} / CAST(NULLIF(length, 0) AS DOUBLE)),
                               {{ buckets }} - 1), 0) AS bucket
         FROM (
             SELECT *,
-                   SUM(step) OVER (PARTITION BY {{ by }} ORDER BY point
+                   SUM(step) OVER (PARTITION BY {{ by }} ORDER BY point ASC NULLS LAST
                                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS walked,
                    SUM(step) OVER (PARTITION BY {{ by }}) AS length
             FROM (
                 SELECT *,
-                       CAST(CEIL((COALESCE(ABS({{ x }} - LAG({{ x }}) OVER (PARTITION BY {{ by }} ORDER BY point)), 0)
-                                  + COALESCE(ABS({{ y }} - LAG({{ y }}) OVER (PARTITION BY {{ by }} ORDER BY point)), 0))
+                       CAST(CEIL((COALESCE(ABS({{ x }} - LAG({{ x }}) OVER (PARTITION BY {{ by }} ORDER BY point ASC NULLS LAST)), 0)
+                                  + COALESCE(ABS({{ y }} - LAG({{ y }}) OVER (PARTITION BY {{ by }} ORDER BY point ASC NULLS LAST)), 0))
                                  * 4294967296) AS BIGINT) AS step
                 FROM curve
             ) AS steps

@@ -16,12 +16,12 @@ SELECT {{ by }}, point, MAX(point) OVER (PARTITION BY {{ by }}) AS points,
        MAX(fp) OVER (PARTITION BY {{ by }}) AS negatives
 FROM (
     SELECT {{ by }}, score, w_pos, w_neg,
-           ROW_NUMBER() OVER (PARTITION BY {{ by }} ORDER BY score DESC) AS point,
-           LEAD(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC) AS next_w_pos,
-           LEAD(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC) AS next_w_neg,
-           SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+           ROW_NUMBER() OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST) AS point,
+           LEAD(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST) AS next_w_pos,
+           LEAD(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST) AS next_w_neg,
+           SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
                             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp,
-           SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+           SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
                             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp
     FROM (
         SELECT {{ by }}, score, CAST(SUM(w_pos) AS DOUBLE) AS w_pos, CAST(SUM(w_neg) AS DOUBLE) AS w_neg

@@ -27,7 +27,7 @@ SELECT {{ ties }} AS ties, {{ min_relevance }} AS min_relevance, {{ k }} AS k, {
 FROM (
     -- the groups in the policy's order, with the rows before each
     SELECT {{ by }}, query, n, relevant,
-           SUM(n) OVER (PARTITION BY {{ by }}, query ORDER BY above DESC{{ peer_order }}
+           SUM(n) OVER (PARTITION BY {{ by }}, query ORDER BY above DESC NULLS LAST{{ peer_order }}
                         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - n AS rows_before
     FROM (
         SELECT {{ by }}, query, above{{ peer_keys }}, COUNT(*) AS n, SUM(relevant) AS relevant

@@ -24,14 +24,14 @@
 -- output: ties, min_relevance, {{ by }}, query, label, relevant,
 --         first_position, last_position, group_relevant, relevant_before
 SELECT {{ ties }} AS ties, {{ min_relevance }} AS min_relevance, {{ by }}, query, label, relevant,
-       RANK() OVER (PARTITION BY {{ by }}, query ORDER BY score DESC{{ tie_breaks }}) AS first_position,
-       COUNT(*) OVER (PARTITION BY {{ by }}, query ORDER BY score DESC{{ tie_breaks }}
+       RANK() OVER (PARTITION BY {{ by }}, query ORDER BY score DESC NULLS LAST{{ tie_breaks }}) AS first_position,
+       COUNT(*) OVER (PARTITION BY {{ by }}, query ORDER BY score DESC NULLS LAST{{ tie_breaks }}
                       RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS last_position,
-       SUM(relevant) OVER (PARTITION BY {{ by }}, query ORDER BY score DESC{{ tie_breaks }}
+       SUM(relevant) OVER (PARTITION BY {{ by }}, query ORDER BY score DESC NULLS LAST{{ tie_breaks }}
                            RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS group_relevant,
-       SUM(relevant) OVER (PARTITION BY {{ by }}, query ORDER BY score DESC{{ tie_breaks }}
+       SUM(relevant) OVER (PARTITION BY {{ by }}, query ORDER BY score DESC NULLS LAST{{ tie_breaks }}
                            RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-       - SUM(relevant) OVER (PARTITION BY {{ by }}, query ORDER BY score DESC{{ tie_breaks }}
+       - SUM(relevant) OVER (PARTITION BY {{ by }}, query ORDER BY score DESC NULLS LAST{{ tie_breaks }}
                              RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS relevant_before
 FROM (
     SELECT {{ by(i) }}, i.query, i.item, i.score, i.label,

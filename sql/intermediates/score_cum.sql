@@ -19,13 +19,13 @@ SELECT {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg,
        tp + fp - tie_pos - tie_neg + 1 AS rank_from, tp + fp AS rank_to
 FROM (
     SELECT {{ by }}, score, w_pos, w_neg,
-           SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+           SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
                             RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp,
-           SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+           SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
                             RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp,
-           SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+           SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
                             RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_pos,
-           SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+           SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
                             RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_neg
     FROM {{ hist }}
 ) AS cumulative

@@ -28,7 +28,7 @@ WITH ranges AS (
 bucketed AS (
     SELECT {{ by(h) }}, h.score, h.w_pos, h.w_neg,
            CASE WHEN ABS(h.score) < 1e300
-                THEN COALESCE(CAST(FLOOR((h.score - r.lo) / NULLIF(r.hi - r.lo, 0) * {{ buckets }}) AS BIGINT), 0)
+                THEN COALESCE(CAST(FLOOR((h.score - r.lo) / CAST(NULLIF(r.hi - r.lo, 0) AS DOUBLE) * {{ buckets }}) AS BIGINT), 0)
                 WHEN h.score < 0 THEN -1
                 ELSE {{ buckets }} + 1
            END AS bucket
@@ -37,9 +37,9 @@ bucketed AS (
 ),
 above AS (
     SELECT {{ by }}, bucket,
-           SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY bucket DESC
+           SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY bucket DESC NULLS LAST
                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pos_above,
-           SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY bucket DESC
+           SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY bucket DESC NULLS LAST
                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS neg_above
     FROM (
         SELECT {{ by }}, bucket, SUM(w_pos) AS w_pos, SUM(w_neg) AS w_neg
@@ -56,13 +56,13 @@ SELECT {{ by(e) }}, e.score, e.w_pos, e.w_neg,
        e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) AS rank_to
 FROM (
     SELECT {{ by }}, bucket, score, w_pos, w_neg,
-           SUM(w_pos) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC
+           SUM(w_pos) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC NULLS LAST
                             RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp_within,
-           SUM(w_neg) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC
+           SUM(w_neg) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC NULLS LAST
                             RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp_within,
-           SUM(w_pos) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC
+           SUM(w_pos) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC NULLS LAST
                             RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_pos,
-           SUM(w_neg) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC
+           SUM(w_neg) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC NULLS LAST
                             RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_neg
     FROM bucketed
 ) AS e

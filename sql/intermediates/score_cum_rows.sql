@@ -7,15 +7,15 @@
 -- reads:  {{ hist }}({{ by }}, score, w_pos, w_neg)
 -- output: {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg, rank_from, rank_to
 SELECT {{ by }}, score, w_pos, w_neg,
-       SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+       SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
                         RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp,
-       SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+       SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
                         RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS fp,
-       SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+       SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
                         RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_pos,
-       SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+       SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
                         RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_neg,
-       RANK() OVER (PARTITION BY {{ by }} ORDER BY score DESC) AS rank_from,
-       COUNT(*) OVER (PARTITION BY {{ by }} ORDER BY score DESC
+       RANK() OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST) AS rank_from,
+       COUNT(*) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
                       RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS rank_to
 FROM {{ hist }}

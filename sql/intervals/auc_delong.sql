@@ -13,8 +13,8 @@
 -- reads:  score_cum({{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg)
 -- output: {{ by }}, se, df (NULL: the normal interval)
 SELECT {{ by }},
-       SQRT(GREATEST(pos_c2 - pos_c * pos_c / pos, 0) / ((pos - 1) * pos * neg * neg)
-            + GREATEST(neg_d2 - neg_d * neg_d / neg, 0) / ((neg - 1) * neg * pos * pos)) AS se,
+       SQRT(GREATEST(pos_c2 - pos_c * pos_c / CAST(pos AS DOUBLE), 0) / CAST((pos - 1) * pos * neg * neg AS DOUBLE)
+            + GREATEST(neg_d2 - neg_d * neg_d / CAST(neg AS DOUBLE), 0) / CAST((neg - 1) * neg * pos * pos AS DOUBLE)) AS se,
        CAST(NULL AS BIGINT) AS df
 FROM (
     SELECT {{ by }}, CAST(SUM(w_pos) AS DOUBLE) AS pos, CAST(SUM(w_neg) AS DOUBLE) AS neg,

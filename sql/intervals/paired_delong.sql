@@ -14,8 +14,8 @@
 -- reads:  paired_rows({{ by }}, label, score_1, score_2, w)
 -- output: {{ by }}, {{ pair }}, se, df (NULL: the normal interval)
 SELECT {{ by }}, 2 AS {{ pair }},
-       SQRT(GREATEST(pos_b2 - pos_b * pos_b / pos, 0) / ((pos - 1) * pos * neg * neg)
-            + GREATEST(neg_a2 - neg_a * neg_a / neg, 0) / ((neg - 1) * neg * pos * pos)) AS se,
+       SQRT(GREATEST(pos_b2 - pos_b * pos_b / CAST(pos AS DOUBLE), 0) / CAST((pos - 1) * pos * neg * neg AS DOUBLE)
+            + GREATEST(neg_a2 - neg_a * neg_a / CAST(neg AS DOUBLE), 0) / CAST((neg - 1) * neg * pos * pos AS DOUBLE)) AS se,
        CAST(NULL AS BIGINT) AS df
 FROM (
     SELECT {{ by }}, SUM(w_pos) AS pos, SUM(w_neg) AS neg,
@@ -23,16 +23,16 @@ FROM (
            SUM(w_neg * (a_2 - a_1)) AS neg_a, SUM(w_neg * (a_2 - a_1) * (a_2 - a_1)) AS neg_a2
     FROM (
         SELECT {{ by }}, w_pos, w_neg,
-               SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score_1
+               SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score_1 ASC NULLS LAST
                                 RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
                - SUM(w_neg) OVER (PARTITION BY {{ by }}, score_1) / 2e0 AS b_1,
-               SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score_2
+               SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score_2 ASC NULLS LAST
                                 RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
                - SUM(w_neg) OVER (PARTITION BY {{ by }}, score_2) / 2e0 AS b_2,
-               SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score_1
+               SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score_1 ASC NULLS LAST
                                 RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)
                - SUM(w_pos) OVER (PARTITION BY {{ by }}, score_1) / 2e0 AS a_1,
-               SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score_2
+               SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score_2 ASC NULLS LAST
                                 RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)
                - SUM(w_pos) OVER (PARTITION BY {{ by }}, score_2) / 2e0 AS a_2
         FROM (

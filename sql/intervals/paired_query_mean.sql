@@ -9,12 +9,12 @@
 -- reads:  {{ per_query }}, the metric's own per-query step: {{ value }} and {{ weight }}
 -- output: {{ by }}, se, df
 SELECT {{ by }},
-       SQRT(CAST(COUNT(*) AS DOUBLE) / (COUNT(*) - 1) * SUM(weight * weight * (d - mean) * (d - mean)))
-       / MIN(total) AS se,
+       SQRT(CAST(COUNT(*) AS DOUBLE) / CAST(COUNT(*) - 1 AS DOUBLE) * SUM(weight * weight * (d - mean) * (d - mean)))
+       / CAST(MIN(total) AS DOUBLE) AS se,
        COUNT(*) - 1 AS df
 FROM (
     SELECT {{ by }}, d, weight,
-           SUM(weight * d) OVER (PARTITION BY {{ by }}) / SUM(weight) OVER (PARTITION BY {{ by }}) AS mean,
+           SUM(weight * d) OVER (PARTITION BY {{ by }}) / CAST(SUM(weight) OVER (PARTITION BY {{ by }}) AS DOUBLE) AS mean,
            SUM(weight) OVER (PARTITION BY {{ by }}) AS total
     FROM (
         SELECT {{ by(s) }}, s.value - f.value AS d, s.weight

@@ -8,8 +8,8 @@
 -- reads:  {{ per_query }}, the metric's own per-query step: {{ value }} and {{ weight }}
 -- output: {{ by }}, se, df
 SELECT {{ by(q) }},
-       SQRT(CAST(COUNT(*) AS DOUBLE) / (COUNT(*) - 1)
-            * SUM(q.weight * q.weight * (q.value - s.mean) * (q.value - s.mean))) / MIN(s.total) AS se,
+       SQRT(CAST(COUNT(*) AS DOUBLE) / CAST(COUNT(*) - 1 AS DOUBLE)
+            * SUM(q.weight * q.weight * (q.value - s.mean) * (q.value - s.mean))) / CAST(MIN(s.total) AS DOUBLE) AS se,
        COUNT(*) - 1 AS df
 FROM (
     SELECT {{ by }}, CAST({{ value }} AS DOUBLE) AS value, CAST({{ weight }} AS DOUBLE) AS weight
@@ -17,7 +17,7 @@ FROM (
     WHERE {{ value }} IS NOT NULL
 ) AS q
 JOIN (
-    SELECT {{ by }}, SUM(weight * value) / SUM(weight) AS mean, SUM(weight) AS total
+    SELECT {{ by }}, SUM(weight * value) / CAST(SUM(weight) AS DOUBLE) AS mean, SUM(weight) AS total
     FROM (
         SELECT {{ by }}, CAST({{ value }} AS DOUBLE) AS value, CAST({{ weight }} AS DOUBLE) AS weight
         FROM {{ per_query }}

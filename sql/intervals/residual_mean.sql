@@ -14,14 +14,14 @@
 SELECT {{ by }}, se_of_mean * ({{ slope }}) AS se, CAST(NULL AS BIGINT) AS df
 FROM (
     SELECT {{ by(v) }}, MIN(m.mean) AS mean,
-           SQRT(SUM(v.w * (v.x - m.mean) * (v.x - m.mean)) / ((MIN(m.total) - 1) * MIN(m.total))) AS se_of_mean
+           SQRT(SUM(v.w * (v.x - m.mean) * (v.x - m.mean)) / CAST((MIN(m.total) - 1) * MIN(m.total) AS DOUBLE)) AS se_of_mean
     FROM (
         SELECT {{ by }}, w, {{ value }} AS x
         FROM input
         WHERE w IS NOT NULL AND {{ where }}
     ) AS v
     JOIN (
-        SELECT {{ by }}, CAST(SUM(w) AS DOUBLE) AS total, SUM(w * x) / SUM(w) AS mean
+        SELECT {{ by }}, CAST(SUM(w) AS DOUBLE) AS total, SUM(w * x) / CAST(SUM(w) AS DOUBLE) AS mean
         FROM (
             SELECT {{ by }}, w, {{ value }} AS x
             FROM input

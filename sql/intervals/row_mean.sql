@@ -11,7 +11,7 @@
 -- output: {{ by }}, se, df (NULL: the normal interval)
 SELECT {{ by(v) }},
        SQRT(SUM(v.w_pos * (v.x_pos - m.mean) * (v.x_pos - m.mean) + v.w_neg * (v.x_neg - m.mean) * (v.x_neg - m.mean))
-            / ((MIN(m.total) - 1) * MIN(m.total))) AS se,
+            / CAST((MIN(m.total) - 1) * MIN(m.total) AS DOUBLE)) AS se,
        CAST(NULL AS BIGINT) AS df
 FROM (
     SELECT {{ by }}, w_pos, w_neg, {{ positive }} AS x_pos, {{ negative }} AS x_neg
@@ -19,7 +19,7 @@ FROM (
 ) AS v
 JOIN (
     SELECT {{ by }}, CAST(SUM(w_pos + w_neg) AS DOUBLE) AS total,
-           SUM(w_pos * x_pos + w_neg * x_neg) / SUM(w_pos + w_neg) AS mean
+           SUM(w_pos * x_pos + w_neg * x_neg) / CAST(SUM(w_pos + w_neg) AS DOUBLE) AS mean
     FROM (
         SELECT {{ by }}, w_pos, w_neg, {{ positive }} AS x_pos, {{ negative }} AS x_neg
         FROM score_hist

@@ -3,6 +3,6 @@
 --
 -- reads:  class_counts({{ by }}, class, tp, support, predicted)
 -- output: {{ by }}, accuracy
-SELECT {{ by }}, SUM(tp) / NULLIF(SUM(support), 0) AS accuracy
+SELECT {{ by }}, SUM(tp) / CAST(NULLIF(SUM(support), 0) AS DOUBLE) AS accuracy
 FROM class_counts
 GROUP BY {{ by }}

@@ -16,13 +16,13 @@
 WITH per_class AS (
     SELECT {{ by }}, class, SUM(w_pos) AS support,
            (SUM(w_pos) * SUM(w_neg) + SUM(w_neg * tp) - SUM(w_pos * fp))
-           / NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS value
+           / CAST(NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS DOUBLE) AS value
     FROM class_score_cum
     GROUP BY {{ by }}, class
 )
 SELECT {{ by }},
        CASE {{ average }}
-           WHEN 'weighted' THEN SUM(support * value) / NULLIF(SUM(CASE WHEN value IS NOT NULL THEN support END), 0)
+           WHEN 'weighted' THEN SUM(support * value) / CAST(NULLIF(SUM(CASE WHEN value IS NOT NULL THEN support END), 0) AS DOUBLE)
            ELSE AVG(value)
        END AS auc,
        COUNT(value) AS auc_classes,

@@ -18,14 +18,14 @@
 WITH per_class AS (
     SELECT {{ by }}, class, SUM(w_pos) AS support,
            CASE WHEN SUM(w_neg) > 0
-                THEN SUM(w_pos * tp / NULLIF(tp + fp, 0)) / NULLIF(SUM(w_pos), 0)
+                THEN SUM(w_pos * tp / CAST(NULLIF(tp + fp, 0) AS DOUBLE)) / CAST(NULLIF(SUM(w_pos), 0) AS DOUBLE)
            END AS value
     FROM class_score_cum
     GROUP BY {{ by }}, class
 )
 SELECT {{ by }},
        CASE {{ average }}
-           WHEN 'weighted' THEN SUM(support * value) / NULLIF(SUM(CASE WHEN value IS NOT NULL THEN support END), 0)
+           WHEN 'weighted' THEN SUM(support * value) / CAST(NULLIF(SUM(CASE WHEN value IS NOT NULL THEN support END), 0) AS DOUBLE)
            ELSE AVG(value)
        END AS average_precision,
        COUNT(value) AS average_precision_classes,

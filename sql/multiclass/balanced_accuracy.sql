@@ -6,6 +6,6 @@
 --
 -- reads:  class_counts({{ by }}, class, tp, support, predicted)
 -- output: {{ by }}, balanced_accuracy
-SELECT {{ by }}, AVG(tp / NULLIF(support, 0)) AS balanced_accuracy
+SELECT {{ by }}, AVG(tp / CAST(NULLIF(support, 0) AS DOUBLE)) AS balanced_accuracy
 FROM class_counts
 GROUP BY {{ by }}

@@ -19,7 +19,7 @@
 -- output: {{ by }}, cohen_kappa
 WITH ranked_classes AS (
     SELECT {{ by }}, class, support, predicted,
-           DENSE_RANK() OVER (PARTITION BY {{ by }} ORDER BY class) AS r
+           DENSE_RANK() OVER (PARTITION BY {{ by }} ORDER BY class ASC NULLS LAST) AS r
     FROM class_counts
 ),
 class_pairs AS (
@@ -45,6 +45,6 @@ totals AS (
     FROM class_counts
     GROUP BY {{ by }}
 )
-SELECT {{ by(totals) }}, 1 - totals.n * d.observed / NULLIF(d.chance, 0) AS cohen_kappa
+SELECT {{ by(totals) }}, 1 - totals.n * d.observed / CAST(NULLIF(d.chance, 0) AS DOUBLE) AS cohen_kappa
 FROM totals
 JOIN disagreement AS d ON {{ same_slice(totals, d) }}

@@ -12,14 +12,14 @@
 -- params: {{ average }} -- 'macro' (default), 'micro' or 'weighted'
 -- output: {{ by }}, f1
 WITH scores AS (
-    SELECT {{ by }}, tp, support, predicted, 2 * tp / NULLIF(support + predicted, 0) AS f
+    SELECT {{ by }}, tp, support, predicted, 2 * tp / CAST(NULLIF(support + predicted, 0) AS DOUBLE) AS f
     FROM class_counts
 )
 SELECT {{ by }},
        CASE {{ average }}
-           WHEN 'micro' THEN 2 * SUM(tp) / NULLIF(SUM(support) + SUM(predicted), 0)
+           WHEN 'micro' THEN 2 * SUM(tp) / CAST(NULLIF(SUM(support) + SUM(predicted), 0) AS DOUBLE)
            WHEN 'weighted' THEN COALESCE(
-               SUM(support * f) / NULLIF(SUM(CASE WHEN f IS NOT NULL THEN support END), 0), AVG(f))
+               SUM(support * f) / CAST(NULLIF(SUM(CASE WHEN f IS NOT NULL THEN support END), 0) AS DOUBLE), AVG(f))
            ELSE AVG(f)
        END AS f1
 FROM scores

@@ -15,15 +15,15 @@
 -- output: {{ by }}, fbeta
 WITH scores AS (
     SELECT {{ by }}, tp, support, predicted,
-           (1 + {{ beta }} * {{ beta }}) * tp / NULLIF({{ beta }} * {{ beta }} * support + predicted, 0) AS f
+           (1 + {{ beta }} * {{ beta }}) * tp / CAST(NULLIF({{ beta }} * {{ beta }} * support + predicted, 0) AS DOUBLE) AS f
     FROM class_counts
 )
 SELECT {{ by }},
        CASE {{ average }}
            WHEN 'micro' THEN (1 + {{ beta }} * {{ beta }}) * SUM(tp)
-                             / NULLIF({{ beta }} * {{ beta }} * SUM(support) + SUM(predicted), 0)
+                             / CAST(NULLIF({{ beta }} * {{ beta }} * SUM(support) + SUM(predicted), 0) AS DOUBLE)
            WHEN 'weighted' THEN COALESCE(
-               SUM(support * f) / NULLIF(SUM(CASE WHEN f IS NOT NULL THEN support END), 0), AVG(f))
+               SUM(support * f) / CAST(NULLIF(SUM(CASE WHEN f IS NOT NULL THEN support END), 0) AS DOUBLE), AVG(f))
            ELSE AVG(f)
        END AS fbeta
 FROM scores

@@ -11,7 +11,7 @@
 -- params: {{ beta }} -- DOUBLE > 0, the F-score's β
 -- output: {{ by }}, class, support, precision, recall, fscore
 SELECT {{ by }}, class, support,
-       tp / NULLIF(predicted, 0) AS precision,
-       tp / NULLIF(support, 0) AS recall,
-       (1 + {{ beta }} * {{ beta }}) * tp / NULLIF({{ beta }} * {{ beta }} * support + predicted, 0) AS fscore
+       tp / CAST(NULLIF(predicted, 0) AS DOUBLE) AS precision,
+       tp / CAST(NULLIF(support, 0) AS DOUBLE) AS recall,
+       (1 + {{ beta }} * {{ beta }}) * tp / CAST(NULLIF({{ beta }} * {{ beta }} * support + predicted, 0) AS DOUBLE) AS fscore
 FROM class_counts

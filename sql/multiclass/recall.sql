@@ -11,8 +11,8 @@
 -- output: {{ by }}, recall
 SELECT {{ by }},
        CASE {{ average }}
-           WHEN 'macro' THEN AVG(tp / NULLIF(support, 0))
-           ELSE SUM(tp) / NULLIF(SUM(support), 0)
+           WHEN 'macro' THEN AVG(tp / CAST(NULLIF(support, 0) AS DOUBLE))
+           ELSE SUM(tp) / CAST(NULLIF(SUM(support), 0) AS DOUBLE)
        END AS recall
 FROM class_counts
 GROUP BY {{ by }}

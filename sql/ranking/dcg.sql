@@ -15,7 +15,7 @@ WITH list_parts AS (
     SELECT {{ by }}, query,
            CASE WHEN {{ gain }} = 'linear' THEN label ELSE POWER(2, label) - 1 END
            * (d_end.discount_through - d_start.discount_through)
-           / (last_position - first_position + 1) AS dcg,
+           / CAST(last_position - first_position + 1 AS DOUBLE) AS dcg,
            0 AS relevant, 0 AS judged
     FROM ranked
     JOIN positions AS d_start ON d_start.p = first_position - 1

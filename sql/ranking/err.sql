@@ -37,7 +37,7 @@ stops AS (
 survivals AS (
     -- ln S: the summed ln(1 − R) of the rows ranked above each group
     SELECT {{ by }}, query, a, e, r, ln_miss,
-           COALESCE(SUM(g * ln_miss) OVER (PARTITION BY {{ by }}, query ORDER BY a
+           COALESCE(SUM(g * ln_miss) OVER (PARTITION BY {{ by }}, query ORDER BY a ASC NULLS LAST
                                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS ln_survive
     FROM stops
 ),
@@ -48,7 +48,7 @@ stop_positions AS (
     WHERE r > 0
 ),
 list_parts AS (
-    SELECT {{ by }}, query, EXP(ln_survive + j * ln_miss) * r / (a + j) AS err, 0 AS relevant, 0 AS judged
+    SELECT {{ by }}, query, EXP(ln_survive + j * ln_miss) * r / CAST(a + j AS DOUBLE) AS err, 0 AS relevant, 0 AS judged
     FROM stop_positions
     UNION ALL
     -- every list, even one without a positive grade in the top k or without judgments,

@@ -55,7 +55,7 @@ per_list AS (
 )
 SELECT {{ by }},
        CASE WHEN {{ average }} = 'micro'
-            THEN SUM(CASE WHEN used THEN hits END) / NULLIF(SUM(CASE WHEN used THEN relevant END), 0)
+            THEN SUM(CASE WHEN used THEN hits END) / CAST(NULLIF(SUM(CASE WHEN used THEN relevant END), 0) AS DOUBLE)
             ELSE AVG(CASE WHEN used THEN hit END) END AS hit_rate,
        COUNT(CASE WHEN used THEN 1 END) AS hit_rate_queries,
        COUNT(CASE WHEN NOT used THEN 1 END) AS hit_rate_skipped

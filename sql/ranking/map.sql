@@ -24,7 +24,7 @@ WITH list_parts AS (
                         * (h_end.p - first_position + 1
                            - first_position * (h_end.harmonic_through - h_start.harmonic_through))
                    ELSE 0 END)
-           / (last_position - first_position + 1) AS precision_sum,
+           / CAST(last_position - first_position + 1 AS DOUBLE) AS precision_sum,
            0 AS relevant, 0 AS judged
     FROM ranked
     JOIN positions AS h_start ON h_start.p = first_position - 1
@@ -40,7 +40,7 @@ WITH list_parts AS (
 ),
 per_list AS (
     SELECT {{ by }}, query,
-           CASE WHEN SUM(relevant) > 0 THEN SUM(precision_sum) / SUM(relevant)
+           CASE WHEN SUM(relevant) > 0 THEN SUM(precision_sum) / CAST(SUM(relevant) AS DOUBLE)
                 WHEN SUM(judged) > 0 AND {{ empty }} = 'zero' THEN 0 END AS ap
     FROM list_parts
     GROUP BY {{ by }}, query

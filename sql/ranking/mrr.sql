@@ -16,7 +16,7 @@ WITH offsets AS (
     -- one row per possible j = 0 .. g − m, with P(J >= j) as a running product
     SELECT {{ by }}, query, a, g, m, j,
            EXP(COALESCE(SUM(CASE WHEN j < g - m THEN LN((g - m - j) / CAST(g - j AS DOUBLE)) ELSE 0 END)
-                        OVER (PARTITION BY {{ by }}, query ORDER BY j
+                        OVER (PARTITION BY {{ by }}, query ORDER BY j ASC NULLS LAST
                               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS at_least_j
     FROM (
         SELECT {{ by }}, query, a, g, m, UNNEST(RANGE(0, CAST(g - m + 1 AS BIGINT))) AS j

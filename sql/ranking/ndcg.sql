@@ -14,7 +14,7 @@
 -- output: {{ by }}, ndcg, ndcg_queries (lists used), ndcg_skipped (lists left out)
 WITH ideal AS (
     SELECT {{ by }}, query, label, n,
-           SUM(n) OVER (PARTITION BY {{ by }}, query ORDER BY label DESC
+           SUM(n) OVER (PARTITION BY {{ by }}, query ORDER BY label DESC NULLS LAST
                         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS last_position
     FROM judged
 ),
@@ -22,7 +22,7 @@ list_parts AS (
     SELECT {{ by }}, query,
            CASE WHEN {{ gain }} = 'linear' THEN label ELSE POWER(2, label) - 1 END
            * (d_end.discount_through - d_start.discount_through)
-           / (last_position - first_position + 1) AS dcg,
+           / CAST(last_position - first_position + 1 AS DOUBLE) AS dcg,
            0 AS idcg, 0 AS relevant, 0 AS judged
     FROM ranked
     JOIN positions AS d_start ON d_start.p = first_position - 1
@@ -47,7 +47,7 @@ list_parts AS (
 ),
 per_list AS (
     SELECT {{ by }}, query,
-           CASE WHEN SUM(relevant) > 0 THEN SUM(dcg) / SUM(idcg)
+           CASE WHEN SUM(relevant) > 0 THEN SUM(dcg) / CAST(SUM(idcg) AS DOUBLE)
                 WHEN SUM(judged) > 0 AND {{ empty }} = 'zero' THEN 0 END AS ndcg
     FROM list_parts
     GROUP BY {{ by }}, query

@@ -30,7 +30,7 @@ per_list AS (
 )
 SELECT {{ by }},
        CASE WHEN {{ average }} = 'micro' THEN SUM(hits) / (CAST({{ k }} AS DOUBLE) * COUNT(hits))
-            ELSE AVG(hits / {{ k }}) END AS precision,
+            ELSE AVG(hits / CAST({{ k }} AS DOUBLE)) END AS precision,
        COUNT(hits) AS precision_queries, COUNT(*) - COUNT(hits) AS precision_skipped
 FROM per_list
 GROUP BY {{ by }}

@@ -39,19 +39,19 @@ level_pairs AS (
 won AS (
     SELECT {{ by }}, query,
            (CAST(SUM(n_hi) AS DOUBLE) * SUM(n_lo) + SUM(CAST(n_hi AS DOUBLE) * lo_through)
-            - SUM(CAST(n_lo AS DOUBLE) * hi_through)) / 2 AS won
+            - SUM(CAST(n_lo AS DOUBLE) * hi_through)) / CAST(2 AS DOUBLE) AS won
     FROM (
         SELECT {{ by }}, query, hi, lo, n_hi, n_lo,
-               SUM(n_lo) OVER (PARTITION BY {{ by }}, query, hi, lo ORDER BY score
+               SUM(n_lo) OVER (PARTITION BY {{ by }}, query, hi, lo ORDER BY score ASC NULLS LAST
                                RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS lo_through,
-               SUM(n_hi) OVER (PARTITION BY {{ by }}, query, hi, lo ORDER BY score
+               SUM(n_hi) OVER (PARTITION BY {{ by }}, query, hi, lo ORDER BY score ASC NULLS LAST
                                RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS hi_through
         FROM level_pairs
     ) AS sorted
     GROUP BY {{ by }}, query, hi, lo
 ),
 list_parts AS (
-    SELECT {{ by }}, query, CAST(n AS DOUBLE) * (n - 1) / 4 AS won, n AS n, 0 AS relevant, 0 AS judged
+    SELECT {{ by }}, query, CAST(n AS DOUBLE) * (n - 1) / CAST(4 AS DOUBLE) AS won, n AS n, 0 AS relevant, 0 AS judged
     FROM levels
     UNION ALL
     SELECT {{ by }}, query, won, 0 AS n, 0 AS relevant, 0 AS judged

@@ -4,5 +4,5 @@
 --
 -- reads:  residuals({{ by }}, w, abs_error)
 -- output: {{ by }}, mae
-SELECT {{ by }}, abs_error / NULLIF(w, 0) AS mae
+SELECT {{ by }}, abs_error / CAST(NULLIF(w, 0) AS DOUBLE) AS mae
 FROM residuals

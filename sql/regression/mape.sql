@@ -6,6 +6,6 @@
 --
 -- reads:  residuals({{ by }}, abs_percentage_error, w_nonzero_label, n_zero_label)
 -- output: {{ by }}, mape, mape_skipped
-SELECT {{ by }}, abs_percentage_error / NULLIF(w_nonzero_label, 0) AS mape,
+SELECT {{ by }}, abs_percentage_error / CAST(NULLIF(w_nonzero_label, 0) AS DOUBLE) AS mape,
        CAST(n_zero_label AS BIGINT) AS mape_skipped
 FROM residuals

@@ -5,5 +5,5 @@
 --
 -- reads:  residuals({{ by }}, w, error)
 -- output: {{ by }}, mean_error
-SELECT {{ by }}, error / NULLIF(w, 0) AS mean_error
+SELECT {{ by }}, error / CAST(NULLIF(w, 0) AS DOUBLE) AS mean_error
 FROM residuals

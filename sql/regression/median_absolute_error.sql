@@ -16,8 +16,8 @@ WITH totals AS (
     GROUP BY {{ by }}
 )
 SELECT {{ by(c) }},
-       -(MAX(CASE WHEN c.tp >= t.w_total / 2 THEN c.score END)
-         + MAX(CASE WHEN c.tp > t.w_total / 2 THEN c.score END)) / 2 AS median_absolute_error
+       -(MAX(CASE WHEN c.tp >= t.w_total / CAST(2 AS DOUBLE) THEN c.score END)
+         + MAX(CASE WHEN c.tp > t.w_total / CAST(2 AS DOUBLE) THEN c.score END)) / CAST(2 AS DOUBLE) AS median_absolute_error
 FROM error_cum AS c
 JOIN totals AS t ON {{ same_slice(c, t) }}
 GROUP BY {{ by(c) }}

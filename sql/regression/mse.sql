@@ -4,5 +4,5 @@
 --
 -- reads:  residuals({{ by }}, w, squared_error)
 -- output: {{ by }}, mse
-SELECT {{ by }}, squared_error / NULLIF(w, 0) AS mse
+SELECT {{ by }}, squared_error / CAST(NULLIF(w, 0) AS DOUBLE) AS mse
 FROM residuals

@@ -13,7 +13,7 @@
 -- reads:  residuals({{ by }}, w, w_label, max_abs_label, max_abs_error), input({{ by }}, label, score, w)
 -- output: {{ by }}, r2
 WITH scales AS (
-    SELECT {{ by }}, w_label / w AS label_mean,
+    SELECT {{ by }}, w_label / CAST(w AS DOUBLE) AS label_mean,
            -- 2^⌊log2 m⌋, the exponent kept within -1022 .. 1023 (the scale is never subnormal,
            -- and an infinite |e| scales as the largest double)
            CASE WHEN max_abs_label > 0
@@ -27,13 +27,13 @@ WITH scales AS (
 ),
 sums AS (
     SELECT {{ by(m) }}, MIN(i.label) < MAX(i.label) AS targets_differ,
-           MIN(m.error_scale / m.spread_scale) AS ratio_scale,
-           SUM(i.w * (i.score / m.error_scale - i.label / m.error_scale)
-                   * (i.score / m.error_scale - i.label / m.error_scale)) AS scaled_squared_error,
+           MIN(m.error_scale / CAST(m.spread_scale AS DOUBLE)) AS ratio_scale,
+           SUM(i.w * (i.score / CAST(m.error_scale AS DOUBLE) - i.label / CAST(m.error_scale AS DOUBLE))
+                   * (i.score / CAST(m.error_scale AS DOUBLE) - i.label / CAST(m.error_scale AS DOUBLE))) AS scaled_squared_error,
            SUM(i.w) AS w,
-           SUM(i.w * (i.label / m.spread_scale - m.label_mean / m.spread_scale)) AS centred,
-           SUM(i.w * (i.label / m.spread_scale - m.label_mean / m.spread_scale)
-                   * (i.label / m.spread_scale - m.label_mean / m.spread_scale)) AS centred_squares
+           SUM(i.w * (i.label / CAST(m.spread_scale AS DOUBLE) - m.label_mean / CAST(m.spread_scale AS DOUBLE))) AS centred,
+           SUM(i.w * (i.label / CAST(m.spread_scale AS DOUBLE) - m.label_mean / CAST(m.spread_scale AS DOUBLE))
+                   * (i.label / CAST(m.spread_scale AS DOUBLE) - m.label_mean / CAST(m.spread_scale AS DOUBLE))) AS centred_squares
     FROM scales AS m
     JOIN input AS i ON {{ same_slice(i, m) }}
     WHERE i.w > 0
@@ -44,6 +44,8 @@ sums AS (
 SELECT {{ by }},
        CASE WHEN NOT targets_differ THEN NULL
             WHEN scaled_squared_error = 0 THEN CAST(1 AS DOUBLE)
-            ELSE 1 - scaled_squared_error / (centred_squares - centred * centred / w) * ratio_scale * ratio_scale
+            ELSE 1 - scaled_squared_error
+                     / CAST(centred_squares - centred * centred / CAST(w AS DOUBLE) AS DOUBLE)
+                     * ratio_scale * ratio_scale
        END AS r2
 FROM sums

@@ -4,5 +4,5 @@
 --
 -- reads:  residuals({{ by }}, w, squared_error)
 -- output: {{ by }}, rmse
-SELECT {{ by }}, SQRT(squared_error / NULLIF(w, 0)) AS rmse
+SELECT {{ by }}, SQRT(squared_error / CAST(NULLIF(w, 0) AS DOUBLE)) AS rmse
 FROM residuals

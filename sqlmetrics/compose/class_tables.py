@@ -32,7 +32,7 @@ def compose_confusion_matrix(binding: Binding, source_sql: str) -> str:
     order = [*(f"c.{s}" for s in binding.slices if binding.by), "c.true_class", "c.predicted_class"]
     select = (
         f"SELECT {', '.join(columns)}\nFROM class_confusion AS c\nCROSS JOIN checks\n"
-        f"WHERE checks.failure IS NULL\nORDER BY {', '.join(order)}"
+        f"WHERE checks.failure IS NULL\nORDER BY {templates.ascending(order)}"
     )
     return assemble(_class_steps(binding, source_sql), select)
 
@@ -58,6 +58,6 @@ def compose_per_class(binding: Binding, source_sql: str) -> str:
     select = (
         f"SELECT {', '.join(columns)}\nFROM per_class_0 AS p0\n"
         + "".join(join + "\n" for join in joins)
-        + f"CROSS JOIN checks\nWHERE checks.failure IS NULL\nORDER BY {', '.join(order)}"
+        + f"CROSS JOIN checks\nWHERE checks.failure IS NULL\nORDER BY {templates.ascending(order)}"
     )
     return assemble(ctes, select)

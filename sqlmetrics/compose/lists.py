@@ -90,7 +90,7 @@ def list_floors_sql(binding: Binding, portable: bool) -> str:
     rows = "input\nWHERE w IS NOT NULL"
     if portable and top_ks:
         rows = (  # the floor's top k reads score_rank
-            f"(\n  SELECT *, RANK() OVER (PARTITION BY {by}, query ORDER BY score DESC) AS score_rank\n"
+            f"(\n  SELECT *, RANK() OVER (PARTITION BY {by}, query ORDER BY score DESC NULLS LAST) AS score_rank\n"
             "  FROM input\n  WHERE w IS NOT NULL\n) AS ranked_input"
         )
     selects = []

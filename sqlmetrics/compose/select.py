@@ -28,7 +28,7 @@ def final_select(binding: Binding) -> str:
             columns += [f"{cte}.{name}_{part} AS {call.column}_{part}" for part in parts]
         columns += [f"COALESCE({cte}.{name}_{out}, 0) AS {call.column}_{out}" for out in call.spec.outputs]
         joins.append(f"LEFT JOIN {cte} ON {templates.same_slice(slices, 'row_counts', cte)}")
-    order = f"\nORDER BY {', '.join(f'row_counts.{s}' for s in slices)}" if binding.by else ""
+    order = f"\nORDER BY {templates.ascending(f'row_counts.{s}' for s in slices)}" if binding.by else ""
     checks = check_steps(binding)
     return (
         f"SELECT {', '.join(columns)}\nFROM row_counts\n"

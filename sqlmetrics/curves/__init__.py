@@ -38,7 +38,7 @@ def curve_sql(
 
     >>> import sqlmetrics as sm
     >>> print(sm.curve_sql("roc", source="logs/*.parquet", label="click").splitlines()[-4:])
-    ['FROM curve', 'CROSS JOIN checks', 'WHERE checks.failure IS NULL', 'ORDER BY point']
+    ['FROM curve', 'CROSS JOIN checks', 'WHERE checks.failure IS NULL', 'ORDER BY point ASC NULLS LAST']
     """
     if kind not in KINDS:
         raise InvalidParameterError(f"curve must be one of {', '.join(map(repr, KINDS))}, got {kind!r}")

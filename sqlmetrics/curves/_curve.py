@@ -124,7 +124,7 @@ def curve_statement(
     order = [*(binding.slices if binding.by else ()), kind.order]
     final = (
         f"SELECT {', '.join(selected)}\nFROM {last}\nCROSS JOIN checks\nWHERE checks.failure IS NULL\n"
-        f"ORDER BY {', '.join(order)}"
+        f"ORDER BY {templates.ascending(order)}"
     )
     return compose_curve(binding, source, ctes, final)
 

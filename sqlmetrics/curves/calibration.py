@@ -67,8 +67,9 @@ def cuts_sql(*, bins: int, **_: object) -> dict[str, str]:
         f"CASE WHEN j = {bins} THEN CAST(1 AS DOUBLE) ELSE CAST(j AS DOUBLE) * {templates.literal(1.0 / bins)} END"
     )
     return {
-        "cuts": f"(SELECT j, fraction, fraction * 100 / 100 AS level FROM (SELECT j, {fraction} AS fraction "
-        f"FROM (SELECT {j} AS j FROM {numbers}) AS numbers WHERE j <= {bins}) AS fractions) AS cuts"
+        "cuts": f"(SELECT j, fraction, fraction * 100 / CAST(100 AS DOUBLE) AS level "
+        f"FROM (SELECT j, {fraction} AS fraction FROM (SELECT {j} AS j FROM {numbers}) AS numbers "
+        f"WHERE j <= {bins}) AS fractions) AS cuts"
     }
 
 

@@ -83,9 +83,11 @@ def _connection(con: duckdb.DuckDBPyConnection | None, tables: tuple[Any, ...]) 
 
 
 def _visible(cursor: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """Whether ``cursor`` reads the table ``name`` (a name its database lacks may be
+    looked up among Python variables, and fail otherwise than as unknown)."""
     try:
         cursor.execute(f"DESCRIBE SELECT * FROM {table_sql(name)}").fetchall()
-    except duckdb.CatalogException:
+    except duckdb.Error:
         return False
     return True
 
@@ -102,7 +104,7 @@ def _readable_on(con: duckdb.DuckDBPyConnection, names: list[str]) -> duckdb.Duc
             raise _unknown_table(name) from None
         except duckdb.Error as error:
             if "unfinished result" not in str(error):
-                raise
+                raise SourceError(f"cannot read {name!r}: {error}") from None
             raise SourceError(
                 f"{name!r} is a temporary table or view, or an object registered on the connection, which only "
                 "that connection can read, and the connection has an unfinished result from execute() that "

@@ -49,7 +49,7 @@ TIE_BREAKS: dict[str, tuple[tuple[str, bool], ...]] = {
 
 def tie_breaks_sql(ties: str) -> str:
     """The ORDER BY tail after ``score DESC`` for a tie policy (``ranked.sql``)."""
-    return "".join(f", {column}{' DESC' if descending else ''}" for column, descending in TIE_BREAKS[ties])
+    return "".join(f", {column} {_direction(descending)}" for column, descending in TIE_BREAKS[ties])
 
 
 def peer_sql(ties: str) -> dict[str, str]:
@@ -63,8 +63,13 @@ def peer_sql(ties: str) -> dict[str, str]:
             f", CASE WHEN i.score = f.threshold THEN i.{column} END AS peer_{column}" for column, _ in breaks
         ),
         "peer_keys": "".join(f", peer_{column}" for column, _ in breaks),
-        "peer_order": "".join(f", peer_{column}{' DESC' if descending else ''}" for column, descending in breaks),
+        "peer_order": "".join(f", peer_{column} {_direction(descending)}" for column, descending in breaks),
     }
+
+
+def _direction(descending: bool) -> str:
+    """An ORDER BY item's direction, spelled out (a connection may change the defaults)."""
+    return "DESC NULLS LAST" if descending else "ASC NULLS LAST"
 
 
 EMPTY = Param(

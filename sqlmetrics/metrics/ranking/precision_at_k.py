@@ -24,7 +24,7 @@ SPEC = Metric(
     weighted=False,
     best_reached=False,
     reference="pytrec_eval P_k, ranx precision@k",
-    interval=query_mean("per_list", "hits / {{ k }}"),
+    interval=query_mean("per_list", "hits / CAST({{ k }} AS DOUBLE)"),
 )
 
 

@@ -23,7 +23,7 @@ SPEC = Metric(
     label_domain="relevance",
     weighted=False,
     reference="pytrec_eval recall_k, ranx recall@k",
-    interval=query_mean("per_list", "CASE WHEN used THEN COALESCE(hits / NULLIF(relevant, 0), 0) END"),
+    interval=query_mean("per_list", "CASE WHEN used THEN COALESCE(hits / CAST(NULLIF(relevant, 0) AS DOUBLE), 0) END"),
 )
 
 

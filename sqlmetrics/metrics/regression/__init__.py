@@ -14,7 +14,7 @@ RESIDUAL_SUMS = (
     f"SUM(w * ABS{_RESIDUAL}) AS abs_error",
     f"SUM(w * {_RESIDUAL} * {_RESIDUAL}) AS squared_error",
     f"SUM(w * {_RESIDUAL}) AS error",
-    f"SUM(CASE WHEN label <> 0 THEN w * ABS({_RESIDUAL} / label) END) AS abs_percentage_error",
+    f"SUM(CASE WHEN label <> 0 THEN w * ABS({_RESIDUAL} / CAST(label AS DOUBLE)) END) AS abs_percentage_error",
     "SUM(CASE WHEN label <> 0 THEN w END) AS w_nonzero_label",
     "COUNT(CASE WHEN label = 0 THEN w END) AS n_zero_label",
     f"MAX(CASE WHEN w > 0 THEN ABS{_RESIDUAL} END) AS max_abs_error",

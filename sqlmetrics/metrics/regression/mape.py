@@ -21,7 +21,7 @@ SPEC = Metric(
     higher_is_better=False,
     range=(0.0, float("inf")),
     reference="sklearn.metrics.mean_absolute_percentage_error on the rows with y != 0",
-    interval=residual_mean("ABS((score - label) / label)", "label <> 0"),
+    interval=residual_mean("ABS((score - label) / CAST(label AS DOUBLE))", "label <> 0"),
 )
 
 

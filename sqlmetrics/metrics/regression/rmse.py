@@ -21,7 +21,7 @@ SPEC = Metric(
     range=(0.0, float("inf")),
     reference="sklearn.metrics.root_mean_squared_error",
     # the delta method: se(√mse) = se(mse) / (2·√mse), undefined when every error is 0
-    interval=residual_mean("(score - label) * (score - label)", slope="1 / (2 * SQRT(NULLIF(mean, 0)))"),
+    interval=residual_mean("(score - label) * (score - label)", slope="1 / CAST(2 * SQRT(NULLIF(mean, 0)) AS DOUBLE)"),
 )
 
 

@@ -164,5 +164,5 @@ CROSS JOIN checks
 WHERE
   checks.failure IS NULL
 ORDER BY
-  row_counts.slice_1 NULLS LAST,
-  row_counts.slice_2 NULLS LAST
+  row_counts.slice_1 ASC NULLS LAST,
+  row_counts.slice_2 ASC NULLS LAST

@@ -147,9 +147,12 @@ WITH input AS (
       h.w_neg,
       CASE
         WHEN ABS(h.score) < 1e300
-        THEN COALESCE(CAST(FLOOR((
-          h.score - r.lo
-        ) / NULLIF(r.hi - r.lo, 0) * 1024) AS INT64), 0)
+        THEN COALESCE(
+          CAST(FLOOR((
+            h.score - r.lo
+          ) / CAST(NULLIF(r.hi - r.lo, 0) AS FLOAT64) * 1024) AS INT64),
+          0
+        )
         WHEN h.score < 0
         THEN -1
         ELSE 1024 + 1
@@ -328,5 +331,5 @@ CROSS JOIN class_checks
 WHERE
   checks.failure IS NULL AND class_checks.failure IS NULL
 ORDER BY
-  row_counts.slice_1 NULLS LAST,
-  row_counts.slice_2 NULLS LAST
+  row_counts.slice_1 ASC NULLS LAST,
+  row_counts.slice_2 ASC NULLS LAST

@@ -244,24 +244,24 @@ WITH input AS (
     query,
     label,
     relevant,
-    RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC, label) AS first_position,
+    RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC, label ASC) AS first_position,
     COUNT(*) OVER (
       PARTITION BY slice_1, slice_2, query
-      ORDER BY score DESC, label
+      ORDER BY score DESC, label ASC
       RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     ) AS last_position,
     SUM(relevant) OVER (
       PARTITION BY slice_1, slice_2, query
-      ORDER BY score DESC, label
+      ORDER BY score DESC, label ASC
       RANGE BETWEEN CURRENT ROW AND CURRENT ROW
     ) AS group_relevant,
     SUM(relevant) OVER (
       PARTITION BY slice_1, slice_2, query
-      ORDER BY score DESC, label
+      ORDER BY score DESC, label ASC
       RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     ) - SUM(relevant) OVER (
       PARTITION BY slice_1, slice_2, query
-      ORDER BY score DESC, label
+      ORDER BY score DESC, label ASC
       RANGE BETWEEN CURRENT ROW AND CURRENT ROW
     ) AS relevant_before
   FROM (
@@ -290,8 +290,8 @@ WITH input AS (
   /* either over positions a..e as D(e) − D(a − 1). */
   SELECT
     p,
-    SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / LOG(p + 1, 2) END) OVER (ORDER BY p ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS discount_through,
-    SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / CAST(p AS FLOAT64) END) OVER (ORDER BY p ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS harmonic_through
+    SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / LOG(p + 1, 2) END) OVER (ORDER BY p ASC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS discount_through,
+    SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / CAST(p AS FLOAT64) END) OVER (ORDER BY p ASC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS harmonic_through
   FROM (
     SELECT
       IF(pos = pos_2, p, NULL) AS p
@@ -646,5 +646,5 @@ CROSS JOIN checks
 WHERE
   checks.failure IS NULL
 ORDER BY
-  row_counts.slice_1 NULLS LAST,
-  row_counts.slice_2 NULLS LAST
+  row_counts.slice_1 ASC NULLS LAST,
+  row_counts.slice_2 ASC NULLS LAST

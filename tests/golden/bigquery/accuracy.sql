@@ -6,7 +6,7 @@ m_accuracy AS (
     slice_2,
     (
       tp + tn
-    ) / NULLIF(tp + fp + tn + fn, 0) AS accuracy
+    ) / CAST(NULLIF(tp + fp + tn + fn, 0) AS FLOAT64) AS accuracy
   FROM confusion
   WHERE
     threshold = CAST(0.5 AS FLOAT64)

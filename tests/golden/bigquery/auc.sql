@@ -20,14 +20,14 @@ m_auc AS (
       WHEN TRUE
       THEN (
         SUM(w_pos) * SUM(w_neg) + SUM(w_neg * tp) - SUM(w_pos * fp)
-      ) / NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0)
+      ) / CAST(NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS FLOAT64)
       ELSE 1 + (
         SUM(w_pos) * (
           SUM(w_pos) + 1
         ) - SUM(w_pos * (
           rank_from + rank_to
         ))
-      ) / NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0)
+      ) / CAST(NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS FLOAT64)
     END AS auc
   FROM score_cum
   GROUP BY

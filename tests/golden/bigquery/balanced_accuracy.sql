@@ -10,20 +10,12 @@ m_balanced_accuracy AS (
     CASE
       WHEN tp + fn > 0 AND tn + fp > 0
       THEN (
-        tp / (
-          tp + fn
-        ) + tn / (
-          tn + fp
-        )
-      ) / 2
+        tp / CAST(tp + fn AS FLOAT64) + tn / CAST(tn + fp AS FLOAT64)
+      ) / CAST(2 AS FLOAT64)
       WHEN tp + fn > 0
-      THEN tp / (
-        tp + fn
-      )
+      THEN tp / CAST(tp + fn AS FLOAT64)
       WHEN tn + fp > 0
-      THEN tn / (
-        tn + fp
-      )
+      THEN tn / CAST(tn + fp AS FLOAT64)
     END AS balanced_accuracy
   FROM confusion
   WHERE

@@ -6,7 +6,7 @@ m_calibration AS (
     slice_2,
     SUM((
       w_pos + w_neg
-    ) * score) / NULLIF(SUM(w_pos), 0) AS calibration
+    ) * score) / CAST(NULLIF(SUM(w_pos), 0) AS FLOAT64) AS calibration
   FROM score_hist
   GROUP BY
     slice_1,

@@ -62,7 +62,7 @@ m_err AS (
       COALESCE(
         SUM(g * ln_miss) OVER (
           PARTITION BY slice_1, slice_2, query
-          ORDER BY a
+          ORDER BY a ASC
           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
         ),
         0
@@ -100,9 +100,7 @@ m_err AS (
       slice_1,
       slice_2,
       query,
-      EXP(ln_survive + j * ln_miss) * r / (
-        a + j
-      ) AS err,
+      EXP(ln_survive + j * ln_miss) * r / CAST(a + j AS FLOAT64) AS err,
       0 AS relevant,
       0 AS judged
     FROM m_err_stop_positions AS stop_positions

@@ -4,7 +4,7 @@ m_f1 AS (
   SELECT
     slice_1,
     slice_2,
-    2 * tp / NULLIF(2 * tp + fp + fn, 0) AS f1
+    2 * tp / CAST(NULLIF(2 * tp + fp + fn, 0) AS FLOAT64) AS f1
   FROM confusion
   WHERE
     threshold = CAST(0.5 AS FLOAT64)

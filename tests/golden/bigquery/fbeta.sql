@@ -6,12 +6,12 @@ m_fbeta AS (
     slice_2,
     (
       1 + CAST(1.0 AS FLOAT64) * CAST(1.0 AS FLOAT64)
-    ) * tp / NULLIF(
+    ) * tp / CAST(NULLIF(
       (
         1 + CAST(1.0 AS FLOAT64) * CAST(1.0 AS FLOAT64)
       ) * tp + CAST(1.0 AS FLOAT64) * CAST(1.0 AS FLOAT64) * fn + fp,
       0
-    ) AS fbeta
+    ) AS FLOAT64) AS fbeta
   FROM confusion
   WHERE
     threshold = CAST(0.5 AS FLOAT64)

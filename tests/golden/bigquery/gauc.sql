@@ -37,16 +37,12 @@ m_gauc AS (
         WHEN TRUE
         THEN SUM(w_pos * (
           2 * neg_up_to - neg_tied
-        )) / (
-          2 * SUM(w_pos) * SUM(w_neg)
-        )
+        )) / CAST(2 * SUM(w_pos) * SUM(w_neg) AS FLOAT64)
         ELSE (
-          SUM(CASE WHEN w_pos > 0 THEN rank_from + rank_to ELSE 0 END) / 2 - SUM(w_pos) * (
+          SUM(CASE WHEN w_pos > 0 THEN rank_from + rank_to ELSE 0 END) / CAST(2 AS FLOAT64) - SUM(w_pos) * (
             SUM(w_pos) + 1
-          ) / 2
-        ) / (
-          SUM(w_pos) * SUM(w_neg)
-        )
+          ) / CAST(2 AS FLOAT64)
+        ) / CAST(SUM(w_pos) * SUM(w_neg) AS FLOAT64)
       END AS auc,
       CASE 'impressions'
         WHEN 'impressions'
@@ -64,18 +60,18 @@ m_gauc AS (
         w_neg,
         SUM(w_neg) OVER (
           PARTITION BY slice_1, slice_2, query
-          ORDER BY score
+          ORDER BY score ASC
           RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ) AS neg_up_to,
         SUM(w_neg) OVER (
           PARTITION BY slice_1, slice_2, query
-          ORDER BY score
+          ORDER BY score ASC
           RANGE BETWEEN CURRENT ROW AND CURRENT ROW
         ) AS neg_tied,
-        RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score) AS rank_from,
+        RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score ASC) AS rank_from,
         COUNT(*) OVER (
           PARTITION BY slice_1, slice_2, query
-          ORDER BY score
+          ORDER BY score ASC
           RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ) AS rank_to
       FROM query_rows AS r
@@ -100,7 +96,7 @@ m_gauc AS (
   SELECT
     slice_1,
     slice_2,
-    SUM(group_weight * auc) / NULLIF(SUM(group_weight), 0) AS gauc,
+    SUM(group_weight * auc) / CAST(NULLIF(SUM(group_weight), 0) AS FLOAT64) AS gauc,
     CAST(SUM(used) AS INT64) AS gauc_groups,
     CAST(SUM(1 - used) AS INT64) AS gauc_skipped
   FROM (

@@ -4,7 +4,7 @@ m_label_mean AS (
   SELECT
     slice_1,
     slice_2,
-    SUM(w_pos) / NULLIF(SUM(w_pos + w_neg), 0) AS label_mean
+    SUM(w_pos) / CAST(NULLIF(SUM(w_pos + w_neg), 0) AS FLOAT64) AS label_mean
   FROM score_hist
   GROUP BY
     slice_1,

@@ -6,7 +6,7 @@ m_logloss AS (
   SELECT
     slice_1,
     slice_2,
-    -SUM(w_pos * LN(p) + w_neg * LN(1 - p)) / NULLIF(SUM(w_pos + w_neg), 0) AS logloss
+    -SUM(w_pos * LN(p) + w_neg * LN(1 - p)) / CAST(NULLIF(SUM(w_pos + w_neg), 0) AS FLOAT64) AS logloss
   FROM (
     SELECT
       slice_1,

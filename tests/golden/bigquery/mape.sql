@@ -7,7 +7,7 @@ m_mape AS (
   SELECT
     slice_1,
     slice_2,
-    abs_percentage_error / NULLIF(w_nonzero_label, 0) AS mape,
+    abs_percentage_error / CAST(NULLIF(w_nonzero_label, 0) AS FLOAT64) AS mape,
     CAST(n_zero_label AS INT64) AS mape_skipped
   FROM residuals
 )

@@ -6,7 +6,7 @@ m_mcc AS (
     slice_2,
     (
       tp * tn - fp * fn
-    ) / NULLIF(SQRT((
+    ) / CAST(NULLIF(SQRT((
       tp + fp
     ) * (
       tp + fn
@@ -14,7 +14,7 @@ m_mcc AS (
       tn + fp
     ) * (
       tn + fn
-    )), 0) AS mcc
+    )), 0) AS FLOAT64) AS mcc
   FROM confusion
   WHERE
     threshold = CAST(0.5 AS FLOAT64)

@@ -25,7 +25,7 @@ m_mrr AS (
             g - m - j
           ) / CAST(g - j AS FLOAT64)) ELSE 0 END) OVER (
             PARTITION BY slice_1, slice_2, query
-            ORDER BY j
+            ORDER BY j ASC
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
           ),
           0

@@ -5,6 +5,6 @@ m_mse AS (
   SELECT
     slice_1,
     slice_2,
-    squared_error / NULLIF(w, 0) AS mse
+    squared_error / CAST(NULLIF(w, 0) AS FLOAT64) AS mse
   FROM residuals
 )

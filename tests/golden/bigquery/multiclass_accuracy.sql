@@ -4,7 +4,7 @@ m_accuracy AS (
   SELECT
     slice_1,
     slice_2,
-    SUM(tp) / NULLIF(SUM(support), 0) AS accuracy
+    SUM(tp) / CAST(NULLIF(SUM(support), 0) AS FLOAT64) AS accuracy
   FROM class_counts
   GROUP BY
     slice_1,

@@ -17,7 +17,7 @@ m_auc AS (
       SUM(w_pos) AS support,
       (
         SUM(w_pos) * SUM(w_neg) + SUM(w_neg * tp) - SUM(w_pos * fp)
-      ) / NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS value
+      ) / CAST(NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS FLOAT64) AS value
     FROM class_score_cum
     GROUP BY
       slice_1,
@@ -29,7 +29,7 @@ m_auc AS (
     slice_2,
     CASE 'macro'
       WHEN 'weighted'
-      THEN SUM(support * value) / NULLIF(SUM(CASE WHEN NOT value IS NULL THEN support END), 0)
+      THEN SUM(support * value) / CAST(NULLIF(SUM(CASE WHEN NOT value IS NULL THEN support END), 0) AS FLOAT64)
       ELSE AVG(value)
     END AS auc,
     COUNT(value) AS auc_classes,

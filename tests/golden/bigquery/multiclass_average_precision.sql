@@ -19,7 +19,7 @@ m_average_precision AS (
       SUM(w_pos) AS support,
       CASE
         WHEN SUM(w_neg) > 0
-        THEN SUM(w_pos * tp / NULLIF(tp + fp, 0)) / NULLIF(SUM(w_pos), 0)
+        THEN SUM(w_pos * tp / CAST(NULLIF(tp + fp, 0) AS FLOAT64)) / CAST(NULLIF(SUM(w_pos), 0) AS FLOAT64)
       END AS value
     FROM class_score_cum
     GROUP BY
@@ -32,7 +32,7 @@ m_average_precision AS (
     slice_2,
     CASE 'macro'
       WHEN 'weighted'
-      THEN SUM(support * value) / NULLIF(SUM(CASE WHEN NOT value IS NULL THEN support END), 0)
+      THEN SUM(support * value) / CAST(NULLIF(SUM(CASE WHEN NOT value IS NULL THEN support END), 0) AS FLOAT64)
       ELSE AVG(value)
     END AS average_precision,
     COUNT(value) AS average_precision_classes,

@@ -18,7 +18,7 @@ m_fbeta AS (
       predicted,
       (
         1 + CAST(1.0 AS FLOAT64) * CAST(1.0 AS FLOAT64)
-      ) * tp / NULLIF(CAST(1.0 AS FLOAT64) * CAST(1.0 AS FLOAT64) * support + predicted, 0) AS f
+      ) * tp / CAST(NULLIF(CAST(1.0 AS FLOAT64) * CAST(1.0 AS FLOAT64) * support + predicted, 0) AS FLOAT64) AS f
     FROM class_counts
   )
   SELECT
@@ -28,10 +28,10 @@ m_fbeta AS (
       WHEN 'micro'
       THEN (
         1 + CAST(1.0 AS FLOAT64) * CAST(1.0 AS FLOAT64)
-      ) * SUM(tp) / NULLIF(CAST(1.0 AS FLOAT64) * CAST(1.0 AS FLOAT64) * SUM(support) + SUM(predicted), 0)
+      ) * SUM(tp) / CAST(NULLIF(CAST(1.0 AS FLOAT64) * CAST(1.0 AS FLOAT64) * SUM(support) + SUM(predicted), 0) AS FLOAT64)
       WHEN 'weighted'
       THEN COALESCE(
-        SUM(support * f) / NULLIF(SUM(CASE WHEN NOT f IS NULL THEN support END), 0),
+        SUM(support * f) / CAST(NULLIF(SUM(CASE WHEN NOT f IS NULL THEN support END), 0) AS FLOAT64),
         AVG(f)
       )
       ELSE AVG(f)

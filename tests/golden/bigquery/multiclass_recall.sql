@@ -11,8 +11,8 @@ m_recall AS (
     slice_2,
     CASE 'macro'
       WHEN 'macro'
-      THEN AVG(tp / NULLIF(support, 0))
-      ELSE SUM(tp) / NULLIF(SUM(support), 0)
+      THEN AVG(tp / CAST(NULLIF(support, 0) AS FLOAT64))
+      ELSE SUM(tp) / CAST(NULLIF(SUM(support), 0) AS FLOAT64)
     END AS recall
   FROM class_counts
   GROUP BY

@@ -29,9 +29,7 @@ m_ndcg AS (
       query,
       CASE WHEN 'exponential' = 'linear' THEN label ELSE POWER(2, label) - 1 END * (
         d_end.discount_through - d_start.discount_through
-      ) / (
-        last_position - first_position + 1
-      ) AS dcg,
+      ) / CAST(last_position - first_position + 1 AS FLOAT64) AS dcg,
       0 AS idcg,
       0 AS relevant,
       0 AS judged
@@ -82,7 +80,7 @@ m_ndcg AS (
       query,
       CASE
         WHEN SUM(relevant) > 0
-        THEN SUM(dcg) / SUM(idcg)
+        THEN SUM(dcg) / CAST(SUM(idcg) AS FLOAT64)
         WHEN SUM(judged) > 0 AND 'skip' = 'zero'
         THEN 0
       END AS ndcg

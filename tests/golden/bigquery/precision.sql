@@ -4,7 +4,7 @@ m_precision AS (
   SELECT
     slice_1,
     slice_2,
-    tp / NULLIF(tp + fp, 0) AS precision
+    tp / CAST(NULLIF(tp + fp, 0) AS FLOAT64) AS precision
   FROM confusion
   WHERE
     threshold = CAST(0.5 AS FLOAT64)

@@ -57,7 +57,7 @@ m_precision_at_10 AS (
       THEN SUM(hits) / (
         CAST(10 AS FLOAT64) * COUNT(hits)
       )
-      ELSE AVG(hits / 10)
+      ELSE AVG(hits / CAST(10 AS FLOAT64))
     END AS precision,
     COUNT(hits) AS precision_queries,
     COUNT(*) - COUNT(hits) AS precision_skipped

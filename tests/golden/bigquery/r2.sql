@@ -14,7 +14,7 @@ m_r2 AS (
     SELECT
       slice_1,
       slice_2,
-      w_label / w AS label_mean,
+      w_label / CAST(w AS FLOAT64) AS label_mean,
       CASE
         WHEN max_abs_label > 0
         THEN POWER(
@@ -42,23 +42,25 @@ m_r2 AS (
       m.slice_1,
       m.slice_2,
       MIN(i.label) < MAX(i.label) AS targets_differ,
-      MIN(m.error_scale / m.spread_scale) AS ratio_scale,
+      MIN(m.error_scale / CAST(m.spread_scale AS FLOAT64)) AS ratio_scale,
       SUM(
         i.w * (
-          i.score / m.error_scale - i.label / m.error_scale
+          i.score / CAST(m.error_scale AS FLOAT64) - i.label / CAST(m.error_scale AS FLOAT64)
         ) * (
-          i.score / m.error_scale - i.label / m.error_scale
+          i.score / CAST(m.error_scale AS FLOAT64) - i.label / CAST(m.error_scale AS FLOAT64)
         )
       ) AS scaled_squared_error,
       SUM(i.w) AS w,
-      SUM(i.w * (
-        i.label / m.spread_scale - m.label_mean / m.spread_scale
-      )) AS centred,
       SUM(
         i.w * (
-          i.label / m.spread_scale - m.label_mean / m.spread_scale
+          i.label / CAST(m.spread_scale AS FLOAT64) - m.label_mean / CAST(m.spread_scale AS FLOAT64)
+        )
+      ) AS centred,
+      SUM(
+        i.w * (
+          i.label / CAST(m.spread_scale AS FLOAT64) - m.label_mean / CAST(m.spread_scale AS FLOAT64)
         ) * (
-          i.label / m.spread_scale - m.label_mean / m.spread_scale
+          i.label / CAST(m.spread_scale AS FLOAT64) - m.label_mean / CAST(m.spread_scale AS FLOAT64)
         )
       ) AS centred_squares
     FROM m_r2_scales AS m
@@ -81,9 +83,7 @@ m_r2 AS (
       THEN NULL
       WHEN scaled_squared_error = 0
       THEN CAST(1 AS FLOAT64)
-      ELSE 1 - scaled_squared_error / (
-        centred_squares - centred * centred / w
-      ) * ratio_scale * ratio_scale
+      ELSE 1 - scaled_squared_error / CAST(centred_squares - centred * centred / CAST(w AS FLOAT64) AS FLOAT64) * ratio_scale * ratio_scale
     END AS r2
   FROM m_r2_sums AS sums
 )

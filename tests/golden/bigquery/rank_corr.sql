@@ -67,7 +67,7 @@ m_rank_corr AS (
       query,
       (
         CAST(SUM(n_hi) AS FLOAT64) * SUM(n_lo) + SUM(CAST(n_hi AS FLOAT64) * lo_through) - SUM(CAST(n_lo AS FLOAT64) * hi_through)
-      ) / 2 AS won
+      ) / CAST(2 AS FLOAT64) AS won
     FROM (
       SELECT
         slice_1,
@@ -79,12 +79,12 @@ m_rank_corr AS (
         n_lo,
         SUM(n_lo) OVER (
           PARTITION BY slice_1, slice_2, query, hi, lo
-          ORDER BY score
+          ORDER BY score ASC
           RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ) AS lo_through,
         SUM(n_hi) OVER (
           PARTITION BY slice_1, slice_2, query, hi, lo
-          ORDER BY score
+          ORDER BY score ASC
           RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ) AS hi_through
       FROM m_rank_corr_level_pairs AS level_pairs
@@ -102,7 +102,7 @@ m_rank_corr AS (
       query,
       CAST(n AS FLOAT64) * (
         n - 1
-      ) / 4 AS won,
+      ) / CAST(4 AS FLOAT64) AS won,
       n AS n,
       0 AS relevant,
       0 AS judged

@@ -187,9 +187,12 @@ WITH input AS (
       h.w_neg,
       CASE
         WHEN ABS(h.score) < 1e300
-        THEN COALESCE(CAST(FLOOR((
-          h.score - r.lo
-        ) / NULLIF(r.hi - r.lo, 0) * 1024) AS BIGINT), 0)
+        THEN COALESCE(
+          CAST(FLOOR((
+            h.score - r.lo
+          ) / CAST(NULLIF(r.hi - r.lo, 0) AS DOUBLE) * 1024) AS BIGINT),
+          0
+        )
         WHEN h.score < 0
         THEN -1
         ELSE 1024 + 1
@@ -381,5 +384,5 @@ CROSS JOIN checks
 WHERE
   checks.failure IS NULL
 ORDER BY
-  row_counts.slice_1,
-  row_counts.slice_2
+  row_counts.slice_1 ASC,
+  row_counts.slice_2 ASC

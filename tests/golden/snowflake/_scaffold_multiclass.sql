@@ -177,5 +177,5 @@ CROSS JOIN checks
 WHERE
   checks.failure IS NULL
 ORDER BY
-  row_counts.slice_1,
-  row_counts.slice_2
+  row_counts.slice_1 ASC,
+  row_counts.slice_2 ASC

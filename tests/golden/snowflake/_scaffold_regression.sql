@@ -32,9 +32,11 @@ WITH input AS (
     SUM(w * (
       score - label
     )) AS error,
-    SUM(CASE WHEN label <> 0 THEN w * ABS((
-      score - label
-    ) / label) END) AS abs_percentage_error,
+    SUM(
+      CASE WHEN label <> 0 THEN w * ABS((
+        score - label
+      ) / CAST(label AS DOUBLE)) END
+    ) AS abs_percentage_error,
     SUM(CASE WHEN label <> 0 THEN w END) AS w_nonzero_label,
     COUNT(CASE WHEN label = 0 THEN w END) AS n_zero_label,
     MAX(CASE WHEN w > 0 THEN ABS(score - label) END) AS max_abs_error,
@@ -213,9 +215,12 @@ WITH input AS (
       h.w_neg,
       CASE
         WHEN ABS(h.score) < 1e300
-        THEN COALESCE(CAST(FLOOR((
-          h.score - r.lo
-        ) / NULLIF(r.hi - r.lo, 0) * 1024) AS BIGINT), 0)
+        THEN COALESCE(
+          CAST(FLOOR((
+            h.score - r.lo
+          ) / CAST(NULLIF(r.hi - r.lo, 0) AS DOUBLE) * 1024) AS BIGINT),
+          0
+        )
         WHEN h.score < 0
         THEN -1
         ELSE 1024 + 1
@@ -344,5 +349,5 @@ CROSS JOIN checks
 WHERE
   checks.failure IS NULL
 ORDER BY
-  row_counts.slice_1,
-  row_counts.slice_2
+  row_counts.slice_1 ASC,
+  row_counts.slice_2 ASC

@@ -8,7 +8,7 @@ m_brier AS (
       1 - score
     ) * (
       1 - score
-    ) + w_neg * score * score) / NULLIF(SUM(w_pos + w_neg), 0) AS brier
+    ) + w_neg * score * score) / CAST(NULLIF(SUM(w_pos + w_neg), 0) AS DOUBLE) AS brier
   FROM score_hist
   GROUP BY
     slice_1,

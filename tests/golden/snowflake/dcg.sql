@@ -6,9 +6,7 @@ m_dcg AS (
       query,
       CASE WHEN 'exponential' = 'linear' THEN label ELSE POWER(2, label) - 1 END * (
         d_end.discount_through - d_start.discount_through
-      ) / (
-        last_position - first_position + 1
-      ) AS dcg,
+      ) / CAST(last_position - first_position + 1 AS DOUBLE) AS dcg,
       0 AS relevant,
       0 AS judged
     FROM ranked

@@ -6,12 +6,12 @@ m_fbeta AS (
     slice_2,
     (
       1 + CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE)
-    ) * tp / NULLIF(
+    ) * tp / CAST(NULLIF(
       (
         1 + CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE)
       ) * tp + CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE) * fn + fp,
       0
-    ) AS fbeta
+    ) AS DOUBLE) AS fbeta
   FROM confusion
   WHERE
     threshold = CAST(0.5 AS DOUBLE)

@@ -5,6 +5,6 @@ m_mae AS (
   SELECT
     slice_1,
     slice_2,
-    abs_error / NULLIF(w, 0) AS mae
+    abs_error / CAST(NULLIF(w, 0) AS DOUBLE) AS mae
   FROM residuals
 )

@@ -20,9 +20,7 @@ m_map AS (
           )
           ELSE 0
         END
-      ) / (
-        last_position - first_position + 1
-      ) AS precision_sum,
+      ) / CAST(last_position - first_position + 1 AS DOUBLE) AS precision_sum,
       0 AS relevant,
       0 AS judged
     FROM ranked
@@ -69,7 +67,7 @@ m_map AS (
       query,
       CASE
         WHEN SUM(relevant) > 0
-        THEN SUM(precision_sum) / SUM(relevant)
+        THEN SUM(precision_sum) / CAST(SUM(relevant) AS DOUBLE)
         WHEN SUM(judged) > 0 AND 'skip' = 'zero'
         THEN 0
       END AS ap

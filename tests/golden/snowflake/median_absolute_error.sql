@@ -22,8 +22,8 @@ m_median_absolute_error AS (
     c.slice_1,
     c.slice_2,
     -(
-      MAX(CASE WHEN c.tp >= t.w_total / 2 THEN c.score END) + MAX(CASE WHEN c.tp > t.w_total / 2 THEN c.score END)
-    ) / 2 AS median_absolute_error
+      MAX(CASE WHEN c.tp >= t.w_total / CAST(2 AS DOUBLE) THEN c.score END) + MAX(CASE WHEN c.tp > t.w_total / CAST(2 AS DOUBLE) THEN c.score END)
+    ) / CAST(2 AS DOUBLE) AS median_absolute_error
   FROM error_cum AS c
   JOIN m_median_absolute_error_totals AS t
     ON c.slice_1 IS NOT DISTINCT FROM t.slice_1

@@ -15,7 +15,7 @@ m_f1 AS (
       tp,
       support,
       predicted,
-      2 * tp / NULLIF(support + predicted, 0) AS f
+      2 * tp / CAST(NULLIF(support + predicted, 0) AS DOUBLE) AS f
     FROM class_counts
   )
   SELECT
@@ -23,10 +23,10 @@ m_f1 AS (
     slice_2,
     CASE 'macro'
       WHEN 'micro'
-      THEN 2 * SUM(tp) / NULLIF(SUM(support) + SUM(predicted), 0)
+      THEN 2 * SUM(tp) / CAST(NULLIF(SUM(support) + SUM(predicted), 0) AS DOUBLE)
       WHEN 'weighted'
       THEN COALESCE(
-        SUM(support * f) / NULLIF(SUM(CASE WHEN NOT f IS NULL THEN support END), 0),
+        SUM(support * f) / CAST(NULLIF(SUM(CASE WHEN NOT f IS NULL THEN support END), 0) AS DOUBLE),
         AVG(f)
       )
       ELSE AVG(f)

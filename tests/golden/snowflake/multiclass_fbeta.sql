@@ -18,7 +18,7 @@ m_fbeta AS (
       predicted,
       (
         1 + CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE)
-      ) * tp / NULLIF(CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE) * support + predicted, 0) AS f
+      ) * tp / CAST(NULLIF(CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE) * support + predicted, 0) AS DOUBLE) AS f
     FROM class_counts
   )
   SELECT
@@ -28,10 +28,10 @@ m_fbeta AS (
       WHEN 'micro'
       THEN (
         1 + CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE)
-      ) * SUM(tp) / NULLIF(CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE) * SUM(support) + SUM(predicted), 0)
+      ) * SUM(tp) / CAST(NULLIF(CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE) * SUM(support) + SUM(predicted), 0) AS DOUBLE)
       WHEN 'weighted'
       THEN COALESCE(
-        SUM(support * f) / NULLIF(SUM(CASE WHEN NOT f IS NULL THEN support END), 0),
+        SUM(support * f) / CAST(NULLIF(SUM(CASE WHEN NOT f IS NULL THEN support END), 0) AS DOUBLE),
         AVG(f)
       )
       ELSE AVG(f)

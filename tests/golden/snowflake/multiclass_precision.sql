@@ -12,13 +12,13 @@ m_precision AS (
     slice_2,
     CASE 'macro'
       WHEN 'micro'
-      THEN SUM(tp) / NULLIF(SUM(predicted), 0)
+      THEN SUM(tp) / CAST(NULLIF(SUM(predicted), 0) AS DOUBLE)
       WHEN 'weighted'
       THEN COALESCE(
-        SUM(support * tp / NULLIF(predicted, 0)) / NULLIF(SUM(CASE WHEN predicted > 0 THEN support END), 0),
-        AVG(tp / NULLIF(predicted, 0))
+        SUM(support * tp / CAST(NULLIF(predicted, 0) AS DOUBLE)) / CAST(NULLIF(SUM(CASE WHEN predicted > 0 THEN support END), 0) AS DOUBLE),
+        AVG(tp / CAST(NULLIF(predicted, 0) AS DOUBLE))
       )
-      ELSE AVG(tp / NULLIF(predicted, 0))
+      ELSE AVG(tp / CAST(NULLIF(predicted, 0) AS DOUBLE))
     END AS precision
   FROM class_counts
   GROUP BY

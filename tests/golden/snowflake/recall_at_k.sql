@@ -52,8 +52,8 @@ m_recall_at_10 AS (
     slice_2,
     CASE
       WHEN 'macro' = 'micro'
-      THEN SUM(CASE WHEN used THEN hits END) / NULLIF(SUM(CASE WHEN used THEN relevant END), 0)
-      ELSE AVG(CASE WHEN used THEN COALESCE(hits / NULLIF(relevant, 0), 0) END)
+      THEN SUM(CASE WHEN used THEN hits END) / CAST(NULLIF(SUM(CASE WHEN used THEN relevant END), 0) AS DOUBLE)
+      ELSE AVG(CASE WHEN used THEN COALESCE(hits / CAST(NULLIF(relevant, 0) AS DOUBLE), 0) END)
     END AS recall,
     COUNT(CASE WHEN used THEN 1 END) AS recall_queries,
     COUNT(CASE WHEN NOT used THEN 1 END) AS recall_skipped

@@ -5,6 +5,6 @@ m_rmse AS (
   SELECT
     slice_1,
     slice_2,
-    SQRT(squared_error / NULLIF(w, 0)) AS rmse
+    SQRT(squared_error / CAST(NULLIF(w, 0) AS DOUBLE)) AS rmse
   FROM residuals
 )

@@ -6,7 +6,7 @@ m_score_mean AS (
     slice_2,
     SUM((
       w_pos + w_neg
-    ) * score) / NULLIF(SUM(w_pos + w_neg), 0) AS score_mean
+    ) * score) / CAST(NULLIF(SUM(w_pos + w_neg), 0) AS DOUBLE) AS score_mean
   FROM score_hist
   GROUP BY
     slice_1,

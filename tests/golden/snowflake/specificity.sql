@@ -4,7 +4,7 @@ m_specificity AS (
   SELECT
     slice_1,
     slice_2,
-    tn / NULLIF(tn + fp, 0) AS specificity
+    tn / CAST(NULLIF(tn + fp, 0) AS DOUBLE) AS specificity
   FROM confusion
   WHERE
     threshold = CAST(0.5 AS DOUBLE)

@@ -160,9 +160,9 @@ WITH input AS (
       CASE
         WHEN ABS(h.score) < 1e300
         THEN COALESCE(
-          CAST(FLOOR(CAST((
+          CAST(FLOOR((
             h.score - r.lo
-          ) AS DOUBLE) / NULLIF(r.hi - r.lo, 0) * 1024) AS BIGINT),
+          ) / CAST(NULLIF(r.hi - r.lo, 0) AS DOUBLE) * 1024) AS BIGINT),
           0
         )
         WHEN h.score < 0
@@ -363,5 +363,5 @@ CROSS JOIN class_checks
 WHERE
   checks.failure IS NULL AND class_checks.failure IS NULL
 ORDER BY
-  row_counts.slice_1,
-  row_counts.slice_2
+  row_counts.slice_1 ASC,
+  row_counts.slice_2 ASC

@@ -33,9 +33,9 @@ WITH input AS (
       score - label
     )) AS error,
     SUM(
-      CASE WHEN label <> 0 THEN w * ABS(CAST((
+      CASE WHEN label <> 0 THEN w * ABS((
         score - label
-      ) AS DOUBLE) / label) END
+      ) / CAST(label AS DOUBLE)) END
     ) AS abs_percentage_error,
     SUM(CASE WHEN label <> 0 THEN w END) AS w_nonzero_label,
     COUNT(CASE WHEN label = 0 THEN w END) AS n_zero_label,
@@ -226,9 +226,9 @@ WITH input AS (
       CASE
         WHEN ABS(h.score) < 1e300
         THEN COALESCE(
-          CAST(FLOOR(CAST((
+          CAST(FLOOR((
             h.score - r.lo
-          ) AS DOUBLE) / NULLIF(r.hi - r.lo, 0) * 1024) AS BIGINT),
+          ) / CAST(NULLIF(r.hi - r.lo, 0) AS DOUBLE) * 1024) AS BIGINT),
           0
         )
         WHEN h.score < 0
@@ -359,5 +359,5 @@ CROSS JOIN checks
 WHERE
   checks.failure IS NULL
 ORDER BY
-  row_counts.slice_1,
-  row_counts.slice_2
+  row_counts.slice_1 ASC,
+  row_counts.slice_2 ASC

@@ -4,9 +4,9 @@ m_accuracy AS (
   SELECT
     slice_1,
     slice_2,
-    CAST((
+    (
       tp + tn
-    ) AS DOUBLE) / NULLIF(tp + fp + tn + fn, 0) AS accuracy
+    ) / CAST(NULLIF(tp + fp + tn + fn, 0) AS DOUBLE) AS accuracy
   FROM confusion
   WHERE
     threshold = CAST(0.5 AS DOUBLE)

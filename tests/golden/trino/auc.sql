@@ -18,16 +18,16 @@ m_auc AS (
     slice_2,
     CASE
       WHEN TRUE
-      THEN CAST((
+      THEN (
         SUM(w_pos) * SUM(w_neg) + SUM(w_neg * tp) - SUM(w_pos * fp)
-      ) AS DOUBLE) / NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0)
-      ELSE 1 + CAST((
+      ) / CAST(NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS DOUBLE)
+      ELSE 1 + (
         SUM(w_pos) * (
           SUM(w_pos) + 1
         ) - SUM(w_pos * (
           rank_from + rank_to
         ))
-      ) AS DOUBLE) / NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0)
+      ) / CAST(NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS DOUBLE)
     END AS auc
   FROM score_cum
   GROUP BY

@@ -9,21 +9,13 @@ m_balanced_accuracy AS (
     slice_2,
     CASE
       WHEN tp + fn > 0 AND tn + fp > 0
-      THEN CAST((
-        CAST(tp AS DOUBLE) / (
-          tp + fn
-        ) + CAST(tn AS DOUBLE) / (
-          tn + fp
-        )
-      ) AS DOUBLE) / 2
+      THEN (
+        tp / CAST(tp + fn AS DOUBLE) + tn / CAST(tn + fp AS DOUBLE)
+      ) / CAST(2 AS DOUBLE)
       WHEN tp + fn > 0
-      THEN CAST(tp AS DOUBLE) / (
-        tp + fn
-      )
+      THEN tp / CAST(tp + fn AS DOUBLE)
       WHEN tn + fp > 0
-      THEN CAST(tn AS DOUBLE) / (
-        tn + fp
-      )
+      THEN tn / CAST(tn + fp AS DOUBLE)
     END AS balanced_accuracy
   FROM confusion
   WHERE

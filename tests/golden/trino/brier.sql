@@ -4,11 +4,11 @@ m_brier AS (
   SELECT
     slice_1,
     slice_2,
-    CAST(SUM(w_pos * (
+    SUM(w_pos * (
       1 - score
     ) * (
       1 - score
-    ) + w_neg * score * score) AS DOUBLE) / NULLIF(SUM(w_pos + w_neg), 0) AS brier
+    ) + w_neg * score * score) / CAST(NULLIF(SUM(w_pos + w_neg), 0) AS DOUBLE) AS brier
   FROM score_hist
   GROUP BY
     slice_1,

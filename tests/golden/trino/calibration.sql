@@ -4,9 +4,9 @@ m_calibration AS (
   SELECT
     slice_1,
     slice_2,
-    CAST(SUM((
+    SUM((
       w_pos + w_neg
-    ) * score) AS DOUBLE) / NULLIF(SUM(w_pos), 0) AS calibration
+    ) * score) / CAST(NULLIF(SUM(w_pos), 0) AS DOUBLE) AS calibration
   FROM score_hist
   GROUP BY
     slice_1,

@@ -20,7 +20,7 @@ m_cohen_kappa AS (
       class,
       support,
       predicted,
-      DENSE_RANK() OVER (PARTITION BY slice_1, slice_2 ORDER BY class) AS r
+      DENSE_RANK() OVER (PARTITION BY slice_1, slice_2 ORDER BY class ASC) AS r
     FROM class_counts
   ), m_cohen_kappa_class_pairs AS (
     /* every ordered pair (i, j) of the slice's classes: its disagreement d and t_i·p_j */
@@ -73,7 +73,7 @@ m_cohen_kappa AS (
   SELECT
     totals.slice_1,
     totals.slice_2,
-    1 - CAST(totals.n * d.observed AS DOUBLE) / NULLIF(d.chance, 0) AS cohen_kappa
+    1 - totals.n * d.observed / CAST(NULLIF(d.chance, 0) AS DOUBLE) AS cohen_kappa
   FROM m_cohen_kappa_totals AS totals
   JOIN m_cohen_kappa_disagreement AS d
     ON totals.slice_1 IS NOT DISTINCT FROM d.slice_1

@@ -4,11 +4,9 @@ m_dcg AS (
       slice_1,
       slice_2,
       query,
-      CAST(CASE WHEN 'exponential' = 'linear' THEN label ELSE POWER(2, label) - 1 END * (
+      CASE WHEN 'exponential' = 'linear' THEN label ELSE POWER(2, label) - 1 END * (
         d_end.discount_through - d_start.discount_through
-      ) AS DOUBLE) / (
-        last_position - first_position + 1
-      ) AS dcg,
+      ) / CAST(last_position - first_position + 1 AS DOUBLE) AS dcg,
       0 AS relevant,
       0 AS judged
     FROM ranked

@@ -4,14 +4,14 @@ m_fbeta AS (
   SELECT
     slice_1,
     slice_2,
-    CAST((
+    (
       1 + CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE)
-    ) * tp AS DOUBLE) / NULLIF(
+    ) * tp / CAST(NULLIF(
       (
         1 + CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE)
       ) * tp + CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE) * fn + fp,
       0
-    ) AS fbeta
+    ) AS DOUBLE) AS fbeta
   FROM confusion
   WHERE
     threshold = CAST(0.5 AS DOUBLE)

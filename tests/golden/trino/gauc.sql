@@ -35,18 +35,14 @@ m_gauc AS (
       query,
       CASE
         WHEN TRUE
-        THEN CAST(SUM(w_pos * (
+        THEN SUM(w_pos * (
           2 * neg_up_to - neg_tied
-        )) AS DOUBLE) / (
-          2 * SUM(w_pos) * SUM(w_neg)
-        )
-        ELSE CAST((
-          CAST(SUM(CASE WHEN w_pos > 0 THEN rank_from + rank_to ELSE 0 END) AS DOUBLE) / 2 - CAST(SUM(w_pos) * (
+        )) / CAST(2 * SUM(w_pos) * SUM(w_neg) AS DOUBLE)
+        ELSE (
+          SUM(CASE WHEN w_pos > 0 THEN rank_from + rank_to ELSE 0 END) / CAST(2 AS DOUBLE) - SUM(w_pos) * (
             SUM(w_pos) + 1
-          ) AS DOUBLE) / 2
-        ) AS DOUBLE) / (
-          SUM(w_pos) * SUM(w_neg)
-        )
+          ) / CAST(2 AS DOUBLE)
+        ) / CAST(SUM(w_pos) * SUM(w_neg) AS DOUBLE)
       END AS auc,
       CASE 'impressions'
         WHEN 'impressions'
@@ -64,18 +60,18 @@ m_gauc AS (
         w_neg,
         SUM(w_neg) OVER (
           PARTITION BY slice_1, slice_2, query
-          ORDER BY score
+          ORDER BY score ASC
           RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ) AS neg_up_to,
         SUM(w_neg) OVER (
           PARTITION BY slice_1, slice_2, query
-          ORDER BY score
+          ORDER BY score ASC
           RANGE BETWEEN CURRENT ROW AND CURRENT ROW
         ) AS neg_tied,
-        RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score) AS rank_from,
+        RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score ASC) AS rank_from,
         COUNT(*) OVER (
           PARTITION BY slice_1, slice_2, query
-          ORDER BY score
+          ORDER BY score ASC
           RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ) AS rank_to
       FROM query_rows AS r
@@ -100,7 +96,7 @@ m_gauc AS (
   SELECT
     slice_1,
     slice_2,
-    CAST(SUM(group_weight * auc) AS DOUBLE) / NULLIF(SUM(group_weight), 0) AS gauc,
+    SUM(group_weight * auc) / CAST(NULLIF(SUM(group_weight), 0) AS DOUBLE) AS gauc,
     CAST(SUM(used) AS BIGINT) AS gauc_groups,
     CAST(SUM(1 - used) AS BIGINT) AS gauc_skipped
   FROM (

@@ -172,7 +172,7 @@ m_hit_rate AS (
     slice_2,
     CASE
       WHEN 'macro' = 'micro'
-      THEN CAST(SUM(CASE WHEN used THEN hits END) AS DOUBLE) / NULLIF(SUM(CASE WHEN used THEN relevant END), 0)
+      THEN SUM(CASE WHEN used THEN hits END) / CAST(NULLIF(SUM(CASE WHEN used THEN relevant END), 0) AS DOUBLE)
       ELSE AVG(CASE WHEN used THEN hit END)
     END AS hit_rate,
     COUNT(CASE WHEN used THEN 1 END) AS hit_rate_queries,

@@ -7,7 +7,7 @@ m_mape AS (
   SELECT
     slice_1,
     slice_2,
-    CAST(abs_percentage_error AS DOUBLE) / NULLIF(w_nonzero_label, 0) AS mape,
+    abs_percentage_error / CAST(NULLIF(w_nonzero_label, 0) AS DOUBLE) AS mape,
     CAST(n_zero_label AS BIGINT) AS mape_skipped
   FROM residuals
 )

@@ -4,9 +4,9 @@ m_mcc AS (
   SELECT
     slice_1,
     slice_2,
-    CAST((
+    (
       tp * tn - fp * fn
-    ) AS DOUBLE) / NULLIF(SQRT((
+    ) / CAST(NULLIF(SQRT((
       tp + fp
     ) * (
       tp + fn
@@ -14,7 +14,7 @@ m_mcc AS (
       tn + fp
     ) * (
       tn + fn
-    )), 0) AS mcc
+    )), 0) AS DOUBLE) AS mcc
   FROM confusion
   WHERE
     threshold = CAST(0.5 AS DOUBLE)

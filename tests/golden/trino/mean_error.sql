@@ -6,6 +6,6 @@ m_mean_error AS (
   SELECT
     slice_1,
     slice_2,
-    CAST(error AS DOUBLE) / NULLIF(w, 0) AS mean_error
+    error / CAST(NULLIF(w, 0) AS DOUBLE) AS mean_error
   FROM residuals
 )

@@ -5,6 +5,6 @@ m_mse AS (
   SELECT
     slice_1,
     slice_2,
-    CAST(squared_error AS DOUBLE) / NULLIF(w, 0) AS mse
+    squared_error / CAST(NULLIF(w, 0) AS DOUBLE) AS mse
   FROM residuals
 )

@@ -19,7 +19,7 @@ m_average_precision AS (
       SUM(w_pos) AS support,
       CASE
         WHEN SUM(w_neg) > 0
-        THEN CAST(SUM(CAST(w_pos * tp AS DOUBLE) / NULLIF(tp + fp, 0)) AS DOUBLE) / NULLIF(SUM(w_pos), 0)
+        THEN SUM(w_pos * tp / CAST(NULLIF(tp + fp, 0) AS DOUBLE)) / CAST(NULLIF(SUM(w_pos), 0) AS DOUBLE)
       END AS value
     FROM class_score_cum
     GROUP BY
@@ -32,7 +32,7 @@ m_average_precision AS (
     slice_2,
     CASE 'macro'
       WHEN 'weighted'
-      THEN CAST(SUM(support * value) AS DOUBLE) / NULLIF(SUM(CASE WHEN NOT value IS NULL THEN support END), 0)
+      THEN SUM(support * value) / CAST(NULLIF(SUM(CASE WHEN NOT value IS NULL THEN support END), 0) AS DOUBLE)
       ELSE AVG(value)
     END AS average_precision,
     COUNT(value) AS average_precision_classes,

@@ -7,7 +7,7 @@ m_balanced_accuracy AS (
   SELECT
     slice_1,
     slice_2,
-    AVG(CAST(tp AS DOUBLE) / NULLIF(support, 0)) AS balanced_accuracy
+    AVG(tp / CAST(NULLIF(support, 0) AS DOUBLE)) AS balanced_accuracy
   FROM class_counts
   GROUP BY
     slice_1,

@@ -16,9 +16,9 @@ m_fbeta AS (
       tp,
       support,
       predicted,
-      CAST((
+      (
         1 + CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE)
-      ) * tp AS DOUBLE) / NULLIF(CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE) * support + predicted, 0) AS f
+      ) * tp / CAST(NULLIF(CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE) * support + predicted, 0) AS DOUBLE) AS f
     FROM class_counts
   )
   SELECT
@@ -26,12 +26,12 @@ m_fbeta AS (
     slice_2,
     CASE 'macro'
       WHEN 'micro'
-      THEN CAST((
+      THEN (
         1 + CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE)
-      ) * SUM(tp) AS DOUBLE) / NULLIF(CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE) * SUM(support) + SUM(predicted), 0)
+      ) * SUM(tp) / CAST(NULLIF(CAST(1.0 AS DOUBLE) * CAST(1.0 AS DOUBLE) * SUM(support) + SUM(predicted), 0) AS DOUBLE)
       WHEN 'weighted'
       THEN COALESCE(
-        CAST(SUM(support * f) AS DOUBLE) / NULLIF(SUM(CASE WHEN NOT f IS NULL THEN support END), 0),
+        SUM(support * f) / CAST(NULLIF(SUM(CASE WHEN NOT f IS NULL THEN support END), 0) AS DOUBLE),
         AVG(f)
       )
       ELSE AVG(f)

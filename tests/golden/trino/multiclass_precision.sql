@@ -12,13 +12,13 @@ m_precision AS (
     slice_2,
     CASE 'macro'
       WHEN 'micro'
-      THEN CAST(SUM(tp) AS DOUBLE) / NULLIF(SUM(predicted), 0)
+      THEN SUM(tp) / CAST(NULLIF(SUM(predicted), 0) AS DOUBLE)
       WHEN 'weighted'
       THEN COALESCE(
-        CAST(SUM(CAST(support * tp AS DOUBLE) / NULLIF(predicted, 0)) AS DOUBLE) / NULLIF(SUM(CASE WHEN predicted > 0 THEN support END), 0),
-        AVG(CAST(tp AS DOUBLE) / NULLIF(predicted, 0))
+        SUM(support * tp / CAST(NULLIF(predicted, 0) AS DOUBLE)) / CAST(NULLIF(SUM(CASE WHEN predicted > 0 THEN support END), 0) AS DOUBLE),
+        AVG(tp / CAST(NULLIF(predicted, 0) AS DOUBLE))
       )
-      ELSE AVG(CAST(tp AS DOUBLE) / NULLIF(predicted, 0))
+      ELSE AVG(tp / CAST(NULLIF(predicted, 0) AS DOUBLE))
     END AS precision
   FROM class_counts
   GROUP BY

@@ -11,8 +11,8 @@ m_recall AS (
     slice_2,
     CASE 'macro'
       WHEN 'macro'
-      THEN AVG(CAST(tp AS DOUBLE) / NULLIF(support, 0))
-      ELSE CAST(SUM(tp) AS DOUBLE) / NULLIF(SUM(support), 0)
+      THEN AVG(tp / CAST(NULLIF(support, 0) AS DOUBLE))
+      ELSE SUM(tp) / CAST(NULLIF(SUM(support), 0) AS DOUBLE)
     END AS recall
   FROM class_counts
   GROUP BY

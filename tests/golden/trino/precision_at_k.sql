@@ -57,7 +57,7 @@ m_precision_at_10 AS (
       THEN CAST(SUM(hits) AS DOUBLE) / (
         CAST(10 AS DOUBLE) * COUNT(hits)
       )
-      ELSE AVG(CAST(hits AS DOUBLE) / 10)
+      ELSE AVG(hits / CAST(10 AS DOUBLE))
     END AS precision,
     COUNT(hits) AS precision_queries,
     COUNT(*) - COUNT(hits) AS precision_skipped

@@ -14,7 +14,7 @@ m_r2 AS (
     SELECT
       slice_1,
       slice_2,
-      CAST(w_label AS DOUBLE) / w AS label_mean,
+      w_label / CAST(w AS DOUBLE) AS label_mean,
       CASE
         WHEN max_abs_label > 0
         THEN POWER(
@@ -48,25 +48,25 @@ m_r2 AS (
       m.slice_1,
       m.slice_2,
       MIN(i.label) < MAX(i.label) AS targets_differ,
-      MIN(CAST(m.error_scale AS DOUBLE) / m.spread_scale) AS ratio_scale,
+      MIN(m.error_scale / CAST(m.spread_scale AS DOUBLE)) AS ratio_scale,
       SUM(
         i.w * (
-          CAST(i.score AS DOUBLE) / m.error_scale - CAST(i.label AS DOUBLE) / m.error_scale
+          i.score / CAST(m.error_scale AS DOUBLE) - i.label / CAST(m.error_scale AS DOUBLE)
         ) * (
-          CAST(i.score AS DOUBLE) / m.error_scale - CAST(i.label AS DOUBLE) / m.error_scale
+          i.score / CAST(m.error_scale AS DOUBLE) - i.label / CAST(m.error_scale AS DOUBLE)
         )
       ) AS scaled_squared_error,
       SUM(i.w) AS w,
       SUM(
         i.w * (
-          CAST(i.label AS DOUBLE) / m.spread_scale - CAST(m.label_mean AS DOUBLE) / m.spread_scale
+          i.label / CAST(m.spread_scale AS DOUBLE) - m.label_mean / CAST(m.spread_scale AS DOUBLE)
         )
       ) AS centred,
       SUM(
         i.w * (
-          CAST(i.label AS DOUBLE) / m.spread_scale - CAST(m.label_mean AS DOUBLE) / m.spread_scale
+          i.label / CAST(m.spread_scale AS DOUBLE) - m.label_mean / CAST(m.spread_scale AS DOUBLE)
         ) * (
-          CAST(i.label AS DOUBLE) / m.spread_scale - CAST(m.label_mean AS DOUBLE) / m.spread_scale
+          i.label / CAST(m.spread_scale AS DOUBLE) - m.label_mean / CAST(m.spread_scale AS DOUBLE)
         )
       ) AS centred_squares
     FROM m_r2_scales AS m
@@ -89,9 +89,7 @@ m_r2 AS (
       THEN NULL
       WHEN scaled_squared_error = 0
       THEN CAST(1 AS DOUBLE)
-      ELSE 1 - CAST(scaled_squared_error AS DOUBLE) / (
-        centred_squares - CAST(centred * centred AS DOUBLE) / w
-      ) * ratio_scale * ratio_scale
+      ELSE 1 - scaled_squared_error / CAST(centred_squares - centred * centred / CAST(w AS DOUBLE) AS DOUBLE) * ratio_scale * ratio_scale
     END AS r2
   FROM m_r2_sums AS sums
 )

@@ -65,9 +65,9 @@ m_rank_corr AS (
       slice_1,
       slice_2,
       query,
-      CAST((
+      (
         CAST(SUM(n_hi) AS DOUBLE) * SUM(n_lo) + SUM(CAST(n_hi AS DOUBLE) * lo_through) - SUM(CAST(n_lo AS DOUBLE) * hi_through)
-      ) AS DOUBLE) / 2 AS won
+      ) / CAST(2 AS DOUBLE) AS won
     FROM (
       SELECT
         slice_1,
@@ -79,12 +79,12 @@ m_rank_corr AS (
         n_lo,
         SUM(n_lo) OVER (
           PARTITION BY slice_1, slice_2, query, hi, lo
-          ORDER BY score
+          ORDER BY score ASC
           RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ) AS lo_through,
         SUM(n_hi) OVER (
           PARTITION BY slice_1, slice_2, query, hi, lo
-          ORDER BY score
+          ORDER BY score ASC
           RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         ) AS hi_through
       FROM m_rank_corr_level_pairs AS level_pairs
@@ -100,9 +100,9 @@ m_rank_corr AS (
       slice_1,
       slice_2,
       query,
-      CAST(CAST(n AS DOUBLE) * (
+      CAST(n AS DOUBLE) * (
         n - 1
-      ) AS DOUBLE) / 4 AS won,
+      ) / CAST(4 AS DOUBLE) AS won,
       n AS n,
       0 AS relevant,
       0 AS judged

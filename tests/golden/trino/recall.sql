@@ -4,7 +4,7 @@ m_recall AS (
   SELECT
     slice_1,
     slice_2,
-    CAST(tp AS DOUBLE) / NULLIF(tp + fn, 0) AS recall
+    tp / CAST(NULLIF(tp + fn, 0) AS DOUBLE) AS recall
   FROM confusion
   WHERE
     threshold = CAST(0.5 AS DOUBLE)

@@ -5,6 +5,6 @@ m_rmse AS (
   SELECT
     slice_1,
     slice_2,
-    SQRT(CAST(squared_error AS DOUBLE) / NULLIF(w, 0)) AS rmse
+    SQRT(squared_error / CAST(NULLIF(w, 0) AS DOUBLE)) AS rmse
   FROM residuals
 )

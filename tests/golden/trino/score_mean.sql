@@ -4,9 +4,9 @@ m_score_mean AS (
   SELECT
     slice_1,
     slice_2,
-    CAST(SUM((
+    SUM((
       w_pos + w_neg
-    ) * score) AS DOUBLE) / NULLIF(SUM(w_pos + w_neg), 0) AS score_mean
+    ) * score) / CAST(NULLIF(SUM(w_pos + w_neg), 0) AS DOUBLE) AS score_mean
   FROM score_hist
   GROUP BY
     slice_1,
