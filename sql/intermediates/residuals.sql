@@ -10,18 +10,18 @@
 --   w_nonzero_label      Σ w           over rows with y ≠ 0
 --   n_zero_label         rows with y = 0 (left out of mape)
 --   max_abs_error        max |e|       over rows of weight > 0
---   max_abs_label        max |y|       over rows of weight > 0
+--   min_label, max_label the smallest and largest y over rows of weight > 0
 --
 -- reads:  base({{ by }}, n, w, w_label, abs_error, squared_error, error,
 --              abs_percentage_error, w_nonzero_label, n_zero_label, max_abs_error,
---              max_abs_label)
+--              min_label, max_label)
 -- output: {{ by }}, w, w_label, abs_error, squared_error, error, abs_percentage_error,
---         w_nonzero_label, n_zero_label, max_abs_error, max_abs_label
+--         w_nonzero_label, n_zero_label, max_abs_error, min_label, max_label
 SELECT {{ by }}, SUM(w) AS w, SUM(w_label) AS w_label, SUM(abs_error) AS abs_error,
        SUM(squared_error) AS squared_error, SUM(error) AS error,
        SUM(abs_percentage_error) AS abs_percentage_error,
        SUM(w_nonzero_label) AS w_nonzero_label, SUM(n_zero_label) AS n_zero_label,
-       MAX(max_abs_error) AS max_abs_error, MAX(max_abs_label) AS max_abs_label
+       MAX(max_abs_error) AS max_abs_error, MIN(min_label) AS min_label, MAX(max_label) AS max_label
 FROM base
 WHERE n > 0
 GROUP BY {{ by }}

@@ -5,47 +5,58 @@
 -- targets of positive weight are all equal (scikit-learn returns 1.0 or 0.0 there, nan
 -- or −inf with force_finite=False) and on an empty slice.
 -- R² does not change when target and prediction are multiplied by the same constant,
--- and neither does this: both sums are taken over values divided by a power of two
--- near the largest |y| (the spread) and the largest |y − ŷ| (the errors), then
--- scaled back in their ratio, so targets near 1e-160 or 1e200 give R² to the last
--- digit instead of squares that underflow or overflow.
+-- and neither does this: both sums are taken over values multiplied by a power of two
+-- that brings the largest |y| (the spread) and the largest |y − ŷ| (the errors) near 1
+-- (exact; each error is scaled after the subtraction unless one overflowed), then
+-- scaled back in their ratio, so targets near 1e-160 or 1e300 give R² to
+-- the last digit instead of squares that underflow or overflow. The spread is centred
+-- on the first pass's mean, or, where Σ w·y overflowed, on the middle of the targets'
+-- range, and corrected to the exact mean: Σ w·d² − (Σ w·d)² / Σ w.
 --
--- reads:  residuals({{ by }}, w, w_label, max_abs_label, max_abs_error), input({{ by }}, label, score, w)
+-- reads:  residuals({{ by }}, w, w_label, min_label, max_label, max_abs_error),
+--         input({{ by }}, label, score, w)
 -- output: {{ by }}, r2
-WITH scales AS (
-    SELECT {{ by }}, w_label / CAST(w AS DOUBLE) AS label_mean,
-           -- 2^⌊log2 m⌋, the exponent kept within -1022 .. 1023 (the scale is never subnormal,
-           -- and an infinite |e| scales as the largest double)
-           CASE WHEN max_abs_label > 0
-                THEN POWER(CAST(2 AS DOUBLE), GREATEST(-1022, LEAST(1023, FLOOR(LN(max_abs_label) / LN(CAST(2 AS DOUBLE))))))
-                ELSE CAST(1 AS DOUBLE) END AS spread_scale,
-           CASE WHEN max_abs_error > 0
-                THEN POWER(CAST(2 AS DOUBLE), GREATEST(-1022, LEAST(1023, FLOOR(LN(LEAST(max_abs_error, 1e308)) / LN(CAST(2 AS DOUBLE))))))
-                ELSE CAST(1 AS DOUBLE) END AS error_scale
+WITH exponents AS (
+    -- ⌊log2 m⌋ of the largest |y| and of the largest |e|, kept within -1022 .. 1023 (an
+    -- infinite |e| counts as the largest double)
+    SELECT {{ by }}, w, w_label, min_label, max_label, max_abs_error,
+           GREATEST(-1022, LEAST(1023, FLOOR(LN(GREATEST(ABS(min_label), ABS(max_label), 1e-308))
+                                             / LN(CAST(2 AS DOUBLE))))) AS spread_exponent,
+           GREATEST(-1022, LEAST(1023, FLOOR(LN(LEAST(GREATEST(max_abs_error, 1e-308), 1e308))
+                                             / LN(CAST(2 AS DOUBLE))))) AS error_exponent
     FROM residuals
     WHERE w > 0
 ),
+scales AS (
+    SELECT {{ by }},
+           CASE WHEN ABS(w_label / CAST(w AS DOUBLE)) <= 1.7976931348623157e308 THEN w_label / CAST(w AS DOUBLE)
+                ELSE min_label / CAST(2 AS DOUBLE) + max_label / CAST(2 AS DOUBLE) END AS centre,
+           max_abs_error <= 1.7976931348623157e308 AS errors_finite,
+           POWER(CAST(2 AS DOUBLE), -spread_exponent) AS spread_unit,
+           POWER(CAST(2 AS DOUBLE), -error_exponent) AS error_unit,
+           POWER(CAST(2 AS DOUBLE), error_exponent - spread_exponent) AS unit_ratio
+    FROM exponents
+),
 sums AS (
-    SELECT {{ by(m) }}, MIN(i.label) < MAX(i.label) AS targets_differ,
-           MIN(m.error_scale / CAST(m.spread_scale AS DOUBLE)) AS ratio_scale,
-           SUM(i.w * (i.score / CAST(m.error_scale AS DOUBLE) - i.label / CAST(m.error_scale AS DOUBLE))
-                   * (i.score / CAST(m.error_scale AS DOUBLE) - i.label / CAST(m.error_scale AS DOUBLE))) AS scaled_squared_error,
+    SELECT {{ by(m) }}, MIN(i.label) < MAX(i.label) AS targets_differ, MIN(m.unit_ratio) AS unit_ratio,
            SUM(i.w) AS w,
-           SUM(i.w * (i.label / CAST(m.spread_scale AS DOUBLE) - m.label_mean / CAST(m.spread_scale AS DOUBLE))) AS centred,
-           SUM(i.w * (i.label / CAST(m.spread_scale AS DOUBLE) - m.label_mean / CAST(m.spread_scale AS DOUBLE))
-                   * (i.label / CAST(m.spread_scale AS DOUBLE) - m.label_mean / CAST(m.spread_scale AS DOUBLE))) AS centred_squares
+           SUM(i.w * CASE WHEN m.errors_finite THEN (i.score - i.label) * m.error_unit
+                                                ELSE i.score * m.error_unit - i.label * m.error_unit END
+                   * CASE WHEN m.errors_finite THEN (i.score - i.label) * m.error_unit
+                                                ELSE i.score * m.error_unit - i.label * m.error_unit END)
+               AS scaled_squared_error,
+           SUM(i.w * (i.label * m.spread_unit - m.centre * m.spread_unit)) AS centred,
+           SUM(i.w * (i.label * m.spread_unit - m.centre * m.spread_unit)
+                   * (i.label * m.spread_unit - m.centre * m.spread_unit)) AS centred_squares
     FROM scales AS m
     JOIN input AS i ON {{ same_slice(i, m) }}
     WHERE i.w > 0
     GROUP BY {{ by(m) }}
 )
--- the spread around the exact mean: Σ w·d² − (Σ w·d)² / Σ w for d = y − ȳ₀, where ȳ₀ is
--- the mean of the first pass (rounded; with tiny targets its rounding is not negligible)
 SELECT {{ by }},
        CASE WHEN NOT targets_differ THEN NULL
             WHEN scaled_squared_error = 0 THEN CAST(1 AS DOUBLE)
-            ELSE 1 - scaled_squared_error
-                     / CAST(centred_squares - centred * centred / CAST(w AS DOUBLE) AS DOUBLE)
-                     * ratio_scale * ratio_scale
+            ELSE 1 - scaled_squared_error / CAST(centred_squares - centred * centred / CAST(w AS DOUBLE) AS DOUBLE)
+                     * unit_ratio * unit_ratio
        END AS r2
 FROM sums

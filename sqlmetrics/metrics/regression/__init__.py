@@ -18,7 +18,8 @@ RESIDUAL_SUMS = (
     "SUM(CASE WHEN label <> 0 THEN w END) AS w_nonzero_label",
     "COUNT(CASE WHEN label = 0 THEN w END) AS n_zero_label",
     f"MAX(CASE WHEN w > 0 THEN ABS{_RESIDUAL} END) AS max_abs_error",
-    "MAX(CASE WHEN w > 0 THEN ABS(label) END) AS max_abs_label",
+    "MIN(CASE WHEN w > 0 THEN label END) AS min_label",
+    "MAX(CASE WHEN w > 0 THEN label END) AS max_label",
 )
 
 INTERMEDIATES = {

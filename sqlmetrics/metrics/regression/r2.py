@@ -27,10 +27,11 @@ SPEC = Metric(
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:
     """R² = 1 − Σ w·(y − ŷ)² / Σ w·(y − ȳ)², with ȳ = Σ w·y / Σ w the target's mean.
 
-    Both sums are taken over values divided by a power of two near the largest |y| and
-    the largest |e| and scaled back in their ratio: R² does not change when target and
-    prediction are multiplied by the same constant, and targets near 1e-160 or 1e200
-    give it to the last digit instead of squares that underflow or overflow.
+    Both sums are taken over values multiplied by a power of two that brings the largest
+    |y| and the largest |e| near 1 (exact), and scaled back in their ratio: R² does not
+    change when target and prediction are multiplied by the same constant, and targets
+    near 1e-160 or 1e300 give it to the last digit instead of squares that underflow or
+    overflow.
 
     1 for a perfect prediction, 0 for predicting ȳ everywhere, negative for worse. NULL
     when the targets of positive weight are all equal (the ratio is undefined;
@@ -45,27 +46,26 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     e, y, w = residual_weights(score, label, weight)
     s = col(score).cast(pl.Float64)
     used = w > 0
-    spread_scale = power_of_two_near(y.abs().filter(used).max())
-    error_scale = power_of_two_near(e.abs().filter(used).max())
-    scaled_errors = s / error_scale - y / error_scale
+    spread_unit = unit_of(y.abs().filter(used).max())
+    error_unit = unit_of(e.abs().filter(used).max())
+    errors_finite = e.abs().filter(used).max().is_finite()
+    scaled_errors = pl.when(errors_finite).then(e * error_unit).otherwise(s * error_unit - y * error_unit)
     scaled_squared_error = (w * scaled_errors * scaled_errors).sum()
-    scaled_targets = y / spread_scale
+    scaled_targets = y * spread_unit
     scaled_spread = (w * (scaled_targets - weighted_mean(scaled_targets, w)) ** 2).sum()
-    ratio_scale = error_scale / spread_scale
     targets = y.filter(used)
     targets_differ = targets.min() < targets.max()
     return (
         pl.when(targets_differ & (scaled_squared_error == 0))
         .then(1.0)
         .when(targets_differ)
-        .then(1 - scaled_squared_error / scaled_spread * ratio_scale * ratio_scale)
+        .then(1 - scaled_squared_error / scaled_spread * (spread_unit / error_unit) * (spread_unit / error_unit))
     )
 
 
-def power_of_two_near(magnitude: pl.Expr) -> pl.Expr:
-    """2^⌊log2 m⌋ for a magnitude m > 0, 1 otherwise: dividing by it is exact and brings m
-    near 1. The exponent is kept within −1022 .. 1023: an infinite m scales like the
-    largest double, and the scale is never subnormal (polars divides by multiplying with
-    the reciprocal, which would overflow; a subnormal m still scales up exactly)."""
-    exponent = (magnitude.clip(upper_bound=1e308).log() / math.log(2.0)).floor().clip(-1022, 1023)
-    return pl.when(magnitude > 0).then(pl.lit(2.0).pow(exponent)).otherwise(1.0)
+def unit_of(magnitude: pl.Expr) -> pl.Expr:
+    """2^−⌊log2 m⌋ for a magnitude m: multiplying by it is exact and brings m near 1. The
+    exponent is kept within −1022 .. 1023: an infinite m counts as the largest double, and
+    m = 0 (or a subnormal m) gives 2^1022."""
+    exponent = (magnitude.clip(1e-308, 1e308).log() / math.log(2.0)).floor().clip(-1022, 1023)
+    return pl.lit(2.0).pow(-exponent)

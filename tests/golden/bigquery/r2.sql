@@ -1,5 +1,5 @@
 m_r2 AS (
-  WITH m_r2_scales AS (
+  WITH m_r2_exponents AS (
     /* r2: the coefficient of determination */
     /*   R² = 1 − Σ w·(y − ŷ)² / Σ w·(y − ȳ)²,   ȳ = Σ w·y / Σ w */
     /* The spread of the target is summed in a second pass over the rows, around the mean */
@@ -7,60 +7,84 @@ m_r2 AS (
     /* targets of positive weight are all equal (scikit-learn returns 1.0 or 0.0 there, nan */
     /* or −inf with force_finite=False) and on an empty slice. */
     /* R² does not change when target and prediction are multiplied by the same constant, */
-    /* and neither does this: both sums are taken over values divided by a power of two */
-    /* near the largest |y| (the spread) and the largest |y − ŷ| (the errors), then */
-    /* scaled back in their ratio, so targets near 1e-160 or 1e200 give R² to the last */
-    /* digit instead of squares that underflow or overflow. */
+    /* and neither does this: both sums are taken over values multiplied by a power of two */
+    /* that brings the largest |y| (the spread) and the largest |y − ŷ| (the errors) near 1 */
+    /* (exact; each error is scaled after the subtraction unless one overflowed), then */
+    /* scaled back in their ratio, so targets near 1e-160 or 1e300 give R² to */
+    /* the last digit instead of squares that underflow or overflow. The spread is centred */
+    /* on the first pass's mean, or, where Σ w·y overflowed, on the middle of the targets' */
+    /* range, and corrected to the exact mean: Σ w·d² − (Σ w·d)² / Σ w. */
+    /* ⌊log2 m⌋ of the largest |y| and of the largest |e|, kept within -1022 .. 1023 (an */
+    /* infinite |e| counts as the largest double) */
     SELECT
       slice_1,
       slice_2,
-      w_label / CAST(w AS FLOAT64) AS label_mean,
-      CASE
-        WHEN max_abs_label > 0
-        THEN POWER(
-          CAST(2 AS FLOAT64),
-          GREATEST(-1022, LEAST(1023, FLOOR(LN(max_abs_label) / LN(CAST(2 AS FLOAT64)))))
+      w,
+      w_label,
+      min_label,
+      max_label,
+      max_abs_error,
+      GREATEST(
+        -1022,
+        LEAST(
+          1023,
+          FLOOR(LN(GREATEST(ABS(min_label), ABS(max_label), 1e-308)) / LN(CAST(2 AS FLOAT64)))
         )
-        ELSE CAST(1 AS FLOAT64)
-      END AS spread_scale, /* 2^⌊log2 m⌋, the exponent kept within -1022 .. 1023 (the scale is never subnormal, */ /* and an infinite |e| scales as the largest double) */
-      CASE
-        WHEN max_abs_error > 0
-        THEN POWER(
-          CAST(2 AS FLOAT64),
-          GREATEST(
-            -1022,
-            LEAST(1023, FLOOR(LN(LEAST(max_abs_error, 1e308)) / LN(CAST(2 AS FLOAT64))))
-          )
+      ) AS spread_exponent,
+      GREATEST(
+        -1022,
+        LEAST(
+          1023,
+          FLOOR(LN(LEAST(GREATEST(max_abs_error, 1e-308), 1e308)) / LN(CAST(2 AS FLOAT64)))
         )
-        ELSE CAST(1 AS FLOAT64)
-      END AS error_scale
+      ) AS error_exponent
     FROM residuals
     WHERE
       w > 0
+  ), m_r2_scales AS (
+    SELECT
+      slice_1,
+      slice_2,
+      CASE
+        WHEN ABS(w_label / CAST(w AS FLOAT64)) <= 1.7976931348623157e308
+        THEN w_label / CAST(w AS FLOAT64)
+        ELSE min_label / CAST(2 AS FLOAT64) + max_label / CAST(2 AS FLOAT64)
+      END AS centre,
+      max_abs_error <= 1.7976931348623157e308 AS errors_finite,
+      POWER(CAST(2 AS FLOAT64), -spread_exponent) AS spread_unit,
+      POWER(CAST(2 AS FLOAT64), -error_exponent) AS error_unit,
+      POWER(CAST(2 AS FLOAT64), error_exponent - spread_exponent) AS unit_ratio
+    FROM m_r2_exponents AS exponents
   ), m_r2_sums AS (
     SELECT
       m.slice_1,
       m.slice_2,
       MIN(i.label) < MAX(i.label) AS targets_differ,
-      MIN(m.error_scale / CAST(m.spread_scale AS FLOAT64)) AS ratio_scale,
-      SUM(
-        i.w * (
-          i.score / CAST(m.error_scale AS FLOAT64) - i.label / CAST(m.error_scale AS FLOAT64)
-        ) * (
-          i.score / CAST(m.error_scale AS FLOAT64) - i.label / CAST(m.error_scale AS FLOAT64)
-        )
-      ) AS scaled_squared_error,
+      MIN(m.unit_ratio) AS unit_ratio,
       SUM(i.w) AS w,
       SUM(
-        i.w * (
-          i.label / CAST(m.spread_scale AS FLOAT64) - m.label_mean / CAST(m.spread_scale AS FLOAT64)
-        )
-      ) AS centred,
+        i.w * CASE
+          WHEN m.errors_finite
+          THEN (
+            i.score - i.label
+          ) * m.error_unit
+          ELSE i.score * m.error_unit - i.label * m.error_unit
+        END * CASE
+          WHEN m.errors_finite
+          THEN (
+            i.score - i.label
+          ) * m.error_unit
+          ELSE i.score * m.error_unit - i.label * m.error_unit
+        END
+      ) AS scaled_squared_error,
+      SUM(i.w * (
+        i.label * m.spread_unit - m.centre * m.spread_unit
+      )) AS centred,
       SUM(
         i.w * (
-          i.label / CAST(m.spread_scale AS FLOAT64) - m.label_mean / CAST(m.spread_scale AS FLOAT64)
+          i.label * m.spread_unit - m.centre * m.spread_unit
         ) * (
-          i.label / CAST(m.spread_scale AS FLOAT64) - m.label_mean / CAST(m.spread_scale AS FLOAT64)
+          i.label * m.spread_unit - m.centre * m.spread_unit
         )
       ) AS centred_squares
     FROM m_r2_scales AS m
@@ -73,8 +97,6 @@ m_r2 AS (
       m.slice_1,
       m.slice_2
   )
-  /* the spread around the exact mean: Σ w·d² − (Σ w·d)² / Σ w for d = y − ȳ₀, where ȳ₀ is */
-  /* the mean of the first pass (rounded; with tiny targets its rounding is not negligible) */
   SELECT
     slice_1,
     slice_2,
@@ -83,7 +105,7 @@ m_r2 AS (
       THEN NULL
       WHEN scaled_squared_error = 0
       THEN CAST(1 AS FLOAT64)
-      ELSE 1 - scaled_squared_error / CAST(centred_squares - centred * centred / CAST(w AS FLOAT64) AS FLOAT64) * ratio_scale * ratio_scale
+      ELSE 1 - scaled_squared_error / CAST(centred_squares - centred * centred / CAST(w AS FLOAT64) AS FLOAT64) * unit_ratio * unit_ratio
     END AS r2
   FROM m_r2_sums AS sums
 )

@@ -40,7 +40,8 @@ WITH input AS (
     SUM(CASE WHEN label <> 0 THEN w END) AS w_nonzero_label,
     COUNT(CASE WHEN label = 0 THEN w END) AS n_zero_label,
     MAX(CASE WHEN w > 0 THEN ABS(score - label) END) AS max_abs_error,
-    MAX(CASE WHEN w > 0 THEN ABS(label) END) AS max_abs_label,
+    MIN(CASE WHEN w > 0 THEN label END) AS min_label,
+    MAX(CASE WHEN w > 0 THEN label END) AS max_label,
     SUM(
       CASE
         WHEN (
@@ -141,7 +142,7 @@ WITH input AS (
   /*   w_nonzero_label      Σ w           over rows with y ≠ 0 */
   /*   n_zero_label         rows with y = 0 (left out of mape) */
   /*   max_abs_error        max |e|       over rows of weight > 0 */
-  /*   max_abs_label        max |y|       over rows of weight > 0 */
+  /*   min_label, max_label the smallest and largest y over rows of weight > 0 */
   SELECT
     slice_1,
     slice_2,
@@ -154,7 +155,8 @@ WITH input AS (
     SUM(w_nonzero_label) AS w_nonzero_label,
     SUM(n_zero_label) AS n_zero_label,
     MAX(max_abs_error) AS max_abs_error,
-    MAX(max_abs_label) AS max_abs_label
+    MIN(min_label) AS min_label,
+    MAX(max_label) AS max_label
   FROM base
   WHERE
     n > 0

@@ -1,5 +1,5 @@
 m_r2 AS (
-  WITH m_r2_scales AS (
+  WITH m_r2_exponents AS (
     /* r2: the coefficient of determination */
     /*   R² = 1 − Σ w·(y − ŷ)² / Σ w·(y − ȳ)²,   ȳ = Σ w·y / Σ w */
     /* The spread of the target is summed in a second pass over the rows, around the mean */
@@ -7,60 +7,88 @@ m_r2 AS (
     /* targets of positive weight are all equal (scikit-learn returns 1.0 or 0.0 there, nan */
     /* or −inf with force_finite=False) and on an empty slice. */
     /* R² does not change when target and prediction are multiplied by the same constant, */
-    /* and neither does this: both sums are taken over values divided by a power of two */
-    /* near the largest |y| (the spread) and the largest |y − ŷ| (the errors), then */
-    /* scaled back in their ratio, so targets near 1e-160 or 1e200 give R² to the last */
-    /* digit instead of squares that underflow or overflow. */
+    /* and neither does this: both sums are taken over values multiplied by a power of two */
+    /* that brings the largest |y| (the spread) and the largest |y − ŷ| (the errors) near 1 */
+    /* (exact; each error is scaled after the subtraction unless one overflowed), then */
+    /* scaled back in their ratio, so targets near 1e-160 or 1e300 give R² to */
+    /* the last digit instead of squares that underflow or overflow. The spread is centred */
+    /* on the first pass's mean, or, where Σ w·y overflowed, on the middle of the targets' */
+    /* range, and corrected to the exact mean: Σ w·d² − (Σ w·d)² / Σ w. */
+    /* ⌊log2 m⌋ of the largest |y| and of the largest |e|, kept within -1022 .. 1023 (an */
+    /* infinite |e| counts as the largest double) */
     SELECT
       slice_1,
       slice_2,
-      w_label / CAST(w AS DOUBLE) AS label_mean,
-      CASE
-        WHEN max_abs_label > 0
-        THEN POWER(
-          CAST(2 AS DOUBLE),
-          GREATEST_IGNORE_NULLS(-1022, LEAST_IGNORE_NULLS(1023, FLOOR(LN(max_abs_label) / LN(CAST(2 AS DOUBLE)))))
-        )
-        ELSE CAST(1 AS DOUBLE)
-      END AS spread_scale, /* 2^⌊log2 m⌋, the exponent kept within -1022 .. 1023 (the scale is never subnormal, */ /* and an infinite |e| scales as the largest double) */
-      CASE
-        WHEN max_abs_error > 0
-        THEN POWER(
-          CAST(2 AS DOUBLE),
-          GREATEST_IGNORE_NULLS(
-            -1022,
-            LEAST_IGNORE_NULLS(1023, FLOOR(LN(LEAST_IGNORE_NULLS(max_abs_error, 1e308)) / LN(CAST(2 AS DOUBLE))))
+      w,
+      w_label,
+      min_label,
+      max_label,
+      max_abs_error,
+      GREATEST_IGNORE_NULLS(
+        -1022,
+        LEAST_IGNORE_NULLS(
+          1023,
+          FLOOR(
+            LN(GREATEST_IGNORE_NULLS(ABS(min_label), ABS(max_label), 1e-308)) / LN(CAST(2 AS DOUBLE))
           )
         )
-        ELSE CAST(1 AS DOUBLE)
-      END AS error_scale
+      ) AS spread_exponent,
+      GREATEST_IGNORE_NULLS(
+        -1022,
+        LEAST_IGNORE_NULLS(
+          1023,
+          FLOOR(
+            LN(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(max_abs_error, 1e-308), 1e308)) / LN(CAST(2 AS DOUBLE))
+          )
+        )
+      ) AS error_exponent
     FROM residuals
     WHERE
       w > 0
+  ), m_r2_scales AS (
+    SELECT
+      slice_1,
+      slice_2,
+      CASE
+        WHEN ABS(w_label / CAST(w AS DOUBLE)) <= 1.7976931348623157e308
+        THEN w_label / CAST(w AS DOUBLE)
+        ELSE min_label / CAST(2 AS DOUBLE) + max_label / CAST(2 AS DOUBLE)
+      END AS centre,
+      max_abs_error <= 1.7976931348623157e308 AS errors_finite,
+      POWER(CAST(2 AS DOUBLE), -spread_exponent) AS spread_unit,
+      POWER(CAST(2 AS DOUBLE), -error_exponent) AS error_unit,
+      POWER(CAST(2 AS DOUBLE), error_exponent - spread_exponent) AS unit_ratio
+    FROM m_r2_exponents AS exponents
   ), m_r2_sums AS (
     SELECT
       m.slice_1,
       m.slice_2,
       MIN(i.label) < MAX(i.label) AS targets_differ,
-      MIN(m.error_scale / CAST(m.spread_scale AS DOUBLE)) AS ratio_scale,
-      SUM(
-        i.w * (
-          i.score / CAST(m.error_scale AS DOUBLE) - i.label / CAST(m.error_scale AS DOUBLE)
-        ) * (
-          i.score / CAST(m.error_scale AS DOUBLE) - i.label / CAST(m.error_scale AS DOUBLE)
-        )
-      ) AS scaled_squared_error,
+      MIN(m.unit_ratio) AS unit_ratio,
       SUM(i.w) AS w,
       SUM(
-        i.w * (
-          i.label / CAST(m.spread_scale AS DOUBLE) - m.label_mean / CAST(m.spread_scale AS DOUBLE)
-        )
-      ) AS centred,
+        i.w * CASE
+          WHEN m.errors_finite
+          THEN (
+            i.score - i.label
+          ) * m.error_unit
+          ELSE i.score * m.error_unit - i.label * m.error_unit
+        END * CASE
+          WHEN m.errors_finite
+          THEN (
+            i.score - i.label
+          ) * m.error_unit
+          ELSE i.score * m.error_unit - i.label * m.error_unit
+        END
+      ) AS scaled_squared_error,
+      SUM(i.w * (
+        i.label * m.spread_unit - m.centre * m.spread_unit
+      )) AS centred,
       SUM(
         i.w * (
-          i.label / CAST(m.spread_scale AS DOUBLE) - m.label_mean / CAST(m.spread_scale AS DOUBLE)
+          i.label * m.spread_unit - m.centre * m.spread_unit
         ) * (
-          i.label / CAST(m.spread_scale AS DOUBLE) - m.label_mean / CAST(m.spread_scale AS DOUBLE)
+          i.label * m.spread_unit - m.centre * m.spread_unit
         )
       ) AS centred_squares
     FROM m_r2_scales AS m
@@ -73,8 +101,6 @@ m_r2 AS (
       m.slice_1,
       m.slice_2
   )
-  /* the spread around the exact mean: Σ w·d² − (Σ w·d)² / Σ w for d = y − ȳ₀, where ȳ₀ is */
-  /* the mean of the first pass (rounded; with tiny targets its rounding is not negligible) */
   SELECT
     slice_1,
     slice_2,
@@ -83,7 +109,7 @@ m_r2 AS (
       THEN NULL
       WHEN scaled_squared_error = 0
       THEN CAST(1 AS DOUBLE)
-      ELSE 1 - scaled_squared_error / CAST(centred_squares - centred * centred / CAST(w AS DOUBLE) AS DOUBLE) * ratio_scale * ratio_scale
+      ELSE 1 - scaled_squared_error / CAST(centred_squares - centred * centred / CAST(w AS DOUBLE) AS DOUBLE) * unit_ratio * unit_ratio
     END AS r2
   FROM m_r2_sums AS sums
 )
