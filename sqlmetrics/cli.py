@@ -76,8 +76,8 @@ import shutil
 import sys
 import textwrap
 import warnings
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -90,7 +90,7 @@ from sqlmetrics.api import LOCAL_ENGINES
 from sqlmetrics.curves._curve import CurveKind
 from sqlmetrics.curves._thin import thin
 from sqlmetrics.dialects import DIALECTS
-from sqlmetrics.errors import NoRowsUsedWarning, SqlMetricsError
+from sqlmetrics.errors import NoRowsUsedWarning, SkippedFilesWarning, SqlMetricsError
 from sqlmetrics.parquet_files import row_count
 from sqlmetrics.progress import Progress
 from sqlmetrics.registry import parse_metric, parse_value, routed
@@ -820,7 +820,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(error, 2)
     handler: Callable[[argparse.Namespace], None] = args.handler
     try:
-        handler(args)
+        with _notices():
+            handler(args)
     except UsageError as error:
         return _fail(error, 2)
     except BrokenPipeError:  # `sqlmetrics ... | head`: the reader left; not an error
@@ -829,6 +830,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SqlMetricsError, OSError) as error:
         return _fail(error, 1)
     return 0
+
+
+@contextmanager
+def _notices() -> Iterator[None]:
+    """Within it, sqlmetrics' notices (``SkippedFilesWarning``) are one line each on
+    stderr, as the command line's other warnings; other warnings are shown as Python shows them."""
+    with warnings.catch_warnings():
+        python_shows = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], *where: Any, **more: Any) -> None:
+            if issubclass(category, SkippedFilesWarning):
+                sys.stderr.write(f"{PROG}: warning: {message}\n")
+            else:
+                python_shows(message, category, *where, **more)
+
+        warnings.showwarning = show
+        yield
 
 
 def _fail(error: Exception, status: int) -> int:
@@ -865,6 +883,12 @@ CLI_TERMS = (
     (re.compile(r"the classes of class_scores"), "the scored classes"),
     (re.compile(r"\bclass_scores \("), "--class-scores ("),
     (re.compile(r"judgments and class_scores"), "--judgments and --class-scores (or --long-scores)"),
+    # a file of another format: the command line reads Parquet files or tables only
+    (
+        re.compile(r"a source is Parquet files, .*: to read it, pass pl\.\w+\((.*)\)$"),
+        "SOURCE is Parquet files or a table (--table): convert it first, e.g. "
+        "duckdb -c \"COPY (FROM \\1) TO 'out.parquet'\"",
+    ),
 )
 
 

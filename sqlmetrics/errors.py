@@ -41,6 +41,12 @@ class EngineOutOfMemoryError(MemoryError):
     same call succeeds with more); the message says which limits and how to raise them."""
 
 
+class SkippedFilesWarning(UserWarning):
+    """Files below a Parquet directory (or glob) left out because a file or folder name
+    of their path starts with ``_`` or ``.`` (temporary and hidden files: Spark's
+    ``_temporary/`` attempts, ``.part`` copies, ``_SUCCESS``), as Spark, Hive and pyarrow do."""
+
+
 class NoRowsUsedWarning(UserWarning):
     """A report or table computed from no row: the source has none, or every row was
     excluded (``excluded`` of them, each for a NULL in a bound column)."""

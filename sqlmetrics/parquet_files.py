@@ -1,8 +1,13 @@
 """The Parquet files a path, glob or directory stands for, checked by their footers.
 
-A directory stands for every ``*.parquet`` file below it, at any depth (hidden files
-included, as DuckDB and polars glob them); other files there (Spark's ``_SUCCESS`` and
-``.crc`` files) are ignored. Every matched file's footer is read (its schema and
+A path naming an existing file is that file, whatever its name (``f[1].parquet`` is not
+a glob). A directory stands for every ``*.parquet`` file below it, at any depth; a glob
+for the files it matches. Below the directory (or the glob's fixed part), a file whose
+path has a file or folder name starting with ``_`` or ``.`` is skipped, as Spark, Hive
+and pyarrow skip them (a failed job's ``_temporary/`` attempts, hidden ``.part`` copies,
+``_SUCCESS`` markers), with a :class:`~sqlmetrics.errors.SkippedFilesWarning`; a file
+named on its own is read. Folders named ``key=value`` below it are partition columns
+(``sqlmetrics.partitions``). Every matched file's footer is read (its schema and
 statistics, not its rows): a file that is not Parquet, or is empty, is a
 :class:`~sqlmetrics.errors.SourceError` naming it, the same for every engine.
 
@@ -25,16 +30,17 @@ from __future__ import annotations
 
 import glob
 import os
+import warnings
 from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from sqlmetrics.errors import SourceError
+from sqlmetrics.errors import SkippedFilesWarning, SourceError
+from sqlmetrics.partitions import Partitions, check_file_columns, column_summary, names_below, partitions
 
 GLOB_CHARS = ("*", "?", "[")
 # The largest magnitude up to which every integer is exact in a float type (its mantissa).
@@ -43,44 +49,83 @@ _EXACT_INTEGERS = {pa.float32(): 2**24, pa.float64(): 2**53}
 
 @dataclass(frozen=True)
 class ParquetFiles:
-    """The matched files, and, when their schemas differ, the type to read each column
-    under (only columns whose types combine; ``None`` when every file has one schema)."""
+    """The matched files; when their schemas differ, the type to read each column under
+    (only columns whose types combine, partition keys left out; ``None`` when every file
+    has one schema); their partition folders (``None`` without)."""
 
     paths: tuple[str, ...]
     common_schema: pa.Schema | None = None
+    partitions: Partitions | None = None
 
 
-def file_pattern(source: str | Path) -> str:
-    """The path or glob ``source`` stands for: a directory is every Parquet file below it."""
+@dataclass(frozen=True)
+class Listing:
+    """The files a source names, sorted; ``root``, the folder below which partition
+    folders are read (None for a file named on its own); and the files skipped there."""
+
+    paths: tuple[str, ...]
+    root: str | None = None
+    skipped: tuple[str, ...] = ()
+
+
+def listing(source: str | Path) -> Listing:
+    """The files ``source`` names (see the module docstring), or an error when there are none."""
     text = str(source)
-    return os.path.join(glob.escape(text), "**", "*.parquet") if os.path.isdir(text) else text
+    if os.path.isfile(text):
+        return Listing((text,))
+    if os.path.isdir(text):
+        pattern, root = os.path.join(glob.escape(text), "**", "*.parquet"), text
+    elif any(ch in text for ch in GLOB_CHARS):
+        pattern, root = text, _fixed_part(text)
+    else:
+        raise SourceError(f"file not found: {text!r}")
+    found = sorted(path for path in glob.glob(pattern, recursive=True, include_hidden=True) if os.path.isfile(path))
+    skipped = tuple(path for path in found if _hidden_below(root, path))
+    paths = tuple(path for path in found if not _hidden_below(root, path))
+    if not paths:
+        why = f" ({len(skipped)} files skipped: {SKIPPED_RULE} are temporary or hidden)" if skipped else ""
+        if os.path.isdir(text):
+            raise SourceError(f"no Parquet files (*.parquet) in the directory {text!r}{why}")
+        raise SourceError(f"no files match {text!r}{why}")
+    return Listing(paths, root, skipped)
+
+
+SKIPPED_RULE = "names starting with '_' or '.'"
 
 
 def matched_paths(source: str | Path) -> list[str]:
-    """The files ``source`` names, sorted, or an error when there are none."""
-    pattern = file_pattern(source)
-    if any(ch in pattern for ch in GLOB_CHARS):
-        paths = sorted(path for path in glob.glob(pattern, recursive=True, include_hidden=True) if os.path.isfile(path))
-        if not paths and os.path.isdir(source):
-            raise SourceError(f"no Parquet files (*.parquet) in the directory {str(source)!r}")
-        if not paths:
-            raise SourceError(f"no files match {str(source)!r}")
-        return paths
-    if not os.path.exists(pattern):
-        raise SourceError(f"file not found: {pattern!r}")
-    return [pattern]
+    """The files ``source`` names, sorted (skipped files left out), or an error when there are none."""
+    return list(listing(source).paths)
+
+
+def _fixed_part(pattern: str) -> str:
+    """The folders a glob starts with before its first wildcard: ``logs`` of ``logs/date=*/*.parquet``."""
+    parts = pattern.split(os.sep)
+    fixed = next(i for i, part in enumerate(parts) if any(ch in part for ch in GLOB_CHARS))
+    return os.sep.join(parts[:fixed])
+
+
+def _hidden_below(root: str, path: str) -> bool:
+    return any(name.startswith(("_", ".")) and name not in (".", "..") for name in names_below(root, path))
 
 
 def read_parquet_files(source: str | Path, columns: Collection[str]) -> ParquetFiles:
-    """The files of ``source`` after checking their footers, and how to read the bound
-    ``columns`` when the files' schemas differ (see the module docstring)."""
-    paths = matched_paths(source)
+    """The files of ``source`` after checking their footers, their partitions, and how to
+    read the bound ``columns`` when the files' schemas differ (see the module docstring).
+    Says so (a ``SkippedFilesWarning``) when files were skipped."""
+    listed = listing(source)
+    _notify_skipped(listed)
+    paths = list(listed.paths)
     footers = dict(zip(paths, _footers(paths)))
     schemas = {path: footer.schema.to_arrow_schema() for path, footer in footers.items()}
+    found = partitions(listed.root, listed.paths)
+    if found is not None:
+        found = check_file_columns(found, schemas, footers, columns)
     first = schemas[paths[0]]
     if all(schema.equals(first) for schema in schemas.values()):
-        return ParquetFiles(tuple(paths))
-    names = list(dict.fromkeys(name for schema in schemas.values() for name in schema.names))
+        return ParquetFiles(tuple(paths), partitions=found)
+    keys = found.keys if found is not None else ()  # read from the folders, not the files
+    names = [name for name in dict.fromkeys(n for schema in schemas.values() for n in schema.names) if name not in keys]
     fields = []
     for name in names:
         types = {path: _plain(schema.field(name).type) for path, schema in schemas.items() if name in schema.names}
@@ -91,7 +136,19 @@ def read_parquet_files(source: str | Path, columns: Collection[str]) -> ParquetF
                 _check_exact_integers(name, types, footers, common)
         if common is not None:
             fields.append(pa.field(name, common))
-    return ParquetFiles(tuple(paths), pa.schema(fields))
+    return ParquetFiles(tuple(paths), pa.schema(fields), found)
+
+
+def _notify_skipped(listed: Listing) -> None:
+    if listed.skipped:
+        warnings.warn(
+            SkippedFilesWarning(
+                f"skipped {len(listed.skipped)} files below {listed.root!r} whose path has a file or folder name "
+                "starting with '_' or '.' (temporary and hidden files, as Spark, Hive and pyarrow skip them), "
+                f"e.g. {listed.skipped[0]!r}"
+            ),
+            stacklevel=4,
+        )
 
 
 def row_count(source: str | Path) -> int:
@@ -126,7 +183,33 @@ def _footer(path: str) -> pq.FileMetaData:
     try:
         return pq.read_metadata(path)
     except (OSError, pa.ArrowException) as error:
+        if _other_format(path):
+            raise SourceError(_not_parquet(path)) from None
         raise SourceError(f"cannot read {path!r} as Parquet: {error}") from None
+
+
+PARQUET_MAGIC = b"PAR1"
+# How to read a file of another format, by its extension (anything else: as CSV).
+_READERS = {".json": "pl.read_json", ".jsonl": "pl.scan_ndjson", ".ndjson": "pl.scan_ndjson"}
+
+
+def _other_format(path: str) -> bool:
+    """Whether the file holds something (not nothing, nor a truncated Parquet file) that
+    does not even start as Parquet does."""
+    try:
+        with open(path, "rb") as file:
+            return file.read(len(PARQUET_MAGIC)) not in (PARQUET_MAGIC, b"")
+    except OSError:
+        return False
+
+
+def _not_parquet(path: str) -> str:
+    reader = _READERS.get(os.path.splitext(path)[1].lower(), "pl.scan_csv")
+    return (
+        f"cannot read {path!r}: it is not a Parquet file (it does not start with Parquet's magic bytes); "
+        "a source is Parquet files, a polars DataFrame or LazyFrame, a pyarrow Table, or a table name with "
+        f"con=<duckdb connection>: to read it, pass {reader}({path!r})"
+    )
 
 
 def _read_columns(path: str, columns: list[str]) -> pa.Table:
@@ -191,30 +274,13 @@ def _check_exact_integers(
     for path, kind in types.items():
         if not pa.types.is_integer(kind):
             continue
-        low, high = _integer_range(path, footers[path], column)
+        low, high, _ = column_summary(path, footers[path], column)
         worst = low if low is not None and abs(low) > abs(high) else high
         if worst is not None and abs(worst) > limit:
             raise SourceError(
                 f"column {column!r} is {_by_type(types)}: its value {worst} in {path!r} would round as {common} "
                 f"(integers are exact only up to {limit}); rewrite the files with one type for it"
             )
-
-
-def _integer_range(path: str, footer: pq.FileMetaData, column: str) -> tuple[int | None, int | None]:
-    """The smallest and largest value of ``column``: from the footer's statistics when every
-    row group has them, else read from the column."""
-    lows, highs = [], []
-    for group in range(footer.num_row_groups):
-        chunks = footer.row_group(group)
-        chunk = next(chunks.column(i) for i in range(chunks.num_columns) if chunks.column(i).path_in_schema == column)
-        stats = chunk.statistics
-        if chunk.num_values and (stats is None or not stats.has_min_max):
-            extremes = pc.min_max(_read_columns(path, [column]).column(0)).as_py()
-            return extremes["min"], extremes["max"]
-        if stats is not None and stats.has_min_max:
-            lows.append(stats.min)
-            highs.append(stats.max)
-    return (min(lows), max(highs)) if lows else (None, None)
 
 
 def _some(paths: Sequence[str]) -> str:

@@ -19,12 +19,14 @@ scores and weights.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Collection
 from typing import Any, ParamSpec, TypeVar
 
 import polars as pl
 
 from sqlmetrics.registry import get, metric
+from sqlmetrics.sources import polars_source
 from sqlmetrics.spec import MetricCall
 
 P = ParamSpec("P")
@@ -61,6 +63,28 @@ def _frame(name: str, frame: Callable[P, R]) -> Callable[P, R]:
         return result.sort(by, nulls_last=True) if by else result
 
     return named
+
+
+class _EveryColumn:
+    """The columns a scan may read: all of them."""
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+
+def scan_parquet(source: str | os.PathLike[str], columns: Collection[str] | None = None) -> pl.LazyFrame:
+    """Parquet files (a path, glob or directory) as the LazyFrame that
+    ``sm.evaluate(source, ..., engine="polars")`` reads, so that expressions see the columns
+    every engine sees: files whose path below the directory has a name starting with ``_``
+    or ``.`` are skipped (with a ``sm.SkippedFilesWarning``), ``key=value`` folders are
+    columns typed alike in every engine, and files of several schemas are read under one
+    where no value changes (checked for ``columns``, default every column). See "Parquet
+    files" in docs/guide.md.
+
+    >>> lf = smp.scan_parquet("logs/")  # doctest: +SKIP
+    >>> lf.group_by("date").agg(smp.auc("pctr", "click"))  # doctest: +SKIP
+    """
+    return polars_source(os.fspath(source), _EveryColumn() if columns is None else columns)
 
 
 # <metrics>: written by `python -m sqlmetrics.docs --write`

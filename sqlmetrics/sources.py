@@ -6,6 +6,7 @@ import functools
 import glob
 import inspect
 import os
+from dataclasses import dataclass, field
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,6 +18,7 @@ import pyarrow as pa
 from sqlmetrics import templates
 from sqlmetrics.errors import SourceError
 from sqlmetrics.parquet_files import GLOB_CHARS, ParquetFiles, raise_unreadable_file, read_parquet_files
+from sqlmetrics.partitions import FILE_COLUMN
 from sqlmetrics.sql_names import quote
 
 # The names under which in-memory frames are visible to the composed SQL.
@@ -61,32 +63,73 @@ def table_sql(name: str) -> str:
     return ".".join(quote(part) for part in name.split("."))
 
 
-def source_sql(source: Any, *, columns: Collection[str] | None = None, view: str = FRAME_VIEW) -> str:
-    """The FROM expression the composed SQL reads ``source`` through (a frame: ``view``).
-
-    A Parquet path is read with ``can_have_nan = true``: DuckDB otherwise trusts the
-    files' min/max statistics, which leave NaN out, and folds ``isnan`` to false. With
-    ``columns`` (the columns the call reads) the files are listed and checked first
-    (``sqlmetrics.parquet_files``), and files whose schemas differ are read by name with
-    ``union_by_name = true``; without, the path is rendered as given (``sm.to_sql``)."""
+def source_sql(source: Any, *, view: str = FRAME_VIEW) -> str:
+    """The FROM expression ``sm.to_sql`` shows for ``source`` (a frame: ``view``; a
+    Parquet path as given, read with ``can_have_nan = true``, see ``read_sql``)."""
     if is_frame(source):
         return view
     if is_path(source):
-        if columns is None:
-            return _read_parquet_sql(str(source), union_by_name=False)
-        files = read_parquet_files(source, columns)
-        literal_paths = tuple(map(glob.escape, files.paths))  # DuckDB globs every path it is given
-        paths = literal_paths[0] if len(literal_paths) == 1 else literal_paths
-        return _read_parquet_sql(paths, union_by_name=files.common_schema is not None)
+        return f"read_parquet({templates.literal(str(source))}, can_have_nan = true)"
     if isinstance(source, str):
         return table_sql(source)
     raise _unsupported(source)
 
 
-def _read_parquet_sql(paths: str | tuple[str, ...], union_by_name: bool) -> str:
-    listed = templates.literal(paths) if isinstance(paths, str) else f"[{', '.join(map(templates.literal, paths))}]"
-    by_name = ", union_by_name = true" if union_by_name else ""
-    return f"read_parquet({listed}{by_name}, can_have_nan = true)"
+@dataclass(frozen=True)
+class BoundSql:
+    """SQL reading a source, and the values of the named parameters (``$name``) it holds."""
+
+    sql: str
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+def read_sql(source: Any, columns: Collection[str], view: str = FRAME_VIEW) -> BoundSql:
+    """The FROM expression the DuckDB engine reads ``source`` through (a frame: ``view``).
+
+    A Parquet path's files are listed and checked first (``sqlmetrics.parquet_files``), and
+    bound as parameters named after ``view`` (a path is never pasted into the statement).
+    They are read with ``can_have_nan = true`` (DuckDB otherwise trusts the files' min/max
+    statistics, which leave NaN out, and folds ``isnan`` to false), by name with
+    ``union_by_name = true`` when their schemas differ, and without DuckDB's own reading
+    of ``key=value`` folders: the partition columns are joined to each file's rows by its
+    path (``sqlmetrics.partitions``)."""
+    if not is_path(source):
+        return BoundSql(source_sql(source, view=view))
+    files = read_parquet_files(source, columns)
+    parameters: dict[str, Any] = {f"{view}_paths": list(map(glob.escape, files.paths))}  # DuckDB globs every path
+    options = ["hive_partitioning = false"]
+    options += ["union_by_name = true"] if files.common_schema is not None else []
+    found = files.partitions
+    if found is None:
+        return BoundSql(_read_parquet_sql(view, options), parameters)
+    options.append(f"filename = {templates.literal(FILE_COLUMN)}")
+    values = []
+    for i, key in enumerate((FILE_COLUMN, *found.keys)):
+        parameters[f"{view}_partition_{i}"] = found.table.column(key).to_pylist()
+        kind = _DUCKDB_TYPES[found.table.schema.field(key).type]
+        values.append(f"CAST(unnest(${view}_partition_{i}) AS {kind}) AS {quote(key)}")
+    excluded = ", ".join(quote(name) for name in (FILE_COLUMN, *found.in_files))
+    file = quote(FILE_COLUMN)
+    sql = (
+        f"(SELECT rows.* EXCLUDE ({excluded}), {', '.join(f'folders.{quote(key)}' for key in found.keys)}\n"
+        f"FROM {_read_parquet_sql(view, options)} AS rows\n"
+        f"JOIN (SELECT {', '.join(values)}) AS folders ON rows.{file} = folders.{file})"
+    )
+    return BoundSql(sql, parameters)
+
+
+# The DuckDB type of each type a partition key may have (sqlmetrics.partitions).
+_DUCKDB_TYPES = {
+    pa.int64(): "BIGINT",
+    pa.float64(): "DOUBLE",
+    pa.date32(): "DATE",
+    pa.timestamp("us"): "TIMESTAMP",
+    pa.string(): "VARCHAR",
+}
+
+
+def _read_parquet_sql(view: str, options: list[str]) -> str:
+    return f"read_parquet(${view}_paths, {', '.join(options)}, can_have_nan = true)"
 
 
 def polars_source(source: Any, columns: Collection[str]) -> pl.LazyFrame:
@@ -117,17 +160,26 @@ _LOSSLESS_CASTS = pl.ScanCastOptions(
 
 def _scan_parquet(files: ParquetFiles) -> pl.LazyFrame:
     """The files as one LazyFrame (their names are not globs: a file may be named ``[x]``);
-    files of several schemas under their common schema."""
+    files of several schemas under their common schema; the partition columns joined to
+    each file's rows by its path."""
+    found = files.partitions
+    scan = functools.partial(
+        pl.scan_parquet, list(files.paths), glob=False, hive_partitioning=False,
+        include_file_paths=None if found is None else FILE_COLUMN,
+    )  # fmt: skip
     if files.common_schema is None:
-        return pl.scan_parquet(list(files.paths), glob=False)
-    return pl.scan_parquet(
-        list(files.paths),
-        glob=False,
-        schema=pl.from_arrow(files.common_schema.empty_table()).schema,
-        missing_columns="insert",
-        extra_columns="ignore",
-        cast_options=_LOSSLESS_CASTS,
-    )
+        rows = scan()
+    else:
+        rows = scan(
+            schema=pl.from_arrow(files.common_schema.empty_table()).schema,
+            missing_columns="insert",
+            extra_columns="ignore",
+            cast_options=_LOSSLESS_CASTS,
+        )
+    if found is None:
+        return rows
+    folders = pl.from_arrow(found.table).lazy()
+    return rows.drop(found.in_files, strict=False).join(folders, on=FILE_COLUMN).drop(FILE_COLUMN)
 
 
 # What the engines raise when a file's pages cannot be read.

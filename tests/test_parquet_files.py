@@ -11,7 +11,9 @@ all rows, errors naming the column, the files and their types, the same in both 
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
+from datetime import date, datetime
 from pathlib import Path
 
 import duckdb
@@ -24,6 +26,7 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import roc_auc_score
 
 import sqlmetrics as sm
+import sqlmetrics.polars as smp
 from sqlmetrics import cli
 
 NAN = float("nan")
@@ -356,8 +359,8 @@ def test_a_directory_reads_only_its_parquet_files(spark_directory, engine):
 @pytest.mark.parametrize(
     ("content", "reason"),
     [
-        (b"", "Parquet file size is 0 bytes"),
-        (b"label,score\n0,0.1\n1,0.2\n", "Parquet magic bytes not found in footer"),
+        (b"", " as Parquet: Parquet file size is 0 bytes"),
+        (b"label,score\n0,0.1\n1,0.2\n", ": it is not a Parquet file (it does not start with Parquet's magic bytes)"),
     ],
     ids=["empty", "csv"],
 )
@@ -365,8 +368,8 @@ def test_a_file_that_is_not_parquet_is_named(spark_directory, content, reason):
     bad = spark_directory / "sub" / "part-00009.parquet"
     bad.parent.mkdir()
     bad.write_bytes(content)
-    assert refusal(spark_directory, ["auc"]).startswith(f"cannot read '{bad}' as Parquet: {reason}")
-    assert refusal(bad, ["auc"]).startswith(f"cannot read '{bad}' as Parquet: {reason}")
+    assert refusal(spark_directory, ["auc"]).startswith(f"cannot read '{bad}'{reason}")
+    assert refusal(bad, ["auc"]).startswith(f"cannot read '{bad}'{reason}")
 
 
 def test_a_truncated_file_is_named(spark_directory):
@@ -403,9 +406,13 @@ def test_corrupt_pages_behind_a_sound_footer_are_named(tmp_path):
 
 
 def test_a_glob_matching_other_files_names_them(spark_directory):
-    """A glob matches hidden files too, as DuckDB's and polars' globs do: the first is a .crc."""
-    crc = spark_directory / ".part-00000.snappy.parquet.crc"
-    assert refusal(f"{spark_directory}/*", ["auc"]).startswith(f"cannot read '{crc}' as Parquet: ")
+    """A glob skips the .crc files and _SUCCESS (their names start with '.' and '_') but
+    names any other file it matches that is not Parquet."""
+    notes = spark_directory / "notes.txt"
+    with pytest.warns(sm.SkippedFilesWarning, match=r"skipped 3 files"):
+        assert sm.evaluate(f"{spark_directory}/*", ["auc"])["n_rows"].item() == ROWS.height
+    notes.write_text("not Parquet")
+    assert refusal(f"{spark_directory}/*", ["auc"]).startswith(f"cannot read '{notes}': it is not a Parquet file")
 
 
 def test_file_names_are_not_globs(tmp_path, engine):
@@ -439,3 +446,270 @@ def test_the_cli_reports_a_bad_directory_without_a_traceback(tmp_path, capsys):
             "sqlmetrics: error: column 'label' has types that cannot be combined without changing values: "
             f"bool in '{directory}/0.parquet', int64 in '{directory}/1.parquet'; rewrite the files with one type for it"
         )
+
+
+def test_an_existing_file_is_read_whatever_its_name(tmp_path, engine):
+    """A path naming a file is that file, even when its name reads as a glob: ``[ack]``
+    would match one of ``a``, ``c``, ``k`` and ``*`` anything; ``a1.parquet`` next to
+    ``a[1].parquet`` is the file ``a[1]`` would match as a glob."""
+    ROWS.head(3).write_parquet(tmp_path / "a1.parquet")
+    for name in ("f br[ack]ets.parquet", "st*r?.parquet", "a[1].parquet"):
+        ROWS.write_parquet(tmp_path / name)
+        result = sm.evaluate(tmp_path / name, ["auc"], engine=engine)
+        assert result["n_rows"].item() == ROWS.height, name
+        assert result["auc"].item() == pytest.approx(roc_auc_score(ROWS["label"], ROWS["score"]), abs=1e-12)
+        assert sm.evaluate(str(tmp_path / name), ["auc"], engine=engine)["n_rows"].item() == ROWS.height
+
+
+def test_a_path_holding_a_newline_is_read(tmp_path, engine):
+    """The path is bound, not pasted into the statement (whose lines are indented)."""
+    directory = tmp_path / "logs\n  of\nmay"
+    directory.mkdir()
+    ROWS.write_parquet(directory / "part\n  0.parquet")
+    for source in (directory, directory / "part\n  0.parquet"):
+        result = sm.evaluate(source, ["auc"], engine=engine)
+        assert result["n_rows"].item() == ROWS.height
+        assert result["auc"].item() == pytest.approx(roc_auc_score(ROWS["label"], ROWS["score"]), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "advice"),
+    [
+        ("scores.csv", b"label,score\n0,0.1\n1,0.2\n", "pl.scan_csv('{path}')"),
+        ("scores.json", b'[{"label": 0, "score": 0.1}]', "pl.read_json('{path}')"),
+        ("scores.jsonl", b'{"label": 0, "score": 0.1}\n', "pl.scan_ndjson('{path}')"),
+        ("scores.txt", b"0 0.1\n1 0.2\n", "pl.scan_csv('{path}')"),
+    ],
+)
+def test_a_file_of_another_format_says_what_a_source_is(tmp_path, name, content, advice):
+    path = tmp_path / name
+    path.write_bytes(content)
+    message = refusal(path, ["auc"])
+    assert message.startswith(f"cannot read '{path}': it is not a Parquet file (")
+    assert "a source is Parquet files, a polars DataFrame or LazyFrame, a pyarrow Table" in message
+    assert advice.format(path=path) in message
+
+
+def test_the_cli_says_how_to_convert_a_file_of_another_format(tmp_path, capsys):
+    path = tmp_path / "scores.csv"
+    path.write_text("label,score\n0,0.1\n1,0.2\n")
+    assert cli.main(["eval", str(path), "-m", "auc"]) == 1
+    assert capsys.readouterr().err == (
+        f"sqlmetrics: error: cannot read '{path}': it is not a Parquet file (it does not start with Parquet's magic "
+        f"bytes); SOURCE is Parquet files or a table (--table): convert it first, e.g. duckdb -c \"COPY (FROM '{path}') "
+        "TO 'out.parquet'\"\n"
+    )
+
+
+# --- Spark's and Hive's leftovers -----------------------------------------------------
+
+
+def spark_leftovers(directory: Path, rows: pl.DataFrame) -> list[Path]:
+    """``rows`` in ``part-00000.parquet``, and a failed attempt's copies of it where Spark
+    leaves them: under ``_temporary``, as a hidden ``.part`` file, a ``_SUCCESS`` marker."""
+    attempt = directory / "_temporary" / "0" / "_temporary" / "attempt_1"
+    attempt.mkdir(parents=True)
+    rows.write_parquet(directory / "part-00000.parquet")
+    leftovers = [attempt / "part-00000.parquet", directory / ".part-00001.parquet"]
+    for path in leftovers:
+        rows.write_parquet(path)
+    (directory / "_SUCCESS").write_bytes(b"")
+    return leftovers
+
+
+def test_files_below_names_starting_with_underscore_or_dot_are_skipped(tmp_path, engine):
+    """1000 rows in the part file; the leftovers hold 2000 more, which were counted."""
+    rng = np.random.default_rng(8)
+    rows = pl.DataFrame({"label": rng.integers(0, 2, 1000), "score": rng.random(1000)})
+    leftovers = spark_leftovers(tmp_path / "out", rows)
+    expected = roc_auc_score(rows["label"], rows["score"])
+    for source in (tmp_path / "out", f"{tmp_path}/out/**/*.parquet", f"{tmp_path}/out/*"):
+        with pytest.warns(sm.SkippedFilesWarning, match=r"skipped \d files below .* starting with '_' or '\.'"):
+            result = sm.evaluate(source, ["auc"], engine=engine)
+        assert result["n_rows"].item() == 1000, source
+        assert result["auc"].item() == pytest.approx(expected, abs=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a file named on its own is read, whatever its name, without a notice
+        assert sm.evaluate(leftovers[1], ["auc"], engine=engine)["n_rows"].item() == 1000
+
+
+def test_the_cli_says_which_files_it_skipped(tmp_path, capsys):
+    spark_leftovers(tmp_path / "out", ROWS.select("label", "score"))
+    assert cli.main(["eval", str(tmp_path / "out"), "-m", "auc", "--format", "csv"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[1].startswith(f"{ROWS.height},0,")
+    assert captured.err == (
+        f"sqlmetrics: warning: skipped 2 files below '{tmp_path}/out' whose path has a file or folder name "
+        "starting with '_' or '.' (temporary and hidden files, as Spark, Hive and pyarrow skip them), "
+        f"e.g. '{tmp_path}/out/.part-00001.parquet'\n"
+    )
+
+
+def test_only_skipped_files_is_no_files(tmp_path):
+    spark_leftovers(tmp_path / "out", ROWS)
+    (tmp_path / "out" / "part-00000.parquet").unlink()
+    assert refusal(tmp_path / "out", ["auc"]) == (
+        f"no Parquet files (*.parquet) in the directory '{tmp_path}/out' (2 files skipped: names starting with "
+        "'_' or '.' are temporary or hidden)"
+    )
+
+
+# --- Hive-partitioned directories ----------------------------------------------------
+
+# Two days of impressions: the date, an hour and a model version live in the folders.
+IMPRESSIONS = pl.DataFrame(
+    {
+        "date": [date(2026, 11, 1)] * 6 + [date(2026, 11, 2)] * 6,
+        "model": ["a", "a", "b", "b", "b", "a", "a", "b", "a", "b", "a", "b"],
+        "label": [0, 1, 0, 1, 1, 0, 1, 0, 0, 1, 1, 0],
+        "score": [0.1, 0.7, 0.3, 0.8, 0.6, 0.2, 0.9, 0.4, 0.35, 0.5, 0.45, 0.05],
+    }
+)
+
+
+def partition_polars(frame: pl.DataFrame, directory: Path, by: list[str]) -> None:
+    frame.write_parquet(directory, partition_by=by)
+
+
+def partition_pyarrow(frame: pl.DataFrame, directory: Path, by: list[str]) -> None:
+    pq.write_to_dataset(frame.to_arrow(), directory, partition_cols=by)
+
+
+def partition_duckdb(frame: pl.DataFrame, directory: Path, by: list[str]) -> None:
+    with duckdb.connect() as con:
+        con.register("frame", frame.to_arrow())
+        con.execute(f"COPY frame TO '{directory}' (FORMAT parquet, PARTITION_BY ({', '.join(by)}))")
+
+
+PARTITION_WRITERS = [partition_polars, partition_pyarrow, partition_duckdb]
+
+
+@pytest.mark.parametrize("writer", PARTITION_WRITERS, ids=lambda w: w.__name__.removeprefix("partition_"))
+def test_partition_folders_are_columns(tmp_path, writer, engine):
+    """``date=2026-11-01/model=a/...``: the keys are columns of every engine, a date a date
+    and a string a string, as in the frame the files were written from (the reference)."""
+    writer(IMPRESSIONS, tmp_path / "logs", ["date", "model"])
+    assert sorted(p.parent.parent.name for p in (tmp_path / "logs").rglob("*.parquet")) == [
+        "date=2026-11-01"
+    ] * 2 + ["date=2026-11-02"] * 2
+    expected = sm.evaluate(IMPRESSIONS, ["auc", "logloss"], by=["date", "model"], engine=engine)
+    for source in (tmp_path / "logs", f"{tmp_path}/logs/*/*/*.parquet", f"{tmp_path}/logs/date=*/**/*.parquet"):
+        result = sm.evaluate(source, ["auc", "logloss"], by=["date", "model"], engine=engine)
+        assert_frame_equal(result, expected, check_exact=False, rel_tol=1e-12)
+    by_label = sm.evaluate(tmp_path / "logs", ["auc"], label="label", score="score", by="model", engine=engine)
+    assert_frame_equal(by_label, sm.evaluate(IMPRESSIONS, ["auc"], by="model", engine=engine), rel_tol=1e-12)
+
+
+def test_a_label_or_score_may_be_a_partition_key(tmp_path, engine):
+    """Files split by label (``label=0/``, ``label=1/``) and scores bucketed by folder."""
+    partition_polars(IMPRESSIONS, tmp_path / "by_label", ["label"])
+    result = sm.evaluate(tmp_path / "by_label", ["auc"], by="date", engine=engine)
+    assert_frame_equal(result, sm.evaluate(IMPRESSIONS, ["auc"], by="date", engine=engine), rel_tol=1e-12)
+    bucketed = IMPRESSIONS.with_columns(pl.col("score").round(1))
+    partition_polars(bucketed, tmp_path / "by_score", ["score"])
+    result = sm.evaluate(tmp_path / "by_score", ["auc", "brier"], engine=engine)
+    assert_frame_equal(result, sm.evaluate(bucketed, ["auc", "brier"], engine=engine), rel_tol=1e-12)
+
+
+def partitioned(directory: Path, folders: list[str], frame: pl.DataFrame = IMPRESSIONS) -> Path:
+    """``frame``'s rows dealt over ``folders`` (paths below ``directory``), one file each."""
+    for i, folder in enumerate(folders):
+        (directory / folder).mkdir(parents=True)
+        frame.gather_every(len(folders), offset=i).write_parquet(directory / folder / "part-0.parquet")
+    return directory
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype", "slices"),
+    [
+        (["1", "02", "-3"], pl.Int64, [-3, 1, 2]),
+        (["0.5", "1", "2e3"], pl.Float64, [0.5, 1.0, 2000.0]),
+        (["2026-11-01", "2026-11-02", "2026-12-31"], pl.Date, [date(2026, 11, d) for d in (1, 2)] + [date(2026, 12, 31)]),
+        (
+            ["2026-11-01 10%3A00%3A00", "2026-11-01T11:30:00", "2026-11-02 00:00:00.5"],
+            pl.Datetime("us"),
+            [datetime(2026, 11, 1, 10), datetime(2026, 11, 1, 11, 30), datetime(2026, 11, 2, 0, 0, 0, 500_000)],
+        ),
+        (["1", "x", "2026-11-01"], pl.String, ["1", "2026-11-01", "x"]),
+        (["a%2Fb", "__HIVE_DEFAULT_PARTITION__", "c d"], pl.String, ["a/b", "c d", None]),
+        (["7", "__HIVE_DEFAULT_PARTITION__", ""], pl.Int64, [7, None]),
+    ],
+    ids=["integers", "floats", "dates", "timestamps", "mixed", "escaped_and_null", "null_integers"],
+)
+def test_partition_values_have_one_type_in_every_engine(tmp_path, values, dtype, slices, engine):
+    """A key is an integer (int64) when every value is one, else a float (float64), a date,
+    a timestamp, else a string; values are %-decoded; __HIVE_DEFAULT_PARTITION__ and an
+    empty value are NULL."""
+    partitioned(tmp_path / "logs", [f"k={value}" for value in values])
+    result = sm.evaluate(tmp_path / "logs", ["auc"], by="k", engine=engine)
+    assert result.schema["k"] == dtype
+    assert result["k"].to_list() == slices
+    assert result["n_rows"].sum() == IMPRESSIONS.height
+
+
+def test_folders_above_the_source_are_not_partitions(tmp_path, engine):
+    """Only folders below the directory (or the glob's fixed part) are partitions, as Spark,
+    pyarrow and polars read them: a day's folder given as the source has no key."""
+    day = partitioned(tmp_path / "date=2026-11-01", ["hour=1", "hour=2"])
+    for source in (day, f"{day}/*/*.parquet", day / "hour=1" / "part-0.parquet"):
+        result = sm.evaluate(source, ["auc"], by="date", engine=engine)  # the files' own date column
+        assert result["date"].to_list() == [date(2026, 11, 1), date(2026, 11, 2)]
+        with pytest.raises(sm.ColumnNotFoundError, match="by column 'day' not found"):
+            sm.evaluate(source, ["auc"], by="day", engine=engine)
+    assert sm.evaluate(day, ["auc"], by="hour", engine=engine)["hour"].to_list() == [1, 2]
+
+
+def test_a_key_also_in_the_files_must_hold_the_folders_value(tmp_path, engine):
+    agreeing = partitioned(tmp_path / "agree", ["date=2026-11-01", "date=2026-11-02"], IMPRESSIONS.sort("date"))
+    for path in agreeing.rglob("*.parquet"):  # each file's rows are of its folder's date
+        day = date.fromisoformat(path.parent.name.removeprefix("date="))
+        IMPRESSIONS.filter(pl.col("date") == day).write_parquet(path)
+    result = sm.evaluate(agreeing, ["auc"], by="date", engine=engine)
+    assert_frame_equal(result, sm.evaluate(IMPRESSIONS, ["auc"], by="date", engine=engine), rel_tol=1e-12)
+    disagreeing = partitioned(tmp_path / "disagree", ["date=2026-11-01", "date=2026-11-02"])
+    message = (
+        f"column 'date' is both a partition folder and a column of the files, with other values: "
+        f"'{disagreeing}/date=2026-11-01/part-0.parquet' is below 'date=2026-11-01' but holds 2026-11-01 to 2026-11-02; "
+        "rename the column or the folder"
+    )
+    with pytest.raises(sm.SourceError) as error:
+        sm.evaluate(disagreeing, ["auc"], by="date", engine=engine)
+    assert str(error.value) == message
+    assert sm.evaluate(disagreeing, ["auc"], engine=engine)["n_rows"].item() == IMPRESSIONS.height  # date unread
+
+
+def test_files_partitioned_differently_are_refused(tmp_path):
+    directory = partitioned(tmp_path / "logs", ["date=2026-11-01/hour=1", "date=2026-11-02"])
+    assert refusal(directory, ["auc"]) == (
+        f"the files below '{directory}' are partitioned differently: "
+        f"'{directory}/date=2026-11-01/hour=1/part-0.parquet' is below date, hour, "
+        f"'{directory}/date=2026-11-02/part-0.parquet' below date; every file needs the same key=value folders"
+    )
+
+
+def test_partitions_of_files_with_odd_names(tmp_path, engine):
+    """Brackets, quotes and a newline in folder and file names: each file is joined to its
+    own partition values in both engines."""
+    directory = partitioned(tmp_path / "it's [odd]", ["k=a [1]", "k=b'\n2", "k=c*?"])
+    result = sm.evaluate(directory, ["auc"], by="k", engine=engine)
+    assert result["k"].to_list() == ["a [1]", "b'\n2", "c*?"]
+    expected = [IMPRESSIONS.gather_every(3, offset=i) for i in range(3)]
+    assert result["n_rows"].to_list() == [rows.height for rows in expected]
+    for value, rows in zip(result["auc"], expected):
+        if rows["label"].n_unique() == 1:  # the third folder's rows are all negatives: AUC is undefined
+            assert value is None
+        else:
+            assert value == pytest.approx(roc_auc_score(rows["label"], rows["score"]), abs=1e-12)
+
+
+def test_polars_users_scan_the_same_columns(tmp_path):
+    """``smp.scan_parquet`` is the LazyFrame the polars engine reads: partition keys as
+    columns, leftovers skipped."""
+    partition_pyarrow(IMPRESSIONS, tmp_path / "logs", ["date", "model"])
+    IMPRESSIONS.write_parquet(tmp_path / "logs" / ".hidden.parquet")
+    with pytest.warns(sm.SkippedFilesWarning):
+        lf = smp.scan_parquet(tmp_path / "logs")
+    assert lf.collect_schema() == pl.Schema({"label": pl.Int64, "score": pl.Float64, "date": pl.Date, "model": pl.String})
+    got = lf.group_by("date", "model").agg(smp.auc("score", "label")).sort("date", "model").collect()
+    want = IMPRESSIONS.group_by("date", "model").agg(smp.auc("score", "label")).sort("date", "model")
+    assert_frame_equal(got, want)

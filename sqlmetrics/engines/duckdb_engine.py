@@ -18,13 +18,14 @@ from sqlmetrics.compose import compose
 from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError, shown
 from sqlmetrics.sources import (
     FRAME_VIEW,
+    BoundSql,
     is_frame,
     is_path,
     is_table_name,
     names_unreadable_files,
     polars_source,
+    read_sql,
     second_view,
-    source_sql,
     table_sql,
 )
 
@@ -47,14 +48,17 @@ def run(
     second_name = second_view(binding.long_scores is not None)
     frames = {view: data for view, data in ((FRAME_VIEW, source), (second_name, second)) if is_frame(data)}
     with _connection(con, (source, second)) as connection, _registered(connection, frames) as views:
-        from_sql = source_sql(source, columns=binding.source_columns, view=views.get(FRAME_VIEW, FRAME_VIEW))
+        from_sql = read_sql(source, binding.source_columns, view=views.get(FRAME_VIEW, FRAME_VIEW))
         schema = _schema(connection, from_sql, source)
         check_schema(binding, schema)
         second_sql = None
+        parameters = from_sql.parameters
         if second is not None:
-            second_sql = source_sql(second, columns=binding.second_columns, view=views.get(second_name, second_name))
+            second_sql = read_sql(second, binding.second_columns, view=views.get(second_name, second_name))
             check_second_schema(binding, _schema(connection, second_sql, second), schema)
-        result = _execute(connection, composer(binding, from_sql, second_sql))
+            parameters = parameters | second_sql.parameters
+        statement = composer(binding, from_sql.sql, None if second_sql is None else second_sql.sql)
+        result = _execute(connection, statement, parameters)
         return _restore_time_zones(result, binding, source)
 
 
@@ -175,9 +179,9 @@ def _fetched(result: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         return pl.from_arrow(result.to_arrow_table())
 
 
-def _schema(connection: duckdb.DuckDBPyConnection, from_sql: str, source: Any) -> dict[str, str]:
+def _schema(connection: duckdb.DuckDBPyConnection, from_sql: BoundSql, source: Any) -> dict[str, str]:
     try:
-        described = connection.execute(f"DESCRIBE SELECT * FROM {from_sql}").fetchall()
+        described = connection.execute(f"DESCRIBE SELECT * FROM {from_sql.sql}", from_sql.parameters or None).fetchall()
     except duckdb.Error as error:
         if is_table_name(source):
             raise _unknown_table(source) from None
@@ -189,9 +193,10 @@ def _unknown_table(name: str) -> SourceError:
     return SourceError(f"no table or view named {name!r} in the DuckDB connection (pass con=... or a Parquet path)")
 
 
-def _execute(connection: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
+def _execute(connection: duckdb.DuckDBPyConnection, sql: str, parameters: dict[str, Any]) -> pl.DataFrame:
+    """The rows of ``sql``, its named parameters bound to ``parameters``."""
     try:
-        return _fetched(connection.execute(sql))
+        return _fetched(connection.execute(sql, parameters or None))
     except duckdb.Error as error:
         _abandon(connection)
         text = str(error)
