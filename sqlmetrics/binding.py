@@ -14,10 +14,24 @@ NUMERIC_TYPE_WORDS = ("int", "float", "double", "decimal", "real", "numeric", "b
 TEXT_TYPE_WORDS = ("varchar", "string", "utf8", "char", "text", "categorical", "enum")
 
 
+# Lists, arrays, structs, maps and unions: polars' List(Float64), Struct({...}), Array(...);
+# DuckDB's DOUBLE[], DOUBLE[3], STRUCT(...), MAP(...); Spark's array<double>, struct<...>.
+NESTED_TYPE_WORDS = ("list", "array", "struct", "map", "union")
+
+
+def is_nested_type(type_name: str) -> bool:
+    """True for a type holding several values per row (a list, struct, map, ...)."""
+    kind = type_name.lower().strip()
+    return kind.startswith(NESTED_TYPE_WORDS) or kind.endswith("]")
+
+
 def is_numeric_type(type_name: str) -> bool:
-    """True for DuckDB's and polars' numeric and boolean type names (INTEGER, Float64, ...)."""
+    """True for DuckDB's and polars' numeric and boolean type names (INTEGER, Float64, ...),
+    not for a list or struct of them."""
     kind = type_name.lower()
-    return not kind.startswith("interval") and any(word in kind for word in NUMERIC_TYPE_WORDS)
+    if kind.startswith("interval") or is_nested_type(kind):
+        return False
+    return any(word in kind for word in NUMERIC_TYPE_WORDS)
 
 
 def class_kind(type_name: str) -> str | None:
@@ -25,6 +39,8 @@ def class_kind(type_name: str) -> str | None:
     ``text`` (strings, categoricals, enums), or None for a type that cannot be a class."""
     if is_numeric_type(type_name):
         return "number"
+    if is_nested_type(type_name):
+        return None
     return "text" if any(word in type_name.lower() for word in TEXT_TYPE_WORDS) else None
 
 

@@ -122,7 +122,10 @@ def _typed(values: list[str | None]) -> pa.Array:
 
 
 def check_file_columns(
-    found: Partitions, schemas: Mapping[str, pa.Schema], footers: Mapping[str, pq.FileMetaData], columns: Collection[str]
+    found: Partitions,
+    schemas: Mapping[str, pa.Schema],
+    footers: Mapping[str, pq.FileMetaData],
+    columns: Collection[str],
 ) -> Partitions:
     """``found`` with the keys that are also columns of the files; raise when a file holds
     other values than its folder in such a column that the call reads (``columns``)."""

@@ -6,8 +6,8 @@ import functools
 import glob
 import inspect
 import os
-from dataclasses import dataclass, field
 from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -140,7 +140,7 @@ def polars_source(source: Any, columns: Collection[str]) -> pl.LazyFrame:
     if isinstance(source, pl.DataFrame):
         return source.lazy()
     if isinstance(source, pa.Table):
-        return pl.from_arrow(source).lazy()
+        return arrow_frame(source).lazy()
     if is_path(source):
         return _scan_parquet(read_parquet_files(source, columns))
     if isinstance(source, str):
@@ -149,6 +149,17 @@ def polars_source(source: Any, columns: Collection[str]) -> pl.LazyFrame:
             "(for a table in a DuckDB connection use engine='duckdb' with con=...)"
         )
     raise _unsupported(source)
+
+
+def arrow_frame(table: pa.Table) -> pl.DataFrame:
+    """A pyarrow Table as a polars frame, whatever its column names: polars reads Arrow
+    through its C interface, whose names end at a NUL character, so such names are
+    restored after."""
+    if not any("\x00" in name for name in table.column_names):
+        return pl.from_arrow(table)  # type: ignore[return-value]
+    stand_ins = [f"column_{i}" for i in range(table.num_columns)]
+    frame = pl.from_arrow(table.rename_columns(stand_ins))
+    return frame.rename(dict(zip(stand_ins, table.column_names)))  # type: ignore[union-attr]
 
 
 # Integers to wider integers or to floats, floats to wider floats: the casts the checked
@@ -197,16 +208,34 @@ def names_unreadable_files(engine: Engine) -> Engine:
     def run(*args: Any, **kwargs: Any) -> pl.DataFrame:
         try:
             return engine(*args, **kwargs)
-        except _ENGINE_READ_ERRORS:
+        except _ENGINE_READ_ERRORS as error:
             arguments = signature.bind(*args, **kwargs).arguments
             binding = arguments["binding"]
             tables = ((arguments["source"], binding.source_columns), (arguments.get("second"), binding.second_columns))
-            for table, columns in tables:
-                if is_path(table):
-                    raise_unreadable_file(table, columns)
+            paths = [(table, columns) for table, columns in tables if is_path(table)]
+            for table, columns in paths:
+                raise_unreadable_file(table, columns)
+            if paths:
+                raise_if_files_changed(paths[0][0], error)
             raise
 
     return run  # type: ignore[return-value]
+
+
+# What the engines raise for a listed file that is no longer there.
+_MISSING_FILE_ERRORS = (duckdb.IOException, FileNotFoundError)
+
+
+def raise_if_files_changed(source: Any, error: Exception) -> None:
+    """Raise a SourceError when ``error`` is an engine's failure to find a file of the
+    Parquet path ``source`` that was listed (and every file there now reads): a job
+    removed or replaced it while the call read them."""
+    if is_path(source) and isinstance(error, _MISSING_FILE_ERRORS):
+        first_line = str(error).strip().splitlines()[0]
+        raise SourceError(
+            f"cannot read {str(source)!r}: a file was removed or replaced while it was read ({first_line}); "
+            "run again once no job is writing the files"
+        ) from None
 
 
 def _unsupported(source: Any) -> SourceError:

@@ -8,12 +8,15 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 import sqlmetrics as sm
 import sqlmetrics.polars as smp
+from sqlmetrics import cli
 
 FRAME = pl.DataFrame(
     {
@@ -395,3 +398,82 @@ def test_time_zone_aware_slices_keep_their_zone(engine):
         None,
     ]
     assert result["n_rows"].to_list() == [2, 1, 3]
+
+
+# --- names and types no engine reads as they are --------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["polars", "lazy", "arrow"])
+def test_a_nul_in_a_column_name(engine, kind):
+    """DuckDB reads a frame through Arrow's C interface, whose names end at a NUL: polars
+    panicked and pyarrow's names were cut short (``y\\x00z`` read as ``y``, another column).
+    A NUL in an unread column is left out; in a bound one it is refused on DuckDB and read
+    by the polars engine."""
+    frame = FRAME.with_columns(pl.col("click").alias("c\x00lick"), pl.lit(0).alias("click\x00"))
+    arrow = pa.table({name: frame[name].to_list() for name in frame.columns})  # polars' to_arrow panics on them
+    source = {"polars": frame, "lazy": frame.lazy(), "arrow": arrow}[kind]
+    expected = evaluate(FRAME, ["auc"], engine)
+    assert_frame_equal(evaluate(source, ["auc"], engine), expected)  # the NUL columns are not read
+    if engine == "polars":
+        assert_frame_equal(evaluate(source, ["auc"], engine, label="c\x00lick"), expected)
+    else:
+        message = r"column 'c\\x00lick' has a NUL character in its name, which DuckDB cannot read: rename it"
+        with pytest.raises(sm.SqlMetricsError, match=message):
+            evaluate(source, ["auc"], engine, label="c\x00lick")
+
+
+@pytest.mark.parametrize(
+    ("role", "values", "polars_type", "duckdb_type"),
+    [
+        ("score", [[0.9], [0.2], [0.6], [0.4], [0.8], [0.1]], "List(Float64)", "DOUBLE[]"),
+        (
+            "score",
+            [{"p": 0.9}, {"p": 0.2}, {"p": 0.6}, {"p": 0.4}, {"p": 0.8}, {"p": 0.1}],
+            "Struct({'p': Float64})",
+            "STRUCT(p DOUBLE)",
+        ),
+        ("label", [[1], [0], [1], [0], [1], [0]], "List(Int64)", "BIGINT[]"),
+        ("weight", [[1.0]] * 6, "List(Float64)", "DOUBLE[]"),
+    ],
+    ids=["list_score", "struct_score", "list_label", "list_weight"],
+)
+def test_a_nested_score_label_or_weight_is_refused_by_name(engine, role, values, polars_type, duckdb_type, tmp_path):
+    column = {"score": "pctr", "label": "click", "weight": "w"}[role]
+    frame = FRAME.with_columns(pl.Series(column, values))
+    frame.write_parquet(tmp_path / "nested.parquet")
+    file_type = polars_type if engine == "polars" else duckdb_type  # a frame's type is polars' on both
+    for source, kind in ((frame, polars_type), (tmp_path / "nested.parquet", file_type)):
+        message = f"{role} column '{column}' has type {re.escape(kind)}; expected a number or boolean"
+        with pytest.raises(sm.SqlMetricsError, match=message):
+            evaluate(source, ["auc"], engine, weight="w")
+
+
+def test_a_nested_class_is_refused_by_name(engine):
+    frame = FRAME.with_columns(pl.Series("species", [["a"], ["b"], ["a"], ["b"], ["a"], ["b"]]))
+    with pytest.raises(sm.SqlMetricsError, match=r"label column 'species' has type .*; a class must be a number"):
+        sm.evaluate(frame, ["accuracy"], label="species", prediction="species", engine=engine)
+
+
+def test_the_cli_refuses_a_nested_score_in_one_line(tmp_path, capsys):
+    FRAME.with_columns(pl.col("pctr").map_elements(lambda s: [s], return_dtype=pl.List(pl.Float64))).write_parquet(
+        tmp_path / "nested.parquet"
+    )
+    for engine, kind in (("duckdb", "DOUBLE[]"), ("polars", "List(Float64)")):
+        code = cli.main(
+            [
+                "eval",
+                str(tmp_path / "nested.parquet"),
+                "-m",
+                "auc",
+                "--label",
+                "click",
+                "--score",
+                "pctr",
+                "--engine",
+                engine,
+            ]
+        )
+        assert code == 1
+        assert capsys.readouterr().err == (
+            f"sqlmetrics: error: score column 'pctr' has type {kind}; expected a number or boolean\n"
+        )

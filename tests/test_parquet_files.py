@@ -496,8 +496,8 @@ def test_the_cli_says_how_to_convert_a_file_of_another_format(tmp_path, capsys):
     assert cli.main(["eval", str(path), "-m", "auc"]) == 1
     assert capsys.readouterr().err == (
         f"sqlmetrics: error: cannot read '{path}': it is not a Parquet file (it does not start with Parquet's magic "
-        f"bytes); SOURCE is Parquet files or a table (--table): convert it first, e.g. duckdb -c \"COPY (FROM '{path}') "
-        "TO 'out.parquet'\"\n"
+        "bytes); SOURCE is Parquet files or a table (--table): convert it first, "
+        f"e.g. duckdb -c \"COPY (FROM '{path}') TO 'out.parquet'\"\n"
     )
 
 
@@ -589,9 +589,10 @@ def test_partition_folders_are_columns(tmp_path, writer, engine):
     """``date=2026-11-01/model=a/...``: the keys are columns of every engine, a date a date
     and a string a string, as in the frame the files were written from (the reference)."""
     writer(IMPRESSIONS, tmp_path / "logs", ["date", "model"])
-    assert sorted(p.parent.parent.name for p in (tmp_path / "logs").rglob("*.parquet")) == [
-        "date=2026-11-01"
-    ] * 2 + ["date=2026-11-02"] * 2
+    assert (
+        sorted(p.parent.parent.name for p in (tmp_path / "logs").rglob("*.parquet"))
+        == ["date=2026-11-01"] * 2 + ["date=2026-11-02"] * 2
+    )
     expected = sm.evaluate(IMPRESSIONS, ["auc", "logloss"], by=["date", "model"], engine=engine)
     for source in (tmp_path / "logs", f"{tmp_path}/logs/*/*/*.parquet", f"{tmp_path}/logs/date=*/**/*.parquet"):
         result = sm.evaluate(source, ["auc", "logloss"], by=["date", "model"], engine=engine)
@@ -624,7 +625,11 @@ def partitioned(directory: Path, folders: list[str], frame: pl.DataFrame = IMPRE
     [
         (["1", "02", "-3"], pl.Int64, [-3, 1, 2]),
         (["0.5", "1", "2e3"], pl.Float64, [0.5, 1.0, 2000.0]),
-        (["2026-11-01", "2026-11-02", "2026-12-31"], pl.Date, [date(2026, 11, d) for d in (1, 2)] + [date(2026, 12, 31)]),
+        (
+            ["2026-11-01", "2026-11-02", "2026-12-31"],
+            pl.Date,
+            [date(2026, 11, d) for d in (1, 2)] + [date(2026, 12, 31)],
+        ),
         (
             ["2026-11-01 10%3A00%3A00", "2026-11-01T11:30:00", "2026-11-02 00:00:00.5"],
             pl.Datetime("us"),
@@ -669,8 +674,8 @@ def test_a_key_also_in_the_files_must_hold_the_folders_value(tmp_path, engine):
     disagreeing = partitioned(tmp_path / "disagree", ["date=2026-11-01", "date=2026-11-02"])
     message = (
         f"column 'date' is both a partition folder and a column of the files, with other values: "
-        f"'{disagreeing}/date=2026-11-01/part-0.parquet' is below 'date=2026-11-01' but holds 2026-11-01 to 2026-11-02; "
-        "rename the column or the folder"
+        f"'{disagreeing}/date=2026-11-01/part-0.parquet' is below 'date=2026-11-01' "
+        "but holds 2026-11-01 to 2026-11-02; rename the column or the folder"
     )
     with pytest.raises(sm.SourceError) as error:
         sm.evaluate(disagreeing, ["auc"], by="date", engine=engine)
@@ -709,7 +714,46 @@ def test_polars_users_scan_the_same_columns(tmp_path):
     IMPRESSIONS.write_parquet(tmp_path / "logs" / ".hidden.parquet")
     with pytest.warns(sm.SkippedFilesWarning):
         lf = smp.scan_parquet(tmp_path / "logs")
-    assert lf.collect_schema() == pl.Schema({"label": pl.Int64, "score": pl.Float64, "date": pl.Date, "model": pl.String})
+    assert lf.collect_schema() == pl.Schema(
+        {"label": pl.Int64, "score": pl.Float64, "date": pl.Date, "model": pl.String}
+    )
     got = lf.group_by("date", "model").agg(smp.auc("score", "label")).sort("date", "model").collect()
     want = IMPRESSIONS.group_by("date", "model").agg(smp.auc("score", "label")).sort("date", "model")
     assert_frame_equal(got, want)
+
+
+# --- files that change while they are read -------------------------------------------
+
+
+def vanishing(monkeypatch, module: object, name: str, path: Path) -> None:
+    """``module.name`` (a step of the call) removes ``path`` once it has run."""
+    step = getattr(module, name)
+
+    def then_remove(*args, **kwargs):
+        result = step(*args, **kwargs)
+        if path.exists():
+            path.unlink()
+        return result
+
+    monkeypatch.setattr(module, name, then_remove)
+
+
+@pytest.mark.parametrize(
+    ("engine", "removed_after"),
+    # the polars engine reads the schema from the footers read with the listing: no step between
+    [("duckdb", "listing"), ("polars", "listing"), ("duckdb", "schema")],
+)
+def test_a_file_removed_while_the_call_reads_it(tmp_path, monkeypatch, engine, removed_after):
+    """The files were listed (and, on DuckDB, the schema read) before the file went."""
+    import sqlmetrics.engines.duckdb_engine as duckdb_engine
+    import sqlmetrics.sources as sources
+
+    directory = write_files(tmp_path / "logs", *[{"label": [0, 1], "score": [0.1, 0.2]}] * 2)
+    step = (sources, "read_parquet_files") if removed_after == "listing" else (duckdb_engine, "_schema")
+    vanishing(monkeypatch, *step, directory / "1.parquet")
+    with pytest.raises(sm.SourceError) as error:
+        sm.evaluate(directory, ["auc"], engine=engine)
+    message = str(error.value)
+    assert message.startswith(f"cannot read '{directory}': a file was removed or replaced while it was read (")
+    assert f"{directory}/1.parquet" in message and message.endswith("; run again once no job is writing the files")
+    assert "\n" not in message

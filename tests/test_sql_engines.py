@@ -219,3 +219,19 @@ def test_bootstrap(name, request):
         expected = sm.evaluate(frame, metrics, **roles, **call)
         assert expected["auc_lo"].null_count() < expected.height  # some slice has an interval
         assert_same_numbers(sm.evaluate("src", metrics, **roles, **call, engine=name, **connection), expected, name)
+
+
+def test_a_list_score_is_refused_by_name_on_spark(spark_session):
+    frame = spark_session.createDataFrame([(1, [0.9]), (0, [0.2])], "label int, score array<double>")
+    with pytest.raises(sm.SqlMetricsError, match=r"^score column 'score' has type array<double>; expected a number"):
+        sm.evaluate(frame, ["auc"], engine="spark", spark=spark_session)
+
+
+def test_a_list_score_is_refused_by_name_on_postgres(postgres_connection):
+    with postgres_connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS nested")
+        cursor.execute("CREATE TABLE nested (label integer, score double precision[])")
+        cursor.execute("INSERT INTO nested VALUES (1, '{0.9}'), (0, '{0.2}')")
+    postgres_connection.commit()
+    with pytest.raises(sm.SqlMetricsError, match=r"^score column 'score' has type .*\[\]; expected a number"):
+        sm.evaluate("nested", ["auc"], engine="postgres", con=postgres_connection)

@@ -11,11 +11,12 @@ from typing import Any
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from sqlmetrics.binding import Binding, check_schema, check_second_schema
 from sqlmetrics.checks import ERROR_PREFIX
 from sqlmetrics.compose import compose
-from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError, shown
+from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError, SqlMetricsError, shown
 from sqlmetrics.sources import (
     FRAME_VIEW,
     BoundSql,
@@ -24,6 +25,7 @@ from sqlmetrics.sources import (
     is_table_name,
     names_unreadable_files,
     polars_source,
+    raise_if_files_changed,
     read_sql,
     second_view,
     table_sql,
@@ -46,7 +48,8 @@ def run(
     if isinstance(source, (pl.DataFrame, pl.LazyFrame)):  # before DuckDB reads it: a type it cannot read
         check_schema(binding, {name: str(dtype) for name, dtype in source.collect_schema().items()})
     second_name = second_view(binding.long_scores is not None)
-    frames = {view: data for view, data in ((FRAME_VIEW, source), (second_name, second)) if is_frame(data)}
+    tables = ((FRAME_VIEW, source, binding.source_columns), (second_name, second, binding.second_columns))
+    frames = {view: _without_nul_names(data, columns) for view, data, columns in tables if is_frame(data)}
     with _connection(con, (source, second)) as connection, _registered(connection, frames) as views:
         from_sql = read_sql(source, binding.source_columns, view=views.get(FRAME_VIEW, FRAME_VIEW))
         schema = _schema(connection, from_sql, source)
@@ -133,6 +136,24 @@ def _registered(connection: duckdb.DuckDBPyConnection, frames: dict[str, Any]) -
             connection.unregister(name)
 
 
+def _without_nul_names(frame: Any, columns: tuple[str, ...]) -> Any:
+    """``frame`` without its columns whose names hold a NUL character: DuckDB reads a frame
+    through Arrow's C interface, whose names end at a NUL (polars panics, pyarrow's names
+    are cut short and may then name another column). Such a column the call reads
+    (``columns``) is refused."""
+    names = frame.column_names if isinstance(frame, pa.Table) else frame.collect_schema().names()
+    unreadable = [name for name in names if "\x00" in name]
+    read = [name for name in unreadable if name in columns]
+    if read:
+        raise SqlMetricsError(
+            f"column {read[0]!r} has a NUL character in its name, which DuckDB cannot read: rename it, "
+            "or use engine='polars'"
+        )
+    if not unreadable:
+        return frame
+    return frame.drop_columns(unreadable) if isinstance(frame, pa.Table) else frame.drop(unreadable)
+
+
 @cache
 def _database() -> duckdb.DuckDBPyConnection:
     """The in-memory database of calls without ``con``: opened once per process, since
@@ -185,6 +206,7 @@ def _schema(connection: duckdb.DuckDBPyConnection, from_sql: BoundSql, source: A
     except duckdb.Error as error:
         if is_table_name(source):
             raise _unknown_table(source) from None
+        raise_if_files_changed(source, error)
         raise SourceError(f"cannot read {shown(source)}: {error}") from None
     return {name: str(kind) for name, kind, *_ in described}
 

@@ -68,5 +68,9 @@ def _fetch(connection: Any, sql: str) -> tuple[list[str], list[str], list[tuple]
 
 
 def _type_name(connection: Any, oid: int) -> str:
+    """The type's name; an array's is its element's with ``[]`` (psycopg files an array
+    type under its element type's info)."""
     info = connection.adapters.types.get(oid)
-    return info.name if info is not None else str(oid)
+    if info is None:
+        return str(oid)
+    return f"{info.name}[]" if oid == info.array_oid else info.name
