@@ -287,3 +287,19 @@ def test_a_temporary_source_next_to_an_unfinished_result_is_refused_and_the_resu
 def test_an_unknown_table_is_still_named():
     with pytest.raises(sm.SourceError, match="no table or view named 'nowhere'"):
         sm.evaluate("nowhere", ["auc"], label="y", score="s", con=_user_connection())
+
+
+@pytest.mark.engines
+@pytest.mark.xdist_group("engines")
+def test_a_spark_session_keeps_the_users_temporary_views(spark_session):
+    # the engine once registered a frame as the temporary view sqlmetrics_source and then
+    # dropped it: a user's own view of that name was replaced, then gone
+    users = spark_session.createDataFrame([(1,)], ["x"])
+    users.createOrReplaceTempView("sqlmetrics_source")
+    frame = impressions(1)
+    result = sm.evaluate(frame, ["auc"], label="label", score="score", engine="spark", spark=spark_session)
+    assert_same_numbers(result, sm.evaluate(frame, ["auc"], label="label", score="score"), "spark")
+    assert spark_session.sql("SELECT x FROM sqlmetrics_source").collect()[0].x == 1
+    views = {table.name for table in spark_session.catalog.listTables() if table.isTemporary}
+    assert {view for view in views if view.startswith("sqlmetrics")} == {"sqlmetrics_source"}
+    spark_session.catalog.dropTempView("sqlmetrics_source")

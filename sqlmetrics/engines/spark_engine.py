@@ -10,6 +10,7 @@ brings it.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import polars as pl
@@ -44,8 +45,9 @@ def run(binding: Binding, source: Any, spark: Any, second: Any = None) -> pl.Dat
 
 
 def _relation(spark: Any, source: Any, view: str, views: list[str]) -> tuple[str, dict[str, str]]:
-    """How the statement reads ``source`` (a frame is registered as the temporary view
-    ``view``) and its schema as {column: Spark type name}."""
+    """How the statement reads ``source`` (a frame is registered as a temporary view named
+    ``view`` and a suffix no user has: a user's own views are left alone) and its schema
+    as {column: Spark type name}."""
     if isinstance(source, str) and not is_path(source):
         try:
             frame = spark.sql(relation(source, "spark"))
@@ -60,6 +62,7 @@ def _relation(spark: Any, source: Any, view: str, views: list[str]) -> tuple[str
             f"engine='spark' reads a Spark DataFrame, a table name or a polars or pyarrow frame, "
             f"not a {type(source).__name__} (a Parquet path: spark.read.parquet(path))"
         )
+    view = f"{view}_{uuid.uuid4().hex}"
     source.createOrReplaceTempView(view)
     views.append(view)
     return view, _schema(source)
