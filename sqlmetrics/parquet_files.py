@@ -143,7 +143,8 @@ def _notify_skipped(listed: Listing) -> None:
     if listed.skipped:
         warnings.warn(
             SkippedFilesWarning(
-                f"skipped {len(listed.skipped)} files below {listed.root!r} whose path has a file or folder name "
+                f"skipped {len(listed.skipped)} file{'s' if len(listed.skipped) > 1 else ''} below {listed.root!r} "
+                "whose path has a file or folder name "
                 "starting with '_' or '.' (temporary and hidden files, as Spark, Hive and pyarrow skip them), "
                 f"e.g. {listed.skipped[0]!r}"
             ),

@@ -524,7 +524,7 @@ def test_files_below_names_starting_with_underscore_or_dot_are_skipped(tmp_path,
     leftovers = spark_leftovers(tmp_path / "out", rows)
     expected = roc_auc_score(rows["label"], rows["score"])
     for source in (tmp_path / "out", f"{tmp_path}/out/**/*.parquet", f"{tmp_path}/out/*"):
-        with pytest.warns(sm.SkippedFilesWarning, match=r"skipped \d files below .* starting with '_' or '\.'"):
+        with pytest.warns(sm.SkippedFilesWarning, match=r"skipped \d files? below .* starting with '_' or '\.'"):
             result = sm.evaluate(source, ["auc"], engine=engine)
         assert result["n_rows"].item() == 1000, source
         assert result["auc"].item() == pytest.approx(expected, abs=1e-12)
