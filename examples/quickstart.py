@@ -62,8 +62,9 @@ def main(data_dir: Path) -> None:
         ci=0.95,
     )
     print(ranking)
-    # The polars form of the same metric, as a frame function:
-    same = smp.ndcg(pl.scan_parquet(logs), score="pctr", label="click", query="request_id", k=10, by=["model_version"])
+    # The polars form of the same metric, as a frame function (a LazyFrame in, a LazyFrame out):
+    lazy = smp.ndcg(pl.scan_parquet(logs), score="pctr", label="click", query="request_id", k=10, by=["model_version"])
+    same = lazy.collect()
     pl.testing.assert_series_equal(same["ndcg_at_10"], ranking["ndcg_at_10"], rel_tol=1e-9)
 
     # 5. Regression: each item's observed CTR per day against the mean predicted CTR,

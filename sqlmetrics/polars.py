@@ -11,7 +11,9 @@ functions of a frame, and so are the ranking metrics (``smp.ndcg``, ...; ``preci
 and ``recall@k`` are ``smp.precision_at_k`` and ``smp.recall_at_k``). Every result is
 named as ``sm.evaluate`` names its column (``auc``, ``fbeta_beta_2``, ``ndcg_at_10`` and
 its ``ndcg_at_10_queries``, ...), so several metrics go in one ``agg``; a frame function's
-rows are sorted by its slices (NULLs last). Expressions do not validate their input:
+rows are sorted by its slices (NULLs last). A frame function answers in the kind it is
+given: a LazyFrame for a LazyFrame (computed when you collect it; the ranking functions
+check labels and scores when called), a DataFrame for a DataFrame. Expressions do not validate their input:
 ``sm.evaluate(..., engine="polars")`` runs the same expressions after checking labels,
 scores and weights.
 """

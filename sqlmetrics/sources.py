@@ -27,6 +27,17 @@ JUDGMENTS_VIEW = "sqlmetrics_judgments"
 CLASS_SCORES_VIEW = "sqlmetrics_class_scores"
 
 
+# The kind of frame a ``sqlmetrics.polars`` frame function is given, and answers in.
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+
+
+def in_kind(result: pl.LazyFrame, data: pl.DataFrame | pl.LazyFrame) -> Any:
+    """``result`` as the kind of frame ``data`` is, the rule of every ``sqlmetrics.polars``
+    frame function: a LazyFrame for a LazyFrame (computed when collected), a DataFrame
+    (collected now) for a DataFrame."""
+    return result.collect() if isinstance(data, pl.DataFrame) else result
+
+
 def second_view(long_scores: bool) -> str:
     """The view an in-memory second table is read through: long class scores or judgments."""
     return CLASS_SCORES_VIEW if long_scores else JUDGMENTS_VIEW

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,10 +16,17 @@ sys.path.insert(0, str(EXAMPLES))
 from generate_impressions import generate  # noqa: E402
 
 
-def test_quickstart_runs(tmp_path):
-    done = subprocess.run(
-        [sys.executable, str(EXAMPLES / "quickstart.py"), str(tmp_path)], capture_output=True, text=True, timeout=300
+def run_example(script: str, *args: str) -> subprocess.CompletedProcess:
+    """``examples/<script>`` run as a user runs it, importing this checkout's sqlmetrics
+    (not whichever copy is installed)."""
+    environment = {**os.environ, "PYTHONPATH": str(EXAMPLES.parent)}
+    return subprocess.run(
+        [sys.executable, str(EXAMPLES / script), *args], capture_output=True, text=True, timeout=300, env=environment
     )
+
+
+def test_quickstart_runs(tmp_path):
+    done = run_example("quickstart.py", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert "gauc" in done.stdout and "model_version" in done.stdout
 
@@ -39,9 +47,7 @@ def test_generated_log_looks_like_an_impressions_log(tmp_path):
 
 
 def test_search_runs_runs(tmp_path):
-    done = subprocess.run(
-        [sys.executable, str(EXAMPLES / "search_runs.py"), str(tmp_path)], capture_output=True, text=True, timeout=300
-    )
+    done = run_example("search_runs.py", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert "rerank beats bm25 on" in done.stdout
 
@@ -67,12 +73,7 @@ def test_search_runs_reports_what_trec_eval_reports(tmp_path):
 
 
 def test_classifier_report_runs(tmp_path):
-    done = subprocess.run(
-        [sys.executable, str(EXAMPLES / "classifier_report.py"), str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_example("classifier_report.py", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert "average_precision" in done.stdout and "area_of_50_points" in done.stdout
 

@@ -36,16 +36,36 @@ def test_named_as_evaluate_names_it(name):
     if hasattr(spec.module, "expr"):
         assert FRAME.select(function("score", "label", **params)).columns == [call.column]
         return
-    roles = {
+    result = function(FRAME, **_roles(spec), by=["day"], **params)
+    assert result.columns == ["day", *call.columns]
+    assert result["day"].to_list() == ["a", "b", None]  # sorted, NULLs last
+
+
+def _roles(spec: sm.Metric) -> dict:
+    """The columns of ``FRAME`` a frame function of ``spec``'s family reads."""
+    if "class_scores" in spec.needs:
+        return {"label": "label", "class_scores": {0: "score", 1: "score"}}
+    return {
         "ranking": {"score": "score", "label": "label", "query": "query"},
         "classification": {"score": "score", "label": "label", "query": "query"},
         "multiclass": {"label": "label", "prediction": "label"},
     }[spec.family]
-    if "class_scores" in spec.needs:
-        roles = {"label": "label", "class_scores": {0: "score", 1: "score"}}
-    result = function(FRAME, **roles, by=["day"], **params)
-    assert result.columns == ["day", *call.columns]
-    assert result["day"].to_list() == ["a", "b", None]  # sorted, NULLs last
+
+
+FRAME_FUNCTIONS = sorted(name for name, spec in sm.registry().items() if not hasattr(spec.module, "expr"))
+
+
+@pytest.mark.parametrize("name", FRAME_FUNCTIONS)
+def test_a_frame_function_answers_in_kind(name):
+    """One rule for every frame function: a LazyFrame in gives a LazyFrame out (nothing
+    computed until it is collected), a DataFrame in gives a DataFrame out; both hold the
+    same rows."""
+    spec = sm.registry()[name]
+    function, keywords = getattr(smp, name.replace("@k", "_at_k")), {**_roles(spec), **_params(spec), "by": "day"}
+    eager, lazy = function(FRAME, **keywords), function(FRAME.lazy(), **keywords)
+    assert isinstance(eager, pl.DataFrame)
+    assert isinstance(lazy, pl.LazyFrame)
+    assert lazy.collect().equals(eager)
 
 
 def test_several_expressions_in_one_agg():

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
 
 import polars as pl
 
 from sqlmetrics.metrics.classification import auc
 from sqlmetrics.metrics.classification._binary import binary_weights, ratio
 from sqlmetrics.query_spread import paired_spread, spread_expr
+from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Metric, Param, query_mean
 
 WEIGHTING = Param(
@@ -33,8 +33,6 @@ SPEC = Metric(
     reference="per-query sklearn.metrics.roc_auc_score, averaged in Python",
     interval=query_mean("per_query", "auc", "group_weight"),
 )
-
-Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 
 def frame(

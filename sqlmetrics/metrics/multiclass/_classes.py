@@ -24,15 +24,13 @@ the class column of the counts takes their common supertype, as in SQL's UNION.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
 
 import polars as pl
 
 from sqlmetrics.binding import check_classes
 from sqlmetrics.metrics.classification._binary import ratio
+from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Param
-
-Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 AVERAGE = Param(
     "average",

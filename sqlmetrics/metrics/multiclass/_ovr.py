@@ -19,16 +19,14 @@ NULL (no positive or no negative weight) are left out and counted.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import polars as pl
 
 from sqlmetrics.class_scores import LongClassScores, parse
 from sqlmetrics.metrics.classification._binary import ratio
-from sqlmetrics.sources import polars_source
+from sqlmetrics.sources import Frame, in_kind, polars_source
 from sqlmetrics.spec import Param
-
-Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 OVR_AVERAGE = Param(
     "average",
@@ -131,4 +129,4 @@ def per_slice(
     result = averaged(class_score_hist(class_rows, by), by, per_class, average)
     result = result.rename({"value": name, "classes": f"{name}_classes", "skipped": f"{name}_skipped"})
     result = result.sort(list(by), nulls_last=True) if by else result
-    return result.collect() if isinstance(data, pl.DataFrame) else result
+    return in_kind(result, data)

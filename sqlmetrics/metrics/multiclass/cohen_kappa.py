@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from sqlmetrics.metrics.multiclass._classes import Frame, class_confusion, class_counts, class_rows
+from sqlmetrics.sources import in_kind
 from sqlmetrics.spec import Metric, Param
 
 WEIGHTS = Param(
@@ -116,4 +117,4 @@ def frame(
     rows = class_rows(data.lazy(), label=label, prediction=prediction, weight=weight, by=by)
     result = from_class_confusion(class_confusion(rows, by), by, weights=weights).rename({"value": "cohen_kappa"})
     result = result.sort(list(by), nulls_last=True) if by else result
-    return result.collect() if isinstance(data, pl.DataFrame) else result
+    return in_kind(result, data)

@@ -30,6 +30,7 @@ from sqlmetrics.checks import checks_for, raise_failed_rows
 from sqlmetrics.metrics.ranking._params import TIE_BREAKS
 from sqlmetrics.metrics.ranking._reach import floor_plan
 from sqlmetrics.query_spread import paired_spread, spread_expr
+from sqlmetrics.sources import in_kind
 from sqlmetrics.spec import MetricCall
 
 
@@ -278,18 +279,20 @@ def frame_metric(
     by: Sequence[str] = (),
     judgments: pl.DataFrame | pl.LazyFrame | None = None,
     **params: Any,
-) -> pl.DataFrame:
+) -> Any:
     """A ranking metric's public frame function (``smp.<name>``): validate ``params`` as
-    ``sm.metric`` does, refuse bad relevance or scores with ``sm.evaluate``'s messages,
-    compute per slice, and name the slice columns back."""
+    ``sm.metric`` does, refuse bad relevance or scores with ``sm.evaluate``'s messages
+    (read now, whatever the kind of ``data``), compute per slice, and name the slice
+    columns back; a LazyFrame for a LazyFrame ``data``, a DataFrame for a DataFrame."""
     from sqlmetrics.registry import metric  # here: the registry imports the metric modules
 
     call = metric(name, **params)
     lists = from_frame(data, score=score, label=label, query=query, item=item, by=by, judgments=judgments)
     raise_failed_rows(lists.rows, checks_for([call], weighted=False), {"label": label, "score": score})
     lists = lists.reached_by([call])
-    result = compute(lists, **call.kwargs).collect()
-    return result.rename(dict(zip(lists.by, by))).sort(list(by), nulls_last=True) if by else result
+    result = compute(lists, **call.kwargs)
+    result = result.rename(dict(zip(lists.by, by))).sort(list(by), nulls_last=True) if by else result
+    return in_kind(result, data)
 
 
 def hits_in_top(lists: Lists, *, k: int | None, ties: str, min_relevance: float) -> pl.LazyFrame:

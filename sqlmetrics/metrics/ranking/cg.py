@@ -8,6 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, gain_expr, group_size, within
 from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
+from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
@@ -41,7 +42,7 @@ def from_lists(lists: Lists, *, k: int | None, gain: str, ties: str, min_relevan
     return lists.summarize(per_list, "cg", pl.when(pl.col("relevant") > 0).then(pl.col("cg")).otherwise(0.0))
 
 
-def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
+def frame(data: Frame, **keywords: Any) -> Frame:
     """CG@k = Σ_{p <= k} gain(rel_p) per list (query), averaged over lists.
 
     Positions p by score, descending; ``gain`` is ``"exponential"`` (2^rel − 1) or

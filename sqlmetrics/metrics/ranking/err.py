@@ -10,6 +10,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, group_size
 from sqlmetrics.metrics.ranking._params import EMPTY, MIN_RELEVANCE, OUTPUTS, TIES, K
+from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Metric, Param, query_mean
 
 MAX_RELEVANCE = Param(
@@ -88,7 +89,7 @@ def from_lists(
     return lists.summarize(lists.per_list(parts, min_relevance, empty), "err", value)
 
 
-def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
+def frame(data: Frame, **keywords: Any) -> Frame:
     """ERR@k, expected reciprocal rank (Chapelle, Metzler, Zhang & Grinspan, 2009): per
     list (query), averaged over lists,
 

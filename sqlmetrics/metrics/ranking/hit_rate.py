@@ -8,6 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, first_relevant, frame_metric, hits_in_top
 from sqlmetrics.metrics.ranking._params import AVERAGE, EMPTY, MIN_RELEVANCE, OUTPUTS, TIES, K
+from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
@@ -66,7 +67,7 @@ def from_lists(
     return lists.summarize(per_list, "hit_rate", pl.col("hit"))
 
 
-def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
+def frame(data: Frame, **keywords: Any) -> Frame:
     """HR@k: the share of lists (queries) with a relevant item in the top k.
 
     Positions by score, descending; ``k=None`` is the whole list (trec_eval's

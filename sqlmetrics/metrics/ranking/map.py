@@ -8,6 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, group_size, within
 from sqlmetrics.metrics.ranking._params import EMPTY, MIN_RELEVANCE, OUTPUTS, TIES, K
+from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
@@ -54,7 +55,7 @@ def from_lists(lists: Lists, *, k: int | None, ties: str, min_relevance: float, 
     )
 
 
-def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
+def frame(data: Frame, **keywords: Any) -> Frame:
     """MAP@k: the mean over lists (queries) of AP@k = Σ_{p <= k, item p relevant} P@p / R.
 
     Positions by score, descending; R is the number of relevant judged items (label >=

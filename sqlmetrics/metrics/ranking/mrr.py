@@ -8,6 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, first_relevant, frame_metric
 from sqlmetrics.metrics.ranking._params import EMPTY, MIN_RELEVANCE, OUTPUTS, TIES, K
+from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
@@ -52,7 +53,7 @@ def from_lists(lists: Lists, *, k: int | None, ties: str, min_relevance: float, 
     return lists.summarize(per_list, "mrr", pl.col("rr"))
 
 
-def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
+def frame(data: Frame, **keywords: Any) -> Frame:
     """MRR@k: the mean over lists (queries) of 1/p, p the position of the first relevant
     item (label >= ``min_relevance``), or 0 when it is not in the top k (``k=None``: no
     cutoff; trec_eval's ``recip_rank``, ranx's ``mrr@k``).

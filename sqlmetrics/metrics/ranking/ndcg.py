@@ -8,6 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, gain_expr, group_size, starts, within
 from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
+from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
@@ -63,7 +64,7 @@ def from_lists(lists: Lists, *, k: int | None, gain: str, ties: str, min_relevan
     return lists.summarize(per_list, "ndcg", value)
 
 
-def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
+def frame(data: Frame, **keywords: Any) -> Frame:
     """NDCG@k = DCG@k / IDCG@k per list (query), averaged over lists.
 
     DCG@k = Σ_{p <= k} gain(rel_p) / log2(p + 1) with positions p by score, descending;

@@ -8,6 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, hits_in_top
 from sqlmetrics.metrics.ranking._params import AVERAGE, EMPTY, K_REQUIRED, MIN_RELEVANCE, OUTPUTS, TIES
+from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
@@ -38,7 +39,7 @@ def from_lists(lists: Lists, *, k: int, ties: str, min_relevance: float, empty: 
     return lists.summarize(per_list, "precision", hits / k)
 
 
-def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
+def frame(data: Frame, **keywords: Any) -> Frame:
     """P@k = (relevant items in the top k) / k per list (query), averaged over lists.
 
     Positions by score, descending; an item is relevant when its label is >=

@@ -8,6 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric
 from sqlmetrics.metrics.ranking._params import EMPTY, MIN_RELEVANCE, OUTPUTS
+from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
@@ -75,7 +76,7 @@ def from_lists(lists: Lists, *, min_relevance: float, empty: str) -> pl.LazyFram
     return lists.summarize(per_list, "rank_corr", value)
 
 
-def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
+def frame(data: Frame, **keywords: Any) -> Frame:
     """RC = Σ_{pairs u<v} (1 + sgn((s_u − s_v)·(l_u − l_v)))/2 / (n(n − 1)/2) per list
     (query), averaged over lists.
 

@@ -8,6 +8,7 @@ import polars as pl
 
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, hits_in_top
 from sqlmetrics.metrics.ranking._params import AVERAGE, EMPTY, K_REQUIRED, MIN_RELEVANCE, OUTPUTS, TIES
+from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Metric, query_mean
 
 SPEC = Metric(
@@ -37,7 +38,7 @@ def from_lists(lists: Lists, *, k: int, ties: str, min_relevance: float, empty: 
     return lists.summarize(per_list, "recall", pl.when(relevant > 0).then(hits / relevant).otherwise(0.0))
 
 
-def frame(data: pl.DataFrame | pl.LazyFrame, **keywords: Any) -> pl.DataFrame:
+def frame(data: Frame, **keywords: Any) -> Frame:
     """R@k = (relevant items in the top k) / R per list (query), averaged over lists.
 
     R counts the list's relevant judged items (label >= ``min_relevance``), retrieved or
