@@ -89,9 +89,10 @@ def evaluate(
     the binomial one for accuracy, precision, recall and specificity, the mean's for
     logloss, brier, score_mean and label_mean (``ci_method="analytic"``); for the other
     metrics ``ci_method="auto"`` (the default) takes the percentile interval of a Poisson
-    bootstrap of ``resamples`` replicates drawn from ``seed`` (``sqlmetrics.bootstrap``),
-    which ``ci_method="bootstrap"`` takes for every metric; ``ci_unit`` (a column, e.g.
-    the user) resamples its units rather than rows.
+    bootstrap of ``resamples`` replicates drawn from ``seed`` (an integer from 0 to
+    2**31 - 2; ``sqlmetrics.bootstrap``), which ``ci_method="bootstrap"`` takes for
+    every metric; ``ci_unit`` (a column, e.g. the user) resamples its units rather than
+    rows.
 
     >>> import polars as pl, sqlmetrics as sm
     >>> df = pl.DataFrame({"click": [0, 1, 1, 0, 0, 1, 1],

@@ -20,7 +20,8 @@ gives the same interval:
   byte order);
 * an integer hash in the prime field of p = 2³¹ − 1, which every dialect computes
   exactly in BIGINT: h₁ = (a·(id mod p) + b·replicate + c·seed + d) mod p, then twice
-  h ← (h² + e) mod p, and u = h / p in [0, 1);
+  h ← (h² + e) mod p, and u = h / p in [0, 1) (so a seed is an integer from 0 to
+  2³¹ − 2, each drawing its own resamples; any other is refused);
 * the count: the smallest k with u < F(k), F the Poisson(1) distribution function
   (counts above 10, probability 1e-8, are 10).
 
@@ -41,6 +42,7 @@ from sqlmetrics.errors import InvalidParameterError, shown
 
 REPLICATE_SLICE = "sqlmetrics_replicate"  # the slice numbering the replicates (0: the data as it is)
 PRIME = 2_147_483_647  # 2³¹ − 1: products of two residues fit in a BIGINT
+MAX_SEED = PRIME - 1  # the hash reads the seed modulo PRIME: a larger one would repeat a smaller one's resamples
 ROW, REPLICATE, SEED, OFFSET, SQUARE = 48_271, 69_621, 40_692, 12_345, 1_103_515_245
 MAX_COUNT = 10
 # F(k) = P(Poisson(1) <= k), k = 0..MAX_COUNT − 1
@@ -60,12 +62,15 @@ class Bootstrap:
 
 
 def check(resamples: object, seed: object, unit: object) -> None:
-    """Raise for fewer than two resamples, a seed that is not an integer, a unit that is
-    not a column name."""
+    """Raise for fewer than two resamples, a seed that is not an integer from 0 to
+    MAX_SEED, a unit that is not a column name."""
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 2:
         raise InvalidParameterError(f"resamples must be an integer of at least 2 (e.g. 200), got {resamples!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidParameterError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise InvalidParameterError(
+            f"seed must be an integer from 0 to {MAX_SEED} (2**31 - 2: the bootstrap's hash reads it modulo "
+            f"2**31 - 1, the same in every dialect), got {seed!r}"
+        )
     if unit is not None and not isinstance(unit, str):
         raise InvalidParameterError(f"ci_unit must be a column name (a string), got {shown(unit)}")
 

@@ -170,6 +170,25 @@ def test_the_same_seed_gives_the_same_interval_and_another_seed_another(tmp_path
     assert other["auc"].equals(first["auc"]) and not other["auc_lo"].equals(first["auc_lo"])
 
 
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_every_seed_in_the_range_draws_its_own_resamples(engine):
+    """The seeds at both ends of the range [0, 2**31 - 2] give different intervals (the
+    hash reads the seed modulo 2**31 - 1: each seed of the range is its own), the same
+    on both engines; just past the end is refused on both."""
+    rng = np.random.default_rng(5)
+    frame = pl.DataFrame({"label": rng.integers(0, 2, 300), "score": rng.random(300)})
+    call = {"ci": 0.9, "ci_method": "bootstrap", "resamples": 20, "engine": engine}
+    first, last = (sm.evaluate(frame, ["f1"], **call, seed=seed) for seed in (0, 2**31 - 2))
+    assert not first["f1_lo"].equals(last["f1_lo"])
+    polars.testing.assert_frame_equal(last, sm.evaluate(frame, ["f1"], ci=0.9, ci_method="bootstrap", resamples=20,
+                                                        seed=2**31 - 2), abs_tol=1e-9)  # fmt: skip
+    with pytest.raises(InvalidParameterError, match="seed must be an integer from 0 to 2147483646"):
+        sm.evaluate(frame, ["f1"], **call, seed=2**31 - 1)
+    with pytest.raises(InvalidParameterError, match="seed must be an integer from 0 to 2147483646"):
+        sm.compare(frame.with_columns(b=pl.col("score") / 2), ["f1"], scores=("score", "b"), label="label",
+                   **call, seed=2**31 - 1)  # fmt: skip
+
+
 def test_bootstrap_and_analytic_widths_agree_on_large_samples():
     """Within 10% at 5,000 rows (auc, logloss, accuracy) and 500 users (gauc, the users
     resampled), with 1,000 resamples (with 200, the Monte Carlo error of the 2.5% and
@@ -218,7 +237,13 @@ def test_bad_input_error_counts_the_rows_once():
     "kwargs, error, message",
     [
         ({"resamples": 1}, InvalidParameterError, "resamples must be an integer of at least 2"),
-        ({"seed": -1}, InvalidParameterError, "seed must be a non-negative integer"),
+        ({"seed": -1}, InvalidParameterError, r"seed must be an integer from 0 to 2147483646 \(.*\), got -1"),
+        # the hash reads the seed modulo p = 2**31 - 1: p itself would draw seed 0's resamples
+        ({"seed": 2**31 - 1}, InvalidParameterError, "seed must be an integer from 0 to 2147483646"),
+        ({"seed": 2**64}, InvalidParameterError, "got 18446744073709551616"),
+        ({"seed": True}, InvalidParameterError, "seed must be an integer from 0 to 2147483646"),
+        ({"seed": 1.0}, InvalidParameterError, "got 1.0"),
+        ({"seed": "3"}, InvalidParameterError, "got '3'"),
         ({"ci_unit": 3}, InvalidParameterError, "ci_unit must be a column name"),
         ({"ci_unit": "nope"}, ColumnNotFoundError, "nope"),
         ({"ci_method": "analytic", "ci_unit": "user"}, InvalidParameterError, "ci_unit clusters the bootstrap"),

@@ -388,7 +388,10 @@ def test_a_source_with_rows_used_gives_no_warning(capsys, logs):
         (["-m", "auc", *BINDING, "--ci", "0.9", "--ci-method", "analytic", "--ci-unit", "user_id"],
          "--ci-unit clusters the bootstrap: pass --ci-method bootstrap (or auto)"),
         (["-m", "f1", *BINDING, "--ci", "0.9", "--resamples", "1"], "--resamples must be an integer of at least 2"),
-        (["-m", "f1", *BINDING, "--ci", "0.9", "--seed", "-1"], "--seed must be a non-negative integer"),
+        (["-m", "f1", *BINDING, "--ci", "0.9", "--seed", "-1"], "--seed must be an integer from 0 to 2147483646"),
+        (["-m", "f1", *BINDING, "--ci", "0.9", "--seed", str(2**31 - 1)],
+         "--seed must be an integer from 0 to 2147483646"),
+        (["-m", "f1", *BINDING, "--ci", "0.9", "--seed", str(2**64)], "got 18446744073709551616"),
     ],
 )  # fmt: skip
 def test_errors_name_the_command_line_options(capsys, logs, argv, fragment):
