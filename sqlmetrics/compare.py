@@ -53,7 +53,9 @@ COLUMNS = (
     "delta_hi",
     "p_value",
     "method",
+    "note",
 )
+EXCLUDED = "excluded: a NULL in a bound column"  # why a row is not used, as evaluate's n_excluded counts it
 
 
 def compare(
@@ -87,7 +89,9 @@ def compare(
     ``metric`` (the result column ``evaluate`` would name), ``baseline``, ``candidate``
     (score column names, or arm values), ``baseline_value``, ``candidate_value``,
     ``delta`` (candidate − baseline), ``delta_lo`` and ``delta_hi`` (the ``ci`` interval
-    of the difference), ``p_value`` (two-sided, for no difference) and ``method``.
+    of the difference), ``p_value`` (two-sided, for no difference), ``method`` and
+    ``note`` (NULL, or why a value is missing: a slice without used rows, or without
+    rows of an arm; and how many rows with a NULL arm were excluded).
 
     * Paired (``scores``): every row is evaluated with both scores in one query. AUC's
       difference has DeLong's variance var₁ + var₂ − 2·cov (the placements of each row
@@ -106,6 +110,10 @@ def compare(
       resampled independently, each arm's metric per replicate, the percentile interval
       of the differences and a Monte Carlo p-value. A ``baseline`` given as text also
       names the value of a numeric arm column that prints as it (``"2"`` for the arm 2).
+      Every slice has a row per candidate arm (every arm but the baseline), even one
+      where the baseline or the candidate has no rows (NULL values, and ``note`` says
+      which). A row whose arm is NULL is in no arm: it is excluded, and counted in
+      ``note``.
 
     A slice where an interval is undefined gets NULL bounds and p-value. The other
     arguments are ``evaluate``'s.
@@ -179,9 +187,18 @@ def _paired_differences(result: pl.DataFrame, binding: Binding, slices: list[str
                 delta=delta,
                 **spread,
                 method=pl.lit(METHODS[method]),
+                note=_no_rows(pl.col("n_rows"), pl.col("n_excluded")),
             )
         )
     return pl.concat(frames).select(*slices, *COLUMNS)
+
+
+def _no_rows(used: pl.Expr, excluded: pl.Expr, who: pl.Expr | None = None) -> pl.Expr:
+    """That the slice has no rows (``used`` NULL: the slice has none of ``who``'s, an arm)
+    or none used (0: the ``excluded`` rows had a NULL in a bound column); else NULL."""
+    said = pl.when(used.is_null()).then(pl.lit("no rows in this slice"))
+    said = said.when(used == 0).then(pl.format(f"no used rows in this slice ({{}} {EXCLUDED})", excluded))
+    return said if who is None else pl.format("{}: {}", who, said)
 
 
 def _bootstrap_bounds(result: pl.DataFrame, slices: list[str], name: str, ci: float) -> pl.DataFrame:
@@ -214,9 +231,12 @@ def _replicate_bounds(differences: pl.DataFrame, groups: list[str], ci: float) -
 def _baseline_value(result: pl.DataFrame, arm: str, baseline: Any) -> Any:
     """The arm value ``baseline`` names: itself, or for a baseline given as text (the
     command line's) the one value of a non-text arm column printed as that text."""
-    arms = result[arm].unique(maintain_order=True).to_list()
+    arms = result[arm].drop_nulls().unique(maintain_order=True).to_list()
     if not arms:
-        raise InvalidInputError(f"arm column {arm!r} has no value: the source has no rows, there is nothing to compare")
+        raise InvalidInputError(
+            f"arm column {arm!r} has no value: the source has no rows, or every row's arm is NULL; there is nothing "
+            "to compare"
+        )
     if baseline not in arms and isinstance(baseline, str) and result.schema[arm] != pl.String:
         baseline = next((value for value in arms if str(value) == baseline), baseline)
     if baseline not in arms:
@@ -228,21 +248,27 @@ def _baseline_value(result: pl.DataFrame, arm: str, baseline: Any) -> Any:
 
 
 def _differences(result: pl.DataFrame, binding: Binding, slices: list[str], arm: str, baseline: Any) -> pl.DataFrame:
-    """One row per slice, call and candidate arm: from the arms' analytic standard errors,
-    or from their bootstrap replicates (REPLICATE_SLICE, 0 the data as it is)."""
+    """One row per slice, call and candidate arm (every slice, every candidate): from the
+    arms' analytic standard errors, or from their bootstrap replicates (REPLICATE_SLICE,
+    0 the data as it is). The rows of a NULL arm are in no arm."""
     original = result.filter(pl.col(REPLICATE_SLICE) == 0) if binding.bootstrap else result
-    is_baseline = pl.col(arm).eq_missing(pl.lit(baseline))
+    is_baseline = pl.col(arm) == pl.lit(baseline)
     keys = slices or ["slice_0"]  # a constant key when there are no slices
     original = original.with_columns(slice_0=pl.lit(0)) if not slices else original
-    base, candidates = original.filter(is_baseline), original.filter(~is_baseline)
+    grid = _slices_and_candidates(original, keys, arm, is_baseline)
+    armed = original.filter(pl.col(arm).is_not_null())
+    base, candidates = armed.filter(is_baseline), armed.filter(~is_baseline)
     frames = []
     for call in binding.calls:
         name = call.column
         analytic = binding.analytic(call)
         values = [name, f"{name}_se"] if analytic else [name]
-        pairs = candidates.select(*keys, pl.col(arm).alias("candidate"), *values).join(
-            base.select(*keys, *values), on=keys, how="left", nulls_equal=True, suffix="_baseline"
-        )
+        pairs = grid.join(
+            candidates.select(*keys, pl.col(arm).alias("candidate"), *values),
+            on=[*keys, "candidate"],
+            how="left",
+            nulls_equal=True,
+        ).join(base.select(*keys, *values), on=keys, how="left", nulls_equal=True, suffix="_baseline")
         delta = pl.col(name) - pl.col(f"{name}_baseline")
         if analytic:
             se = (pl.col(f"{name}_se") ** 2 + pl.col(f"{name}_se_baseline") ** 2).sqrt()
@@ -262,9 +288,37 @@ def _differences(result: pl.DataFrame, binding: Binding, slices: list[str], arm:
                 delta=delta,
                 **spread,
                 method=pl.lit(METHODS[method]),
+                note="note",
             )
         )
     return pl.concat(frames).select(*slices, *COLUMNS)
+
+
+def _slices_and_candidates(original: pl.DataFrame, keys: list[str], arm: str, is_baseline: pl.Expr) -> pl.DataFrame:
+    """Every slice of ``original`` (its ``keys``, in its order) with every candidate arm
+    (``candidate``, sorted) and its ``note``: which of the baseline and the candidate has
+    no used rows in the slice, and how many rows with a NULL arm it excluded."""
+    rows = original.select(*keys, arm, "n_rows", "n_excluded")
+    armed = rows.filter(pl.col(arm).is_not_null())
+    arms = armed.filter(~is_baseline).select(candidate=pl.col(arm)).unique().sort("candidate")
+    grid = rows.select(keys).unique(maintain_order=True).join(arms, how="cross")
+    counts = [pl.col("n_rows"), pl.col("n_excluded")]
+    baseline = armed.filter(is_baseline).select(*keys, base_rows=counts[0], base_excluded=counts[1])
+    candidate = armed.filter(~is_baseline).select(*keys, candidate=pl.col(arm), rows=counts[0], excluded=counts[1])
+    no_arm = rows.filter(pl.col(arm).is_null()).select(*keys, no_arm=sum(counts))
+    grid = (
+        grid.join(baseline, on=keys, how="left", nulls_equal=True)
+        .join(candidate, on=[*keys, "candidate"], how="left", nulls_equal=True)
+        .join(no_arm, on=keys, how="left", nulls_equal=True)
+    )
+    baseline_name = original.select(pl.col(arm).filter(is_baseline).first()).item()
+    quoted = "'{}'" if original.schema[arm] == pl.String else "{}"  # as repr shows the arm
+    notes = [
+        _no_rows(pl.col("base_rows"), pl.col("base_excluded"), pl.lit(f"the baseline {baseline_name!r}")),
+        _no_rows(pl.col("rows"), pl.col("excluded"), pl.format(f"arm {quoted}", pl.col("candidate"))),
+        pl.when(pl.col("no_arm") > 0).then(pl.format("{} rows with a NULL arm excluded", pl.col("no_arm"))),
+    ]
+    return grid.select(*keys, "candidate", note=pl.concat_str(notes, separator="; ", ignore_nulls=True))
 
 
 def _arm_bootstrap_bounds(
@@ -278,7 +332,8 @@ def _arm_bootstrap_bounds(
         replicates = replicates.with_columns(slice_0=pl.lit(0))
     by_replicate = [*keys, REPLICATE_SLICE]
     first = replicates.filter(is_baseline).select(*by_replicate, first=pl.col(name))
-    second = replicates.filter(~is_baseline).select(*by_replicate, pl.col(arm).alias("candidate"), second=pl.col(name))
+    candidates = replicates.filter(~is_baseline & pl.col(arm).is_not_null())
+    second = candidates.select(*by_replicate, pl.col(arm).alias("candidate"), second=pl.col(name))
     differences = second.join(first, on=by_replicate, how="left", nulls_equal=True)
     return _replicate_bounds(differences, [*keys, "candidate"], ci)
 

@@ -104,7 +104,7 @@ def test_one_row_per_slice_metric_and_candidate():
     result = sm.compare(frame, ["auc", "accuracy"], arm="arm", baseline="b", score="score", by="day")
     assert result.columns == [
         "day", "metric", "baseline", "candidate", "baseline_value", "candidate_value",
-        "delta", "delta_lo", "delta_hi", "p_value", "method",
+        "delta", "delta_lo", "delta_hi", "p_value", "method", "note",
     ]  # fmt: skip
     assert result.select("day", "metric", "candidate").rows() == [
         (1, "auc", "a"), (1, "auc", "c"), (2, "auc", "a"), (2, "auc", "c"),
@@ -130,6 +130,65 @@ def test_bad_comparisons_are_refused(kwargs, error, message):
     arguments = {"arm": "arm", "score": "score", **kwargs}
     with pytest.raises(error, match=message):
         sm.compare(frame, arguments.pop("metrics", ["auc"]), **arguments)
+
+
+def _arms_with_gaps() -> pl.DataFrame:
+    """Arms a (the baseline), b and c: day 1 holds all three and two rows with a NULL arm,
+    day 2 only a, day 3 only b; c's day-1 rows all have a NULL score (excluded)."""
+    day1 = {"arm": ["a"] * 4 + ["b"] * 4 + [None] * 2 + ["c"] * 3, "day": [1] * 13}
+    rest = {"arm": ["a"] * 4 + ["b"] * 4, "day": [2] * 4 + [3] * 4}
+    arms = pl.concat([pl.DataFrame(day1), pl.DataFrame(rest)])
+    labels = [0, 1, 0, 1] * 2 + [1, 0] + [0, 1, 1] + [0, 1, 0, 1] * 2
+    scores = [0.2, 0.6, 0.7, 0.5, 0.3, 0.8, 0.1, 0.9, 0.4, 0.6, None, None, None] + [0.2, 0.6, 0.7, 0.5] * 2
+    return arms.with_columns(label=pl.Series(labels), score=pl.Series(scores, dtype=pl.Float64))
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metrics", [["auc"], ["f1"]])  # analytic and bootstrap
+def test_a_slice_without_an_arm_gets_a_row_saying_so(engine, metrics):
+    """Every slice gets a row per candidate arm, whichever arm it lacks: the values it
+    cannot have are NULL and ``note`` says why. Rows with a NULL arm are in no arm: left
+    out (never a candidate named None) and counted in ``note``."""
+    frame = _arms_with_gaps()
+    result = sm.compare(frame, metrics, arm="arm", baseline="a", score="score", by="day", engine=engine, resamples=20)
+    assert result.select("day", "candidate").rows() == [(1, "b"), (1, "c"), (2, "b"), (2, "c"), (3, "b"), (3, "c")]
+    notes = dict(zip(result.select("day", "candidate").rows(), result["note"]))
+    assert notes == {
+        (1, "b"): "2 rows with a NULL arm excluded",
+        (1, "c"): "arm 'c': no used rows in this slice (3 excluded: a NULL in a bound column); "
+        "2 rows with a NULL arm excluded",
+        (2, "b"): "arm 'b': no rows in this slice",
+        (2, "c"): "arm 'c': no rows in this slice",
+        (3, "b"): "the baseline 'a': no rows in this slice",
+        (3, "c"): "the baseline 'a': no rows in this slice; arm 'c': no rows in this slice",
+    }
+    name = metrics[0]
+    values = sm.evaluate(frame.drop_nulls("arm"), metrics, score="score", by=["day", "arm"])
+    value = {(day, arm): v for day, arm, v in values.select("day", "arm", name).rows()}
+    for row in result.iter_rows(named=True):
+        assert row["baseline_value"] == value.get((row["day"], "a"))
+        assert row["candidate_value"] == value.get((row["day"], row["candidate"]))
+    without_null_arms = sm.compare(frame.drop_nulls("arm"), metrics, arm="arm", baseline="a", score="score", by="day",
+                                   engine=engine, resamples=20)  # fmt: skip
+    polars.testing.assert_frame_equal(result.drop("note"), without_null_arms.drop("note"))
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_null_arm_is_no_arm(engine):
+    """One arm and NULLs: nothing to compare (the NULLs are no second arm)."""
+    frame = pl.DataFrame({"arm": ["v1", None] * 2, "label": [0, 1, 1, 0], "score": [0.1, 0.2, 0.3, 0.4]})
+    with pytest.raises(InvalidInputError, match="arm column 'arm' has a single value \\('v1'\\)"):
+        sm.compare(frame, ["auc"], arm="arm", baseline="v1", score="score", engine=engine)
+    with pytest.raises(InvalidInputError, match="arm column 'arm' has no value: .* every row's arm is NULL"):
+        sm.compare(frame.with_columns(arm=pl.lit(None, pl.String)), ["auc"], arm="arm", baseline="v1", score="score",
+                   engine=engine)  # fmt: skip
+
+
+def test_a_paired_slice_without_used_rows_says_so():
+    frame = pl.DataFrame({"day": [1, 1, 1, 1, 2], "label": [0, 1, 0, 1, 1], "a": [0.1, 0.8, 0.3, 0.6, None],
+                          "b": [0.2, 0.7, 0.4, 0.3, 0.5]})  # fmt: skip
+    result = sm.compare(frame, ["auc"], scores=("a", "b"), by="day")
+    assert result["note"].to_list() == [None, "no used rows in this slice (1 excluded: a NULL in a bound column)"]
 
 
 def test_a_single_arm_is_refused():
