@@ -90,7 +90,8 @@ from sqlmetrics.api import LOCAL_ENGINES
 from sqlmetrics.curves._curve import CurveKind
 from sqlmetrics.curves._thin import thin
 from sqlmetrics.dialects import DIALECTS
-from sqlmetrics.errors import NoRowsUsedWarning, SkippedFilesWarning, SqlMetricsError
+from sqlmetrics.errors import NoRowsUsedWarning, SkippedFilesWarning, SlicesNotShownWarning, SqlMetricsError
+from sqlmetrics.html_report import MAX_SLICES
 from sqlmetrics.parquet_files import row_count
 from sqlmetrics.progress import Progress
 from sqlmetrics.registry import parse_metric, parse_value, routed
@@ -133,6 +134,15 @@ def parse_metrics(text: str) -> list[tuple[str, dict[str, Any]]]:
         return [parse_metric(spec) for spec in _split_list(text, "--metrics")]
     except SqlMetricsError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def parse_max_slices(text: str) -> int | None:
+    """``--max-slices``: a positive integer, or ``all`` (None)."""
+    if text == "all":
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or 'all', got {text!r}")
+    return int(text)
 
 
 def parse_columns(text: str) -> list[str]:
@@ -205,6 +215,13 @@ def build_parser() -> argparse.ArgumentParser:
     reporting.add_argument("--scores", metavar="BASELINE,CANDIDATE", help="also compare two scores of the same rows")
     reporting.add_argument("--arm", help="also compare the arms of this column with --baseline")
     reporting.add_argument("--baseline", help="the arm the others are compared with")
+    reporting.add_argument(
+        "--max-slices",
+        type=parse_max_slices,
+        default=MAX_SLICES,
+        metavar="N",
+        help="show the first N slices, or 'all' (default: %(default)s; every slice: eval with the same options)",
+    )
     reporting.add_argument(
         "--quiet", "-q", action="store_true", help="no progress line (shown only on a terminal, after 2 s)"
     )
@@ -484,13 +501,20 @@ def run_report(args: argparse.Namespace) -> None:
     progress = _progress(not args.quiet and sys.stderr.isatty(), f"writing the report of {args.source}")
     with progress, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", NoRowsUsedWarning)
+        warnings.simplefilter("always", SlicesNotShownWarning)
         path = sqlmetrics.report(
             source, binding_calls(args), **kwargs, scores=scores, arm=args.arm, baseline=args.baseline,
-            engine=args.engine, output=args.output,
+            max_slices=args.max_slices, engine=args.engine, output=args.output,
         )  # fmt: skip
     for warning in caught:  # the report says so too
         if isinstance(warning.message, NoRowsUsedWarning):
             _warn_no_rows(warning.message.excluded, "every metric is NULL")
+        if isinstance(warning.message, SlicesNotShownWarning):
+            shown, total = warning.message.shown, warning.message.total
+            sys.stderr.write(
+                f"{PROG}: warning: the report shows the first {shown:,} of the {total:,} slices: every slice with "
+                f"'{PROG} eval' and the same options, or a report with a larger --max-slices (or 'all')\n"
+            )
     print(f"wrote {path}", file=sys.stderr)
 
 

@@ -56,6 +56,14 @@ class NoRowsUsedWarning(UserWarning):
         self.excluded = excluded
 
 
+class SlicesNotShownWarning(UserWarning):
+    """A report that shows only its first ``shown`` of ``total`` slices (``max_slices``)."""
+
+    def __init__(self, message: str, shown: int, total: int) -> None:
+        super().__init__(message)
+        self.shown, self.total = shown, total
+
+
 def shown(value: Any) -> str:
     """``value`` as a message quotes it: a path as ``the path 'logs/a.parquet'`` (not
     ``PosixPath('logs/a.parquet')``, which speaks Python's internals), anything else as

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -206,6 +207,72 @@ def test_a_report_without_a_used_row_says_why(tmp_path, capsys):
         pl.DataFrame({"click": [0, 1], "pctr": [0.2, 0.7]}), ["auc"], label="click", score="pctr",
         output=tmp_path / "some.html",
     ).read_text()  # fmt: skip
+
+
+def _many_slices() -> pl.DataFrame:
+    """30 slices ("slice-00" .. "slice-29", names no other text of a report holds), each
+    with both arms and both classes."""
+    n = 30 * 8
+    return pl.DataFrame(
+        {
+            "s": [f"slice-{i // 8:02d}" for i in range(n)],
+            "arm": ["v1", "v2"] * (n // 2),
+            "click": [0, 0, 1, 1] * (n // 4),
+            "pctr": [((i * 37) % 100) / 100 for i in range(n)],
+        }
+    )
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_report_of_many_slices_shows_the_first_and_says_where_the_rest_are(tmp_path, engine):
+    """max_slices bounds what the page draws: the table, the charts and the comparison
+    hold the first 10 of the 30 slices (evaluate's first 10 rows); the page and a warning
+    say so and where every slice is."""
+    frame = _many_slices()
+    call = {"label": "click", "score": "pctr", "by": "s", "arm": "arm", "baseline": "v1", "engine": engine}
+    with pytest.warns(sm.SlicesNotShownWarning, match="shows the first 10 of the 30 slices"):
+        html = sm.report(frame, ["auc", "logloss"], **call, max_slices=10, output=tmp_path / "r.html").read_text()
+    shown = [f"slice-{i:02d}" for i in range(10)]
+    assert set(re.findall(r"slice-\d\d", html)) == set(shown)  # nowhere a slice after the tenth
+    expected = sm.evaluate(frame, ["auc", "logloss"], label="click", score="pctr", by="s")
+    cells = [row for row in parsed(html).cells if row]
+    assert [row[0] for row in cells[1:11]] == expected["s"].head(10).to_list()
+    notice = " ".join(parsed(html).texts)
+    assert "This report shows the first 10 of the 30 slices" in notice
+    assert "sm.evaluate" in notice and "sqlmetrics eval" in notice and "max_slices" in notice
+    curves = [attrs for tag, attrs in parsed(html).tags if tag == "svg"]
+    assert len(curves) == 3 * 2  # ROC, PR, calibration per 8 slices of 10 (no dates: no chart over time)
+
+
+def test_a_report_within_its_bound_shows_every_slice(tmp_path):
+    frame = _many_slices()
+    call = {"label": "click", "score": "pctr", "by": "s"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sm.SlicesNotShownWarning)
+        html = sm.report(frame, ["auc"], **call, max_slices=30, output=tmp_path / "a.html").read_text()
+        unbounded = sm.report(frame, ["auc"], **call, max_slices=None, output=tmp_path / "b.html").read_text()
+    for page in (html, unbounded):
+        assert len(set(re.findall(r"slice-\d\d", page))) == 30 and "This report shows the first" not in page
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 1.5, "10"])
+def test_a_bad_bound_on_slices_is_refused(tmp_path, bad):
+    frame = pl.DataFrame({"click": [0, 1], "pctr": [0.2, 0.7]})
+    with pytest.raises(InvalidParameterError, match="max_slices must be a positive integer or None"):
+        sm.report(frame, ["auc"], label="click", score="pctr", max_slices=bad, output=tmp_path / "r.html")
+
+
+def test_command_line_report_bounds_its_slices(tmp_path, capsys):
+    source = tmp_path / "many.parquet"
+    _many_slices().write_parquet(source)
+    argv = ["report", str(source), "-m", "auc", "--label", "click", "--score", "pctr", "--by", "s"]
+    assert cli.main([*argv, "--max-slices", "10", "--output", str(tmp_path / "r.html")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    warned = [line for line in err if "warning" in line]
+    assert len(warned) == 1 and warned[0].startswith("sqlmetrics: warning: the report shows the first 10 of the 30")
+    assert "--max-slices" in warned[0] and "sqlmetrics eval" in warned[0]
+    assert set(re.findall(r"slice-\d\d", (tmp_path / "r.html").read_text())) == {f"slice-{i:02d}" for i in range(10)}
+    assert cli.main([*argv, "--max-slices", "0", "--output", str(tmp_path / "r.html")]) == 2
 
 
 def _chromium() -> str | None:

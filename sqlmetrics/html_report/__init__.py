@@ -24,12 +24,13 @@ from sqlmetrics import intervals
 from sqlmetrics.api import ClassScores, Metrics, evaluate, to_sql
 from sqlmetrics.compare import compare
 from sqlmetrics.curves import calibration_curve, pr_curve, roc_curve
-from sqlmetrics.errors import InvalidParameterError, NoRowsUsedWarning
+from sqlmetrics.errors import InvalidParameterError, NoRowsUsedWarning, SlicesNotShownWarning
 from sqlmetrics.html_report import page, svg
 from sqlmetrics.registry import resolve
 from sqlmetrics.spec import MetricCall
 
 CURVE_POINTS = 200  # points kept per curve and slice (the thinning bounds the area's change)
+MAX_SLICES = 500  # slices a report shows by default: a year of days; about 2.5 MB and 2 s with two metrics
 LINES_PER_CHART = 8
 COMPARISON_STATEMENT = "The statement that computed the comparison (its rows give the differences, intervals, p-values)"
 
@@ -56,6 +57,7 @@ def report(
     scores: Sequence[str] | None = None,
     arm: str | None = None,
     baseline: Any = None,
+    max_slices: int | None = MAX_SLICES,
     engine: str = "duckdb",
 ) -> Path:
     """Evaluate ``metrics`` over ``source`` as ``sm.evaluate`` does and write the report
@@ -67,6 +69,11 @@ def report(
     curves, which are binary). A report of no used row (the source has none, or every
     row has a NULL in a bound column) says so, and warns (``NoRowsUsedWarning``).
 
+    The page shows the first ``max_slices`` slices (500 by default; ``None``: all), in
+    the order of ``evaluate``'s rows: its table, charts and comparison. With more, it
+    says so (and where every slice is: ``evaluate`` with the same arguments), and warns
+    (``SlicesNotShownWarning``); the counts of rows used and excluded are of every slice.
+
     >>> import polars as pl, sqlmetrics as sm, tempfile, pathlib
     >>> logs = pl.DataFrame({"day": ["2026-11-01"] * 4 + ["2026-11-02"] * 4, "click": [0, 1] * 4,
     ...                      "pctr": [.2, .6, .7, .5, .1, .9, .3, .8]})
@@ -76,6 +83,7 @@ def report(
     True
     """
     path = _output_path(output)
+    _check_bound(max_slices)
     if class_scores is not None and (scores is not None or arm is not None):
         raise InvalidParameterError("the report compares binary, multi-class and ranking metrics, not class_scores yet")
     slices = [by] if isinstance(by, str) else list(by or [])
@@ -85,12 +93,13 @@ def report(
     interval = {"ci": ci, "ci_method": ci_method, "ci_unit": ci_unit, "resamples": resamples, "seed": seed}
     started, when = time.perf_counter(), dt.datetime.now(dt.UTC)
     table = evaluate(source, metrics, **roles, **shape, **interval, engine=engine)
-    sections = [page.metric_table(table, slices)]
+    shown = table if max_slices is None else table.head(max_slices)
+    sections = [page.metric_table(shown, slices)]
     calls = resolve(metrics, multiclass=prediction is not None, class_scores=class_scores is not None)
-    sections += _over_time(table, slices, [call.column for call in calls])
+    sections += _over_time(shown, slices, [call.column for call in calls])
     binary = first_score is not None and class_scores is None and judgments is None
     if binary and any(call.spec.family == "classification" for call in calls):
-        sections.append(_curves(source, label, first_score, weight, slices, engine))
+        sections.append(_curves(source, label, first_score, weight, shown.select(slices), engine))
     statements = {
         "The statement that computed the metrics": to_sql(metrics, source=source, **roles, **shape, **interval)
     }
@@ -103,6 +112,7 @@ def report(
         }  # fmt: skip
         compared |= {"prediction": prediction, "judgments": judgments}
         comparison = compare(source, comparable, scores=scores, arm=arm, baseline=baseline, **compared, engine=engine)
+        comparison = _of_slices(comparison, shown.select(compared["by"]).unique())
         sections.append(page.comparison_table(comparison, [c.column for c in calls if c not in comparable]))
         statements[COMPARISON_STATEMENT] = to_sql(comparable, source=source, scores=scores, arm=arm, **compared)
     bound = roles | {"prediction": prediction}
@@ -111,17 +121,52 @@ def report(
         "columns": ", ".join(f"{role} = {column}" for role, column in bound.items() if column and role != "by"),
         **({"judgments": _described(judgments)} if judgments is not None else {}),
         **({"class scores": _described(class_scores)} if class_scores is not None else {}),
-        "slices": ", ".join(slices) or "none",
+        "slices": _slices_described(slices, shown.height, table.height),
         "metrics": ", ".join(call.column for call in calls),
         "rows used": f"{table['n_rows'].sum():,}",
         "rows excluded (a NULL in a bound column)": f"{table['n_excluded'].sum():,}",
         "evaluated": f"{when:%Y-%m-%d %H:%M:%S} UTC on {engine}, in {time.perf_counter() - started:.2f} s",
     }
-    notice = no_rows_notice(table)
-    path.write_text(page.document(described, sections, statements, notice), encoding="utf-8")
+    notice, capped = no_rows_notice(table), capped_notice(shown.height, table.height)
+    notices = [text for text in (notice, capped) if text is not None]
+    path.write_text(page.document(described, sections, statements, notices), encoding="utf-8")
     if notice is not None:
         warnings.warn(NoRowsUsedWarning(notice, table["n_excluded"].sum()), stacklevel=2)
+    if capped is not None:
+        warnings.warn(SlicesNotShownWarning(capped, shown.height, table.height), stacklevel=2)
     return path
+
+
+def _slices_described(slices: list[str], shown: int, total: int) -> str:
+    """The slice columns, and how many slices there are and are shown."""
+    if not slices:
+        return "none"
+    counted = f"{total:,} slices" if shown == total else f"{total:,} slices, the first {shown:,} shown"
+    return f"{', '.join(slices)} ({counted})"
+
+
+def _check_bound(max_slices: object) -> None:
+    if max_slices is not None and (isinstance(max_slices, bool) or not isinstance(max_slices, int) or max_slices < 1):
+        raise InvalidParameterError(f"max_slices must be a positive integer or None (every slice), got {max_slices!r}")
+
+
+def capped_notice(shown: int, total: int) -> str | None:
+    """What the page leaves out when it shows ``shown`` of ``total`` slices, and where
+    every slice is; None when it shows them all."""
+    if shown == total:
+        return None
+    return (
+        f"This report shows the first {shown:,} of the {total:,} slices (in slice order) in its table, charts and "
+        "comparison. Every slice: sm.evaluate with the same arguments (or sqlmetrics eval with the same options, "
+        "e.g. --format csv --output all.csv), or a report with a larger max_slices (--max-slices)."
+    )
+
+
+def _of_slices(table: pl.DataFrame, kept: pl.DataFrame) -> pl.DataFrame:
+    """The rows of ``table`` whose slice (the columns of ``kept``) is one of ``kept``'s."""
+    if not kept.columns:
+        return table
+    return table.join(kept, on=kept.columns, how="semi", nulls_equal=True, maintain_order="left")
 
 
 def _described(value: Any) -> str:
@@ -195,14 +240,16 @@ def _line_name(columns: list[str], key: tuple) -> str:
     return ", ".join(f"{column}={value}" for column, value in zip(columns, key))
 
 
-def _curves(source: Any, label: str, score: str, weight: str | None, slices: list[str], engine: str) -> str:
-    """ROC, precision–recall and calibration charts, a line per slice (AUC and average
-    precision in the legend), LINES_PER_CHART slices per chart."""
+def _curves(source: Any, label: str, score: str, weight: str | None, kept: pl.DataFrame, engine: str) -> str:
+    """ROC, precision–recall and calibration charts, a line per slice of ``kept`` (its
+    rows, in order: the slice columns) with AUC and average precision in the legend,
+    LINES_PER_CHART slices per chart."""
+    slices = kept.columns
     roles = {"label": label, "score": score, "weight": weight, "by": slices or None, "engine": engine}
-    areas = evaluate(source, ["auc", "average_precision"], **roles)
-    roc = roc_curve(source, **roles, max_points=CURVE_POINTS)
-    pr = pr_curve(source, **roles, max_points=CURVE_POINTS)
-    calibration = calibration_curve(source, **roles)
+    areas = _of_slices(evaluate(source, ["auc", "average_precision"], **roles), kept)
+    roc = _of_slices(roc_curve(source, **roles, max_points=CURVE_POINTS), kept)
+    pr = _of_slices(pr_curve(source, **roles, max_points=CURVE_POINTS), kept)
+    calibration = _of_slices(calibration_curve(source, **roles), kept)
     kinds = [
         ("ROC", roc, "fpr", "tpr", "auc", {"x_range": (0, 1), "y_range": (0, 1), "diagonal": True}),
         ("precision–recall", pr, "recall", "precision", "average_precision", {"x_range": (0, 1), "y_range": (0, 1)}),

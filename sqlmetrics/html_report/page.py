@@ -30,12 +30,13 @@ details pre { background: #f8f8f8; padding: 12px; overflow-x: auto; font-size: 1
 
 
 def document(
-    described: Mapping[str, str], sections: Sequence[str], statements: Mapping[str, str], notice: str | None = None
+    described: Mapping[str, str], sections: Sequence[str], statements: Mapping[str, str], notices: Sequence[str] = ()
 ) -> str:
-    """The whole page: what was evaluated (and a ``notice`` such as why every metric is
-    empty), the sections, the SQL ``statements`` by what each computed (collapsed)."""
+    """The whole page: what was evaluated (and ``notices`` such as why every metric is
+    empty, or that only the first slices are shown), the sections, the SQL ``statements``
+    by what each computed (collapsed)."""
     facts = "\n".join(f"<dt>{escape(key)}</dt><dd>{escape(value)}</dd>" for key, value in described.items())
-    shown_notice = f'<p class="notice">{escape(notice)}</p>' if notice else ""
+    shown_notice = "".join(f'<p class="notice">{escape(notice)}</p>' for notice in notices)
     return "\n".join(
         [
             "<!DOCTYPE html>",
