@@ -63,7 +63,8 @@ column) still writes its result, NULL metrics or an empty table, and says which 
 
 Errors in the input (unknown metric, missing column, missing file, bad parameter) print
 one line ``sqlmetrics: error: <message>`` to stderr and exit with status 1; bad command
-line usage exits with status 2.
+line usage exits with status 2. Ctrl-C stops the running query at once, prints
+``sqlmetrics: interrupted`` and exits with status 130.
 """
 
 from __future__ import annotations
@@ -848,6 +849,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             handler(args)
     except UsageError as error:
         return _fail(error, 2)
+    except KeyboardInterrupt:  # Ctrl-C: the query is stopped (interrupt.py); 128 + SIGINT, as shells report it
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # `sqlmetrics ... | head`: the reader left; not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -17,6 +17,7 @@ from sqlmetrics.binding import Binding, check_schema, check_second_schema
 from sqlmetrics.checks import ERROR_PREFIX
 from sqlmetrics.compose import compose
 from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError, SqlMetricsError, shown
+from sqlmetrics.interrupt import interruptible
 from sqlmetrics.sources import (
     FRAME_VIEW,
     BoundSql,
@@ -216,9 +217,13 @@ def _unknown_table(name: str) -> SourceError:
 
 
 def _execute(connection: duckdb.DuckDBPyConnection, sql: str, parameters: dict[str, Any]) -> pl.DataFrame:
-    """The rows of ``sql``, its named parameters bound to ``parameters``."""
+    """The rows of ``sql``, its named parameters bound to ``parameters``; Ctrl-C interrupts
+    the query and raises KeyboardInterrupt at once."""
     try:
-        return _fetched(connection.execute(sql, parameters or None))
+        return interruptible(lambda: _fetched(connection.execute(sql, parameters or None)), stop=connection.interrupt)
+    except KeyboardInterrupt:
+        _abandon(connection)
+        raise
     except duckdb.Error as error:
         _abandon(connection)
         text = str(error)

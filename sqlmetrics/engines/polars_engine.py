@@ -27,6 +27,7 @@ import polars as pl
 from sqlmetrics import bootstrap, intervals
 from sqlmetrics.binding import Binding, check_long_schema, check_schema, check_second_schema
 from sqlmetrics.checks import checks_for, raise_failed, row_counters_polars
+from sqlmetrics.interrupt import in_a_worker
 from sqlmetrics.metrics.multiclass import (
     COUNTS,
     averaged,
@@ -44,6 +45,7 @@ from sqlmetrics.table_rules import RuleTables, class_score_rules, raise_failed_t
 
 
 @names_unreadable_files
+@in_a_worker
 def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     """Every metric of ``binding`` over ``source`` (and ``second``: the judgments of a
     run, or long class scores)."""
@@ -122,6 +124,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
 
 
 @names_unreadable_files
+@in_a_worker
 def confusion_matrix(binding: Binding, source: Any) -> pl.DataFrame:
     """``sm.confusion_matrix``: the class_confusion of base, under the user's names."""
     _, base, _ = _checked_base(binding, source)
@@ -134,6 +137,7 @@ def confusion_matrix(binding: Binding, source: Any) -> pl.DataFrame:
 
 
 @names_unreadable_files
+@in_a_worker
 def per_class(binding: Binding, source: Any) -> pl.DataFrame:
     """``sm.per_class``: per slice and class, the support and each metric's per-class value
     (its module's column of ``per_class_scores``, at its β)."""
@@ -421,6 +425,7 @@ def _row_counts(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
 
 
 @names_unreadable_files
+@in_a_worker
 def score_hist(binding: Binding, source: Any) -> pl.DataFrame:
     """The score histogram of ``source`` once the rules of ``binding``'s calls hold: one
     row per slice and distinct score with n (used rows), w, w_pos, w_neg. Curves start
