@@ -20,6 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 60  # seconds: the bound on waiting for the interrupted run to end (it would run minutes)
+BUSY = 5  # seconds of CPU after which the command is in its query (importing takes under 1)
 LONG_CALL = {"label": "y", "score": "s", "ci": 0.9, "ci_method": "bootstrap", "resamples": 5000}
 
 
@@ -75,22 +76,22 @@ def test_ctrl_c_through_the_api_is_a_keyboard_interrupt(long_input, engine):
         assert printed[1:] == ["42"]
 
 
-def _wait_until_it_reads(process: subprocess.Popen, path: Path) -> None:
-    """Until ``process`` has ``path`` open: its imports are done and the call has started
-    (a Ctrl-C while Python imports the modules is Python's own traceback)."""
-    if not Path("/proc/self/fd").is_dir():
-        pytest.skip("needs /proc to see when the command reads its input")
-    descriptors, deadline = Path(f"/proc/{process.pid}/fd"), time.monotonic() + WAIT
+def _wait_until_it_computes(process: subprocess.Popen) -> None:
+    """Until ``process`` has used BUSY seconds of CPU: more than starting Python, importing
+    the modules and reading the input take, so its query runs (a Ctrl-C while Python
+    imports the modules is Python's own traceback)."""
+    stat = Path(f"/proc/{process.pid}/stat")
+    if not stat.parent.is_dir():
+        pytest.skip("needs /proc to see when the command computes")
+    deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
         assert process.poll() is None, process.communicate()
-        try:
-            if any(os.path.realpath(fd) == str(path) for fd in descriptors.iterdir()):
-                return
-        except OSError:  # a descriptor closed while listed
-            pass
-        time.sleep(0.005)
+        fields = stat.read_text().rsplit(")", 1)[1].split()  # after the command's name
+        if (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") > BUSY:  # utime + stime
+            return
+        time.sleep(0.05)
     process.kill()
-    pytest.fail(f"the command did not open {path} within {WAIT} s")
+    pytest.fail(f"the command did not use {BUSY} s of CPU within {WAIT} s")
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
@@ -98,8 +99,7 @@ def test_ctrl_c_on_the_command_line_is_one_line_and_status_130(long_input, engin
     argv = [sys.executable, "-m", "sqlmetrics", "eval", str(long_input), "-m", "f1", "--label", "y", "--score", "s"]
     argv += ["--ci", "0.9", "--ci-method", "bootstrap", "--resamples", "5000", "--engine", engine]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_environment())
-    _wait_until_it_reads(process, long_input)
-    time.sleep(1)  # into the query, which would run for minutes
+    _wait_until_it_computes(process)
     process.send_signal(signal.SIGINT)
     try:
         out, err = process.communicate(timeout=WAIT)
