@@ -507,6 +507,7 @@ def run_report(args: argparse.Namespace) -> None:
             source, binding_calls(args), **kwargs, scores=scores, arm=args.arm, baseline=args.baseline,
             max_slices=args.max_slices, engine=args.engine, output=args.output,
         )  # fmt: skip
+    notices: set[str] = set()
     for warning in caught:  # the report says so too
         if isinstance(warning.message, NoRowsUsedWarning):
             _warn_no_rows(warning.message.excluded, "every metric is NULL")
@@ -516,6 +517,10 @@ def run_report(args: argparse.Namespace) -> None:
                 f"{PROG}: warning: the report shows the first {shown:,} of the {total:,} slices: every slice with "
                 f"'{PROG} eval' and the same options, or a report with a larger --max-slices (or 'all')\n"
             )
+        if not isinstance(warning.message, (NoRowsUsedWarning, SlicesNotShownWarning)) and str(warning.message) not in notices:
+            # e.g. skipped files, once although the report reads the source for each of its parts
+            notices.add(str(warning.message))
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
     print(f"wrote {path}", file=sys.stderr)
 
 

@@ -545,6 +545,16 @@ def test_the_cli_says_which_files_it_skipped(tmp_path, capsys):
     )
 
 
+def test_the_cli_report_says_once_which_files_it_skipped(tmp_path, capsys):
+    # the report reads the source for each of its parts; the notice was swallowed with its
+    # other warnings, and is now said once
+    spark_leftovers(tmp_path / "out", ROWS.select("label", "score"))
+    output = tmp_path / "report.html"
+    assert cli.main(["report", str(tmp_path / "out"), "-m", "auc", "--output", str(output)]) == 0
+    notices = [line for line in capsys.readouterr().err.splitlines() if "skipped 2 files" in line]
+    assert len(notices) == 1 and notices[0].startswith("sqlmetrics: warning: ")
+
+
 def test_only_skipped_files_is_no_files(tmp_path):
     spark_leftovers(tmp_path / "out", ROWS)
     (tmp_path / "out" / "part-00000.parquet").unlink()
