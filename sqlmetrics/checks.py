@@ -185,3 +185,26 @@ def number_text_sql(value: str) -> str:
     fraction, any other as the engine writes a double."""
     integral = f"{value} = ROUND({value}) AND ABS({value}) < {INTEGRAL_LIMIT:.0e}"
     return f"CASE WHEN {integral} THEN CAST(CAST({value} AS BIGINT) AS VARCHAR) ELSE CAST({value} AS VARCHAR) END"
+
+
+# A slice's summed weight must stay below this: every weighted metric divides by it (or
+# by a part of it), and a sum beyond the float range would be inf.
+MAX_WEIGHT_TOTAL = 1e308
+
+
+def weight_total_message(column: str) -> tuple[str, str]:
+    """The refusal of weights whose sum over a slice overflows the float range: the text
+    before and after the slice's summed weight."""
+    return (
+        f"column {column!r}: the weights of a slice sum to more than {MAX_WEIGHT_TOTAL:g} (",
+        "), beyond the float range; rescale them (e.g. divide the column by its largest value): "
+        "every metric but the weighted counts is unchanged by a common factor",
+    )
+
+
+def raise_weight_total(base: pl.DataFrame, slices: Sequence[str], column: str) -> None:
+    """Raise when a slice's summed weight (``base``'s ``w``) reaches ``MAX_WEIGHT_TOTAL``."""
+    total = base.group_by(list(slices)).agg(pl.col("w").sum())["w"].max() if base.height else None
+    if total is not None and total >= MAX_WEIGHT_TOTAL:
+        before, after = weight_total_message(column)
+        raise InvalidInputError(f"{before}{total}{after}")

@@ -318,15 +318,16 @@ def delong_polars(hist: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
     w_pos, w_neg = pl.col("w_pos"), pl.col("w_neg")
     cumulative = hist.with_columns(tp=w_pos.cum_sum().over(slices), fp=w_neg.cum_sum().over(slices))
     pos, neg = w_pos.sum(), w_neg.sum()
-    wins_minus_losses = (w_neg * pl.col("tp")).sum() - (w_pos * pl.col("fp")).sum()
-    totals = cumulative.group_by(slices).agg(pos=pos, neg=neg, auc=(pos * neg + wins_minus_losses) / (2 * pos * neg))
+    # each weight over its class's total before any product: no overflow or underflow
+    wins_minus_losses = (w_neg / neg * (pl.col("tp") / pos)).sum() - (w_pos / pos * (pl.col("fp") / neg)).sum()
+    totals = cumulative.group_by(slices).agg(pos=pos, neg=neg, auc=(1 + wins_minus_losses) / 2)
     joined = cumulative.join(totals.filter((pl.col("pos") > 1) & (pl.col("neg") > 1)), on=slices, nulls_equal=True)
     t_pos, t_neg, auc = pl.col("pos").first(), pl.col("neg").first(), pl.col("auc")
     pos_placement = (pl.col("neg") - pl.col("fp") + w_neg / 2) / pl.col("neg")
     neg_placement = (pl.col("tp") - w_pos / 2) / pl.col("pos")
-    variance = (w_pos * (pos_placement - auc) ** 2).sum() / ((t_pos - 1) * t_pos) + (
-        w_neg * (neg_placement - auc) ** 2
-    ).sum() / ((t_neg - 1) * t_neg)
+    variance = (w_pos / t_pos * (pos_placement - auc) ** 2).sum() / (t_pos - 1) + (
+        w_neg / t_neg * (neg_placement - auc) ** 2
+    ).sum() / (t_neg - 1)
     return joined.group_by(slices).agg(se=variance.sqrt(), df=pl.lit(None, pl.Int64))
 
 
@@ -369,7 +370,7 @@ def _weighted_mean_spread(weighted_values: pl.LazyFrame, slices: list[str], slop
     joined = weighted_values.join(means.filter(pl.col("total") > 1), on=slices, nulls_equal=True)
     n = pl.col("total").first()
     squares = (w * (x - pl.col("mean")) ** 2).sum()
-    of_mean = joined.group_by(slices).agg(pl.col("mean").first(), se_of_mean=(squares / ((n - 1) * n)).sqrt())
+    of_mean = joined.group_by(slices).agg(pl.col("mean").first(), se_of_mean=(squares / n / (n - 1)).sqrt())
     return of_mean.select(*slices, se=pl.col("se_of_mean") * slope, df=pl.lit(None, pl.Int64))
 
 
@@ -385,7 +386,7 @@ def _proportion_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) 
         fn=w.filter(positive & ~predicted).sum(),
     )
     successes, trials = pl.sql_expr(values["successes"]), pl.sql_expr(values["trials"])
-    se = (successes * (trials - successes) / trials**3).sqrt()
+    se = (successes / trials * ((trials - successes) / trials) / trials).sqrt()  # no product of weights
     return counts.filter(trials > 0).select(*slices, se=se, df=pl.lit(None, pl.Int64))
 
 

@@ -207,6 +207,8 @@ class Metric:
       boolean);
     * ``weighted``: whether it takes row weights (ranking metrics order rows, they do not
       weigh them);
+    * ``weight_count``: whether its value is a weighted count (tp, fp, tn, fn), which
+      scaling every weight by c scales by c; every other weighted metric is unchanged;
     * ``reach``: for a ranking metric, the rows below its cutoff it still reads (see
       ``metrics/ranking/_reach.py``);
     * ``best_reached``: whether perfect scores attain the best end of ``range`` (not for
@@ -227,6 +229,7 @@ class Metric:
     score_domain: str = "any"
     label_domain: str = "binary"
     weighted: bool = True
+    weight_count: bool = False
     reach: str = ""
     higher_is_better: bool | None = True
     range: tuple[float, float] | None = (0.0, 1.0)

@@ -477,3 +477,26 @@ def test_the_cli_refuses_a_nested_score_in_one_line(tmp_path, capsys):
         assert capsys.readouterr().err == (
             f"sqlmetrics: error: score column 'pctr' has type {kind}; expected a number or boolean\n"
         )
+
+
+def test_weights_whose_sum_overflows_are_refused(engine):
+    # each weight is finite, but two of 1e308 in slice "a" sum beyond the float range
+    # (1.8e308): every weighted metric divides by that sum, so it must not be inf
+    frame = pl.DataFrame(
+        {"y": [0, 1, 0, 1], "s": [0.1, 0.2, 0.3, 0.4], "w": [1e308, 1e308, 1.0, 1.0], "g": ["a", "a", "b", "b"]}
+    )
+    with pytest.raises(sm.InvalidInputError, match=r"column 'w': the weights of a slice sum to more than 1e\+308"):
+        sm.evaluate(frame, ["auc", "logloss"], label="y", score="s", weight="w", by="g", engine=engine)
+
+
+def test_fbeta_with_a_huge_or_tiny_beta(engine):
+    # tp = 0 (nothing scores >= 0.5 among the positives): F_beta = 0 for every beta, not NaN;
+    # beta 1e200 (beta² overflows) is recall, beta 1e-200 (beta² underflows) is precision
+    frame = pl.DataFrame({"y": [1, 1, 0, 0], "s": [0.1, 0.2, 0.6, 0.3]})
+    for beta in (1e200, 1e-200, 1e20):
+        result = sm.evaluate(frame, [sm.metric("fbeta", beta=beta)], label="y", score="s", engine=engine)
+        assert result[:, -1].item() == 0.0  # the metric's column, named after its beta
+    frame = pl.DataFrame({"y": [1, 1, 0, 0], "s": [0.9, 0.2, 0.6, 0.3]})  # tp 1, fn 1, fp 1
+    recall = sm.evaluate(frame, [sm.metric("fbeta", beta=1e200)], label="y", score="s", engine=engine)
+    precision = sm.evaluate(frame, [sm.metric("fbeta", beta=1e-200)], label="y", score="s", engine=engine)
+    assert (recall[:, -1].item(), precision[:, -1].item()) == (0.5, 0.5)

@@ -7,7 +7,9 @@
 -- the negative weight at or below score s (ties included, a RANGE frame) and N(=s) the
 -- negative weight tied at s, each positive counts the negatives below it and half of
 -- those tied with it:
---   AUC_u = Σ_pos w·(N(<=s) − N(=s)/2) / (P·N) = Σ_pos w·(2·N(<=s) − N(=s)) / (2·P·N).
+--   AUC_u = Σ_pos w·(N(<=s) − N(=s)/2) / (P·N) = Σ_pos w·((2·N(<=s) − N(=s)) / N) / (2·P),
+-- each negative weight divided by N before it meets a positive one, so that no product
+-- of weights overflows or underflows.
 -- Without weights the same number takes one RANGE frame fewer, as a rank sum: with r
 -- the rank of a row's tie group (RANK()) and e its last position (the rows at or below
 -- it), the positives' mean ranks sum to R⁺ = Σ_pos (r + e)/2, and
@@ -28,9 +30,9 @@ WITH totals AS (
 per_query AS (
     SELECT {{ by }}, query,
            CASE WHEN {{ weighted }}
-                THEN SUM(w_pos * (2 * neg_up_to - neg_tied)) / CAST(2 * SUM(w_pos) * SUM(w_neg) AS DOUBLE)
+                THEN SUM(w_pos * ((2 * neg_up_to - neg_tied) / CAST(NULLIF(neg_total, 0) AS DOUBLE))) / CAST((2 * SUM(w_pos)) AS DOUBLE)
                 ELSE (SUM(CASE WHEN w_pos > 0 THEN rank_from + rank_to ELSE 0 END) / CAST(2 AS DOUBLE)
-                      - SUM(w_pos) * (SUM(w_pos) + 1) / CAST(2 AS DOUBLE)) / CAST(SUM(w_pos) * SUM(w_neg) AS DOUBLE) END AS auc,
+                      - SUM(w_pos) * (SUM(w_pos) + 1) / CAST(2 AS DOUBLE)) / CAST((SUM(w_pos) * SUM(w_neg)) AS DOUBLE) END AS auc,
            CASE {{ weighting }}
                WHEN 'impressions' THEN SUM(w_pos + w_neg)
                WHEN 'positives' THEN SUM(w_pos)
@@ -44,7 +46,9 @@ per_query AS (
                                 RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS neg_tied,
                RANK() OVER (PARTITION BY {{ by }}, query ORDER BY score ASC NULLS LAST) AS rank_from,
                COUNT(*) OVER (PARTITION BY {{ by }}, query ORDER BY score ASC NULLS LAST
-                              RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS rank_to
+                              RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS rank_to,
+               SUM(w_neg) OVER (PARTITION BY {{ by }}, query ORDER BY score ASC NULLS LAST
+                                RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS neg_total
         FROM query_rows AS r
         WHERE EXISTS (
             SELECT 1 FROM totals AS t

@@ -13,10 +13,17 @@
 -- every row weighs 1, and only an unweighted call reads them. (score_cum_rows.sql: the
 -- same over rows, where they come from the sort itself.)
 --
+-- pos_total and neg_total are the slice's positive and negative weight: a weighted
+-- metric that multiplies weights (auc: W⁺·W⁻, w·tp) divides each factor by them first,
+-- so that no product of weights overflows or underflows (weights of 1e300 or 1e-300
+-- give the unweighted value). A metric that does not read them (an unweighted call)
+-- leaves their windows out.
+--
 -- reads:  {{ hist }}({{ by }}, score, w_pos, w_neg)
--- output: {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg, rank_from, rank_to
+-- output: {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg, rank_from, rank_to,
+--         pos_total, neg_total
 SELECT {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg,
-       tp + fp - tie_pos - tie_neg + 1 AS rank_from, tp + fp AS rank_to
+       tp + fp - tie_pos - tie_neg + 1 AS rank_from, tp + fp AS rank_to, pos_total, neg_total
 FROM (
     SELECT {{ by }}, score, w_pos, w_neg,
            SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
@@ -26,6 +33,8 @@ FROM (
            SUM(w_pos) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
                             RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_pos,
            SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score DESC NULLS LAST
-                            RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_neg
+                            RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS tie_neg,
+           SUM(w_pos) OVER (PARTITION BY {{ by }}) AS pos_total,
+           SUM(w_neg) OVER (PARTITION BY {{ by }}) AS neg_total
     FROM {{ hist }}
 ) AS cumulative

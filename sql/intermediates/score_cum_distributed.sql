@@ -16,17 +16,19 @@
 --
 -- reads:  {{ hist }}({{ by }}, score, w_pos, w_neg)
 -- params: {{ buckets }} (an integer >= 1)
--- output: {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg, rank_from, rank_to
---         (rank_from .. rank_to: as in score_cum.sql, from tp, fp and the ties)
+-- output: {{ by }}, score, w_pos, w_neg, tp, fp, tie_pos, tie_neg, rank_from, rank_to,
+--         pos_total, neg_total (rank_from .. rank_to and the slice's positive and
+--         negative weight: as in score_cum.sql; the totals from the per-slice ranges)
 WITH ranges AS (
     SELECT {{ by }},
            MIN(CASE WHEN ABS(score) < 1e300 THEN score END) AS lo,
-           MAX(CASE WHEN ABS(score) < 1e300 THEN score END) AS hi
+           MAX(CASE WHEN ABS(score) < 1e300 THEN score END) AS hi,
+           SUM(w_pos) AS pos_total, SUM(w_neg) AS neg_total
     FROM {{ hist }}
     GROUP BY {{ by }}
 ),
 bucketed AS (
-    SELECT {{ by(h) }}, h.score, h.w_pos, h.w_neg,
+    SELECT {{ by(h) }}, h.score, h.w_pos, h.w_neg, r.pos_total, r.neg_total,
            CASE WHEN ABS(h.score) < 1e300
                 THEN COALESCE(CAST(FLOOR((h.score - r.lo) / CAST(NULLIF(r.hi - r.lo, 0) AS DOUBLE) * {{ buckets }}) AS BIGINT), 0)
                 WHEN h.score < 0 THEN -1
@@ -53,9 +55,10 @@ SELECT {{ by(e) }}, e.score, e.w_pos, e.w_neg,
        e.tie_pos, e.tie_neg,
        e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) - e.tie_pos - e.tie_neg + 1
            AS rank_from,
-       e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) AS rank_to
+       e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) AS rank_to,
+       e.pos_total, e.neg_total
 FROM (
-    SELECT {{ by }}, bucket, score, w_pos, w_neg,
+    SELECT {{ by }}, bucket, score, w_pos, w_neg, pos_total, neg_total,
            SUM(w_pos) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC NULLS LAST
                             RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS tp_within,
            SUM(w_neg) OVER (PARTITION BY {{ by }}, bucket ORDER BY score DESC NULLS LAST

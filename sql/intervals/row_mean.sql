@@ -11,7 +11,7 @@
 -- output: {{ by }}, se, df (NULL: the normal interval)
 SELECT {{ by(v) }},
        SQRT(SUM(v.w_pos * (v.x_pos - m.mean) * (v.x_pos - m.mean) + v.w_neg * (v.x_neg - m.mean) * (v.x_neg - m.mean))
-            / CAST((MIN(m.total) - 1) * MIN(m.total) AS DOUBLE)) AS se,
+            / CAST(MIN(m.total) AS DOUBLE) / CAST((MIN(m.total) - 1) AS DOUBLE)) AS se,
        CAST(NULL AS BIGINT) AS df
 FROM (
     SELECT {{ by }}, w_pos, w_neg, {{ positive }} AS x_pos, {{ negative }} AS x_neg

@@ -7,24 +7,30 @@
 --   weighted  their mean weighted by support_c; when every one of them has support 0,
 --             their plain mean (scikit-learn's fallback)
 --   micro     (1 + β²)·Σ tp / (β²·Σ support + Σ predicted) (= accuracy)
--- NULL on an empty slice.
+-- NULL on an empty slice. Taken as tp_c / (r·support_c + q·predicted_c) with
+-- r = β²/(1 + β²), q = 1/(1 + β²) and β held at most 1e100, as fbeta.sql, so
+-- that no large β or weight overflows.
 --
 -- reads:  class_counts({{ by }}, class, tp, support, predicted)
 -- params: {{ beta }} -- DOUBLE > 0, default 1
 --         {{ average }} -- 'macro' (default), 'micro' or 'weighted'
 -- output: {{ by }}, fbeta
-WITH scores AS (
-    SELECT {{ by }}, tp, support, predicted,
-           (1 + {{ beta }} * {{ beta }}) * tp / CAST(NULLIF({{ beta }} * {{ beta }} * support + predicted, 0) AS DOUBLE) AS f
+WITH beta_weights AS (
+    SELECT b * b / CAST((1 + b * b) AS DOUBLE) AS r, 1 / CAST((1 + b * b) AS DOUBLE) AS q
+    FROM (SELECT LEAST({{ beta }}, 1e100) AS b) AS held
+),
+scores AS (
+    SELECT {{ by }}, tp, support, predicted, tp / CAST(NULLIF(bw.r * support + bw.q * predicted, 0) AS DOUBLE) AS f
     FROM class_counts
+    CROSS JOIN beta_weights AS bw
 )
 SELECT {{ by }},
        CASE {{ average }}
-           WHEN 'micro' THEN (1 + {{ beta }} * {{ beta }}) * SUM(tp)
-                             / CAST(NULLIF({{ beta }} * {{ beta }} * SUM(support) + SUM(predicted), 0) AS DOUBLE)
+           WHEN 'micro' THEN SUM(tp) / CAST(NULLIF(MIN(bw.r) * SUM(support) + MIN(bw.q) * SUM(predicted), 0) AS DOUBLE)
            WHEN 'weighted' THEN COALESCE(
                SUM(support * f) / CAST(NULLIF(SUM(CASE WHEN f IS NOT NULL THEN support END), 0) AS DOUBLE), AVG(f))
            ELSE AVG(f)
        END AS fbeta
 FROM scores
+CROSS JOIN beta_weights AS bw
 GROUP BY {{ by }}

@@ -14,7 +14,14 @@ from collections.abc import Sequence
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.checks import ERROR_PREFIX, checks_for, message_parts, number_text_sql
+from sqlmetrics.checks import (
+    ERROR_PREFIX,
+    MAX_WEIGHT_TOTAL,
+    checks_for,
+    message_parts,
+    number_text_sql,
+    weight_total_message,
+)
 from sqlmetrics.compose.plan import base_keys
 from sqlmetrics.table_rules import TableRule, class_score_rules, run_rules
 
@@ -44,6 +51,14 @@ def checks_sql(binding: Binding) -> str:
             f" || {number_text_sql(example)}"
         )
         cases.append(f"    WHEN {count} > 0 THEN error({message})")
+    if binding.weight is not None:
+        # the largest slice's summed weight, in the message too (a constant message would
+        # be raised by PostgreSQL's planner whatever the data)
+        totals = f"SELECT SUM(w) AS total FROM base GROUP BY {', '.join(binding.slices)}"
+        largest = f"(SELECT MAX(total) FROM ({totals}) AS slice_weights)"
+        before, after = weight_total_message(binding.weight)
+        message = f"{templates.literal(ERROR_PREFIX + before)} || CAST({largest} AS VARCHAR) || {templates.literal(after)}"
+        cases.append(f"    WHEN {largest} >= {templates.literal(MAX_WEIGHT_TOTAL)} THEN error({message})")
     if not cases:  # multi-class metrics without weights: no rule to check
         return "SELECT NULL AS failure"
     original = f"\nWHERE {binding.replicate_slice} = 0" if binding.bootstrap else ""  # a bootstrap's rows as they are

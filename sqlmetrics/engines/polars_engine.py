@@ -26,7 +26,7 @@ import polars as pl
 
 from sqlmetrics import bootstrap, intervals
 from sqlmetrics.binding import Binding, check_long_schema, check_schema, check_second_schema
-from sqlmetrics.checks import checks_for, raise_failed, row_counters_polars
+from sqlmetrics.checks import checks_for, raise_failed, raise_weight_total, row_counters_polars
 from sqlmetrics.interrupt import in_a_worker
 from sqlmetrics.metrics.multiclass import (
     COUNTS,
@@ -180,6 +180,8 @@ def _checked_base(
     base = _base(binding, rows, checks, keys).collect(engine="streaming")
     original = base.filter(pl.col(binding.replicate_slice) == 0) if binding.bootstrap else base  # as compose/checks.py
     raise_failed(original, rows, checks, keys, binding.role_columns)
+    if binding.weight is not None:
+        raise_weight_total(original, binding.slices, binding.weight)
     if binding.judgments:
         raise_failed_tables(run_rules(binding), RuleTables(rows, judged))
     return rows, base, judged

@@ -30,6 +30,21 @@ THRESHOLD = Param(
 )
 
 
+# beta is held at most this: beyond, beta² would overflow, and the F-score's weights
+# beta²/(1 + beta²) and 1/(1 + beta²) differ from their limits 1 and 0 by < 1e-200 (a
+# beta whose square underflows to 0 gives precision, as scikit-learn with beta² = 0)
+MAX_BETA = 1e100
+
+
+def fscore_weights(beta: float) -> tuple[float, float]:
+    """``(r, q)``: F_β = TP / (TP + r·FN + q·FP) with r = β²/(1 + β²), q = 1/(1 + β²), the
+    same value as (1 + β²)·TP / ((1 + β²)·TP + β²·FN + FP) without a product that
+    overflows for a large β or weight (the SQL of fbeta.sql, with β held
+    at most ``MAX_BETA``)."""
+    b = min(beta, MAX_BETA)
+    return b * b / (1 + b * b), 1 / (1 + b * b)
+
+
 def col(value: IntoExpr) -> pl.Expr:
     return pl.col(value) if isinstance(value, str) else value
 

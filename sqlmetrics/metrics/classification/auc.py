@@ -21,8 +21,20 @@ SPEC = Metric(
 
 def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr) -> pl.Expr:
     """AUC from a score histogram (every score distinct): one sort, one running sum."""
-    pos, neg = w_pos.sort_by(s), w_neg.sort_by(s)
-    return ratio((pos * (neg.cum_sum() - neg / 2)).sum(), w_pos.sum() * w_neg.sum())
+    pos, neg = (w.sort_by(s) for w in shares(w_pos, w_neg))
+    return both_classes(w_pos, w_neg, (pos * (neg.cum_sum() - neg / 2)).sum())
+
+
+def shares(w_pos: pl.Expr, w_neg: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """Each positive weight over W⁺ and each negative weight over W⁻: AUC sums their
+    products, which then never overflow or underflow whatever the size of the weights
+    (W⁺·W⁻ of weights 1e200 would be inf)."""
+    return w_pos / w_pos.sum(), w_neg / w_neg.sum()
+
+
+def both_classes(w_pos: pl.Expr, w_neg: pl.Expr, value: pl.Expr) -> pl.Expr:
+    """``value`` where both classes have weight, else NULL."""
+    return pl.when((w_pos.sum() > 0) & (w_neg.sum() > 0)).then(value)
 
 
 def rank_sum(s: pl.Expr, positive: pl.Expr) -> pl.Expr:
@@ -42,6 +54,8 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     Only the order of scores matters, so any real score (probability, logit) works.
     NULL when there are no positives or no negatives (scikit-learn raises there).
 
+    With weights, each weight is divided by its class's total first, so that the value is
+    exact whatever the size of the weights (1e-300 or 1e300 alike).
     Without weights it is the rank-sum formula (R⁺ − P(P + 1)/2) / (P·N), R⁺ the sum of
     the positives' average ranks: one sort. With weights, ties are resolved with two
     sorts by score, negatives first within a tie and then positives first: the negative
@@ -59,11 +73,12 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
         used = w_pos.is_not_null()
         return rank_sum(s.filter(used), w_pos.filter(used) > 0)
     w_pos, w_neg = w_pos.fill_null(0.0), w_neg.fill_null(0.0)  # running sums must not stop at NULLs
+    pos_share, neg_share = shares(w_pos, w_neg)
 
     def credit(positives_first: bool) -> pl.Expr:
         order = [s, w_pos > 0]
-        pos = w_pos.sort_by(order, descending=[False, positives_first])
-        neg = w_neg.sort_by(order, descending=[False, positives_first])
+        pos = pos_share.sort_by(order, descending=[False, positives_first])
+        neg = neg_share.sort_by(order, descending=[False, positives_first])
         return (pos * neg.cum_sum()).sum()
 
-    return ratio((credit(False) + credit(True)) / 2, w_pos.sum() * w_neg.sum())
+    return both_classes(w_pos, w_neg, (credit(False) + credit(True)) / 2)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
+from sqlmetrics.metrics.classification._binary import (
+    THRESHOLD,
+    IntoExpr,
+    binary_weights,
+    confusion,
+    fscore_weights,
+    ratio,
+)
 from sqlmetrics.spec import Metric, Param
 
 BETA = Param(
@@ -31,8 +38,8 @@ SPEC = Metric(
 def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr, *, beta: float = 1.0, threshold: float = 0.5) -> pl.Expr:
     """fbeta from each score's positive and negative weight (rows or a histogram)."""
     tp, fp, _, fn = confusion(s, w_pos, w_neg, threshold)
-    b2 = beta * beta
-    return ratio((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
+    r, q = fscore_weights(beta)
+    return ratio(tp, tp + r * fn + q * fp)
 
 
 def expr(

@@ -21,8 +21,12 @@ SPEC = Metric(
 
 
 def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr, *, threshold: float = 0.5) -> pl.Expr:
-    """mcc from each score's positive and negative weight (rows or a histogram)."""
-    tp, fp, tn, fn = confusion(s, w_pos, w_neg, threshold)
+    """mcc from each score's positive and negative weight (rows or a histogram); each
+    count divided by their total first (the same value), so that no product of weights
+    overflows or underflows."""
+    counts = confusion(s, w_pos, w_neg, threshold)
+    total = sum(counts)
+    tp, fp, tn, fn = (ratio(count, total) for count in counts)
     return ratio(tp * tn - fp * fn, ((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)).sqrt())
 
 

@@ -17,6 +17,7 @@ SPEC = Metric(
     params=(THRESHOLD,),
     higher_is_better=True,
     range=None,
+    weight_count=True,
     reference="sklearn.metrics.confusion_matrix",
 )
 

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from sqlmetrics.binding import check_classes
-from sqlmetrics.metrics.classification._binary import ratio
+from sqlmetrics.metrics.classification._binary import fscore_weights, ratio
 from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Param
 
@@ -74,9 +74,10 @@ def recall_terms(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr) -> tuple[pl.
 
 
 def fscore_terms(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, beta: float) -> tuple[pl.Expr, pl.Expr]:
-    """F_β,c = (1 + β²)·tp_c / (β²·support_c + predicted_c), as (numerator, denominator)."""
-    beta2 = beta * beta
-    return (1 + beta2) * tp, beta2 * support + predicted
+    """F_β,c = (1 + β²)·tp_c / (β²·support_c + predicted_c), as (numerator, denominator),
+    taken as tp_c / (r·support_c + q·predicted_c) (``fscore_weights``: no overflow)."""
+    r, q = fscore_weights(beta)
+    return tp, r * support + q * predicted
 
 
 def per_class_scores(counts: pl.LazyFrame, beta: float) -> pl.LazyFrame:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from sqlmetrics.metrics.classification._binary import ratio
 from sqlmetrics.metrics.multiclass._classes import COUNTS, Frame, per_slice
 from sqlmetrics.spec import Metric
 
@@ -24,7 +25,11 @@ SPEC = Metric(
 
 
 def from_class_counts(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr) -> pl.Expr:
-    """MCC of one slice from its class counts (NULL when either side is one class)."""
+    """MCC of one slice from its class counts (NULL when either side is one class). Each
+    count is divided by the slice's total weight first (the same value), so that no
+    product of weights overflows or underflows."""
+    total = support.sum()
+    tp, support, predicted = (ratio(count, total) for count in (tp, support, predicted))
     n, correct = support.sum(), tp.sum()
     covariance = correct * n - (support * predicted).sum()
     spread = (n * n - (predicted * predicted).sum()) * (n * n - (support * support).sum())
@@ -47,7 +52,7 @@ def frame(data: Frame, *, label: str, prediction: str, weight: str | None = None
     ...                    "y_hat": ["a", "a", "b", "c", "c", "c"]})
     >>> # n 6, c 5, t = (2, 2, 2), p = (2, 1, 3): (30 − 12) / √((36 − 14)·(36 − 12)) = 18 / √528
     >>> smp.multiclass_mcc(df, label="y", prediction="y_hat").item()
-    0.7833494518006403
+    0.7833494518006401
     """
     metric = from_class_counts(*COUNTS).alias("mcc")
     return per_slice(data, metric, label=label, prediction=prediction, weight=weight, by=by)

@@ -48,6 +48,32 @@ WITH input AS (
           ELSE CAST(MIN(bad_weight) AS STRING)
         END
       )
+      WHEN (
+        SELECT
+          MAX(total)
+        FROM (
+          SELECT
+            SUM(w) AS total
+          FROM base
+          GROUP BY
+            slice_1,
+            slice_2
+        ) AS slice_weights
+      ) >= CAST(1e+308 AS FLOAT64)
+      THEN ERROR(
+        'sqlmetrics: column \'weight\': the weights of a slice sum to more than 1e+308 (' || CAST((
+          SELECT
+            MAX(total)
+          FROM (
+            SELECT
+              SUM(w) AS total
+            FROM base
+            GROUP BY
+              slice_1,
+              slice_2
+          ) AS slice_weights
+        ) AS STRING) || '), beyond the float range; rescale them (e.g. divide the column by its largest value): every metric but the weighted counts is unchanged by a common factor'
+      )
     END AS failure
   FROM base
 ), row_counts AS (

@@ -52,6 +52,32 @@ WITH input AS (
           ELSE CAST(MIN(bad_weight) AS STRING)
         END
       )
+      WHEN (
+        SELECT
+          MAX(total)
+        FROM (
+          SELECT
+            SUM(w) AS total
+          FROM base
+          GROUP BY
+            slice_1,
+            slice_2
+        ) AS slice_weights
+      ) >= CAST(1e+308 AS FLOAT64)
+      THEN ERROR(
+        'sqlmetrics: column \'weight\': the weights of a slice sum to more than 1e+308 (' || CAST((
+          SELECT
+            MAX(total)
+          FROM (
+            SELECT
+              SUM(w) AS total
+            FROM base
+            GROUP BY
+              slice_1,
+              slice_2
+          ) AS slice_weights
+        ) AS STRING) || '), beyond the float range; rescale them (e.g. divide the column by its largest value): every metric but the weighted counts is unchanged by a common factor'
+      )
     END AS failure
   FROM base
 ), row_counts AS (
@@ -131,7 +157,9 @@ WITH input AS (
       slice_2,
       class,
       MIN(CASE WHEN ABS(score) < 1e300 THEN score END) AS lo,
-      MAX(CASE WHEN ABS(score) < 1e300 THEN score END) AS hi
+      MAX(CASE WHEN ABS(score) < 1e300 THEN score END) AS hi,
+      SUM(w_pos) AS pos_total,
+      SUM(w_neg) AS neg_total
     FROM class_score_hist
     GROUP BY
       slice_1,
@@ -145,6 +173,8 @@ WITH input AS (
       h.score,
       h.w_pos,
       h.w_neg,
+      r.pos_total,
+      r.neg_total,
       CASE
         WHEN ABS(h.score) < 1e300
         THEN COALESCE(
@@ -206,7 +236,9 @@ WITH input AS (
     e.tie_pos,
     e.tie_neg,
     e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) - e.tie_pos - e.tie_neg + 1 AS rank_from,
-    e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) AS rank_to
+    e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) AS rank_to,
+    e.pos_total,
+    e.neg_total
   FROM (
     SELECT
       slice_1,
@@ -216,6 +248,8 @@ WITH input AS (
       score,
       w_pos,
       w_neg,
+      pos_total,
+      neg_total,
       SUM(w_pos) OVER (
         PARTITION BY slice_1, slice_2, class, bucket
         ORDER BY score DESC

@@ -5,7 +5,9 @@ m_auc AS (
   /* From the confusion counts at every score (score_cum: tp, fp = the positive, negative */
   /* weight at or above the score, ties included): over pairs of a positive and a negative, */
   /*   Σ_neg w·tp = wins + ties,  Σ_pos w·fp = losses + ties,  W⁺·W⁻ = wins + ties + losses, */
-  /*   AUC = (wins + ties / 2) / (W⁺·W⁻) = (W⁺·W⁻ + Σ_neg w·tp − Σ_pos w·fp) / (2·W⁺·W⁻). */
+  /*   AUC = (wins + ties / 2) / (W⁺·W⁻) = (W⁺·W⁻ + Σ_neg w·tp − Σ_pos w·fp) / (2·W⁺·W⁻), */
+  /* taken as (1 + Σ_neg (w/W⁻)·(tp/W⁺) − Σ_pos (w/W⁺)·(fp/W⁻)) / 2 (W⁺, W⁻: score_cum's */
+  /* pos_total, neg_total), so that no product of weights overflows or underflows. */
   /* Without weights the same number is the rank sum: a positive whose tie group shares */
   /* positions rank_from .. rank_to (descending) has the mean ascending rank */
   /* n + 1 − (rank_from + rank_to)/2, n = P + N, so with P positives and N negatives */
@@ -18,9 +20,20 @@ m_auc AS (
     slice_2,
     CASE
       WHEN TRUE
-      THEN (
-        SUM(w_pos) * SUM(w_neg) + SUM(w_neg * tp) - SUM(w_pos * fp)
-      ) / CAST(NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS FLOAT64)
+      THEN CASE
+        WHEN SUM(w_pos) > 0 AND SUM(w_neg) > 0
+        THEN (
+          1 + SUM(
+            w_neg / CAST(NULLIF(neg_total, 0) AS FLOAT64) * (
+              tp / CAST(NULLIF(pos_total, 0) AS FLOAT64)
+            )
+          ) - SUM(
+            w_pos / CAST(NULLIF(pos_total, 0) AS FLOAT64) * (
+              fp / CAST(NULLIF(neg_total, 0) AS FLOAT64)
+            )
+          )
+        ) / CAST(2 AS FLOAT64)
+      END
       ELSE 1 + (
         SUM(w_pos) * (
           SUM(w_pos) + 1

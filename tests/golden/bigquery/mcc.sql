@@ -1,6 +1,8 @@
 m_mcc AS (
   /* mcc = (TP·TN − FP·FN) / sqrt((TP + FP)·(TP + FN)·(TN + FP)·(TN + FN)), the Matthews */
   /* correlation coefficient. NULL when any factor is 0 (constant prediction or label). */
+  /* Each count is divided by their total first (the value is the same), so that no */
+  /* product of weights overflows or underflows. */
   SELECT
     slice_1,
     slice_2,
@@ -15,7 +17,26 @@ m_mcc AS (
     ) * (
       tn + fn
     )), 0) AS FLOAT64) AS mcc
-  FROM confusion
-  WHERE
-    threshold = CAST(0.5 AS FLOAT64)
+  FROM (
+    SELECT
+      slice_1,
+      slice_2,
+      tp / CAST(NULLIF(total, 0) AS FLOAT64) AS tp,
+      fp / CAST(NULLIF(total, 0) AS FLOAT64) AS fp,
+      tn / CAST(NULLIF(total, 0) AS FLOAT64) AS tn,
+      fn / CAST(NULLIF(total, 0) AS FLOAT64) AS fn
+    FROM (
+      SELECT
+        slice_1,
+        slice_2,
+        tp,
+        fp,
+        tn,
+        fn,
+        tp + fp + tn + fn AS total
+      FROM confusion
+      WHERE
+        threshold = CAST(0.5 AS FLOAT64)
+    ) AS counts
+  ) AS shares
 )

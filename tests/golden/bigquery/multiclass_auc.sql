@@ -3,7 +3,8 @@ m_auc AS (
     /* multiclass_auc: one-vs-rest AUC averaged over the classes, scikit-learn's */
     /* roc_auc_score(y, scores, multi_class="ovr", average=...). For each class c, AUC_c is */
     /* the binary AUC (classification/auc.sql) of "true class is c" against c's score: */
-    /*   AUC_c = (W⁺·W⁻ + Σ_neg w·tp − Σ_pos w·fp) / (2·W⁺·W⁻), tp and fp taking ties, */
+    /*   AUC_c = (W⁺·W⁻ + Σ_neg w·tp − Σ_pos w·fp) / (2·W⁺·W⁻), tp and fp taking ties */
+    /* (taken as in auc.sql, each weight divided by the class's W⁺ or W⁻ first), */
     /* NULL when the slice has no positive or no negative weight for c (a degenerate class, */
     /* for which scikit-learn raises). Degenerate classes are left out of the average and */
     /* counted in auc_skipped; auc_classes counts the classes averaged: */
@@ -15,9 +16,20 @@ m_auc AS (
       slice_2,
       class,
       SUM(w_pos) AS support,
-      (
-        SUM(w_pos) * SUM(w_neg) + SUM(w_neg * tp) - SUM(w_pos * fp)
-      ) / CAST(NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS FLOAT64) AS value
+      CASE
+        WHEN SUM(w_pos) > 0 AND SUM(w_neg) > 0
+        THEN (
+          1 + SUM(
+            w_neg / CAST(NULLIF(neg_total, 0) AS FLOAT64) * (
+              tp / CAST(NULLIF(pos_total, 0) AS FLOAT64)
+            )
+          ) - SUM(
+            w_pos / CAST(NULLIF(pos_total, 0) AS FLOAT64) * (
+              fp / CAST(NULLIF(neg_total, 0) AS FLOAT64)
+            )
+          )
+        ) / CAST(2 AS FLOAT64)
+      END AS value
     FROM class_score_cum
     GROUP BY
       slice_1,

@@ -19,7 +19,9 @@ m_average_precision AS (
       SUM(w_pos) AS support,
       CASE
         WHEN SUM(w_neg) > 0
-        THEN SUM(w_pos * tp / CAST(NULLIF(tp + fp, 0) AS FLOAT64)) / CAST(NULLIF(SUM(w_pos), 0) AS FLOAT64)
+        THEN SUM(w_pos * (
+          tp / CAST(NULLIF(tp + fp, 0) AS FLOAT64)
+        )) / CAST(NULLIF(SUM(w_pos), 0) AS FLOAT64)
       END AS value
     FROM class_score_cum
     GROUP BY

@@ -104,6 +104,30 @@ WITH input AS (
         THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)
         ELSE CAST(MIN(bad_weight) AS VARCHAR)
       END AS INT)
+      WHEN (
+        SELECT
+          MAX(total)
+        FROM (
+          SELECT
+            SUM(w) AS total
+          FROM base
+          GROUP BY
+            slice_1,
+            slice_2
+        ) AS slice_weights
+      ) >= CAST(1e+308 AS DOUBLE)
+      THEN CAST('sqlmetrics: column \'weight\': the weights of a slice sum to more than 1e+308 (' || CAST((
+        SELECT
+          MAX(total)
+        FROM (
+          SELECT
+            SUM(w) AS total
+          FROM base
+          GROUP BY
+            slice_1,
+            slice_2
+        ) AS slice_weights
+      ) AS VARCHAR) || '), beyond the float range; rescale them (e.g. divide the column by its largest value): every metric but the weighted counts is unchanged by a common factor' AS INT)
     END AS failure
   FROM base
 ), row_counts AS (
@@ -173,7 +197,9 @@ WITH input AS (
       slice_1,
       slice_2,
       MIN(CASE WHEN ABS(score) < 1e300 THEN score END) AS lo,
-      MAX(CASE WHEN ABS(score) < 1e300 THEN score END) AS hi
+      MAX(CASE WHEN ABS(score) < 1e300 THEN score END) AS hi,
+      SUM(w_pos) AS pos_total,
+      SUM(w_neg) AS neg_total
     FROM score_hist
     GROUP BY
       slice_1,
@@ -185,6 +211,8 @@ WITH input AS (
       h.score,
       h.w_pos,
       h.w_neg,
+      r.pos_total,
+      r.neg_total,
       CASE
         WHEN ABS(h.score) < 1e300
         THEN COALESCE(
@@ -241,7 +269,9 @@ WITH input AS (
     e.tie_pos,
     e.tie_neg,
     e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) - e.tie_pos - e.tie_neg + 1 AS rank_from,
-    e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) AS rank_to
+    e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) AS rank_to,
+    e.pos_total,
+    e.neg_total
   FROM (
     SELECT
       slice_1,
@@ -250,6 +280,8 @@ WITH input AS (
       score,
       w_pos,
       w_neg,
+      pos_total,
+      neg_total,
       SUM(w_pos) OVER (
         PARTITION BY slice_1, slice_2, bucket
         ORDER BY score DESC

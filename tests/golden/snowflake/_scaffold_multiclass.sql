@@ -61,6 +61,30 @@ WITH input AS (
         THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)
         ELSE CAST(MIN(bad_weight) AS VARCHAR)
       END AS INT)
+      WHEN (
+        SELECT
+          MAX(total)
+        FROM (
+          SELECT
+            SUM(w) AS total
+          FROM base
+          GROUP BY
+            slice_1,
+            slice_2
+        ) AS slice_weights
+      ) >= CAST(1e+308 AS DOUBLE)
+      THEN CAST('sqlmetrics: column \'weight\': the weights of a slice sum to more than 1e+308 (' || CAST((
+        SELECT
+          MAX(total)
+        FROM (
+          SELECT
+            SUM(w) AS total
+          FROM base
+          GROUP BY
+            slice_1,
+            slice_2
+        ) AS slice_weights
+      ) AS VARCHAR) || '), beyond the float range; rescale them (e.g. divide the column by its largest value): every metric but the weighted counts is unchanged by a common factor' AS INT)
     END AS failure
   FROM base
 ), row_counts AS (

@@ -132,6 +132,36 @@ WITH input AS (
           END AS VARCHAR)
         )
       )
+      WHEN (
+        SELECT
+          MAX(total)
+        FROM (
+          SELECT
+            SUM(w) AS total
+          FROM base
+          GROUP BY
+            slice_1,
+            slice_2
+        ) AS slice_weights
+      ) >= CAST(1e+308 AS DOUBLE)
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: column ''weight'': the weights of a slice sum to more than 1e+308 (' AS VARCHAR),
+          CAST((
+            SELECT
+              MAX(total)
+            FROM (
+              SELECT
+                SUM(w) AS total
+              FROM base
+              GROUP BY
+                slice_1,
+                slice_2
+            ) AS slice_weights
+          ) AS VARCHAR),
+          CAST('), beyond the float range; rescale them (e.g. divide the column by its largest value): every metric but the weighted counts is unchanged by a common factor' AS VARCHAR)
+        )
+      )
     END AS failure
   FROM base
 ), row_counts AS (
@@ -201,7 +231,9 @@ WITH input AS (
       slice_1,
       slice_2,
       MIN(CASE WHEN ABS(score) < 1e300 THEN score END) AS lo,
-      MAX(CASE WHEN ABS(score) < 1e300 THEN score END) AS hi
+      MAX(CASE WHEN ABS(score) < 1e300 THEN score END) AS hi,
+      SUM(w_pos) AS pos_total,
+      SUM(w_neg) AS neg_total
     FROM score_hist
     GROUP BY
       slice_1,
@@ -213,6 +245,8 @@ WITH input AS (
       h.score,
       h.w_pos,
       h.w_neg,
+      r.pos_total,
+      r.neg_total,
       CASE
         WHEN ABS(h.score) < 1e300
         THEN COALESCE(
@@ -269,7 +303,9 @@ WITH input AS (
     e.tie_pos,
     e.tie_neg,
     e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) - e.tie_pos - e.tie_neg + 1 AS rank_from,
-    e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) AS rank_to
+    e.tp_within + COALESCE(a.pos_above, 0) + e.fp_within + COALESCE(a.neg_above, 0) AS rank_to,
+    e.pos_total,
+    e.neg_total
   FROM (
     SELECT
       slice_1,
@@ -278,6 +314,8 @@ WITH input AS (
       score,
       w_pos,
       w_neg,
+      pos_total,
+      neg_total,
       SUM(w_pos) OVER (
         PARTITION BY slice_1, slice_2, bucket
         ORDER BY score DESC

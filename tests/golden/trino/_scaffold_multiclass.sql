@@ -61,6 +61,36 @@ WITH input AS (
           END AS VARCHAR)
         )
       )
+      WHEN (
+        SELECT
+          MAX(total)
+        FROM (
+          SELECT
+            SUM(w) AS total
+          FROM base
+          GROUP BY
+            slice_1,
+            slice_2
+        ) AS slice_weights
+      ) >= CAST(1e+308 AS DOUBLE)
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: column ''weight'': the weights of a slice sum to more than 1e+308 (' AS VARCHAR),
+          CAST((
+            SELECT
+              MAX(total)
+            FROM (
+              SELECT
+                SUM(w) AS total
+              FROM base
+              GROUP BY
+                slice_1,
+                slice_2
+            ) AS slice_weights
+          ) AS VARCHAR),
+          CAST('), beyond the float range; rescale them (e.g. divide the column by its largest value): every metric but the weighted counts is unchanged by a common factor' AS VARCHAR)
+        )
+      )
     END AS failure
   FROM base
 ), row_counts AS (

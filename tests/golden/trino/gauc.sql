@@ -9,7 +9,9 @@ m_gauc AS (
     /* the negative weight at or below score s (ties included, a RANGE frame) and N(=s) the */
     /* negative weight tied at s, each positive counts the negatives below it and half of */
     /* those tied with it: */
-    /*   AUC_u = Σ_pos w·(N(<=s) − N(=s)/2) / (P·N) = Σ_pos w·(2·N(<=s) − N(=s)) / (2·P·N). */
+    /*   AUC_u = Σ_pos w·(N(<=s) − N(=s)/2) / (P·N) = Σ_pos w·((2·N(<=s) − N(=s)) / N) / (2·P), */
+    /* each negative weight divided by N before it meets a positive one, so that no product */
+    /* of weights overflows or underflows. */
     /* Without weights the same number takes one RANGE frame fewer, as a rank sum: with r */
     /* the rank of a row's tie group (RANK()) and e its last position (the rows at or below */
     /* it), the positives' mean ranks sum to R⁺ = Σ_pos (r + e)/2, and */
@@ -35,14 +37,22 @@ m_gauc AS (
       query,
       CASE
         WHEN TRUE
-        THEN SUM(w_pos * (
-          2 * neg_up_to - neg_tied
-        )) / CAST(2 * SUM(w_pos) * SUM(w_neg) AS DOUBLE)
+        THEN SUM(
+          w_pos * (
+            (
+              2 * neg_up_to - neg_tied
+            ) / CAST(NULLIF(neg_total, 0) AS DOUBLE)
+          )
+        ) / CAST((
+          2 * SUM(w_pos)
+        ) AS DOUBLE)
         ELSE (
           SUM(CASE WHEN w_pos > 0 THEN rank_from + rank_to ELSE 0 END) / CAST(2 AS DOUBLE) - SUM(w_pos) * (
             SUM(w_pos) + 1
           ) / CAST(2 AS DOUBLE)
-        ) / CAST(SUM(w_pos) * SUM(w_neg) AS DOUBLE)
+        ) / CAST((
+          SUM(w_pos) * SUM(w_neg)
+        ) AS DOUBLE)
       END AS auc,
       CASE 'impressions'
         WHEN 'impressions'
@@ -73,7 +83,12 @@ m_gauc AS (
           PARTITION BY slice_1, slice_2, query
           ORDER BY score ASC
           RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        ) AS rank_to
+        ) AS rank_to,
+        SUM(w_neg) OVER (
+          PARTITION BY slice_1, slice_2, query
+          ORDER BY score ASC
+          RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
+        ) AS neg_total
       FROM query_rows AS r
       WHERE
         EXISTS(
