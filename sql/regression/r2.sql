@@ -56,7 +56,7 @@ sums AS (
 SELECT {{ by }},
        CASE WHEN NOT targets_differ THEN NULL
             WHEN scaled_squared_error = 0 THEN CAST(1 AS DOUBLE)
-            ELSE 1 - scaled_squared_error / CAST(centred_squares - centred * centred / CAST(w AS DOUBLE) AS DOUBLE)
+            ELSE 1 - scaled_squared_error / CAST(centred_squares - centred * (centred / CAST(w AS DOUBLE)) AS DOUBLE)
                      * unit_ratio * unit_ratio
        END AS r2
 FROM sums

@@ -105,7 +105,9 @@ m_r2 AS (
       THEN NULL
       WHEN scaled_squared_error = 0
       THEN CAST(1 AS FLOAT64)
-      ELSE 1 - scaled_squared_error / CAST(centred_squares - centred * centred / CAST(w AS FLOAT64) AS FLOAT64) * unit_ratio * unit_ratio
+      ELSE 1 - scaled_squared_error / CAST(centred_squares - centred * (
+        centred / CAST(w AS FLOAT64)
+      ) AS FLOAT64) * unit_ratio * unit_ratio
     END AS r2
   FROM m_r2_sums AS sums
 )
