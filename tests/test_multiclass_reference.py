@@ -169,6 +169,19 @@ def test_weights_of_one_are_no_weights(frame, engine):
 
 
 @examples(30)
+@given(
+    frame=class_predictions(),
+    scale=st.sampled_from([1e-300, 1e-200, 0.1, 1e200, 1e300]),
+    engine=st.sampled_from(["duckdb", "polars"]),
+)
+def test_equal_weights_of_any_size_are_no_weights(frame, scale, engine):
+    # products of class weights (κ's t_i·p_j, mcc's) are taken over shares of the total:
+    # weights of 1e200 once gave κ NaN, of 1e-300 a κ off in its last digits
+    equal = frame.with_columns(weight=pl.lit(scale))
+    assert_same(evaluate(equal, by="slice", engine=engine), evaluate(equal, weight="weight", by="slice", engine=engine))
+
+
+@examples(30)
 @given(frame=class_predictions(), repeats=st.lists(st.integers(1, 3), min_size=40, max_size=40))
 def test_integer_weight_equals_repeated_rows(frame, repeats):
     frame = frame.drop_nulls()

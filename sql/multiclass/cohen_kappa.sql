@@ -1,6 +1,6 @@
 -- cohen_kappa: Cohen's kappa of predicted and true classes, scikit-learn's
 -- cohen_kappa_score(y, y_hat, weights=..., sample_weight=w):
---   κ = 1 − Σ_ij d_ij·C_ij / Σ_ij d_ij·E_ij = 1 − n·Σ_ij d_ij·C_ij / Σ_ij d_ij·t_i·p_j
+--   κ = 1 − Σ_ij d_ij·C_ij / Σ_ij d_ij·E_ij = 1 − (Σ_ij d_ij·C_ij / n) / Σ_ij d_ij·(t_i/n)·(p_j/n)
 -- over the slice's classes, C_ij the weight of rows of true class i predicted as j,
 -- E_ij = t_i·p_j / n their weight expected by chance (t_i, p_j: the true and predicted
 -- weight of a class; n: the total weight), and d_ij the disagreement of i and j, with
@@ -17,14 +17,24 @@
 --         class_confusion({{ by }}, true_class, predicted_class, w)
 -- params: {{ weights }}
 -- output: {{ by }}, cohen_kappa
-WITH ranked_classes AS (
-    SELECT {{ by }}, class, support, predicted,
-           DENSE_RANK() OVER (PARTITION BY {{ by }} ORDER BY class ASC NULLS LAST) AS r
+WITH totals AS (
+    SELECT {{ by }}, SUM(support) AS n
     FROM class_counts
+    GROUP BY {{ by }}
+),
+ranked_classes AS (
+    -- each class's true and predicted weight as a share of the slice's: the products
+    -- t_i·p_j are taken over shares, so weights of any size (1e-300 .. 1e300) are exact
+    SELECT {{ by(c) }}, c.class, c.support / CAST(NULLIF(t.n, 0) AS DOUBLE) AS support_share,
+           c.predicted / CAST(NULLIF(t.n, 0) AS DOUBLE) AS predicted_share,
+           DENSE_RANK() OVER (PARTITION BY {{ by(c) }} ORDER BY c.class ASC NULLS LAST) AS r
+    FROM class_counts AS c
+    JOIN totals AS t ON {{ same_slice(c, t) }}
 ),
 class_pairs AS (
-    -- every ordered pair (i, j) of the slice's classes: its disagreement d and t_i·p_j
-    SELECT {{ by(t) }}, t.class AS true_class, p.class AS predicted_class, t.support * p.predicted AS chance,
+    -- every ordered pair (i, j) of the slice's classes: its disagreement d and t_i·p_j / n²
+    SELECT {{ by(t) }}, t.class AS true_class, p.class AS predicted_class,
+           t.support_share * p.predicted_share AS chance,
            CASE {{ weights }}
                WHEN 'linear' THEN ABS(t.r - p.r)
                WHEN 'quadratic' THEN (t.r - p.r) * (t.r - p.r)
@@ -39,12 +49,7 @@ disagreement AS (
     LEFT JOIN class_confusion AS c
            ON {{ same_slice(pairs, c) }} AND c.true_class = pairs.true_class AND c.predicted_class = pairs.predicted_class
     GROUP BY {{ by(pairs) }}
-),
-totals AS (
-    SELECT {{ by }}, SUM(support) AS n
-    FROM class_counts
-    GROUP BY {{ by }}
 )
-SELECT {{ by(totals) }}, 1 - totals.n * d.observed / CAST(NULLIF(d.chance, 0) AS DOUBLE) AS cohen_kappa
+SELECT {{ by(totals) }}, 1 - d.observed / CAST(totals.n AS DOUBLE) / CAST(NULLIF(d.chance, 0) AS DOUBLE) AS cohen_kappa
 FROM totals
 JOIN disagreement AS d ON {{ same_slice(totals, d) }}

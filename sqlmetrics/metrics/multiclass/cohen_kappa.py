@@ -51,9 +51,12 @@ def from_class_confusion(confusion: pl.LazyFrame, by: Sequence[str], *, weights:
     counts = class_counts(confusion, by)
     position = pl.col("class").cast(pl.Int8) if counts.collect_schema()["class"] == pl.Boolean else pl.col("class")
     rank = position.rank("dense").cast(pl.Float64)
-    ranked = counts.with_columns(r=rank.over(by) if by else rank)
-    true_side = ranked.select(*by, true_class="class", r_i="r", t="support")
-    predicted_side = ranked.select(*by, predicted_class="class", r_j="r", p="predicted")
+    total = pl.col("support").sum()
+    total = pl.when(total != 0).then(total)  # an empty slice (weights 0) has no shares
+    # t_i / n and p_j / n: the products are taken over shares, exact for weights of any size
+    ranked = counts.with_columns(r=rank.over(by) if by else rank, n=total.over(by) if by else total)
+    true_side = ranked.select(*by, "n", true_class="class", r_i="r", t=pl.col("support") / pl.col("n"))
+    predicted_side = ranked.select(*by, predicted_class="class", r_j="r", p=pl.col("predicted") / pl.col("n"))
     pairs = (
         true_side.join(predicted_side, on=by, how="inner", nulls_equal=True)
         if by
@@ -73,10 +76,10 @@ def from_class_confusion(confusion: pl.LazyFrame, by: Sequence[str], *, weights:
         (d * pl.col("w").fill_null(0.0)).sum().alias("observed"),
         (d * pl.col("t") * pl.col("p")).sum().alias("chance"),
     ]
-    n = pl.col("t").filter(pl.col("true_class") == pl.col("predicted_class")).sum().alias("n")
+    n = pl.col("n").first()
     totals = joined.group_by(by).agg(*sums, n) if by else joined.select(*sums, n)
     chance = pl.col("chance")
-    value = pl.when(chance != 0).then(1 - pl.col("n") * pl.col("observed") / chance)
+    value = pl.when(chance != 0).then(1 - pl.col("observed") / pl.col("n") / chance)
     return totals.select(*by, value.alias("value"))
 
 

@@ -15,7 +15,9 @@ m_precision AS (
       THEN SUM(tp) / CAST(NULLIF(SUM(predicted), 0) AS FLOAT64)
       WHEN 'weighted'
       THEN COALESCE(
-        SUM(support * tp / CAST(NULLIF(predicted, 0) AS FLOAT64)) / CAST(NULLIF(SUM(CASE WHEN predicted > 0 THEN support END), 0) AS FLOAT64),
+        SUM(support * (
+          tp / CAST(NULLIF(predicted, 0) AS FLOAT64)
+        )) / CAST(NULLIF(SUM(CASE WHEN predicted > 0 THEN support END), 0) AS FLOAT64),
         AVG(tp / CAST(NULLIF(predicted, 0) AS FLOAT64))
       )
       ELSE AVG(tp / CAST(NULLIF(predicted, 0) AS FLOAT64))

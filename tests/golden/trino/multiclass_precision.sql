@@ -15,7 +15,9 @@ m_precision AS (
       THEN SUM(tp) / CAST(NULLIF(SUM(predicted), 0) AS DOUBLE)
       WHEN 'weighted'
       THEN COALESCE(
-        SUM(support * tp / CAST(NULLIF(predicted, 0) AS DOUBLE)) / CAST(NULLIF(SUM(CASE WHEN predicted > 0 THEN support END), 0) AS DOUBLE),
+        SUM(support * (
+          tp / CAST(NULLIF(predicted, 0) AS DOUBLE)
+        )) / CAST(NULLIF(SUM(CASE WHEN predicted > 0 THEN support END), 0) AS DOUBLE),
         AVG(tp / CAST(NULLIF(predicted, 0) AS DOUBLE))
       )
       ELSE AVG(tp / CAST(NULLIF(predicted, 0) AS DOUBLE))
