@@ -87,12 +87,13 @@ def evaluate(
     metric's column, computed in the same query (``sqlmetrics.intervals``): DeLong's
     interval for ``auc``, Student's t over queries for ``gauc`` and the ranking metrics,
     the binomial one for accuracy, precision, recall and specificity, the mean's for
-    logloss, brier, score_mean and label_mean (``ci_method="analytic"``); for the other
-    metrics ``ci_method="auto"`` (the default) takes the percentile interval of a Poisson
-    bootstrap of ``resamples`` replicates drawn from ``seed`` (an integer from 0 to
-    2**31 - 2; ``sqlmetrics.bootstrap``), which ``ci_method="bootstrap"`` takes for
-    every metric; ``ci_unit`` (a column, e.g. the user) resamples its units rather than
-    rows.
+    logloss, brier, score_mean, label_mean and the regression errors mae, mse, mape and
+    mean_error, and for rmse mse's through the delta method (``ci_method="analytic"``;
+    ``docs/intervals.md``); for the other metrics ``ci_method="auto"`` (the default)
+    takes the percentile interval of a Poisson bootstrap of ``resamples`` replicates
+    drawn from ``seed`` (an integer from 0 to 2**31 - 2; ``sqlmetrics.bootstrap``),
+    which ``ci_method="bootstrap"`` takes for every metric; ``ci_unit`` (a column, e.g.
+    the user) resamples its units rather than rows.
 
     >>> import polars as pl, sqlmetrics as sm
     >>> df = pl.DataFrame({"click": [0, 1, 1, 0, 0, 1, 1],

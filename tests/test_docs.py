@@ -1,11 +1,13 @@
 """The text generated from the registry is current: docs/metrics.md's metrics table and the
 names of ``sqlmetrics.polars``; and the registry names a metric author's mistakes."""
 
+import re
 import types
 from pathlib import Path
 
 import pytest
 
+import sqlmetrics as sm
 import sqlmetrics.polars as smp
 from sqlmetrics.docs import POLARS_END, POLARS_START, embedded, embedded_table, metrics_table, polars_names
 from sqlmetrics.registry import _check_polars_form, registry
@@ -58,3 +60,15 @@ def test_a_metric_without_its_polars_form_is_named(form, functions, message):
         _check_polars_form(spec, _module(**functions))
     with pytest.raises(RuntimeError, match=message):
         _check_polars_form(spec, _module(**functions))
+
+
+def test_evaluates_docstring_names_every_analytic_interval():
+    """``sm.evaluate``'s paragraph on ``ci`` names each metric that has an analytic
+    interval (the ranking metrics as a family, all of whose lists give one), so that a
+    reader does not take the bootstrap for one that has a formula."""
+    paragraph = next(part for part in sm.evaluate.__doc__.split("\n\n") if part.strip().startswith("``ci``"))
+    words = set(re.findall(r"[\w@]+", paragraph))
+    analytic = [name for name, spec in registry().items() if spec.interval is not None]
+    unnamed = [name for name in analytic if name not in words and registry()[name].family != "ranking"]
+    assert not unnamed, f"sm.evaluate's docstring omits the analytic intervals of {unnamed}"
+    assert "ranking metrics" in " ".join(paragraph.split())
