@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import duckdb
@@ -12,19 +12,19 @@ import polars as pl
 from sqlmetrics import bootstrap, intervals, score_plan
 from sqlmetrics.binding import PAIRED_SLICE, Binding, bind
 from sqlmetrics.bootstrap import REPLICATE_SLICE
-from sqlmetrics.class_scores import LongClassScores, parse
+from sqlmetrics.class_scores import parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
 from sqlmetrics.dialects import check_dialect, transpile
 from sqlmetrics.engines import LOCAL_ENGINES, duckdb_engine, polars_engine, postgres_engine, spark_engine
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError, SourceError
 from sqlmetrics.registry import resolve
+from sqlmetrics.request import ClassScores, Request
 from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
 from sqlmetrics.spec import MetricCall
 
 ENGINES = (*LOCAL_ENGINES, "spark", "postgres")
 
 Metrics = str | MetricCall | Iterable[str | MetricCall]
-ClassScores = Mapping[Any, str] | LongClassScores
 
 
 def evaluate(
@@ -101,10 +101,14 @@ def evaluate(
     >>> sm.evaluate(df, ["auc", "logloss"], label="click", score="pctr").select("n_rows", "auc").row(0)
     (7, 0.8333333333333334)
     """
-    binding, second = prepare(
-        metrics, label, score, prediction, query, item, weight, by, judgments, class_scores, ci, ci_method,
-        ci_unit, resamples, seed,
-    )  # fmt: skip
+    return evaluate_request(source, metrics, Request.of(locals()), engine, con, spark)
+
+
+def evaluate_request(
+    source: Any, metrics: Metrics, request: Request, engine: str = "duckdb", con: Any = None, spark: Any = None
+) -> pl.DataFrame:
+    """``evaluate`` of a request built already (``report``'s)."""
+    binding, second = prepare(metrics, request)
     return run(binding, source, second, engine, con, spark)
 
 
@@ -152,132 +156,86 @@ def check_no_overflow(binding: Binding, result: pl.DataFrame) -> None:
         )
 
 
-def prepare(
-    metrics: Metrics,
-    label: str,
-    score: str | None,
-    prediction: str | None,
-    query: str | None,
-    item: str | None,
-    weight: str | None,
-    by: str | Sequence[str] | None,
-    judgments: Any,
-    class_scores: ClassScores | None,
-    ci: float | None = None,
-    ci_method: str = "auto",
-    ci_unit: str | None = None,
-    resamples: int = 200,
-    seed: int = 0,
-) -> tuple[Binding, Any]:
-    """The call's binding and its second table (the judgments, or long class scores)."""
-    described, long_table = parse(class_scores)
+def prepare(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
+    """The binding of ``evaluate``'s ``request`` (its ``scores`` and ``arm`` left aside),
+    with its intervals, and its second table (the judgments, or long class scores)."""
+    binding, second = _bound(metrics, request)
+    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.ci_unit)
+    return _resampling(dataclasses.replace(binding, ci=request.ci), resampled, request), second
+
+
+def _bound(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
+    """The binding of ``request``'s columns, without intervals, and its second table."""
+    described, long_table = parse(request.class_scores)
     binding = bind(
-        resolve(metrics, multiclass=prediction is not None, class_scores=described is not None),
-        label=label,
-        score=score,
-        prediction=prediction,
-        query=query,
-        weight=weight,
-        by=by,
-        item=item,
-        judgments=judgments is not None,
+        resolve(metrics, multiclass=request.prediction is not None, class_scores=described is not None),
+        label=request.label,
+        score=request.score,
+        prediction=request.prediction,
+        query=request.query,
+        weight=request.weight,
+        by=request.by,
+        item=request.item,
+        judgments=request.judgments is not None,
         class_scores=described,
     )
-    resampled = intervals.resampled(ci, ci_method, binding.calls, ci_unit)
-    binding = _resampling(dataclasses.replace(binding, ci=ci), resampled, resamples, seed, ci_unit)
-    return binding, judgments if judgments is not None else long_table
+    return binding, request.judgments if request.judgments is not None else long_table
 
 
-def _resampling(
-    binding: Binding, resampled: Sequence[MetricCall], resamples: int, seed: int, unit: str | None
-) -> Binding:
+def _resampling(binding: Binding, resampled: Sequence[MetricCall], request: Request) -> Binding:
     """``binding`` with the bootstrap of the ``resampled`` calls (none: unchanged): the
-    slice REPLICATE_SLICE last. The bootstrap's arguments are checked even when no
-    metric is resampled: a bad one is a mistake either way."""
-    bootstrap.check(resamples, seed, unit)
+    slice REPLICATE_SLICE last. The bootstrap's arguments (``request``'s ``resamples``,
+    ``seed`` and ``ci_unit``) are checked even when no metric is resampled: a bad one is
+    a mistake either way."""
+    bootstrap.check(request.resamples, request.seed, request.ci_unit)
     if not resampled:
         return binding
     if REPLICATE_SLICE in binding.by:
         raise InvalidParameterError(f"{REPLICATE_SLICE!r} is the name the bootstrap gives its own slice")
     columns = frozenset(call.column for call in resampled)
-    resampling = bootstrap.Bootstrap(binding.ci, resamples, seed, unit, columns)
+    resampling = bootstrap.Bootstrap(binding.ci, request.resamples, request.seed, request.ci_unit, columns)
     return dataclasses.replace(binding, by=(*binding.by, REPLICATE_SLICE), bootstrap=resampling)
 
 
-def prepare_paired(
-    metrics: Metrics,
-    scores: Any,
-    score: str | None,
-    label: str,
-    prediction: str | None,
-    query: str | None,
-    item: str | None,
-    weight: str | None,
-    slices: Sequence[str],
-    judgments: Any,
-    ci: float,
-    ci_method: str = "auto",
-    ci_unit: str | None = None,
-    resamples: int = 200,
-    seed: int = 0,
-) -> tuple[Binding, Any]:
-    """The binding of two paired ``scores`` of the same rows (``sm.compare``): each metric
-    per score (the slice PAIRED_SLICE) with the spread of the difference, analytic or,
-    resampling both scores' rows alike, the bootstrap's (the slice REPLICATE_SLICE); and
-    the source of the judgments of a run, if any."""
-    scores = _checked_scores(scores, score, slices, judgments, prediction)
-    roles = (label, scores[0], None, query, item, weight, [*slices, PAIRED_SLICE])
-    binding, second = prepare(metrics, *roles, judgments, None)
-    resampled = intervals.resampled(ci, ci_method, binding.calls, ci_unit, paired=True)
-    binding = dataclasses.replace(binding, ci=ci, spread_columns=True, paired_scores=scores)
-    return _resampling(binding, resampled, resamples, seed, ci_unit), second
+def prepare_paired(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
+    """The binding of ``request``'s two paired ``scores`` of the same rows (``sm.compare``;
+    ``ci`` set): each metric per score (the slice PAIRED_SLICE) with the spread of the
+    difference, analytic or, resampling both scores' rows alike, the bootstrap's (the
+    slice REPLICATE_SLICE); and the source of the judgments of a run, if any."""
+    scores = _checked_scores(request)
+    pairs = dataclasses.replace(request, score=scores[0], by=[*request.slices, PAIRED_SLICE], class_scores=None)
+    binding, second = _bound(metrics, pairs)
+    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.ci_unit, paired=True)
+    binding = dataclasses.replace(binding, ci=request.ci, spread_columns=True, paired_scores=scores)
+    return _resampling(binding, resampled, request), second
 
 
-def prepare_arms(
-    metrics: Metrics,
-    arm: Any,
-    label: str,
-    score: str | None,
-    prediction: str | None,
-    query: str | None,
-    item: str | None,
-    weight: str | None,
-    slices: Sequence[str],
-    judgments: Any,
-    ci: float,
-    ci_method: str = "auto",
-    ci_unit: str | None = None,
-    resamples: int = 200,
-    seed: int = 0,
-) -> tuple[Binding, Any]:
-    """The binding of arms that saw different rows (``sm.compare``): each metric per
-    slice and value of column ``arm``, with its analytic standard error (``<column>_se``)
-    or, resampled, per bootstrap replicate (the slice REPLICATE_SLICE); and the source of
-    the judgments, if any."""
+def prepare_arms(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
+    """The binding of arms that saw different rows (``sm.compare``; ``ci`` set): each
+    metric per slice and value of ``request``'s column ``arm``, with its analytic
+    standard error (``<column>_se``) or, resampled, per bootstrap replicate (the slice
+    REPLICATE_SLICE); and the source of the judgments, if any."""
+    arm = request.arm
     if not isinstance(arm, str):
         raise InvalidParameterError(f"arm must be a column name (a string), got {arm!r}")
-    if arm in slices:
+    if arm in request.slices:
         raise InvalidParameterError(f"arm column {arm!r} is also a slice column (by): compare arms within slices")
-    binding, second = prepare(
-        metrics, label, score, prediction, query, item, weight, [*slices, arm], judgments, None, ci, ci_method,
-        ci_unit, resamples, seed,
-    )  # fmt: skip
+    binding, second = prepare(metrics, dataclasses.replace(request, by=[*request.slices, arm], class_scores=None))
     return dataclasses.replace(binding, spread_columns=True), second
 
 
-def _checked_scores(
-    scores: Any, score: str | None, slices: list[str], judgments: Any, prediction: str | None
-) -> tuple[str, str]:
-    """``scores`` as two distinct column names, in a call that can pair them."""
+def _checked_scores(request: Request) -> tuple[str, str]:
+    """``request``'s ``scores`` as two distinct column names, in a call that can pair them."""
+    scores, score = request.scores, request.score
     if isinstance(scores, str) or not isinstance(scores, Sequence) or len(scores) != 2:
         raise InvalidParameterError(f"scores must be two score columns (baseline, candidate), got {scores!r}")
     if not all(isinstance(column, str) for column in scores) or scores[0] == scores[1]:
         raise InvalidParameterError(f"scores must be two different column names, got {scores!r}")
     if score is not None:
         raise InvalidParameterError(f"scores= names the two score columns: score={score!r} cannot be added to them")
-    if PAIRED_SLICE in slices:
+    if PAIRED_SLICE in request.slices:
         raise InvalidParameterError(f"{PAIRED_SLICE!r} is the name compare gives its own slice: rename that column")
-    if prediction is not None:
+    if request.prediction is not None:
         raise InvalidParameterError("paired comparisons of predicted classes are not built yet")
     return scores[0], scores[1]
 
@@ -335,24 +293,20 @@ def to_sql(
     >>> "FROM `logs`.`impressions`" in sql
     True
     """
+    return request_sql(metrics, source, Request.of(locals()), dialect)
+
+
+def request_sql(metrics: Metrics, source: Any, request: Request, dialect: str = "duckdb") -> str:
+    """``to_sql`` of a request built already (``report``'s)."""
     check_dialect(dialect)
-    slices = [by] if isinstance(by, str) else list(by or [])
-    level = 0.95 if ci is None else ci
-    if scores is not None and arm is not None:
+    if request.scores is not None and request.arm is not None:
         raise InvalidParameterError("pass either scores= (paired) or arm= (arms), not both")
-    if scores is not None:  # sm.compare's paired statement
-        roles = (label, prediction, query, item, weight)
-        resampling = (ci_method, ci_unit, resamples, seed)
-        binding, second_source = prepare_paired(metrics, scores, score, *roles, slices, judgments, level, *resampling)
-    elif arm is not None:  # sm.compare's statement for arms
-        roles = (label, score, prediction, query, item, weight)
-        resampling = (ci_method, ci_unit, resamples, seed)
-        binding, second_source = prepare_arms(metrics, arm, *roles, slices, judgments, level, *resampling)
+    if request.scores is not None:  # sm.compare's paired statement
+        binding, second_source = prepare_paired(metrics, request.at_compare_level())
+    elif request.arm is not None:  # sm.compare's statement for arms
+        binding, second_source = prepare_arms(metrics, request.at_compare_level())
     else:
-        binding, second_source = prepare(
-            metrics, label, score, prediction, query, item, weight, by, judgments, class_scores, ci, ci_method,
-            ci_unit, resamples, seed,
-        )  # fmt: skip
+        binding, second_source = prepare(metrics, request)
     binding = score_plan.planned(binding, source)  # the plan evaluate takes for the same source
     second = None
     if second_source is not None:

@@ -30,6 +30,7 @@ from sqlmetrics.api import Metrics, prepare_arms, prepare_paired, run
 from sqlmetrics.binding import PAIRED_SLICE, Binding
 from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError
+from sqlmetrics.request import Request
 
 METHODS = {
     "intervals/auc_delong.sql": "arms, normal: DeLong",
@@ -131,29 +132,38 @@ def compare(
     >>> row["baseline"], row["candidate"], round(row["delta"], 4), row["method"]
     ('pctr', 'v2', 0.0694, 'paired, normal: DeLong')
     """
-    slices = [by] if isinstance(by, str) else list(by or [])
-    if ci is None:
+    return compare_request(source, metrics, Request.of(locals()), baseline, engine, con, spark)
+
+
+def compare_request(
+    source: Any,
+    metrics: Metrics,
+    request: Request,
+    baseline: Any = None,
+    engine: str = "duckdb",
+    con: Any = None,
+    spark: Any = None,
+) -> pl.DataFrame:
+    """``compare`` of a request built already (``report``'s)."""
+    slices = request.slices
+    if request.ci is None:
         raise InvalidParameterError("compare needs a confidence level: ci=0.95, for example")
-    if scores is not None:
-        if arm is not None or baseline is not None:
+    if request.scores is not None:
+        if request.arm is not None or baseline is not None:
             raise InvalidParameterError(
                 "pass either scores= (two models that scored the same rows) or arm= and baseline= (arms that saw "
                 "different rows), not both"
             )
-        roles = (label, prediction, query, item, weight)
-        resampling = (ci_method, ci_unit, resamples, seed)
-        binding, second = prepare_paired(metrics, scores, score, *roles, slices, judgments, ci, *resampling)
+        binding, second = prepare_paired(metrics, request)
         return _paired_differences(run(binding, source, second, engine, con, spark), binding, slices)
-    if arm is None or baseline is None:
+    if request.arm is None or baseline is None:
         raise InvalidParameterError(
             "compare needs scores=(baseline score, candidate score) for two models that scored the same rows, or "
             "arm=<the arm column> and baseline=<the baseline arm> for arms that saw different rows"
         )
-    roles = (label, score, prediction, query, item, weight)
-    resampling = (ci_method, ci_unit, resamples, seed)
-    binding, second = prepare_arms(metrics, arm, *roles, slices, judgments, ci, *resampling)
+    binding, second = prepare_arms(metrics, request)
     result = run(binding, source, second, engine, con, spark)
-    return _differences(result, binding, slices, arm, _baseline_value(result, arm, baseline))
+    return _differences(result, binding, slices, request.arm, _baseline_value(result, request.arm, baseline))
 
 
 def _paired_differences(result: pl.DataFrame, binding: Binding, slices: list[str]) -> pl.DataFrame:

@@ -20,6 +20,7 @@ import polars as pl
 import sqlmetrics as sm
 from sqlmetrics.api import prepare
 from sqlmetrics.engines.warehouse import composed_in_dialect, refusal
+from sqlmetrics.request import Request
 from sqlmetrics.sources import table_sql
 
 Tables = Mapping[str, pl.DataFrame]
@@ -238,20 +239,9 @@ class DataFusion:
 
     def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
         second = _second(tables)
-        binding, second_table = prepare(
-            metrics,
-            kwargs.pop("label", "label"),
-            kwargs.pop("score", None),
-            kwargs.pop("prediction", None),
-            kwargs.pop("query", None),
-            kwargs.pop("item", None),
-            kwargs.pop("weight", None),
-            kwargs.pop("by", None),
-            second.get("judgments"),
-            kwargs.pop("class_scores", None) or second.get("class_scores"),
-            kwargs.pop("ci", None),
-        )
-        assert not kwargs, kwargs
+        class_scores = kwargs.pop("class_scores", None) or second.get("class_scores")
+        request = Request(**kwargs, judgments=second.get("judgments"), class_scores=class_scores)
+        binding, second_table = prepare(metrics, request)
         sql = composed_in_dialect(
             binding, "src", None if second_table is None else table_sql(second_table), "datafusion"
         )

@@ -26,6 +26,7 @@ from sqlmetrics import compose
 from sqlmetrics.api import prepare
 from sqlmetrics.compose import intermediates
 from sqlmetrics.engines import duckdb_engine
+from sqlmetrics.request import Request
 
 from strategies import class_score_rows, impressions, ovr_score_column, regression_rows
 
@@ -33,19 +34,7 @@ EXTREME_SCORES = [-float("inf"), -1e305, -1e300, 1e300, 1e305, float("inf")]
 
 
 def _both_forms(frame: pl.DataFrame, metrics, buckets: int, distinct_scores: bool = False, **roles):
-    binding, _ = prepare(
-        metrics,
-        roles.pop("label", "label"),
-        roles.pop("score", None),
-        None,
-        None,
-        None,
-        roles.pop("weight", None),
-        roles.pop("by", None),
-        None,
-        roles.pop("class_scores", None),
-    )
-    assert not roles, roles
+    binding, _ = prepare(metrics, Request(**roles))
     binding = dataclasses.replace(binding, distinct_scores=distinct_scores)
     one_window = duckdb_engine.run(binding, frame, None)
     with pytest.MonkeyPatch.context() as patch:

@@ -36,6 +36,7 @@ from sqlmetrics.api import _class_table_binding, prepare
 from sqlmetrics.compose import compose as composed
 from sqlmetrics.compose import compose_per_class
 from sqlmetrics.registry import resolve
+from sqlmetrics.request import Request
 
 SQL_ROOT = Path(__file__).resolve().parent.parent / "sql"
 TEMPLATE_FILES = sorted(str(p.relative_to(SQL_ROOT)) for p in SQL_ROOT.rglob("*.sql"))
@@ -72,7 +73,7 @@ def calls():
         ),
     )
     histogram_metrics = ["auc", "average_precision", "logloss", "calibration", sm.metric("precision", threshold=0.5)]
-    binding, _ = prepare(histogram_metrics, "label", "score", None, None, None, None, "s", None, None)
+    binding, _ = prepare(histogram_metrics, Request(label="label", score="score", by="s"))
     rows_plan = dataclasses.replace(binding, distinct_scores=True)
     yield "score_rows", lambda: composed(rows_plan, "t")
     yield "distributed", lambda: composed(binding, "t", dialect="spark")

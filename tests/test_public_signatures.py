@@ -3,16 +3,20 @@ and which are keyword-only, as ``inspect.signature`` (and so ``help``) shows the
 
 A user's call names these keywords; renaming, reordering into positional, or changing a
 default breaks it silently or loudly. The expected text below is the released signature
-written out, so a change to it is a deliberate edit here, seen in review.
+written out, so a change to it is a deliberate edit here, seen in review. Where the
+entry points build one ``Request`` from their keywords (``sqlmetrics.request``), its
+fields must be those keywords, with ``to_sql``'s defaults: ``to_sql`` takes every one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import pytest
 
 import sqlmetrics as sm
+from sqlmetrics.request import Request
 
 COLUMNS = (
     "label: 'str' = 'label'",
@@ -90,3 +94,29 @@ def test_signature_is_pinned(name):
     parameters, returned = EXPECTED[name]
     assert str(inspect.signature(getattr(sm, name))) == f"({', '.join(parameters)}) -> '{returned}'"
 
+
+def test_request_fields_are_the_keywords_of_to_sql():
+    """``Request`` holds the keywords of a call, by the same names and with the same
+    defaults (a field that no keyword sets keeps its default, which must mean what
+    leaving the keyword out means)."""
+    keywords = inspect.signature(sm.to_sql).parameters
+    fields = [(field.name, field.default) for field in dataclasses.fields(Request)]
+    assert fields == [(name, keywords[name].default) for name, _ in fields]
+    assert [name for name, _ in fields] == [name for name in keywords if name not in ("metrics", "source", "dialect")]
+
+
+def test_a_request_takes_the_fields_of_a_call_and_leaves_the_rest():
+    """``Request.of`` of an entry point's arguments: the fields it names, the others (the
+    source, the engine) left to the entry point, and ``Request``'s default for a field the
+    entry point has no keyword for (``compare`` has no ``class_scores``)."""
+    arguments = {"source": "logs", "metrics": ["auc"], "label": "click", "by": "day", "ci": 0.9, "engine": "polars"}
+    request = Request.of(arguments)
+    assert request == Request(label="click", by="day", ci=0.9)
+    assert (request.class_scores, request.resamples, request.slices) == (None, 200, ["day"])
+
+
+def test_a_comparison_without_a_level_takes_compares():
+    """``to_sql`` and ``report`` write ``compare``'s statement at its default level, 0.95,
+    when they are given no ``ci`` (``compare``'s own signature, pinned above, says 0.95)."""
+    assert Request(arm="arm").at_compare_level().ci == inspect.signature(sm.compare).parameters["ci"].default
+    assert Request(arm="arm", ci=0.8).at_compare_level().ci == 0.8

@@ -22,6 +22,7 @@ import pytest
 
 from sqlmetrics.api import prepare
 from sqlmetrics.engines.warehouse import composed_in_dialect
+from sqlmetrics.request import Request
 from sqlmetrics.sources import table_sql
 
 from sql_engines import COMPOSED, impressions, long_class_scores
@@ -109,19 +110,7 @@ def physical_plan(spark_session, group: str, by: str | None, distinct_scores: bo
         tables["class_scores"] = long_class_scores(frame)
     for name, table in tables.items():
         spark_session.createDataFrame(table.to_arrow()).createOrReplaceTempView(name)
-    roles = dict(roles)
-    binding, _ = prepare(
-        metrics,
-        roles.pop("label"),
-        roles.pop("score", None),
-        roles.pop("prediction", None),
-        roles.pop("query", None),
-        roles.pop("item", None),
-        roles.pop("weight", None),
-        by,
-        None,
-        roles.pop("class_scores", None),
-    )
+    binding, _ = prepare(metrics, Request(**roles, by=by))
     binding = dataclasses.replace(binding, distinct_scores=distinct_scores)
     sql = composed_in_dialect(binding, table_sql("src"), None, "spark")
     return spark_session.sql(sql)._jdf.queryExecution().executedPlan().toString()

@@ -11,6 +11,7 @@ static SVG and the styles inline: the file opens offline and prints to PDF.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import time
 import warnings
@@ -21,12 +22,13 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics import intervals
-from sqlmetrics.api import ClassScores, Metrics, evaluate, to_sql
-from sqlmetrics.compare import compare
+from sqlmetrics.api import ClassScores, Metrics, evaluate, evaluate_request, request_sql
+from sqlmetrics.compare import compare_request
 from sqlmetrics.curves import calibration_curve, pr_curve, roc_curve
 from sqlmetrics.errors import InvalidParameterError, NoRowsUsedWarning, SlicesNotShownWarning
 from sqlmetrics.html_report import page, svg
 from sqlmetrics.registry import resolve
+from sqlmetrics.request import Request
 from sqlmetrics.spec import MetricCall
 
 CURVE_POINTS = 200  # points kept per curve and slice (the thinning bounds the area's change)
@@ -82,17 +84,16 @@ def report(
     >>> "<svg" in path.read_text()
     True
     """
+    request = Request.of(locals())
     path = _output_path(output)
     _check_bound(max_slices)
     if class_scores is not None and (scores is not None or arm is not None):
         raise InvalidParameterError("the report compares binary, multi-class and ranking metrics, not class_scores yet")
-    slices = [by] if isinstance(by, str) else list(by or [])
+    slices = request.slices
     first_score = scores[0] if scores is not None else score
-    roles = {"label": label, "score": first_score, "query": query, "item": item, "weight": weight, "by": slices}
-    shape = {"prediction": prediction, "judgments": judgments, "class_scores": class_scores}
-    interval = {"ci": ci, "ci_method": ci_method, "ci_unit": ci_unit, "resamples": resamples, "seed": seed}
+    evaluated = dataclasses.replace(request, score=first_score, scores=None, arm=None)
     started, when = time.perf_counter(), dt.datetime.now(dt.UTC)
-    table = evaluate(source, metrics, **roles, **shape, **interval, engine=engine)
+    table = evaluate_request(source, metrics, evaluated, engine)
     shown = table if max_slices is None else table.head(max_slices)
     sections = [page.metric_table(shown, slices)]
     calls = resolve(metrics, multiclass=prediction is not None, class_scores=class_scores is not None)
@@ -100,25 +101,20 @@ def report(
     binary = first_score is not None and class_scores is None and judgments is None
     if binary and any(call.spec.family == "classification" for call in calls):
         sections.append(_curves(source, label, first_score, weight, shown.select(slices), engine))
-    statements = {
-        "The statement that computed the metrics": to_sql(metrics, source=source, **roles, **shape, **interval)
-    }
+    statements = {"The statement that computed the metrics": request_sql(metrics, source, evaluated)}
     if scores is not None or arm is not None:
         comparable = [call for call in calls if _comparable(call, paired=scores is not None)]
-        resampling = {key: interval[key] for key in ("ci_method", "ci_unit", "resamples", "seed")}
-        compared = {
-            "label": label, "score": None if scores is not None else score, "query": query, "item": item,
-            "weight": weight, "by": [c for c in slices if c != arm], "ci": 0.95 if ci is None else ci, **resampling,
-        }  # fmt: skip
-        compared |= {"prediction": prediction, "judgments": judgments}
-        comparison = compare(source, comparable, scores=scores, arm=arm, baseline=baseline, **compared, engine=engine)
-        comparison = _of_slices(comparison, shown.select(compared["by"]).unique())
+        compared = dataclasses.replace(
+            request.at_compare_level(), score=None if scores is not None else score, by=[c for c in slices if c != arm]
+        )
+        comparison = compare_request(source, comparable, compared, baseline, engine)
+        comparison = _of_slices(comparison, shown.select(compared.slices).unique())
         sections.append(page.comparison_table(comparison, [c.column for c in calls if c not in comparable]))
-        statements[COMPARISON_STATEMENT] = to_sql(comparable, source=source, scores=scores, arm=arm, **compared)
-    bound = roles | {"prediction": prediction}
+        statements[COMPARISON_STATEMENT] = request_sql(comparable, source, compared)
+    bound = {"label": label, "score": first_score, "query": query, "item": item, "weight": weight, "prediction": prediction}
     described = {
         "source": _described(source),
-        "columns": ", ".join(f"{role} = {column}" for role, column in bound.items() if column and role != "by"),
+        "columns": ", ".join(f"{role} = {column}" for role, column in bound.items() if column),
         **({"judgments": _described(judgments)} if judgments is not None else {}),
         **({"class scores": _described(class_scores)} if class_scores is not None else {}),
         "slices": _slices_described(slices, shown.height, table.height),

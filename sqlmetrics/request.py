@@ -1,0 +1,62 @@
+"""``Request``: what one call of ``evaluate``, ``to_sql``, ``compare`` or ``report`` asks
+for (the columns it binds, its interval, the scores or arms it compares), built once
+from the call's keywords and passed down whole.
+
+The public functions write their keywords out, so that ``help``, editors and type
+checkers show each one (``tests/test_public_signatures.py`` pins them); each builds its
+request with ``Request.of(locals())`` as its first statement, and everything below it
+(``api.prepare``, ``prepare_paired``, ``prepare_arms``, ``compare``'s differences,
+``report``) reads the fields by name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlmetrics.class_scores import LongClassScores
+
+ClassScores = Mapping[Any, str] | LongClassScores
+COMPARE_LEVEL = 0.95  # sm.compare's default ci, which to_sql and report take for a comparison without ci
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """The keywords of one call, by their public names and with ``to_sql``'s defaults
+    (each means what leaving the keyword out means): ``evaluate``'s docstring says what
+    each does. ``scores`` and ``arm`` ask for ``compare``'s paired or arms statement."""
+
+    label: str = "label"
+    score: str | None = None
+    prediction: str | None = None
+    query: str | None = None
+    item: str | None = None
+    weight: str | None = None
+    by: str | Sequence[str] | None = None
+    judgments: Any = None
+    class_scores: ClassScores | None = None
+    ci: float | None = None
+    ci_method: str = "auto"
+    ci_unit: str | None = None
+    resamples: int = 200
+    seed: int = 0
+    scores: Sequence[str] | None = None
+    arm: str | None = None
+
+    @classmethod
+    def of(cls, arguments: Mapping[str, Any]) -> Request:
+        """The request of a public function's ``arguments`` (its ``locals()`` on entry):
+        those named like a field; the others (``source``, ``engine``, ...) are the
+        function's own, and a field the function has no keyword for keeps its default."""
+        fields = (field.name for field in dataclasses.fields(cls))
+        return cls(**{name: arguments[name] for name in fields if name in arguments})
+
+    @property
+    def slices(self) -> list[str]:
+        """The slice columns ``by`` names, as a list."""
+        return [self.by] if isinstance(self.by, str) else list(self.by or [])
+
+    def at_compare_level(self) -> Request:
+        """This request with ``compare``'s level (0.95) when it has no ``ci``."""
+        return self if self.ci is not None else dataclasses.replace(self, ci=COMPARE_LEVEL)
