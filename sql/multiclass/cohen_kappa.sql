@@ -50,6 +50,6 @@ disagreement AS (
            ON {{ same_slice(pairs, c) }} AND c.true_class = pairs.true_class AND c.predicted_class = pairs.predicted_class
     GROUP BY {{ by(pairs) }}
 )
-SELECT {{ by(totals) }}, 1 - d.observed / CAST(totals.n AS DOUBLE) / CAST(NULLIF(d.chance, 0) AS DOUBLE) AS cohen_kappa
+SELECT {{ by(totals) }}, 1 - d.observed / CAST(NULLIF(totals.n, 0) AS DOUBLE) / CAST(NULLIF(d.chance, 0) AS DOUBLE) AS cohen_kappa
 FROM totals
 JOIN disagreement AS d ON {{ same_slice(totals, d) }}

@@ -78,7 +78,7 @@ m_cohen_kappa AS (
   SELECT
     totals.slice_1,
     totals.slice_2,
-    1 - d.observed / CAST(totals.n AS DOUBLE) / CAST(NULLIF(d.chance, 0) AS DOUBLE) AS cohen_kappa
+    1 - d.observed / CAST(NULLIF(totals.n, 0) AS DOUBLE) / CAST(NULLIF(d.chance, 0) AS DOUBLE) AS cohen_kappa
   FROM m_cohen_kappa_totals AS totals
   JOIN m_cohen_kappa_disagreement AS d
     ON totals.slice_1 IS NOT DISTINCT FROM d.slice_1
