@@ -16,7 +16,7 @@ from sqlmetrics.class_scores import parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
 from sqlmetrics.dialects import check_dialect, transpile
 from sqlmetrics.engines import LOCAL_ENGINES, duckdb_engine, polars_engine, postgres_engine, spark_engine
-from sqlmetrics.errors import InvalidInputError, InvalidParameterError, SourceError
+from sqlmetrics.errors import InvalidInputError, InvalidParameterError, Keyword, Part, SourceError
 from sqlmetrics.registry import resolve
 from sqlmetrics.request import ClassScores, Request
 from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
@@ -312,22 +312,28 @@ def request_sql(metrics: Metrics, source: Any, request: Request, dialect: str = 
     if second_source is not None:
         long = binding.long_scores is not None
         reads = (
-            "the class scores from a table or view: pass sm.long_scores(<its name>, ...)"
+            ("the class scores from a table or view: pass ", _LONG_SCORES_TABLE)
             if long
-            else "the judgments from a table or view: pass judgments=<its name>"
+            else ("the judgments from a table or view: pass ", _JUDGMENTS_TABLE)
         )
         second = _statement_source(second_source, dialect, second_view(long), reads)
-    reads = "a table or view: pass its name (e.g. 'logs.impressions')"
+    reads = ("a table or view: pass ", _SOURCE_TABLE)
     sql = compose(binding, _statement_source(source, dialect, FRAME_VIEW, reads), second, dialect)
     return transpile(sql, dialect)
 
 
-def _statement_source(source: Any, dialect: str, view: str, reads: str) -> str:
+# The tables a statement for a warehouse reads, as its error names them.
+_SOURCE_TABLE = Keyword("source", python="its name (e.g. 'logs.impressions')", words="{option} {metavar} (e.g. logs.impressions)")
+_JUDGMENTS_TABLE = Keyword("judgments", python="judgments=<its name>", words="{option} TABLE")
+_LONG_SCORES_TABLE = Keyword("long_scores", python="sm.long_scores(<its name>, ...)", words="{option} TABLE")
+
+
+def _statement_source(source: Any, dialect: str, view: str, reads: tuple[Part, ...]) -> str:
     """How a statement for ``dialect`` reads ``source``: any source for DuckDB, a table
     or view name for every other dialect (else an error: the statement ``reads`` ...)."""
     if dialect != "duckdb" and (not isinstance(source, str) or is_path(source)):
         raise SourceError(
-            f"SQL for {dialect} reads {reads}, not a {'path' if is_path(source) else type(source).__name__}"
+            f"SQL for {dialect} reads ", *reads, f", not a {'path' if is_path(source) else type(source).__name__}"
         )
     return source_sql(source, view=view)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sqlmetrics.bootstrap import Bootstrap
 from sqlmetrics.class_scores import LongClassScoreColumns, WideClassScores
-from sqlmetrics.errors import ColumnNotFoundError, InvalidParameterError, SqlMetricsError, shown
+from sqlmetrics.errors import ColumnNotFoundError, InvalidParameterError, Keyword, Part, SqlMetricsError, shown
 from sqlmetrics.spec import MetricCall
 
 NUMERIC_TYPE_WORDS = ("int", "float", "double", "decimal", "real", "numeric", "bool")
@@ -251,30 +251,38 @@ def bind(
     _check_column_names(label=label, score=score, query=query, weight=weight, item=item, prediction=prediction)
     slices = (by,) if isinstance(by, str) else tuple(by) if isinstance(by, Sequence) else () if by is None else None
     if slices is None or not all(isinstance(column, str) for column in slices):
-        raise InvalidParameterError(f"by must be a column name or a list of column names, got {shown(by)}")
+        raise InvalidParameterError(
+            f"by must be a column name or a list of column names, got {shown(by)}", parameter="by"
+        )
     if score is None and any("score" in call.spec.needs for call in calls):
         score = "score"
     binding = Binding(tuple(calls), label, score, query, weight, slices, item, judgments, prediction, class_scores)
     if binding.needs_query and query is None:
         needing = ", ".join(c.column for c in calls if "query" in c.spec.needs)
-        raise InvalidParameterError(f"{needing} averages over queries: pass query=<the user/request/query id column>")
+        raise InvalidParameterError(
+            f"{needing} averages over queries: pass ", Keyword("query", hint="the user/request/query id column")
+        )
     needing = ", ".join(c.spec.name for c in calls if "prediction" in c.spec.needs)
     if prediction is None and needing:
         raise InvalidParameterError(
-            f"{needing}: a multi-class metric compares the predicted class with the label: "
-            "pass prediction=<the predicted class column>"
+            f"{needing}: a multi-class metric compares the predicted class with the label: pass ",
+            Keyword("prediction", hint="the predicted class column"),
         )
     needing = ", ".join(c.spec.name for c in calls if "class_scores" in c.spec.needs)
     if class_scores is None and needing:
         raise InvalidParameterError(
-            f"{needing}: a one-vs-rest metric reads one score per class: pass class_scores={{class: score column}} "
-            "or class_scores=sm.long_scores(table, row_id=...)"
+            f"{needing}: a one-vs-rest metric reads one score per class: pass ",
+            Keyword("class_scores", python="class_scores={class: score column}", words="{option} {metavar}"),
+            " or ",
+            Keyword("long_scores", python="class_scores=sm.long_scores(table, ", words="{option} {metavar}"),
+            Keyword("long_scores.row_id", python="row_id=...)", words=" {option} {metavar}"),
         )
     if judgments and class_scores is not None:
         raise InvalidParameterError(
-            "judgments and class_scores cannot be combined: judgments serve ranking metrics, class scores "
-            "one-vs-rest metrics; evaluate them in separate calls"
-        )
+            Keyword("judgments"), " and ", Keyword("class_scores"), Keyword("long_scores", python="", words=" (or {option})"),
+            " cannot be combined: judgments serve ranking metrics, class scores one-vs-rest metrics; evaluate them in "
+            "separate calls",
+        )  # fmt: skip
     _check_ranking_roles(binding)
     if len(set(slices)) != len(slices):
         raise InvalidParameterError(f"by lists a column twice: {list(slices)}")
@@ -287,10 +295,12 @@ def bind(
 def _check_column_names(**roles: str | None) -> None:
     """Raise for a role bound to something other than a column name; the label must be bound."""
     if roles["label"] is None:
-        raise InvalidParameterError("label=None: pass label=<the label column> (every metric reads a label)")
+        raise InvalidParameterError(
+            "label=None: pass ", Keyword("label", hint="the label column"), " (every metric reads a label)"
+        )
     for role, column in roles.items():
         if column is not None and not isinstance(column, str):
-            raise InvalidParameterError(f"{role} must be a column name (a string), got {shown(column)}")
+            raise InvalidParameterError(f"{role} must be a column name (a string), got {shown(column)}", parameter=role)
 
 
 def _check_ranking_roles(binding: Binding) -> None:
@@ -299,22 +309,26 @@ def _check_ranking_roles(binding: Binding) -> None:
     if binding.weight is not None and unweighted:
         raise InvalidParameterError(
             f"{', '.join(unweighted)} take no row weights (a ranking metric orders rows, it does not weigh them): "
-            "evaluate them in a call without weight="
+            "evaluate them in a call without ",
+            Keyword("weight", python="weight="),
         )
     by_item = [c.column for c in calls if c.kwargs.get("ties") == "item"]
     if by_item and binding.item is None:
-        raise InvalidParameterError(f"{', '.join(by_item)} break ties by item: pass item=<the item/document id column>")
+        raise InvalidParameterError(
+            f"{', '.join(by_item)} break ties by item: pass ", Keyword("item", hint="the item/document id column")
+        )
     if binding.judgments:
         others = [c.column for c in calls if c.spec.family != "ranking"]
         if others:
             raise InvalidParameterError(
-                f"judgments give relevance to ranking metrics only; evaluate {', '.join(others)} over a labelled source"
+                f"judgments give relevance to ranking metrics only; evaluate {', '.join(others)} over a labelled source",
+                parameter="judgments",
             )
         if binding.item is None or binding.query is None:
             raise InvalidParameterError(
-                "judgments are joined to the run by query and item: "
-                "pass query=<query id column> and item=<item id column>"
-            )
+                "judgments are joined to the run by query and item: pass ", Keyword("query", hint="query id column"),
+                " and ", Keyword("item", hint="item id column"),
+            )  # fmt: skip
 
 
 def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool = False) -> None:
@@ -332,7 +346,8 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
         columns += [("score", column) for column in (binding.paired_scores or ())[1:]]
     numeric = ("label", "score", "weight") if binding.numeric_label else ("score", "weight")
     for role, column in columns:
-        _check_column(schema, role, column, where, role in numeric)
+        named = Keyword("long_scores.row_id", python=role) if role == "row_id" else role  # sm.long_scores' keyword
+        _check_column(schema, named, column, where, role in numeric)
         _check_supported_type(role, column, schema[column])
     if judgments:
         return
@@ -350,8 +365,9 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
         if binding.wide_scores and label_kind != binding.class_scores.kind:
             classes = ", ".join(map(repr, binding.class_scores.classes))
             raise SqlMetricsError(
-                f"label column {binding.label!r} ({schema[binding.label]}) cannot be compared with the classes of "
-                f"class_scores ({classes}): classes must be numbers (or booleans) in both or strings in both"
+                f"label column {binding.label!r} ({schema[binding.label]}) cannot be compared with the classes of ",
+                Keyword("class_scores"),
+                f" ({classes}): classes must be numbers (or booleans) in both or strings in both",
             )
 
 
@@ -360,22 +376,32 @@ def check_long_schema(binding: Binding, schema: Mapping[str, str], source_schema
     a class column that cannot be compared with the label, or a row id column of
     another kind than the source's (numbers and strings do not join)."""
     long = binding.long_scores
-    roles = (("row id", long.row_id, False), ("class", long.class_, False), ("score", long.score, True))
-    for role, column, numeric in roles:
-        _check_column(schema, f"class_scores {role}", column, "the class scores have", numeric)
+    for role, column, numeric in (("row id", long.row_id, False), ("class", long.class_, False), ("score", long.score, True)):
+        _check_column(schema, _long_role(role), column, _LONG_TABLE_HAS, numeric)
     pairs = (("label", binding.label, "class", long.class_), ("row id", long.row_id, "row id", long.row_id))
     for source_role, source_column, role, column in pairs:
         kinds = (class_kind(source_schema[source_column]), class_kind(schema[column]))
         if kinds[1] is None and role == "class":
             raise SqlMetricsError(
-                f"class_scores {role} column {column!r} has type {schema[column]}; expected a number, string or boolean"
+                _long_role(role), f" column {column!r} has type {schema[column]}; expected a number, string or boolean"
             )
         if kinds[0] != kinds[1] and None not in kinds:  # row ids of other types (dates) join as they are
             raise SqlMetricsError(
-                f"{source_role} column {source_column!r} ({source_schema[source_column]}) and class_scores {role} "
-                f"column {column!r} ({schema[column]}) cannot be compared: both must be numbers (or booleans) or "
-                "both strings"
+                f"{source_role} column {source_column!r} ({source_schema[source_column]}) and ",
+                _long_role(role),
+                f" column {column!r} ({schema[column]}) cannot be compared: both must be numbers (or booleans) or "
+                "both strings",
             )
+
+
+# The long class-score table and its columns, as messages name them: ``sm.long_scores``' keywords.
+_LONG_TABLE_HAS = Keyword("long_scores", python="the class scores have", words="the {option} table has")
+_LONG_KEYWORDS = {"row id": "row_id", "class": "class_", "score": "score"}
+
+
+def _long_role(role: str) -> Keyword:
+    """The long table's column of ``role`` (row id, class, score) as a message names it."""
+    return Keyword(f"long_scores.{_LONG_KEYWORDS[role]}", python=f"class_scores {role}")
 
 
 def check_second_schema(binding: Binding, schema: Mapping[str, str], source_schema: Mapping[str, str]) -> None:
@@ -423,9 +449,9 @@ def _check_supported_type(role: str, column: str, type_name: str) -> None:
         )
 
 
-def _check_column(schema: Mapping[str, str], role: str, column: str, where: str, numeric: bool) -> None:
+def _check_column(schema: Mapping[str, str], role: Part, column: str, where: Part, numeric: bool) -> None:
     if column not in schema:
         available = ", ".join(schema) or "none"
-        raise ColumnNotFoundError(f"{role} column {column!r} not found; {where}: {available}")
+        raise ColumnNotFoundError(role, f" column {column!r} not found; ", where, f": {available}")
     if numeric and not is_numeric_type(schema[column]):
-        raise SqlMetricsError(f"{role} column {column!r} has type {schema[column]}; expected a number or boolean")
+        raise SqlMetricsError(role, f" column {column!r} has type {schema[column]}; expected a number or boolean")

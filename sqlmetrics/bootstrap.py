@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from sqlmetrics.errors import InvalidParameterError, shown
+from sqlmetrics.errors import InvalidParameterError, Keyword, shown
 
 REPLICATE_SLICE = "sqlmetrics_replicate"  # the slice numbering the replicates (0: the data as it is)
 PRIME = 2_147_483_647  # 2³¹ − 1: products of two residues fit in a BIGINT
@@ -65,14 +65,17 @@ def check(resamples: object, seed: object, unit: object) -> None:
     """Raise for fewer than two resamples, a seed that is not an integer from 0 to
     MAX_SEED, a unit that is not a column name."""
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 2:
-        raise InvalidParameterError(f"resamples must be an integer of at least 2 (e.g. 200), got {resamples!r}")
+        raise InvalidParameterError(
+            Keyword("resamples"), f" must be an integer of at least 2 (e.g. 200), got {resamples!r}"
+        )
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise InvalidParameterError(
-            f"seed must be an integer from 0 to {MAX_SEED} (2**31 - 2: the bootstrap's hash reads it modulo "
+            Keyword("seed"),
+            f" must be an integer from 0 to {MAX_SEED} (2**31 - 2: the bootstrap's hash reads it modulo "
             f"2**31 - 1, the same in every dialect), got {seed!r}"
         )
     if unit is not None and not isinstance(unit, str):
-        raise InvalidParameterError(f"ci_unit must be a column name (a string), got {shown(unit)}")
+        raise InvalidParameterError(Keyword("ci_unit"), f" must be a column name (a string), got {shown(unit)}")
 
 
 # --- SQL ------------------------------------------------------------------------------

@@ -88,7 +88,8 @@ def parse(class_scores: Any) -> tuple[WideClassScores | LongClassScoreColumns | 
     if not isinstance(class_scores, Mapping):
         raise InvalidParameterError(
             "class_scores must be a mapping {class: score column} or sm.long_scores(table, row_id=...), "
-            f"got a {type(class_scores).__name__}"
+            f"got a {type(class_scores).__name__}",
+            parameter="class_scores",
         )
     return _wide(class_scores), None
 

@@ -3,13 +3,76 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
 
+@dataclass(frozen=True)
+class Keyword:
+    """A keyword argument as an error message names it, so that another interface (the
+    command line) can name it its own way (``--resamples``) without rewriting the words.
+
+    ``name`` is the keyword: ``resamples``, ``ci_method``; a keyword of ``sm.long_scores``
+    as ``long_scores.row_id``; a role of an argument that other interfaces give an option
+    of its own as that role (``long_scores``: a long class-score table). In Python the
+    message reads ``python`` when given, else ``name='value'`` (``value``), ``name=<hint>``
+    (``hint``) or the bare ``name``. Elsewhere it reads the option followed by the ``value``
+    or ``<hint>`` when there is one, else ``words`` with ``{option}`` (and ``{metavar}``,
+    the option's value as its help names it) filled in.
+    """
+
+    name: str
+    value: Any = None
+    hint: str | None = None
+    python: str | None = None
+    words: str = "{option}"
+
+    def __str__(self) -> str:
+        if self.python is not None:
+            return self.python
+        if self.value is not None:
+            return f"{self.name}={self.value!r}"
+        if self.hint is not None:
+            return f"{self.name}=<{self.hint}>"
+        return self.name
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value of a keyword named on its own in a message (``(or 'auto')``): quoted in
+    Python, as typed elsewhere (``(or auto)``)."""
+
+    value: Any
+
+    def __str__(self) -> str:
+        return repr(self.value)
+
+
+Part = str | Keyword | Value
+
+
 class SqlMetricsError(ValueError):
-    """Base class of every error caused by the caller's input (not a bug in sqlmetrics)."""
+    """Base class of every error caused by the caller's input (not a bug in sqlmetrics).
+
+    The message is given in parts: text, and the ``Keyword`` arguments (and ``Value``
+    objects) it names, which ``str(error)`` writes as Python spells them and
+    ``spelled`` as another interface does. ``parameter`` is the keyword argument the error
+    is about (by default the first one the message names; None: no single one)."""
+
+    def __init__(self, *message: Part, parameter: str | None = None) -> None:
+        self.parts = message
+        keywords = [part.name for part in message if isinstance(part, Keyword)]
+        self.parameter = parameter if parameter is not None else next(iter(keywords), None)
+        super().__init__("".join(map(str, message)))
+
+    def spelled(self, keyword: Callable[[Keyword], str], value: Callable[[Value], str] = str) -> str:
+        """The message with each keyword written by ``keyword`` and each lone value by ``value``."""
+        return "".join(
+            keyword(part) if isinstance(part, Keyword) else value(part) if isinstance(part, Value) else part
+            for part in self.parts
+        )
 
 
 class UnknownMetricError(SqlMetricsError):

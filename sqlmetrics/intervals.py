@@ -37,7 +37,7 @@ from statistics import NormalDist
 
 import polars as pl
 
-from sqlmetrics.errors import InvalidParameterError
+from sqlmetrics.errors import InvalidParameterError, Keyword, Value
 from sqlmetrics.registry import registry
 from sqlmetrics.spec import Interval, MetricCall
 
@@ -47,7 +47,7 @@ T_TABLE_DF = 100  # t quantiles tabulated for df 1..T_TABLE_DF, the expansion be
 
 def check_level(ci: object) -> None:
     if isinstance(ci, bool) or not isinstance(ci, int | float) or not 0 < ci < 1:
-        raise InvalidParameterError(f"ci must be a confidence level between 0 and 1 (e.g. 0.95), got {ci!r}")
+        raise InvalidParameterError(Keyword("ci"), f" must be a confidence level between 0 and 1 (e.g. 0.95), got {ci!r}")
 
 
 def resampled(
@@ -64,32 +64,39 @@ def resampled(
         return []
     check_level(ci)
     if ci_method not in METHODS:
-        raise InvalidParameterError(f"ci_method must be one of {', '.join(map(repr, METHODS))}, got {ci_method!r}")
+        raise InvalidParameterError(
+            Keyword("ci_method"), f" must be one of {', '.join(map(repr, METHODS))}, got {ci_method!r}"
+        )
     without = [call for call in calls if (paired_template(call) if paired else interval_of(call)) is None]
     if ci_method == "analytic":
         if unit is not None:
-            raise InvalidParameterError("ci_unit clusters the bootstrap: pass ci_method='bootstrap' (or 'auto')")
+            raise InvalidParameterError(
+                Keyword("ci_unit"), " clusters the bootstrap: pass ", Keyword("ci_method", "bootstrap"), " (or ",
+                Value("auto"), ")",
+            )  # fmt: skip
         if without and paired:
             raise InvalidParameterError(
                 f"no analytic paired comparison for {', '.join(call.column for call in without)}: they exist for auc "
-                "(DeLong) and the means over queries (gauc and the ranking metrics); ci_method='auto' or "
-                "'bootstrap' resamples the others"
-            )
+                "(DeLong) and the means over queries (gauc and the ranking metrics); ",
+                Keyword("ci_method", "auto"), " or ", Value("bootstrap"), " resamples the others",
+            )  # fmt: skip
         if without:
             names = ", ".join(repr(c) if c.kwargs.get("average") == "micro" else c.spec.name for c in without)
             having = ", ".join(name for name, spec in registry().items() if spec.interval is not None)
             raise InvalidParameterError(
-                f"no analytic interval for {names}: intervals exist for {having} (macro averages); "
-                "sm.evaluate's ci_method='bootstrap' (or 'auto') resamples the others"
-            )
+                f"no analytic interval for {names}: intervals exist for {having} (macro averages); ",
+                Keyword("ci_method", "bootstrap", python="sm.evaluate's ci_method='bootstrap'"), " (or ",
+                Value("auto"), ") resamples the others",
+            )  # fmt: skip
         return []
     chosen = list(calls) if ci_method == "bootstrap" or unit is not None else without
     unweighted = [call.column for call in chosen if not call.spec.weighted]
     if unweighted:
         raise InvalidParameterError(
             f"no bootstrap for {', '.join(unweighted)}: it resamples by weighting rows, which these metrics do not "
-            "take; their analytic interval (ci_method='analytic', without ci_unit) is the t over queries"
-        )
+            "take; their analytic interval (", Keyword("ci_method", "analytic"), ", without ", Keyword("ci_unit"),
+            ") is the t over queries",
+        )  # fmt: skip
     return chosen
 
 

@@ -39,7 +39,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sqlmetrics.errors import SkippedFilesWarning, SourceError
+from sqlmetrics.errors import Keyword, Part, SkippedFilesWarning, SourceError
 from sqlmetrics.partitions import Partitions, check_file_columns, column_summary, names_below, partitions
 
 GLOB_CHARS = ("*", "?", "[")
@@ -185,7 +185,7 @@ def _footer(path: str) -> pq.FileMetaData:
         return pq.read_metadata(path)
     except (OSError, pa.ArrowException) as error:
         if _other_format(path):
-            raise SourceError(_not_parquet(path)) from None
+            raise SourceError(*_not_parquet(path)) from None
         raise SourceError(f"cannot read {path!r} as Parquet: {error}") from None
 
 
@@ -204,12 +204,18 @@ def _other_format(path: str) -> bool:
         return False
 
 
-def _not_parquet(path: str) -> str:
+def _not_parquet(path: str) -> tuple[Part, ...]:
+    """The message for a file of another format: what a source is, and how to read the
+    file (in Python, its polars reader; elsewhere, converting it with DuckDB's command)."""
     reader = _READERS.get(os.path.splitext(path)[1].lower(), "pl.scan_csv")
-    return (
-        f"cannot read {path!r}: it is not a Parquet file (it does not start with Parquet's magic bytes); "
+    python = (
         "a source is Parquet files, a polars DataFrame or LazyFrame, a pyarrow Table, or a table name with "
         f"con=<duckdb connection>: to read it, pass {reader}({path!r})"
+    )
+    converted = f"convert it first, e.g. duckdb -c \"COPY (FROM {path!r}) TO 'out.parquet'\""
+    return (
+        f"cannot read {path!r}: it is not a Parquet file (it does not start with Parquet's magic bytes); ",
+        Keyword("source", python=python, words=f"SOURCE is Parquet files or a table ({{option}}): {converted}"),
     )
 
 

@@ -15,7 +15,7 @@ import polars as pl
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.checks import LABEL_RELEVANCE, Check, checks_for, number_text, number_text_sql
-from sqlmetrics.errors import InvalidInputError
+from sqlmetrics.errors import InvalidInputError, Keyword, Part
 from sqlmetrics.spec import MetricCall
 
 
@@ -37,7 +37,8 @@ class TableRule:
     """A rule on a second table (judgments, long class scores) and the rows it serves,
     over whole rows or pairs of keys, in its three forms, written once here:
 
-    * the message ``{before}{count}{between}{example}``;
+    * the message ``{before}{count}{between}{example}`` (``before`` may name keyword
+      arguments: message parts, see ``SqlMetricsError``);
     * ``sql``: (count, example, FROM clause), the SQL counting the rows (or pairs) that
       break it and giving the smallest as the example (``compose/checks.py`` raises);
     * ``polars(tables)``: the same as a one-row LazyFrame of ``n`` (the count) and ``e``
@@ -45,10 +46,19 @@ class TableRule:
     """
 
     name: str
-    before: str
+    before: str | tuple[Part, ...]
     between: str
     sql: tuple[str, str, str]
     polars: Callable[[RuleTables], pl.LazyFrame]
+
+    @property
+    def head(self) -> str:
+        """``before`` as Python's message reads it (and the SQL's ``error()``)."""
+        return self.before if isinstance(self.before, str) else "".join(map(str, self.before))
+
+    def error(self, rest: str) -> InvalidInputError:
+        """The error of this rule: its ``before`` and ``rest`` (count, between, example)."""
+        return InvalidInputError(*((self.before,) if isinstance(self.before, str) else self.before), rest)
 
 
 def gain_checks(calls: Sequence[MetricCall]) -> list[tuple[Check, str]]:
@@ -157,6 +167,12 @@ def run_rules(binding: Binding) -> list[TableRule]:
     ]
 
 
+# The class scores as the rules' messages name them (sm.long_scores' table and keywords).
+_LONG_TABLE = Keyword("long_scores", python="class_scores")
+_LONG_SCORE = Keyword("long_scores.score", python="class_scores score")
+_SCORED_CLASSES = Keyword("class_scores", python="the classes of class_scores", words="the scored classes")
+
+
 def class_score_rules(binding: Binding) -> list[TableRule]:
     """The rules of a call with class scores, in the order they are checked: with a long
     table, every row has a row id and a class, each (row id, class) is scored once and
@@ -182,7 +198,7 @@ def class_score_rules(binding: Binding) -> list[TableRule]:
         rules += [
             TableRule(
                 "long_nulls",
-                "class_scores must have a row id and a class in every row: ",
+                (_LONG_TABLE, " must have a row id and a class in every row: "),
                 " rows do not, e.g. row id, class = ",
                 ("COUNT(*)", f"MIN({null_sql})", f"long_scores WHERE {null}"),
                 lambda t: t.second.filter(pl.col("row_id").is_null() | pl.col("class").is_null()).select(
@@ -191,7 +207,7 @@ def class_score_rules(binding: Binding) -> list[TableRule]:
             ),
             TableRule(
                 "long_repeated",
-                "class_scores must score each (row id, class) once: ",
+                (_LONG_TABLE, " must score each (row id, class) once: "),
                 " pairs have more than one row, e.g. row id, class = ",
                 (
                     "COUNT(*)",
@@ -207,7 +223,7 @@ def class_score_rules(binding: Binding) -> list[TableRule]:
             ),
             TableRule(
                 "long_missing",
-                f"class_scores must score every class for every source row (by {long.row_id!r}): ",
+                (_LONG_TABLE, f" must score every class for every source row (by {long.row_id!r}): "),
                 " rows of the source are not, e.g. row id ",
                 (
                     "COUNT(*)",
@@ -227,7 +243,7 @@ def class_score_rules(binding: Binding) -> list[TableRule]:
     rules.append(
         TableRule(
             "label_unscored",
-            f"label column {binding.label!r} must hold one of the classes of class_scores: ",
+            (f"label column {binding.label!r} must hold one of ", _SCORED_CLASSES, ": "),
             " rows do not, e.g. ",
             (
                 "COALESCE(SUM(n), 0)",
@@ -249,7 +265,7 @@ def class_score_rules(binding: Binding) -> list[TableRule]:
         rules.append(
             TableRule(
                 "nan",
-                f"class_scores score column {long.score!r} must not be NaN: ",
+                (_LONG_SCORE, f" column {long.score!r} must not be NaN: "),
                 " rows are not, e.g. class ",
                 ("COALESCE(SUM(n), 0)", "MIN(CAST(class AS VARCHAR))", "class_nan"),
                 lambda t: nan(t).select(n=pl.col("n").sum(), e=pl.col("class").cast(pl.String).min()),
@@ -273,4 +289,14 @@ def raise_failed_tables(rules: Sequence[TableRule], tables: RuleTables) -> None:
     for rule in rules:
         count, example = rule.polars(tables).collect().row(0)
         if count:
-            raise InvalidInputError(f"{rule.before}{count}{rule.between}{number_text(example)}")
+            raise rule.error(f"{count}{rule.between}{number_text(example)}")
+
+
+def with_keywords(error: InvalidInputError, rules: Sequence[TableRule]) -> InvalidInputError:
+    """``error`` as the SQL of one of ``rules`` raised it (text) with the keyword arguments
+    its rule's message names, so that other interfaces can name them their own way."""
+    text = str(error)
+    for rule in rules:
+        if not isinstance(rule.before, str) and text.startswith(rule.head):
+            return rule.error(text[len(rule.head) :])
+    return error

@@ -21,6 +21,8 @@ from polars.testing import assert_frame_equal
 
 import sqlmetrics as sm
 from sqlmetrics import cli
+from sqlmetrics.cli import messages, output
+from sqlmetrics.registry import parse_metric, parse_value
 
 BINDING = ["--label", "click", "--score", "pctr", "--query", "user_id"]
 KWARGS = {"label": "click", "score": "pctr", "query": "user_id"}
@@ -184,14 +186,14 @@ def test_metric_parameters(capsys, logs, spec, call, column):
     ("text", "value"), [("2", 2), ("-3", -3), ("0.3", 0.3), ("1e3", 1000.0), ("uniform", "uniform")]
 )
 def test_parse_value_tries_int_then_float_then_string(text, value):
-    parsed = cli.parse_value(text)
+    parsed = parse_value(text)
     assert parsed == value and type(parsed) is type(value)
 
 
 def test_parse_metric():
-    assert cli.parse_metric("auc") == ("auc", {})
-    assert cli.parse_metric("ndcg@10") == ("ndcg@10", {})
-    assert cli.parse_metric("fbeta:beta=2:threshold=0.25") == ("fbeta", {"beta": 2, "threshold": 0.25})
+    assert parse_metric("auc") == ("auc", {})
+    assert parse_metric("ndcg@10") == ("ndcg@10", {})
+    assert parse_metric("fbeta:beta=2:threshold=0.25") == ("fbeta", {"beta": 2, "threshold": 0.25})
 
 
 @pytest.mark.parametrize("spec", ["fbeta:beta", "fbeta:=2", "fbeta:beta=", ":beta=2", "fbeta:beta=1:beta=2", "auc,"])
@@ -417,6 +419,67 @@ def test_compare_errors_name_the_command_line_options(capsys, logs, argv, fragme
     assert "=" not in err and "ci_" not in err
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [
+        ({"ci": 0.9, "resamples": 1}, "resamples"),
+        ({"ci": 0.9, "seed": -1}, "seed"),
+        ({"ci": 1.5}, "ci"),
+        ({"ci": 0.9, "ci_method": "analytic", "ci_unit": "user_id"}, "ci_unit"),
+        ({"query": None}, "query"),
+    ],
+)
+def test_an_error_about_a_keyword_argument_names_it(logs, kwargs, parameter):
+    with pytest.raises(sm.InvalidParameterError) as raised:
+        sm.evaluate(logs, ["gauc"], **(KWARGS | kwargs))
+    assert raised.value.parameter == parameter
+
+
+def test_the_command_line_names_the_options_whatever_the_words(capsys, logs, monkeypatch):
+    """The options come from the keywords an error names, not from its wording: a message
+    never seen before still reads in options (each from the parser, ``--long-class`` for
+    ``sm.long_scores``' ``class_``), its values as typed."""
+    from sqlmetrics.errors import Keyword, Value
+
+    def refuse(*args, **kwargs):
+        raise sm.InvalidParameterError(
+            "reworded: ", Keyword("resamples"), " wants ", Keyword("ci_method", "bootstrap"), " (or ", Value("auto"),
+            "), ", Keyword("query", hint="a column"), " and ", Keyword("long_scores.class_"), "; ",
+            Keyword("class_scores", python="class_scores={class: column}", words="{option} {metavar}"),
+        )  # fmt: skip
+
+    monkeypatch.setattr(sm, "evaluate", refuse)
+    code, _, err = run(capsys, "eval", logs, "-m", "auc", *BINDING)
+    assert (code, err) == (
+        1,
+        "sqlmetrics: error: reworded: --resamples wants --ci-method bootstrap (or auto), --query <a column> and "
+        "--long-class; --class-scores CLASS=COLUMN,...\n",
+    )
+
+
+def test_every_keyword_an_error_names_is_an_option():
+    """Each keyword the package's errors name (``Keyword("...")``, read from the source)
+    and each of ``sm.long_scores``' (named by an f-string in ``binding.py``) has its option
+    in the parser: none is left for the command line to show as Python spells it."""
+    import ast
+
+    package = Path(sm.__file__).parent
+    named = {"long_scores.row_id", "long_scores.class_", "long_scores.score"}
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Keyword":
+                if node.args and isinstance(node.args[0], ast.Constant):
+                    named.add(node.args[0].value)
+    assert {"resamples", "ci_method", "query", "source"} <= named  # the walk sees the raise sites
+    known = messages.options(cli.parser.build_parser())
+    assert sorted(named - set(known)) == []
+    assert [max(known[name].option_strings, key=len) for name in ("long_scores.class_", "source", "ci_unit")] == [
+        "--long-class",
+        "--table",
+        "--ci-unit",
+    ]
+
+
 @pytest.fixture(scope="module")
 def long_scores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Rows of classes a and b (and one z that no score names) and their long class scores:
@@ -519,7 +582,7 @@ def test_version(capsys):
 
 def test_duckdb_tracks_progress_but_never_draws_its_bar_among_the_results():
     # sqlmetrics runs on a cursor of the connection it is given: the cursor tracks progress
-    with cli.duckdb_connection() as con:
+    with output.duckdb_connection() as con:
         settings = con.cursor().sql(
             "SELECT current_setting('enable_progress_bar'), current_setting('enable_progress_bar_print')"
         ).fetchall()
@@ -530,13 +593,13 @@ def test_duckdb_tracks_progress_but_never_draws_its_bar_among_the_results():
 def test_progress_at_a_terminal(monkeypatch, capsys, logs, engine):
     shown = []
 
-    class Recorder(cli.Progress):
+    class Recorder(output.Progress):
         def __enter__(self):
             shown.append((self.what, self.percent is not None))
             return super().__enter__()
 
-    monkeypatch.setattr(cli, "Progress", Recorder)
-    monkeypatch.setattr(cli.sys, "stderr", _Terminal())
+    monkeypatch.setattr(output, "Progress", Recorder)
+    monkeypatch.setattr(sys, "stderr", _Terminal())
     assert cli.main(["eval", str(logs), "-m", "auc", *BINDING, "--engine", engine]) == 0
     assert shown == [(f"computing over {logs}", engine == "duckdb")]  # DuckDB reports its share done
     shown.clear()

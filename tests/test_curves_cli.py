@@ -11,6 +11,7 @@ import builtins
 import io
 import json
 import random
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -139,7 +140,7 @@ def test_a_terminal_gets_a_screenful_and_a_note_a_pipe_every_point(capsys, logs,
     monkeypatch.setenv("LINES", "40")  # 40 - 12 = 28 rows: fewer than the curve's points
     assert full.height > 28
     terminal = _Terminal()
-    monkeypatch.setattr(cli.sys, "stdout", terminal)
+    monkeypatch.setattr(sys, "stdout", terminal)
     slicing = ["--by", ",".join(by)] if by else []
     assert cli.main(["curve", "roc", str(logs), *BINDING, *slicing]) == 0
     table = _table_rows(terminal.getvalue())[1:]  # after the header

@@ -84,7 +84,7 @@ def _rules_sql(rules: Sequence[TableRule]) -> str:
         count, example, source = rule.sql
         selects.append(f"(SELECT {count} AS n, {example} AS e FROM {source}) AS {rule.name}")
         message = (
-            f"{templates.literal(ERROR_PREFIX + rule.before)} || CAST({rule.name}.n AS VARCHAR)"
+            f"{templates.literal(ERROR_PREFIX + rule.head)} || CAST({rule.name}.n AS VARCHAR)"
             f" || {templates.literal(rule.between)} || CAST({rule.name}.e AS VARCHAR)"
         )
         cases.append(f"    WHEN {rule.name}.n > 0 THEN error({message})")

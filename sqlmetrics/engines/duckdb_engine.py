@@ -31,6 +31,7 @@ from sqlmetrics.sources import (
     second_view,
     table_sql,
 )
+from sqlmetrics.table_rules import class_score_rules, with_keywords
 
 
 @names_unreadable_files
@@ -62,7 +63,10 @@ def run(
             check_second_schema(binding, _schema(connection, second_sql, second), schema)
             parameters = parameters | second_sql.parameters
         statement = composer(binding, from_sql.sql, None if second_sql is None else second_sql.sql)
-        result = _execute(connection, statement, parameters)
+        try:
+            result = _execute(connection, statement, parameters)
+        except InvalidInputError as error:  # the refusal's text: its rule gives the keywords it names
+            raise with_keywords(error, class_score_rules(binding) if binding.class_scores else []) from None
         return _restore_time_zones(result, binding, source)
 
 

@@ -1,0 +1,82 @@
+"""The command line's options as the API's arguments: metric calls, columns and roles,
+class scores, sources, shared by ``eval``, ``compare``, ``report`` and ``sql``."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import sqlmetrics
+from sqlmetrics.cli.messages import UsageError
+from sqlmetrics.registry import routed
+from sqlmetrics.spec import MetricCall
+
+
+def split_list(text: str, option: str) -> list[str]:
+    """The comma separated items of ``option``'s ``text``; an empty one is an error."""
+    items = [item.strip() for item in text.split(",")]
+    if not all(items):
+        raise argparse.ArgumentTypeError(f"empty item in {option} {text!r}")
+    return items
+
+
+def metric_calls(
+    specs: Sequence[tuple[str, dict[str, Any]]], multiclass: bool, class_scores: bool = False
+) -> list[MetricCall]:
+    """The metric specs as calls; with a prediction column (``multiclass``) plain names
+    such as ``f1`` mean the multi-class metrics, with class scores ``auc`` and
+    ``average_precision`` the one-vs-rest ones."""
+    return [sqlmetrics.metric(routed(name, multiclass, class_scores), **params) for name, params in specs]
+
+
+def binding_calls(args: argparse.Namespace) -> list[MetricCall]:
+    """--metrics as calls, routed by the roles the command line binds."""
+    class_scores = args.class_scores is not None or args.long_scores is not None
+    return metric_calls(args.metrics, args.prediction is not None, class_scores)
+
+
+def class_scores_kwarg(args: argparse.Namespace, paths: bool = True) -> Any:
+    """--class-scores, or --long-scores with its --row-id, as ``evaluate``'s ``class_scores``
+    (the long table a path, or for ``sql`` (``paths=False``) a path or a table name)."""
+    if args.long_scores is None:
+        if args.row_id is not None:
+            raise UsageError("--row-id names the row column of --long-scores: pass --long-scores PATH")
+        return args.class_scores
+    if args.class_scores is not None:
+        raise UsageError("give class scores either wide (--class-scores) or long (--long-scores), not both")
+    if args.row_id is None:
+        raise UsageError("--long-scores needs --row-id, the column naming a row in SOURCE and in the table")
+    table = Path(args.long_scores) if paths else args.long_scores
+    return sqlmetrics.long_scores(table, row_id=args.row_id, class_=args.long_class, score=args.long_score)
+
+
+def binding_kwargs(args: argparse.Namespace, paths: bool = True) -> dict[str, Any]:
+    """The column options as keyword arguments of ``evaluate`` and ``to_sql``; TREC
+    files have fixed column names."""
+    columns = {"label": args.label, "score": args.score, "query": args.query, "item": args.item}
+    if args.trec:
+        columns = {"label": "relevance", "score": "score", "query": "query", "item": "item"}
+    return {
+        **columns,
+        "prediction": args.prediction,
+        "weight": args.weight,
+        "by": args.by,
+        "class_scores": class_scores_kwarg(args, paths),
+        "ci": args.ci,
+        "ci_method": args.ci_method,
+        "ci_unit": args.ci_unit,
+        "resamples": args.resamples,
+        "seed": args.seed,
+    }
+
+
+def read_sources(args: argparse.Namespace) -> tuple[Any, Any]:
+    """SOURCE and --judgments: Parquet paths, or with --trec the frames of TREC files.
+    (The CLI has no DuckDB tables to name, so SOURCE is always a path or glob.)"""
+    if args.trec:
+        if args.judgments is None:
+            raise UsageError("--trec reads a run and its qrels: pass --judgments QRELS")
+        return sqlmetrics.read_trec_run(args.source), sqlmetrics.read_trec_qrels(args.judgments)
+    return Path(args.source), None if args.judgments is None else Path(args.judgments)

@@ -1,0 +1,32 @@
+"""``sqlmetrics sql``: the statement ``eval`` (or ``compare``) runs, for a dialect."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import sqlmetrics
+from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, read_sources, split_list
+from sqlmetrics.errors import SqlMetricsError
+
+
+def run_sql(args: argparse.Namespace) -> None:
+    if (args.source is None) == (args.table is None):
+        raise SqlMetricsError("give the source as SOURCE (a Parquet path or a table name) or as --table NAME, once")
+    if args.table is not None:
+        args.source = args.table
+    source, judgments = (args.source, args.judgments) if not args.trec else read_sources(args)
+    kwargs = binding_kwargs(args, paths=False)
+    scores = None if args.scores is None else split_list(args.scores, "--scores")
+    if scores is not None:
+        kwargs["score"] = None
+    statement = sqlmetrics.to_sql(
+        binding_calls(args),
+        source=source,
+        judgments=judgments,
+        dialect=args.dialect,
+        scores=scores,
+        arm=args.arm,
+        **kwargs,
+    )
+    sys.stdout.write(statement.rstrip("\n") + "\n")
