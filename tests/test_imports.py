@@ -1,7 +1,9 @@
-"""The package's import graph, read from the source with ``ast``: no import cycle, and no
+"""The package's import graph, read from the source with ``ast``: no import cycle, no
 module outside a metric family (``sqlmetrics/metrics/<family>/``) importing a family's
 private helpers (a module or a name starting with ``_``): the core reads what a family
-contributes from the names the family exports and the declarations the registry collects.
+contributes from the names the family exports and the declarations the registry collects;
+and no module of the core importing the command line (``sqlmetrics/cli/``), a layer above
+it that only ``python -m sqlmetrics`` (``__main__``) starts.
 
 Every import counts, at the top of a module or inside a function. The checks are run on
 a small package written here with each defect in it, so that they are seen to fail.
@@ -122,12 +124,30 @@ def private_family_imports(root: Path, package: str) -> list[str]:
     return sorted(found)
 
 
+def layer_breaches(root: Path, package: str, layer: str, entries: tuple[str, ...] = ("__main__",)) -> list[str]:
+    """The imports of the subpackage ``layer`` by modules outside it (but its ``entries``,
+    the modules that start it): ``importer imports module``."""
+    inside = f"{package}.{layer}"
+    allowed = {f"{package}.{entry}" for entry in entries}
+    return sorted(
+        f"{importer} imports {target}"
+        for importer, targets in graph(root, package).items()
+        if importer not in allowed and not (importer == inside or importer.startswith(inside + "."))
+        for target in targets
+        if target == inside or target.startswith(inside + ".")
+    )
+
+
 def test_the_package_has_no_import_cycle():
     assert cycles(graph(PACKAGE, "sqlmetrics")) == []
 
 
 def test_no_module_outside_a_family_imports_a_family_private():
     assert private_family_imports(PACKAGE, "sqlmetrics") == []
+
+
+def test_the_core_does_not_import_the_command_line():
+    assert layer_breaches(PACKAGE, "sqlmetrics", "cli") == []
 
 
 def test_the_graph_sees_the_package():
@@ -137,6 +157,8 @@ def test_the_graph_sees_the_package():
     assert "sqlmetrics.templates" in edges["sqlmetrics.compose"]
     assert "sqlmetrics.metrics.ranking._lists" in edges["sqlmetrics.metrics.ranking"]
     assert "sqlmetrics.registry" in edges["sqlmetrics.metrics.ranking._lists"]  # imported inside a function
+    assert "sqlmetrics.cli" in edges["sqlmetrics.__main__"]
+    assert "sqlmetrics.cli.parser" in edges["sqlmetrics.cli"]
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
@@ -155,6 +177,10 @@ def test_the_checks_fail_on_a_package_with_each_defect(tmp_path):
             "core.py": "from bad import engine\n",
             "engine.py": "def run():\n    from bad.core import thing  # a cycle, inside a function\n",
             "plain.py": "from . import core\n",  # relative, no cycle
+            "__main__.py": "from bad.cli import main\n",  # the command line's entry: allowed
+            "cli/__init__.py": "from bad.cli.parser import build\nfrom bad import core\n",  # within, and down
+            "cli/parser.py": "",
+            "report.py": "def run():\n    from bad.cli.parser import build  # the core importing the layer above\n",
             "metrics/__init__.py": "",
             "metrics/ranking/__init__.py": "from bad.metrics.ranking._reach import floor\n",  # its own: allowed
             "metrics/ranking/_reach.py": "floor = 1\n",
@@ -172,6 +198,7 @@ def test_the_checks_fail_on_a_package_with_each_defect(tmp_path):
         },
     )
     assert cycles(graph(root, "bad")) == [["bad.core", "bad.engine"]]
+    assert layer_breaches(root, "bad", "cli") == ["bad.report imports bad.cli.parser"]
     assert private_family_imports(root, "bad") == [
         "bad.compose imports bad.metrics.ranking._reach",
         "bad.compose imports bad.metrics.ranking._reach",
