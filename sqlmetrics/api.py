@@ -323,7 +323,9 @@ def request_sql(metrics: Metrics, source: Any, request: Request, dialect: str = 
 
 
 # The tables a statement for a warehouse reads, as its error names them.
-_SOURCE_TABLE = Keyword("source", python="its name (e.g. 'logs.impressions')", words="{option} {metavar} (e.g. logs.impressions)")
+_SOURCE_TABLE = Keyword(
+    "source", python="its name (e.g. 'logs.impressions')", words="{option} {metavar} (e.g. logs.impressions)"
+)
 _JUDGMENTS_TABLE = Keyword("judgments", python="judgments=<its name>", words="{option} TABLE")
 _LONG_SCORES_TABLE = Keyword("long_scores", python="sm.long_scores(<its name>, ...)", words="{option} TABLE")
 

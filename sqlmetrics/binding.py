@@ -279,9 +279,10 @@ def bind(
         )
     if judgments and class_scores is not None:
         raise InvalidParameterError(
-            Keyword("judgments"), " and ", Keyword("class_scores"), Keyword("long_scores", python="", words=" (or {option})"),
-            " cannot be combined: judgments serve ranking metrics, class scores one-vs-rest metrics; evaluate them in "
-            "separate calls",
+            Keyword("judgments"), " and ", Keyword("class_scores"),
+            Keyword("long_scores", python="", words=" (or {option})"),
+            " cannot be combined: judgments serve ranking metrics, class scores one-vs-rest metrics; evaluate them "
+            "in separate calls",
         )  # fmt: skip
     _check_ranking_roles(binding)
     if len(set(slices)) != len(slices):
@@ -300,7 +301,9 @@ def _check_column_names(**roles: str | None) -> None:
         )
     for role, column in roles.items():
         if column is not None and not isinstance(column, str):
-            raise InvalidParameterError(f"{role} must be a column name (a string), got {shown(column)}", parameter=role)
+            raise InvalidParameterError(
+                f"{role} must be a column name (a string), got {shown(column)}", parameter=role
+            )
 
 
 def _check_ranking_roles(binding: Binding) -> None:
@@ -321,7 +324,8 @@ def _check_ranking_roles(binding: Binding) -> None:
         others = [c.column for c in calls if c.spec.family != "ranking"]
         if others:
             raise InvalidParameterError(
-                f"judgments give relevance to ranking metrics only; evaluate {', '.join(others)} over a labelled source",
+                f"judgments give relevance to ranking metrics only; evaluate {', '.join(others)} over a labelled "
+                "source",
                 parameter="judgments",
             )
         if binding.item is None or binding.query is None:
@@ -376,7 +380,8 @@ def check_long_schema(binding: Binding, schema: Mapping[str, str], source_schema
     a class column that cannot be compared with the label, or a row id column of
     another kind than the source's (numbers and strings do not join)."""
     long = binding.long_scores
-    for role, column, numeric in (("row id", long.row_id, False), ("class", long.class_, False), ("score", long.score, True)):
+    roles = (("row id", long.row_id, False), ("class", long.class_, False), ("score", long.score, True))
+    for role, column, numeric in roles:
         _check_column(schema, _long_role(role), column, _LONG_TABLE_HAS, numeric)
     pairs = (("label", binding.label, "class", long.class_), ("row id", long.row_id, "row id", long.row_id))
     for source_role, source_column, role, column in pairs:

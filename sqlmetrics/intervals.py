@@ -47,7 +47,9 @@ T_TABLE_DF = 100  # t quantiles tabulated for df 1..T_TABLE_DF, the expansion be
 
 def check_level(ci: object) -> None:
     if isinstance(ci, bool) or not isinstance(ci, int | float) or not 0 < ci < 1:
-        raise InvalidParameterError(Keyword("ci"), f" must be a confidence level between 0 and 1 (e.g. 0.95), got {ci!r}")
+        raise InvalidParameterError(
+            Keyword("ci"), f" must be a confidence level between 0 and 1 (e.g. 0.95), got {ci!r}"
+        )
 
 
 def resampled(
