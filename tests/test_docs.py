@@ -10,8 +10,9 @@ import pytest
 import sqlmetrics as sm
 import sqlmetrics.polars as smp
 from sqlmetrics.docs import POLARS_END, POLARS_START, embedded, embedded_table, metrics_table, polars_names
+from sqlmetrics.engines.polars_engine.forms import RUNNERS
 from sqlmetrics.registry import _check_polars_form, registry
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import POLARS_FORMS, Metric
 
 ROOT = Path(__file__).resolve().parent.parent
 REGENERATE = "regenerate with: python -m sqlmetrics.docs --write"
@@ -72,3 +73,10 @@ def test_evaluates_docstring_names_every_analytic_interval():
     unnamed = [name for name in analytic if name not in words and registry()[name].family != "ranking"]
     assert not unnamed, f"sm.evaluate's docstring omits the analytic intervals of {unnamed}"
     assert "ranking metrics" in " ".join(paragraph.split())
+
+
+def test_every_polars_form_has_a_runner():
+    """The polars engine runs a metric by its form's entry in ``RUNNERS``: a form the
+    registry accepts (``spec.POLARS_FORMS``) without one could not be computed, and an
+    entry no form names is dead."""
+    assert set(RUNNERS) == set(POLARS_FORMS)

@@ -1,0 +1,120 @@
+"""The polars engine: the plan of the composed SQL, computed with the metrics' polars
+expressions over LazyFrames.
+
+``plan`` builds the input (the source under canonical names) and ``base``, its one
+aggregation, and checks the input rules on them, as ``compose/plan.py`` and
+``compose/checks.py`` do in SQL; ``forms`` computes the metrics, one runner per polars
+form (``forms.RUNNERS``); here each entry point joins their values by slice and adds the
+intervals (``sqlmetrics.intervals``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import polars as pl
+
+from sqlmetrics import intervals
+from sqlmetrics.binding import Binding
+from sqlmetrics.engines.polars_engine import plan
+from sqlmetrics.engines.polars_engine.forms import Steps, runs
+from sqlmetrics.interrupt import in_a_worker
+from sqlmetrics.metrics.multiclass import class_confusion, class_counts, per_class_scores
+from sqlmetrics.sources import names_unreadable_files
+
+
+@names_unreadable_files
+@in_a_worker
+def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
+    """Every metric of ``binding`` over ``source`` (and ``second``: the judgments of a
+    run, or long class scores): the row counts, then each polars form's runner over its
+    calls, then the intervals."""
+    rows, base, judged = plan.checked_base(binding, source, second)
+    steps = Steps(binding, rows, base, judged, plan.checked_class_score_hist(binding, rows, judged, base))
+    slices = steps.slices
+    results = plan.row_counts(binding, base)
+    for runner, calls in runs(binding):
+        for values in runner(calls, steps):
+            results = results.join(values, on=slices, how="left", nulls_equal=True)
+    if binding.analytic_calls:
+        results = _with_intervals(binding, results, steps.used_rows, base, slices)
+
+    counts = [f"{call.column}_{out}" for call in binding.calls for out in call.spec.outputs]
+    results = results.with_columns(pl.col(counts).fill_null(0))
+    if binding.by:
+        results = results.sort(slices, nulls_last=True)
+    return results.rename(dict(zip(slices, binding.by))).select(binding.output_columns)
+
+
+@names_unreadable_files
+@in_a_worker
+def confusion_matrix(binding: Binding, source: Any) -> pl.DataFrame:
+    """``sm.confusion_matrix``: the class_confusion of base, under the user's names."""
+    _, base, _ = plan.checked_base(binding, source)
+    slices = list(binding.slices)
+    matrix = class_confusion(base.lazy(), slices).rename(
+        {"true_class": "label", "predicted_class": "prediction", "w": "weight"}
+    )
+    columns = [*binding.by, "label", "prediction", "n", *(["weight"] if binding.weight is not None else [])]
+    return _user_table(binding, matrix.collect(), ["label", "prediction"]).select(columns)
+
+
+@names_unreadable_files
+@in_a_worker
+def per_class(binding: Binding, source: Any) -> pl.DataFrame:
+    """``sm.per_class``: per slice and class, the support and each metric's per-class value
+    (its module's column of ``per_class_scores``, at its β)."""
+    _, base, _ = plan.checked_base(binding, source)
+    slices = list(binding.slices)
+    counts = class_counts(class_confusion(base.lazy(), slices), slices).collect().lazy()
+    table = counts.select(*slices, "class", "support")
+    for call in binding.calls:
+        scores = per_class_scores(counts, call.kwargs.get("beta", 1.0))
+        value = scores.select(*slices, "class", pl.col(call.spec.per_class).alias(call.column))
+        table = table.join(value, on=[*slices, "class"], how="left", nulls_equal=True)
+    return _user_table(binding, table.collect(), ["class"]).select(
+        *binding.by, "class", "support", *(c.column for c in binding.calls)
+    )
+
+
+@names_unreadable_files
+@in_a_worker
+def score_hist(binding: Binding, source: Any) -> pl.DataFrame:
+    """The score histogram of ``source`` once the rules of ``binding``'s calls hold: one
+    row per slice and distinct score with n (used rows), w, w_pos, w_neg. Curves start
+    from it."""
+    _, base, _ = plan.checked_base(binding, source, keys=("score",))
+    return plan.score_hist(base, list(binding.slices))
+
+
+def _user_table(binding: Binding, table: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """A table of classes sorted by slice and ``keys``, its slices under the user's names."""
+    slices = list(binding.slices) if binding.by else []
+    return table.sort([*slices, *keys], nulls_last=True).rename(dict(zip(slices, binding.by)))
+
+
+def _with_intervals(
+    binding: Binding, results: pl.DataFrame, used_rows: pl.LazyFrame, base: pl.DataFrame, slices: list[str]
+) -> pl.DataFrame:
+    """``results`` with every call's ``_lo`` and ``_hi`` (``sqlmetrics.intervals``): the
+    query-level metrics brought their ``_se`` and ``_df``; the others' spread is taken
+    here from the score histogram (auc's DeLong, the row means: from ``base`` when it is
+    keyed by score, else from the used rows, once) or from the used rows (proportions,
+    regression errors)."""
+
+    @functools.cache
+    def histogram() -> pl.LazyFrame:
+        if {"score", "w_pos"} <= set(base.columns):
+            return plan.score_hist(base, slices).select(*slices, "score", "w_pos", "w_neg").lazy()
+        return intervals.score_histogram(used_rows, slices).collect(engine="streaming").lazy()
+
+    for call in binding.analytic_calls:
+        if binding.paired_scores:
+            spread = intervals.paired_row_spread_polars(call, used_rows, slices, binding.pair_slice)
+        else:
+            spread = intervals.row_spread_polars(call, used_rows, histogram, slices)
+        if spread is not None:
+            spread = spread.collect(engine="streaming").rename({"se": f"{call.column}_se", "df": f"{call.column}_df"})
+            results = results.join(spread, on=slices, how="left", nulls_equal=True)
+    return intervals.bounds_polars(results, binding.analytic_calls, binding.ci)

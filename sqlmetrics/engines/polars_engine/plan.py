@@ -1,0 +1,248 @@
+"""The polars engine's input plan, as ``compose/plan.py`` is the SQL's: the source under
+canonical names (``input``, and before it the judgments or the long class scores), its
+one aggregation ``base``, the input rules checked on them, the row counts and the score
+histogram read from ``base``.
+
+The input holds slices, label, score, weight, query, item under canonical names,
+``true_class`` and ``predicted_class`` (the label and prediction as they are),
+``class_score_<i>`` (wide class scores) or ``row_id`` and ``n_classes`` (long), and ``w``:
+the weight of a used row, NULL for an excluded one. ``base`` (one row per slice, and per
+distinct score when a metric reads the score histogram, and per class for multi-class
+metrics) is the one aggregation over the input: the rows are read again only to show an
+example of a rule they break.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from sqlmetrics import bootstrap
+from sqlmetrics.binding import Binding, check_long_schema, check_schema, check_second_schema
+from sqlmetrics.checks import checks_for, raise_failed, raise_weight_total, row_counters_polars
+from sqlmetrics.metrics.multiclass import class_score_hist, long_rows, wide_rows
+from sqlmetrics.sources import polars_source
+from sqlmetrics.spec import MetricCall
+from sqlmetrics.table_rules import RuleTables, class_score_rules, raise_failed_tables, run_rules
+
+
+def checked_base(
+    binding: Binding, source: Any, second: Any = None, keys: tuple[str, ...] | None = None
+) -> tuple[pl.LazyFrame, pl.DataFrame, Any]:
+    """The source's rows under canonical names, ``base`` (collected, keyed by ``keys``,
+    default ``base_keys``) once the input rules hold, and the second table under
+    canonical names: the judgments or the long class scores (None without)."""
+    lf = polars_source(source, binding.source_columns)
+    schema = {name: str(dtype) for name, dtype in lf.collect_schema().items()}
+    check_schema(binding, schema)
+    judged = None
+    if binding.long_scores is not None:
+        judged = _long_scores(binding, second, schema)
+    elif second is not None:
+        judged = _judgments(binding, second, schema)
+    checks = checks_for(binding.calls, binding.weight is not None)
+    rows = _input(binding, lf, judged)
+    keys = base_keys(binding) if keys is None else keys
+    base = _base(binding, rows, checks, keys).collect(engine="streaming")
+    original = base.filter(pl.col(binding.replicate_slice) == 0) if binding.bootstrap else base  # as compose/checks.py
+    raise_failed(original, rows, checks, keys, binding.role_columns)
+    if binding.weight is not None:
+        raise_weight_total(original, binding.slices, binding.weight)
+    if binding.judgments:
+        raise_failed_tables(run_rules(binding), RuleTables(rows, judged))
+    return rows, base, judged
+
+
+def checked_class_score_hist(
+    binding: Binding, rows: pl.LazyFrame, judged: pl.LazyFrame | None, base: pl.DataFrame
+) -> pl.DataFrame | None:
+    """With class scores bound, the class score histogram of the used rows (wide scores
+    unpivoted, long scores joined by row id; ``metrics/multiclass/_ovr.py``) once their
+    rules hold: bound class scores are checked, whatever reads them. None without."""
+    if binding.class_scores is None:
+        return None
+    slices = list(binding.slices)
+    if binding.long_scores is not None:
+        class_rows = long_rows(used_rows(rows), slices, judged)
+    else:
+        class_rows = wide_rows(used_rows(rows), slices, binding.class_scores.classes)
+    hist = class_score_hist(class_rows, slices).collect(engine="streaming")
+    raise_failed_tables(class_score_rules(binding), RuleTables(rows, judged, base, hist))
+    return hist
+
+
+def used_rows(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """The input's used rows: those not excluded (``w`` not NULL)."""
+    return rows.filter(pl.col("w").is_not_null())
+
+
+def reads_histogram(call: MetricCall, binding: Binding) -> bool:
+    """A metric computed by its ``from_histogram`` expression over the score histogram:
+    one of the histogram form, unless the scores are nearly all distinct
+    (``Binding.distinct_scores``) and its row expression is not slower (its spec's
+    ``row_plan``)."""
+    spec = call.spec
+    return spec.polars_form == "histogram" and (not binding.distinct_scores or not spec.row_plan)
+
+
+def _judgments(binding: Binding, judgments: Any, source_schema: dict[str, str]) -> pl.LazyFrame:
+    """The judgments under canonical names: query, item, label (the relevance)."""
+    judged = polars_source(judgments, binding.second_columns)
+    check_second_schema(binding, {name: str(dtype) for name, dtype in judged.collect_schema().items()}, source_schema)
+    return judged.select(
+        query=pl.col(binding.judgment_roles["query"]),
+        item=pl.col(binding.judgment_roles["item"]),
+        label=pl.col(binding.label).cast(pl.Float64),
+    )
+
+
+def _long_scores(binding: Binding, table: Any, source_schema: dict[str, str]) -> pl.LazyFrame:
+    """The long class scores under canonical names: row_id, class, score."""
+    long = binding.long_scores
+    scores = polars_source(table, binding.second_columns)
+    check_long_schema(binding, {name: str(dtype) for name, dtype in scores.collect_schema().items()}, source_schema)
+    return scores.select(
+        row_id=pl.col(long.row_id), **{"class": pl.col(long.class_)}, score=pl.col(long.score).cast(pl.Float64)
+    )
+
+
+def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFrame:
+    """The source under canonical names; ``w`` is NULL for an excluded row (see compose).
+    A run takes each row's label from the judgments (0 when unjudged). The true and
+    predicted classes keep their types (check_schema made sure they compare). With long
+    class scores, each row gets its row id's count of classes (``n_classes``), and a row
+    with a NULL class score is excluded."""
+    roles = binding.roles
+    slices = [pl.col(c).alias(s) for s, c in zip(binding.slices, binding.source_by)]
+    slices = slices or [pl.lit(0, pl.Int32).alias("slice_0")]
+    weight = pl.col(roles["weight"]).cast(pl.Float64) if "weight" in roles else pl.lit(1.0)
+    wide = [column for _, column in binding.wide_scores]
+    paired = list(binding.paired_scores or ())
+    excluded = pl.any_horizontal(pl.col(c).is_null() for c in [*roles.values(), *paired[1:], *wide])
+    scores = [pl.col(c).cast(pl.Float64).alias(f"score_{i}") for i, c in enumerate(paired, 1)]
+    if "score" in roles and not paired:
+        scores = [pl.col(roles["score"]).cast(pl.Float64).alias("score")]
+    columns = [
+        *slices,
+        *(
+            [pl.col(roles["label"]).cast(pl.Float64).alias("label")]
+            if binding.numeric_label and "label" in roles
+            else []
+        ),
+        *scores,
+        *(pl.col(roles[role]).alias(key) for role, key in zip(("label", "prediction"), binding.class_keys)),
+        *(pl.col(column).cast(pl.Float64).alias(f"class_score_{i}") for i, column in enumerate(wide, 1)),
+        *([pl.col(roles["row_id"]).alias("row_id")] if "row_id" in roles else []),
+        weight.alias("weight"),
+        pl.when(excluded).then(None).otherwise(weight).alias("w"),
+    ]
+    if binding.needs_query:
+        columns.append(pl.col(roles["query"]).alias("query"))
+    if binding.ranking:
+        columns.append((pl.col(roles["item"]) if "item" in roles else pl.lit(None)).alias("item"))
+    rows = lf.select(*columns, *_unit_number(binding))
+    if (paired or binding.bootstrap) and not binding.source_by:
+        rows = rows.drop("slice_0")  # the pairs and replicates are the slices
+    if binding.bootstrap:
+        rows = _resampled_rows(binding, rows if binding.bootstrap.unit else _numbered_rows(rows))
+    if paired:
+        return _paired_rows(_judged_rows(rows, judged), binding.pair_slice)
+    if binding.bootstrap:
+        return rows
+    if binding.long_scores is not None:
+        counts = judged.group_by("row_id").agg(
+            n_classes=pl.len().cast(pl.Int64), n_scored=pl.col("score").count().cast(pl.Int64)
+        )
+        unscored = pl.col("n_scored") < pl.col("n_classes")
+        joined = rows.join(counts, on="row_id", how="left")
+        return joined.with_columns(w=pl.when(unscored.fill_null(False)).then(None).otherwise(pl.col("w"))).drop(
+            "n_scored"
+        )
+    return _judged_rows(rows, judged)
+
+
+def _judged_rows(rows: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFrame:
+    """A run's rows with each row's label from the judgments (0 when unjudged); other
+    rows as they are."""
+    if judged is None:
+        return rows
+    labels = judged.filter(pl.col("query").is_not_null() & pl.col("item").is_not_null())
+    return rows.join(labels, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
+
+
+def _paired_rows(rows: pl.LazyFrame, pair: str) -> pl.LazyFrame:
+    """Each row twice, as compose/plan.py's paired input: with the slice ``pair`` = 1 and
+    ``score`` its first score, and = 2 and its second; both scores stay (``score_1``,
+    ``score_2``: the paired DeLong reads them on the rows of ``pair`` = 1)."""
+    copies = [rows.with_columns(pl.lit(i, pl.Int32).alias(pair), pl.col(f"score_{i}").alias("score")) for i in (1, 2)]
+    return pl.concat(copies)
+
+
+def _unit_number(binding: Binding) -> list[pl.Expr]:
+    """A bootstrap's unit number over the source, as compose/plan.py's: the dense rank of
+    ``ci_unit`` (none for the rows: ``_numbered_rows``)."""
+    unit = binding.bootstrap.unit if binding.bootstrap else None
+    return [] if unit is None else [pl.col(unit).rank("dense").cast(pl.Int64).alias("unit_id")]
+
+
+def _numbered_rows(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """``rows`` with each row's number from 1 in the order of its columns (compose/plan.py's)."""
+    order = [name for name in rows.collect_schema() if name != "slice_0"]  # w: NULL for an excluded row
+    numbered = rows.sort(order, nulls_last=True, maintain_order=True).with_row_index("unit_id", offset=1)
+    return numbered.with_columns(pl.col("unit_id").cast(pl.Int64))
+
+
+def _resampled_rows(binding: Binding, rows: pl.LazyFrame) -> pl.LazyFrame:
+    """compose/plan.py's bootstrap input: each row once per replicate (the slice
+    REPLICATE_SLICE), its weight times the replicate's Poisson(1) count of its unit."""
+    boot, replicate = binding.bootstrap, binding.replicate_slice
+    replicates = pl.LazyFrame({replicate: list(range(boot.resamples + 1))}, schema={replicate: pl.Int32})
+    count = bootstrap.counts_polars(pl.col("unit_id"), pl.col(replicate).cast(pl.Int64), boot.seed)
+    return rows.join(replicates, how="cross").with_columns(w=pl.col("w") * count).drop("unit_id")
+
+
+def base_keys(binding: Binding) -> tuple[str, ...]:
+    """base's grouping keys besides the slices: the score when a metric reads the score
+    histogram, the true and predicted class for multi-class metrics (the true class for
+    one-vs-rest metrics). Unlike the SQL plan
+    (which also groups by label), polars sums the positives' weight: measured faster in
+    polars at any number of distinct scores, and it gives from_histogram distinct scores
+    directly (unless classes are keys too)."""
+    histogram = ("score",) if any(reads_histogram(call, binding) for call in binding.calls) else ()
+    return (*histogram, *binding.class_keys)
+
+
+def _base(binding: Binding, rows: pl.LazyFrame, checks: list, keys: tuple[str, ...]) -> pl.LazyFrame:
+    """One row per slice and distinct score (or per slice): used rows, their weight and
+    positive weight."""
+    w = pl.col("w")
+    aggregates = [
+        pl.len().cast(pl.Int64).alias("n_all"),
+        w.count().cast(pl.Int64).alias("n"),
+        w.sum().alias("w"),
+        *([(w * pl.col("label")).sum().alias("w_pos")] if binding.numeric_label else []),
+        *row_counters_polars(checks, keys),
+    ]
+    return rows.group_by([*binding.slices, *keys]).agg(aggregates)
+
+
+def score_hist(base: pl.DataFrame, slices: list[str]) -> pl.DataFrame:
+    """score_hist: one row per slice and distinct score with its positive and negative
+    weight, the input of every metric's ``from_histogram`` (summed over the classes when
+    base is keyed by them too)."""
+    used = base.filter(pl.col("n") > 0)
+    if "true_class" in base.columns:
+        used = used.group_by([*slices, "score"]).agg(pl.col("w", "w_pos").sum())
+    return used.with_columns(w_neg=pl.col("w") - pl.col("w_pos"))
+
+
+def row_counts(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
+    """row_counts: per slice, the rows used (``n_rows``) and excluded (``n_excluded``)."""
+    counts = [
+        pl.col("n").sum().cast(pl.Int64).alias("n_rows"),
+        (pl.col("n_all").sum() - pl.col("n").sum()).cast(pl.Int64).alias("n_excluded"),
+    ]
+    if not binding.by:  # one row even for an empty source
+        return base.select(pl.lit(0, pl.Int32).alias("slice_0"), *counts)
+    return base.group_by(list(binding.slices)).agg(counts)
