@@ -5,6 +5,7 @@ import re
 import types
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import sqlmetrics as sm
@@ -80,3 +81,12 @@ def test_every_polars_form_has_a_runner():
     registry accepts (``spec.POLARS_FORMS``) without one could not be computed, and an
     entry no form names is dead."""
     assert set(RUNNERS) == set(POLARS_FORMS)
+
+
+def test_a_form_without_a_runner_is_named_when_run(monkeypatch):
+    """Should a form lose its runner anyway, the polars engine names it rather than
+    returning a result without the metric's column."""
+    monkeypatch.delitem(RUNNERS, "frame")
+    frame = pl.DataFrame({"label": [0, 1, 1, 0], "score": [0.1, 0.8, 0.4, 0.3], "query": [1, 1, 2, 2]})
+    with pytest.raises(RuntimeError, match="polars form 'frame' has no runner in polars_engine.forms.RUNNERS"):
+        sm.evaluate(frame, ["gauc"], score="score", query="query", engine="polars")

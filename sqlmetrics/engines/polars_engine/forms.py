@@ -177,9 +177,17 @@ def form_run(call: MetricCall, binding: Binding) -> str:
 
 def runs(binding: Binding) -> list[tuple[Runner, list[MetricCall]]]:
     """Each runner with the calls of its form (``form_run``), in the order of
-    ``RUNNERS`` and of the calls; forms without a call are left out."""
-    calls = {form: [c for c in binding.calls if form_run(c, binding) == form] for form in RUNNERS}
-    return [(RUNNERS[form], of_form) for form, of_form in calls.items() if of_form]
+    ``RUNNERS`` and of the calls; forms without a call are left out, and a form without
+    a runner is an error (``tests/test_docs.py`` fails on one first)."""
+    forms = [form_run(call, binding) for call in binding.calls]
+    missing = sorted(set(forms) - set(RUNNERS))
+    if missing:
+        raise RuntimeError(f"polars form {missing[0]!r} has no runner in polars_engine.forms.RUNNERS")
+    return [
+        (runner, [call for call, of in zip(binding.calls, forms) if of == form])
+        for form, runner in RUNNERS.items()
+        if form in forms
+    ]
 
 
 def _frame_values(call: MetricCall, frame: pl.LazyFrame, steps: Steps) -> pl.DataFrame:
