@@ -16,8 +16,9 @@ def spread_expr(value: pl.Expr, weight: pl.Expr | None = None) -> tuple[pl.Expr,
     n = used.sum().cast(pl.Float64)
     total = g.sum() if weight is not None else n
     mean = (g * x).sum() / total
-    squares = (g * g * (x - mean) * (x - mean)).sum()
-    se = pl.when(n > 1).then((n / (n - 1) * squares).sqrt() / total)
+    share = g / total  # of the slice's weight: weights of any size give the same se
+    squares = (share * share * (x - mean) * (x - mean)).sum()
+    se = pl.when(n > 1).then((n / (n - 1) * squares).sqrt())
     df = pl.when(n > 1).then(n - 1).cast(pl.Int64)
     return se, df
 

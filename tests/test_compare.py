@@ -629,3 +629,33 @@ def test_to_sql_renders_the_statement_compare_runs_for_arms(tmp_path):
         assert row["delta_hi"] - row["delta_lo"] == pytest.approx(2 * z * se, rel=1e-12)
     with pytest.raises(InvalidParameterError, match="not both"):
         sm.to_sql(metrics, source="t", arm="arm", scores=("a", "b"))
+
+
+# Query-level intervals count queries, not weight: scaling every weight by any factor
+# leaves them as they are. DeLong's paired interval counts weights as frequencies: at
+# 1e200 it is a point (its products of weights once overflowed to NaN), below a class
+# weight of 1 it is undefined (NULL).
+@pytest.mark.parametrize("scale", [1e-300, 1e-160, 1e200, 1e300])
+def test_intervals_with_weights_of_any_size(engine, scale):
+    rng = np.random.default_rng(5)
+    n = 400
+    frame = pl.DataFrame(
+        {"y": rng.integers(0, 2, n), "s": rng.random(n), "s2": rng.random(n), "q": rng.integers(0, 40, n), "w": 1.0}
+    )
+    scaled = frame.with_columns(w=pl.lit(scale))
+    roles = {"label": "y", "query": "q", "weight": "w", "engine": engine}
+    columns = ["gauc", "gauc_lo", "gauc_hi"]
+    polars.testing.assert_frame_equal(
+        sm.evaluate(scaled, ["gauc"], score="s", ci=0.95, **roles).select(columns),
+        sm.evaluate(frame, ["gauc"], score="s", ci=0.95, **roles).select(columns),
+        rel_tol=1e-9,
+    )
+    paired = ["delta", "delta_lo", "delta_hi", "p_value"]
+    compared = sm.compare(scaled, ["auc", "gauc"], scores=["s", "s2"], **roles).select(paired)
+    unscaled = sm.compare(frame, ["auc", "gauc"], scores=["s", "s2"], **roles).select(paired)
+    polars.testing.assert_frame_equal(compared[1], unscaled[1], rel_tol=1e-9)  # gauc: over queries
+    delta, lo, hi, p_value = compared.row(0)  # auc: DeLong, weights as frequencies
+    if scale < 1:
+        assert (lo, hi, p_value) == (None, None, None)
+    else:
+        assert lo == pytest.approx(delta, abs=1e-12) and hi == pytest.approx(delta, abs=1e-12) and p_value == 0.0

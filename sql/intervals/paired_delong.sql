@@ -14,15 +14,24 @@
 -- reads:  paired_rows({{ by }}, label, score_1, score_2, w)
 -- output: {{ by }}, {{ pair }}, se, df (NULL: the normal interval)
 SELECT {{ by }}, 2 AS {{ pair }},
-       SQRT(GREATEST(pos_b2 - pos_b * pos_b / CAST(pos AS DOUBLE), 0) / CAST((pos - 1) * pos * neg * neg AS DOUBLE)
-            + GREATEST(neg_a2 - neg_a * neg_a / CAST(neg AS DOUBLE), 0) / CAST((neg - 1) * neg * pos * pos AS DOUBLE)) AS se,
+       SQRT(GREATEST(pos_d2 - pos_d * pos_d, 0) / CAST(pos - 1 AS DOUBLE)
+            + GREATEST(neg_d2 - neg_d * neg_d, 0) / CAST(neg - 1 AS DOUBLE)) AS se,
        CAST(NULL AS BIGINT) AS df
 FROM (
-    SELECT {{ by }}, SUM(w_pos) AS pos, SUM(w_neg) AS neg,
-           SUM(w_pos * (b_2 - b_1)) AS pos_b, SUM(w_pos * (b_2 - b_1) * (b_2 - b_1)) AS pos_b2,
-           SUM(w_neg * (a_2 - a_1)) AS neg_a, SUM(w_neg * (a_2 - a_1) * (a_2 - a_1)) AS neg_a2
+    -- D⁺ = (b_2 − b_1) / W⁻ and D⁻ = (a_2 − a_1) / W⁺, each row's weight as its share
+    -- of its class (u = w / W⁺, v = w / W⁻): Σ w·(D − Δ)² / ((W − 1)·W) = (Σ u·D² − (Σ u·D)²)
+    -- / (W − 1), with no product of weights (exact for weights of any size)
+    SELECT {{ by }}, MIN(pos) AS pos, MIN(neg) AS neg,
+           SUM(w_pos / CAST(pos_total AS DOUBLE) * ((b_2 - b_1) / CAST(neg_total AS DOUBLE))) AS pos_d,
+           SUM(w_pos / CAST(pos_total AS DOUBLE) * ((b_2 - b_1) / CAST(neg_total AS DOUBLE)) * ((b_2 - b_1) / CAST(neg_total AS DOUBLE))) AS pos_d2,
+           SUM(w_neg / CAST(neg_total AS DOUBLE) * ((a_2 - a_1) / CAST(pos_total AS DOUBLE))) AS neg_d,
+           SUM(w_neg / CAST(neg_total AS DOUBLE) * ((a_2 - a_1) / CAST(pos_total AS DOUBLE)) * ((a_2 - a_1) / CAST(pos_total AS DOUBLE))) AS neg_d2
     FROM (
         SELECT {{ by }}, w_pos, w_neg,
+               SUM(w_pos) OVER (PARTITION BY {{ by }}) AS pos, SUM(w_neg) OVER (PARTITION BY {{ by }}) AS neg,
+               -- the class totals as divisors (NULL for an empty class: no division by 0)
+               NULLIF(SUM(w_pos) OVER (PARTITION BY {{ by }}), 0) AS pos_total,
+               NULLIF(SUM(w_neg) OVER (PARTITION BY {{ by }}), 0) AS neg_total,
                SUM(w_neg) OVER (PARTITION BY {{ by }} ORDER BY score_1 ASC NULLS LAST
                                 RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
                - SUM(w_neg) OVER (PARTITION BY {{ by }}, score_1) / 2e0 AS b_1,

@@ -9,8 +9,10 @@
 -- reads:  {{ per_query }}, the metric's own per-query step: {{ value }} and {{ weight }}
 -- output: {{ by }}, se, df
 SELECT {{ by }},
-       SQRT(CAST(COUNT(*) AS DOUBLE) / CAST(COUNT(*) - 1 AS DOUBLE) * SUM(weight * weight * (d - mean) * (d - mean)))
-       / CAST(MIN(total) AS DOUBLE) AS se,
+       -- each query's weight as its share of the slice's, so weights of any size give the same se
+       SQRT(CAST(COUNT(*) AS DOUBLE) / CAST(COUNT(*) - 1 AS DOUBLE)
+            * SUM((weight / CAST(NULLIF(total, 0) AS DOUBLE)) * (weight / CAST(NULLIF(total, 0) AS DOUBLE))
+                  * (d - mean) * (d - mean))) AS se,
        COUNT(*) - 1 AS df
 FROM (
     SELECT {{ by }}, d, weight,

@@ -8,8 +8,10 @@
 -- reads:  {{ per_query }}, the metric's own per-query step: {{ value }} and {{ weight }}
 -- output: {{ by }}, se, df
 SELECT {{ by(q) }},
+       -- each query's weight as its share of the slice's, so weights of any size give the same se
        SQRT(CAST(COUNT(*) AS DOUBLE) / CAST(COUNT(*) - 1 AS DOUBLE)
-            * SUM(q.weight * q.weight * (q.value - s.mean) * (q.value - s.mean))) / CAST(MIN(s.total) AS DOUBLE) AS se,
+            * SUM((q.weight / CAST(NULLIF(s.total, 0) AS DOUBLE)) * (q.weight / CAST(NULLIF(s.total, 0) AS DOUBLE))
+                  * (q.value - s.mean) * (q.value - s.mean))) AS se,
        COUNT(*) - 1 AS df
 FROM (
     SELECT {{ by }}, CAST({{ value }} AS DOUBLE) AS value, CAST({{ weight }} AS DOUBLE) AS weight
