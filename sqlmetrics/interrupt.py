@@ -20,6 +20,12 @@ from typing import Any, ParamSpec, TypeVar
 P = ParamSpec("P")
 T = TypeVar("T")
 WAKE = 0.1  # seconds between looks at a pending Ctrl-C (_thread.interrupt_main sends no signal)
+THREAD_NAME = "sqlmetrics query"
+
+
+def query_still_running() -> bool:
+    """Whether a query left behind by a Ctrl-C (polars cannot stop one) still runs."""
+    return any(thread.name == THREAD_NAME and thread.is_alive() for thread in threading.enumerate())
 
 
 def interruptible(work: Callable[[], T], stop: Callable[[], None] | None = None) -> T:
@@ -36,7 +42,7 @@ def interruptible(work: Callable[[], T], stop: Callable[[], None] | None = None)
         finally:
             finished.set()
 
-    threading.Thread(target=run, name="sqlmetrics query", daemon=True).start()
+    threading.Thread(target=run, name=THREAD_NAME, daemon=True).start()
     try:
         while not finished.wait(WAKE):  # woken now and then: a Ctrl-C simulated without a signal is seen too
             pass

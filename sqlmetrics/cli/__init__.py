@@ -85,6 +85,7 @@ from typing import Any
 from sqlmetrics.cli.messages import PROG, UsageError, fail, options
 from sqlmetrics.cli.parser import build_parser
 from sqlmetrics.errors import SkippedFilesWarning, SqlMetricsError
+from sqlmetrics.interrupt import query_still_running
 
 __all__ = ["main"]
 
@@ -107,6 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(error, 2, known)
     except KeyboardInterrupt:  # Ctrl-C: the query is stopped (interrupt.py); 128 + SIGINT, as shells report it
         print(f"{PROG}: interrupted", file=sys.stderr)
+        if query_still_running():  # a polars query cannot be stopped: leave without waiting for it
+            sys.stderr.flush()
+            os._exit(130)  # (Python's exit would end its native threads mid-run: an abort on polars 1.39)
         return 130
     except BrokenPipeError:  # `sqlmetrics ... | head`: the reader left; not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -21,14 +21,15 @@ SPEC = Metric(
 
 def from_histogram(s: pl.Expr, w_pos: pl.Expr, w_neg: pl.Expr) -> pl.Expr:
     """AUC from a score histogram (every score distinct): one sort, one running sum."""
-    pos, neg = (w.sort_by(s) for w in shares(w_pos, w_neg))
+    pos, neg = shares(w_pos.sort_by(s), w_neg.sort_by(s))
     return both_classes(w_pos, w_neg, (pos * (neg.cum_sum() - neg / 2)).sum())
 
 
 def shares(w_pos: pl.Expr, w_neg: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """Each positive weight over W⁺ and each negative weight over W⁻: AUC sums their
     products, which then never overflow or underflow whatever the size of the weights
-    (W⁺·W⁻ of weights 1e200 would be inf)."""
+    (W⁺·W⁻ of weights 1e200 would be inf). Taken after any sort (on polars 1.39, the floor,
+    ``(w / w.sum()).sort_by(...)`` in a group_by context misplaced the rows)."""
     return w_pos / w_pos.sum(), w_neg / w_neg.sum()
 
 
@@ -73,12 +74,10 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
         used = w_pos.is_not_null()
         return rank_sum(s.filter(used), w_pos.filter(used) > 0)
     w_pos, w_neg = w_pos.fill_null(0.0), w_neg.fill_null(0.0)  # running sums must not stop at NULLs
-    pos_share, neg_share = shares(w_pos, w_neg)
 
     def credit(positives_first: bool) -> pl.Expr:
         order = [s, w_pos > 0]
-        pos = pos_share.sort_by(order, descending=[False, positives_first])
-        neg = neg_share.sort_by(order, descending=[False, positives_first])
+        pos, neg = shares(*(w.sort_by(order, descending=[False, positives_first]) for w in (w_pos, w_neg)))
         return (pos * neg.cum_sum()).sum()
 
     return both_classes(w_pos, w_neg, (credit(False) + credit(True)) / 2)
