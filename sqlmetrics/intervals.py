@@ -437,11 +437,10 @@ def paired_row_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[
         used = used.join(_placements(used, groups, f"score_{k}", str(k)), on=[*groups, f"score_{k}"], nulls_equal=True)
     w_pos, w_neg = pl.col("w_pos"), pl.col("w_neg")
     pos, neg = w_pos.sum(), w_neg.sum()
-    # placements as fractions and weights as shares of their class: no product of weights
+    # placements as fractions, each division before a product of weights (paired_delong.sql)
     b, a = (pl.col("b_2") - pl.col("b_1")) / neg, (pl.col("a_2") - pl.col("a_1")) / pos
-    u, v = w_pos / pos, w_neg / neg
-    spread_pos = ((u * b * b).sum() - (u * b).sum() ** 2) / (pos - 1)
-    spread_neg = ((v * a * a).sum() - (v * a).sum() ** 2) / (neg - 1)
+    spread_pos = ((w_pos * b * b).sum() - (w_pos * b).sum() * ((w_pos * b).sum() / pos)) / pos / (pos - 1)
+    spread_neg = ((w_neg * a * a).sum() - (w_neg * a).sum() * ((w_neg * a).sum() / neg)) / neg / (neg - 1)
     se = pl.when((pos > 1) & (neg > 1)).then((spread_pos.clip(0) + spread_neg.clip(0)).sqrt())
     sums = used.group_by(groups).agg(se=se) if groups else used.select(se=se)
     return sums.filter(pl.col("se").is_not_null()).select(

@@ -29,7 +29,7 @@ TEMPLATE = """\
 --
 -- reads:  residuals({{ by }}, w, squared_error)
 -- output: {{ by }}, half_mse
-SELECT {{ by }}, squared_error / NULLIF(2 * w, 0) AS half_mse
+SELECT {{ by }}, squared_error / CAST(NULLIF(2 * w, 0) AS DOUBLE) AS half_mse
 FROM residuals
 """
 

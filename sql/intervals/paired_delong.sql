@@ -14,18 +14,19 @@
 -- reads:  paired_rows({{ by }}, label, score_1, score_2, w)
 -- output: {{ by }}, {{ pair }}, se, df (NULL: the normal interval)
 SELECT {{ by }}, 2 AS {{ pair }},
-       SQRT(GREATEST(pos_d2 - pos_d * pos_d, 0) / CAST(pos - 1 AS DOUBLE)
-            + GREATEST(neg_d2 - neg_d * neg_d, 0) / CAST(neg - 1 AS DOUBLE)) AS se,
+       SQRT(GREATEST(pos_d2 - pos_d * (pos_d / CAST(pos AS DOUBLE)), 0) / CAST(pos AS DOUBLE) / CAST(pos - 1 AS DOUBLE)
+            + GREATEST(neg_d2 - neg_d * (neg_d / CAST(neg AS DOUBLE)), 0) / CAST(neg AS DOUBLE) / CAST(neg - 1 AS DOUBLE))
+           AS se,
        CAST(NULL AS BIGINT) AS df
 FROM (
-    -- D⁺ = (b_2 − b_1) / W⁻ and D⁻ = (a_2 − a_1) / W⁺, each row's weight as its share
-    -- of its class (u = w / W⁺, v = w / W⁻): Σ w·(D − Δ)² / ((W − 1)·W) = (Σ u·D² − (Σ u·D)²)
-    -- / (W − 1), with no product of weights (exact for weights of any size)
+    -- the placements as fractions, D⁺ = (b_2 − b_1) / W⁻ and D⁻ = (a_2 − a_1) / W⁺, and
+    -- each division taken before a product of weights: Σ w·(D − Δ)² / ((W − 1)·W) =
+    -- (Σ w·D² − Σ w·D · (Σ w·D / W)) / W / (W − 1), exact for weights of any size
     SELECT {{ by }}, MIN(pos) AS pos, MIN(neg) AS neg,
-           SUM(w_pos / CAST(pos_total AS DOUBLE) * ((b_2 - b_1) / CAST(neg_total AS DOUBLE))) AS pos_d,
-           SUM(w_pos / CAST(pos_total AS DOUBLE) * ((b_2 - b_1) / CAST(neg_total AS DOUBLE)) * ((b_2 - b_1) / CAST(neg_total AS DOUBLE))) AS pos_d2,
-           SUM(w_neg / CAST(neg_total AS DOUBLE) * ((a_2 - a_1) / CAST(pos_total AS DOUBLE))) AS neg_d,
-           SUM(w_neg / CAST(neg_total AS DOUBLE) * ((a_2 - a_1) / CAST(pos_total AS DOUBLE)) * ((a_2 - a_1) / CAST(pos_total AS DOUBLE))) AS neg_d2
+           SUM(w_pos * ((b_2 - b_1) / CAST(neg_total AS DOUBLE))) AS pos_d,
+           SUM(w_pos * ((b_2 - b_1) / CAST(neg_total AS DOUBLE)) * ((b_2 - b_1) / CAST(neg_total AS DOUBLE))) AS pos_d2,
+           SUM(w_neg * ((a_2 - a_1) / CAST(pos_total AS DOUBLE))) AS neg_d,
+           SUM(w_neg * ((a_2 - a_1) / CAST(pos_total AS DOUBLE)) * ((a_2 - a_1) / CAST(pos_total AS DOUBLE))) AS neg_d2
     FROM (
         SELECT {{ by }}, w_pos, w_neg,
                SUM(w_pos) OVER (PARTITION BY {{ by }}) AS pos, SUM(w_neg) OVER (PARTITION BY {{ by }}) AS neg,
