@@ -32,17 +32,8 @@ from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError
 from sqlmetrics.request import Request
 
-METHODS = {
-    "intervals/auc_delong.sql": "arms, normal: DeLong",
-    "intervals/query_mean.sql": "arms, normal: mean over queries",
-    "intervals/proportion.sql": "arms, normal: binomial",
-    "intervals/row_mean.sql": "arms, normal: mean over rows",
-    "intervals/residual_mean.sql": "arms, normal: mean over rows",
-    "intervals/paired_delong.sql": "paired, normal: DeLong",
-    "intervals/paired_query_mean.sql": "paired t over queries",
-    "bootstrap": "paired bootstrap: percentile",
-    "arms": "arms bootstrap: percentile",
-}
+PAIRED_BOOTSTRAP = "paired bootstrap: percentile"
+ARMS_BOOTSTRAP = "arms bootstrap: percentile"
 COLUMNS = (
     "metric",
     "baseline",
@@ -181,11 +172,11 @@ def _paired_differences(result: pl.DataFrame, binding: Binding, slices: list[str
         delta = pl.col(name) - pl.col("baseline_value")
         if binding.analytic(call):
             df = pl.col(f"{name}_df") if intervals.interval_of(call).student else None
-            spread, method = _interval_and_p(delta, pl.col(f"{name}_se"), df, ci), intervals.paired_template(call)
+            spread, method = _interval_and_p(delta, pl.col(f"{name}_se"), df, ci), intervals.paired_of(call).method
         else:
             bounds = _bootstrap_bounds(result, slices, name, ci)
             pairs = pairs.join(bounds, on=slices, how="left", nulls_equal=True) if slices else pairs.hstack(bounds)
-            spread, method = {column: pl.col(column) for column in ("delta_lo", "delta_hi", "p_value")}, "bootstrap"
+            spread, method = {column: pl.col(column) for column in ("delta_lo", "delta_hi", "p_value")}, PAIRED_BOOTSTRAP
         frames.append(
             pairs.select(
                 *slices,
@@ -196,7 +187,7 @@ def _paired_differences(result: pl.DataFrame, binding: Binding, slices: list[str
                 candidate_value=pl.col(name),
                 delta=delta,
                 **spread,
-                method=pl.lit(METHODS[method]),
+                method=pl.lit(method),
                 note=_no_rows(pl.col("n_rows"), pl.col("n_excluded")),
             )
         )
@@ -282,11 +273,11 @@ def _differences(result: pl.DataFrame, binding: Binding, slices: list[str], arm:
         delta = pl.col(name) - pl.col(f"{name}_baseline")
         if analytic:
             se = (pl.col(f"{name}_se") ** 2 + pl.col(f"{name}_se_baseline") ** 2).sqrt()
-            spread, method = _interval_and_p(delta, se, None, binding.ci), intervals.interval_of(call).template
+            spread, method = _interval_and_p(delta, se, None, binding.ci), f"arms, normal: {intervals.interval_of(call).comparison}"
         else:
             bounds = _arm_bootstrap_bounds(result, keys, arm, is_baseline, name, binding.ci)
             pairs = pairs.join(bounds, on=[*keys, "candidate"], how="left", nulls_equal=True)
-            spread, method = {column: pl.col(column) for column in ("delta_lo", "delta_hi", "p_value")}, "arms"
+            spread, method = {column: pl.col(column) for column in ("delta_lo", "delta_hi", "p_value")}, ARMS_BOOTSTRAP
         frames.append(
             pairs.select(
                 *slices,
@@ -297,7 +288,7 @@ def _differences(result: pl.DataFrame, binding: Binding, slices: list[str], arm:
                 candidate_value=pl.col(name),
                 delta=delta,
                 **spread,
-                method=pl.lit(METHODS[method]),
+                method=pl.lit(method),
                 note="note",
             )
         )

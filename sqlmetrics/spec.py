@@ -8,6 +8,7 @@ the shared tests) works from them.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,46 +145,41 @@ def _coerce(value: Any, kind: type) -> Any:
 
 
 @dataclass(frozen=True)
-class Interval:
-    """How a metric's interval is computed: ``template`` (reads the metric's step, outputs
-    ``se`` and ``df`` per slice), Student's t (``df``) or the normal. The bounds are
-    clipped to the metric's range."""
+class PairedInterval:
+    """How the difference of a metric under two paired scores (``sm.compare(scores=...)``)
+    gets its spread: ``template`` outputs ``se`` and ``df`` per slice on the rows of the
+    second score; ``over_rows``: it reads the used rows of both scores (rendered by the
+    slices without the pair's) rather than the metric's own steps; ``polars`` builds the
+    same spread from the used rows, None when the metric's own per-query step brings it;
+    ``method`` is what ``sm.compare``'s ``method`` column calls it."""
 
     template: str
-    method: str  # what the docs call it
+    method: str
+    over_rows: bool = False
+    polars: Callable[..., Any] | None = None
+
+
+@dataclass(frozen=True)
+class Interval:
+    """How a metric's interval is computed, in both forms: ``template`` (SQL reading the
+    metric's steps, filled with ``values``, giving ``se`` and ``df`` per slice) and
+    ``polars`` (the same spread from the used rows, or from the score histogram when
+    ``reads_histogram``; None when the metric's own polars step brings ``_se`` and
+    ``_df``, as the means over queries do), Student's t (``df``) or the normal. The
+    bounds are clipped to the metric's range. ``name`` is the method's module in
+    ``sqlmetrics/intervals/``, ``method`` what the docs call it, ``comparison`` what
+    ``sm.compare``'s ``method`` column calls the difference of two arms' values, and
+    ``paired`` the spread of a paired difference, if it has one."""
+
+    name: str
+    template: str
+    method: str
+    comparison: str
     values: tuple[tuple[str, str], ...] = ()
     student: bool = False
-
-
-def query_mean(per_query: str, value: str, weight: str = "1") -> Interval:
-    """The interval of a (weighted) mean over queries: ``value`` and ``weight`` are SQL
-    over the metric's per-query step ``per_query`` (value NULL for a query left out)."""
-    values = (("per_query", per_query), ("value", value), ("weight", weight))
-    return Interval("intervals/query_mean.sql", "Student's t over queries", values, student=True)
-
-
-DELONG = Interval("intervals/auc_delong.sql", "DeLong")
-
-
-def row_mean(positive: str, negative: str) -> Interval:
-    """The interval of a weighted mean of each row's value, given as SQL over ``score``
-    for a positive and for a negative row (``sql/intervals/row_mean.sql``)."""
-    return Interval("intervals/row_mean.sql", "mean over rows", (("positive", positive), ("negative", negative)))
-
-
-def residual_mean(value: str, where: str = "TRUE", slope: str = "1") -> Interval:
-    """The interval of a weighted mean of each row's value, given as SQL over ``score``
-    (the prediction) and ``label`` (the target), over the rows where ``where`` holds, or
-    of a function of that mean whose derivative is ``slope`` (SQL over ``mean``: the
-    delta method) (``sql/intervals/residual_mean.sql``)."""
-    values = (("value", value), ("where", where), ("slope", slope))
-    return Interval("intervals/residual_mean.sql", "mean over rows" if slope == "1" else "delta method", values)
-
-
-def proportion(successes: str, trials: str) -> Interval:
-    """The binomial interval of a share of the confusion counts, given as SQL over
-    ``tp``, ``fp``, ``tn`` and ``fn`` (``sql/intervals/proportion.sql``)."""
-    return Interval("intervals/proportion.sql", "binomial", (("successes", successes), ("trials", trials)))
+    polars: Callable[..., Any] | None = None
+    reads_histogram: bool = False
+    paired: PairedInterval | None = None
 
 
 @dataclass(frozen=True)
@@ -237,7 +233,7 @@ class Metric:
     reference: str = ""
     row_plan: bool = True
     per_class: str = ""
-    # the analytic confidence interval (sqlmetrics/intervals.py), if the metric has one
+    # the analytic confidence interval (sqlmetrics/intervals/), if the metric has one
     interval: Interval | None = None
     module: Any = field(default=None, compare=False, repr=False)
 

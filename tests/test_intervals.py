@@ -19,12 +19,26 @@ from scipy import stats
 import sqlmetrics as sm
 from sqlmetrics import intervals
 from sqlmetrics.errors import InvalidParameterError
+from sqlmetrics.registry import registry
 
 from strategies import impressions
 
-QUERY_LEVEL = [
-    "gauc", "ndcg@3", "dcg@3", "cg@3", "mrr", "map", "hit_rate@2", "precision@2", "recall@2", "rank_corr", "err@3"
-]  # fmt: skip
+
+def with_interval(method: str) -> list[str]:
+    """Every registered metric whose analytic interval is ``method`` (``Interval.name``,
+    its module in sqlmetrics/intervals/): the tests below take their metrics from here,
+    so a new metric is tested by its method's reference test, and fails there until the
+    test knows its reference value."""
+    return sorted(name for name, spec in registry().items() if spec.interval and spec.interval.name == method)
+
+
+def query_level_calls() -> list[sm.MetricCall]:
+    """Every metric with the interval over queries, at a cutoff of 2 where it takes one
+    (so that the cutoff's steps are tested too)."""
+    return [
+        sm.metric(name, k=2) if any(p.name == "k" for p in registry()[name].params) else sm.metric(name)
+        for name in with_interval("query_mean")
+    ]
 
 
 def brute_force_delong(scores, labels, weights=None) -> tuple[float, float]:
@@ -63,14 +77,15 @@ def test_t_quantiles_equal_scipy():
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", with_interval("delong"))
 @given(
     rows=st.lists(st.tuples(st.sampled_from([0.1, 0.2, 0.5, 0.7]), st.integers(0, 1), st.integers(1, 3)), max_size=30),
     weighted=st.booleans(),
 )
-def test_auc_interval_equals_brute_force_delong(engine, rows, weighted):
+def test_auc_interval_equals_brute_force_delong(engine, metric, rows, weighted):
     frame = pl.DataFrame(rows, schema={"score": pl.Float64, "label": pl.Int64, "w": pl.Int64}, orient="row")
     weight = "w" if weighted else None
-    out = sm.evaluate(frame, ["auc"], score="score", weight=weight, ci=0.9, engine=engine).row(0, named=True)
+    out = sm.evaluate(frame, [metric], score="score", weight=weight, ci=0.9, engine=engine).row(0, named=True)
     labels = frame["label"].to_numpy()
     counts = frame["w"].to_numpy() if weighted else np.ones(len(frame), int)
     positives, negatives = counts[labels == 1].sum(), counts[labels == 0].sum()
@@ -125,12 +140,12 @@ def _repeated(rows, weighted: bool) -> tuple[pl.DataFrame, np.ndarray, np.ndarra
 
 def clipped(metric: str, bound: float) -> float:
     """A bound clipped to the metric's range, as every interval is (docs/intervals.md)."""
-    low, high = sm.metric(metric).spec.range or (-math.inf, math.inf)
+    low, high = registry()[metric].range or (-math.inf, math.inf)
     return min(max(bound, low), high)
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
-@pytest.mark.parametrize("metric", sorted(ROW_VALUES))
+@pytest.mark.parametrize("metric", with_interval("row_mean"))
 @given(rows=ROWS, weighted=st.booleans())
 def test_row_mean_interval_is_the_standard_error_of_the_mean(engine, metric, rows, weighted):
     frame, y, s = _repeated(rows, weighted)
@@ -159,7 +174,7 @@ REGRESSION_ROWS = st.lists(
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
-@pytest.mark.parametrize("metric", sorted(RESIDUAL_VALUES))
+@pytest.mark.parametrize("metric", with_interval("residual_mean"))
 @given(rows=REGRESSION_ROWS, weighted=st.booleans())
 def test_regression_mean_interval_is_the_standard_error_of_the_mean(engine, metric, rows, weighted):
     """mae, mse, mean_error and mape are weighted means of a value of each row: their
@@ -187,7 +202,7 @@ def test_regression_mean_interval_is_the_standard_error_of_the_mean(engine, metr
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
-@pytest.mark.parametrize("metric", sorted(PROPORTIONS))
+@pytest.mark.parametrize("metric", with_interval("proportion"))
 @given(rows=ROWS, weighted=st.booleans())
 def test_proportion_interval_is_binomial(engine, metric, rows, weighted):
     frame, y, s = _repeated(rows, weighted)
@@ -204,25 +219,24 @@ def test_proportion_interval_is_binomial(engine, metric, rows, weighted):
     assert row[f"{metric}_hi"] == pytest.approx(clipped(metric, p + half), abs=1e-9)
 
 
-def _query_values(frame: pl.DataFrame, metric: str, column: str) -> pl.DataFrame:
+def _query_values(frame: pl.DataFrame, call: sm.MetricCall) -> pl.DataFrame:
     """Each query's value of ``metric`` (the per-query numbers are checked against their
     references elsewhere) and its row count and positives, per slice."""
-    per_query = sm.evaluate(frame, [metric], score="score", query="query", by=["slice", "query"])
+    per_query = sm.evaluate(frame, [call], score="score", query="query", by=["slice", "query"])
     sizes = (
         frame.drop_nulls(["query", "label", "score"])
         .group_by("slice", "query")
         .agg(rows=pl.len(), positives=pl.col("label").sum())
     )
-    return per_query.join(sizes, on=["slice", "query"], nulls_equal=True).drop_nulls(column)
+    return per_query.join(sizes, on=["slice", "query"], nulls_equal=True).drop_nulls(call.column)
 
 
-@pytest.mark.parametrize("metric", QUERY_LEVEL)
+@pytest.mark.parametrize("call", query_level_calls(), ids=str)
 @given(frame=impressions(max_rows=60, weighted=False, nulls=False))
-def test_query_level_interval_is_students_t_over_queries(metric, frame):
-    call = sm.metric(metric)
-    column = call.column
+def test_query_level_interval_is_students_t_over_queries(call, frame):
+    metric, column = call.spec.name, call.column
     result = sm.evaluate(frame, [call], score="score", query="query", by="slice", ci=0.95)
-    values = _query_values(frame, metric, column)
+    values = _query_values(frame, call)
     for row in result.iter_rows(named=True):
         same = pl.col("slice").is_null() if row["slice"] is None else pl.col("slice") == row["slice"]
         x = values.filter(same)
@@ -239,6 +253,25 @@ def test_query_level_interval_is_students_t_over_queries(metric, frame):
         assert row[column] == pytest.approx(mean, abs=1e-12)
         assert row[f"{column}_lo"] == pytest.approx(clipped(metric, mean - half), abs=1e-9)
         assert row[f"{column}_hi"] == pytest.approx(clipped(metric, mean + half), abs=1e-9)
+
+
+REFERENCE_TESTS = {  # interval method -> its test against an independent reference
+    "delong": test_auc_interval_equals_brute_force_delong,
+    "row_mean": test_row_mean_interval_is_the_standard_error_of_the_mean,
+    "residual_mean": test_regression_mean_interval_is_the_standard_error_of_the_mean,
+    "proportion": test_proportion_interval_is_binomial,
+    "query_mean": test_query_level_interval_is_students_t_over_queries,
+}
+
+
+def test_every_interval_method_and_metric_has_a_reference():
+    """A new interval method fails here until a test compares it with a reference, and a
+    new metric of a method until that test knows the metric's reference value."""
+    methods = {spec.interval.name for spec in registry().values() if spec.interval is not None}
+    assert methods <= REFERENCE_TESTS.keys(), f"no reference test for {sorted(methods - REFERENCE_TESTS.keys())}"
+    assert sorted(ROW_VALUES) == with_interval("row_mean")
+    assert sorted(RESIDUAL_VALUES) == with_interval("residual_mean")
+    assert sorted(PROPORTIONS) == with_interval("proportion")
 
 
 @given(frame=impressions(max_rows=60))

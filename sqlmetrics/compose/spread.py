@@ -35,16 +35,16 @@ def with_spread(step: str, call: MetricCall, binding: Binding, values: dict[str,
 
 def _spread_sql(call: MetricCall, binding: Binding, values: dict[str, str]) -> str:
     """The step ``spread``: the interval's template over the metric's steps, or for two
-    paired scores the spread of their difference (``intervals.PAIRED_TEMPLATES``), whose
-    slice ``pair_slice`` says which score a row is evaluated with."""
+    paired scores the spread of their difference (``Interval.paired``), whose slice
+    ``pair_slice`` says which score a row is evaluated with."""
     interval, slices = intervals.interval_of(call), binding.slices
     filled = {key: templates.fill(sql, values) for key, sql in interval.values}
     if not binding.paired_scores:
         return templates.render(interval.template, values | filled, slices)
-    template, pair = intervals.paired_template(call), binding.pair_slice
+    paired, pair = interval.paired, binding.pair_slice
     groups = tuple(s for s in slices if s != pair)
-    if template == "intervals/paired_delong.sql":  # reads the rows, which have no pair slice
+    if paired.over_rows:  # the rows have no pair slice
         rows = groups or templates.CONSTANT_SLICES
-        return templates.render(template, {"by": ", ".join(rows), "pair": pair}, rows)
+        return templates.render(paired.template, {"by": ", ".join(rows), "pair": pair}, rows)
     same_pair = templates.same_slice(groups, "s", "f") or "TRUE"
-    return templates.render(template, values | filled | {"pair": pair, "same_pair": same_pair}, slices)
+    return templates.render(paired.template, values | filled | {"pair": pair, "same_pair": same_pair}, slices)

@@ -187,7 +187,7 @@ def no_rows_notice(table: pl.DataFrame) -> str | None:
 def _comparable(call: MetricCall, paired: bool) -> bool:
     """Whether ``sm.compare`` compares the metric: by its analytic test (paired scores) or
     interval (arms), or by the bootstrap (any metric taking weights)."""
-    analytic = intervals.paired_template(call) if paired else intervals.interval_of(call)
+    analytic = intervals.paired_of(call) if paired else intervals.interval_of(call)
     return analytic is not None or call.spec.weighted
 
 

@@ -8,9 +8,9 @@ import polars as pl
 
 from sqlmetrics.metrics.classification import auc
 from sqlmetrics.metrics.classification._binary import binary_weights, ratio
-from sqlmetrics.query_spread import paired_spread, spread_expr
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric, Param, query_mean
+from sqlmetrics.intervals.query_mean import paired_spread, query_mean, spread_expr
+from sqlmetrics.spec import Metric, Param
 
 WEIGHTING = Param(
     "weighting",

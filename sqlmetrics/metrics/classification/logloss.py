@@ -5,7 +5,8 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
-from sqlmetrics.spec import Metric, row_mean
+from sqlmetrics.intervals.row_mean import row_mean
+from sqlmetrics.spec import Metric
 
 EPSILON = 2.220446049250313e-16  # float64 machine epsilon, scikit-learn's clip
 CLIPPED = f"LEAST(GREATEST(score, {EPSILON!r}), 1 - {EPSILON!r})"  # p in SQL, as logloss.sql writes it

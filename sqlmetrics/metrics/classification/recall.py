@@ -5,7 +5,8 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
-from sqlmetrics.spec import Metric, proportion
+from sqlmetrics.intervals.proportion import proportion
+from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="recall",

@@ -29,7 +29,7 @@ import polars as pl
 from sqlmetrics.checks import checks_for, raise_failed_rows
 from sqlmetrics.metrics.ranking._params import TIE_BREAKS
 from sqlmetrics.metrics.ranking._reach import floor_plan
-from sqlmetrics.query_spread import paired_spread, spread_expr
+from sqlmetrics.intervals.query_mean import paired_spread, spread_expr
 from sqlmetrics.sources import in_kind
 from sqlmetrics.spec import MetricCall
 

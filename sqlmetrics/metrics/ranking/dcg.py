@@ -10,7 +10,8 @@ from sqlmetrics.metrics.ranking._lists import Lists, frame_metric
 from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
 from sqlmetrics.metrics.ranking.ndcg import dcg_parts
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric, query_mean
+from sqlmetrics.intervals.query_mean import query_mean
+from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="dcg",

@@ -11,7 +11,8 @@ import polars as pl
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, group_size
 from sqlmetrics.metrics.ranking._params import EMPTY, MIN_RELEVANCE, OUTPUTS, TIES, K
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric, Param, query_mean
+from sqlmetrics.intervals.query_mean import query_mean
+from sqlmetrics.spec import Metric, Param
 
 MAX_RELEVANCE = Param(
     "max_relevance",

@@ -9,7 +9,8 @@ import polars as pl
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, gain_expr, group_size, starts, within
 from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric, query_mean
+from sqlmetrics.intervals.query_mean import query_mean
+from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="ndcg",

@@ -9,7 +9,8 @@ import polars as pl
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, hits_in_top
 from sqlmetrics.metrics.ranking._params import AVERAGE, EMPTY, K_REQUIRED, MIN_RELEVANCE, OUTPUTS, TIES
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric, query_mean
+from sqlmetrics.intervals.query_mean import query_mean
+from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="recall@k",

@@ -6,7 +6,8 @@ import polars as pl
 
 from sqlmetrics.metrics.classification._binary import IntoExpr
 from sqlmetrics.metrics.regression._residuals import residual_weights, weighted_mean
-from sqlmetrics.spec import Metric, residual_mean
+from sqlmetrics.intervals.residual_mean import residual_mean
+from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="mean_error",

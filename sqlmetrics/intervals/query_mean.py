@@ -1,10 +1,30 @@
-"""The spread of a (weighted) mean over queries in polars, for the metrics whose
-polars form averages per-query values (gauc, the ranking metrics): the formula of
-``sql/intervals/query_mean.sql`` (see ``sqlmetrics.intervals``)."""
+"""The interval of a (weighted) mean over independent queries (gauc and the ranking
+metrics; ``sql/intervals/query_mean.sql``): ``se² = n/(n − 1) · Σ g_u² (x_u − m)² /
+(Σ g_u)²`` over the n queries used, and Student's t with n − 1 degrees of freedom; and
+of the difference of two paired means over the queries both use
+(``sql/intervals/paired_query_mean.sql``). The polars forms (``spread_expr``,
+``paired_spread``) are called by each metric's own per-query step, which brings its
+``_se`` and ``_df``."""
 
 from __future__ import annotations
 
 import polars as pl
+
+from sqlmetrics.spec import Interval, PairedInterval
+
+
+def query_mean(per_query: str, value: str, weight: str = "1") -> Interval:
+    """The interval of a (weighted) mean over queries: ``value`` and ``weight`` are SQL
+    over the metric's per-query step ``per_query`` (value NULL for a query left out)."""
+    return Interval(
+        "query_mean",
+        "intervals/query_mean.sql",
+        "Student's t over queries",
+        comparison="mean over queries",
+        values=(("per_query", per_query), ("value", value), ("weight", weight)),
+        student=True,
+        paired=PairedInterval("intervals/paired_query_mean.sql", "paired t over queries"),
+    )
 
 
 def spread_expr(value: pl.Expr, weight: pl.Expr | None = None) -> tuple[pl.Expr, pl.Expr]:

@@ -1,0 +1,81 @@
+"""Which interval a call gets: its spec's analytic one, or the bootstrap's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlmetrics.errors import InvalidParameterError, Keyword, Value
+from sqlmetrics.registry import registry
+from sqlmetrics.spec import Interval, MetricCall, PairedInterval
+
+CI_METHODS = ("auto", "analytic", "bootstrap")
+
+
+def check_level(ci: object) -> None:
+    if isinstance(ci, bool) or not isinstance(ci, int | float) or not 0 < ci < 1:
+        raise InvalidParameterError(
+            Keyword("ci"), f" must be a confidence level between 0 and 1 (e.g. 0.95), got {ci!r}"
+        )
+
+
+def resampled(
+    ci: float | None, ci_method: str, calls: Sequence[MetricCall], unit: str | None, paired: bool = False
+) -> list[MetricCall]:
+    """The calls whose interval is the bootstrap's (``sqlmetrics.bootstrap``): all of them
+    for ``"bootstrap"`` or with a ``unit`` (a clustered interval: the analytic ones assume
+    independent rows), for ``"auto"`` those without an analytic interval; none for
+    ``"analytic"``. Raise for a level outside (0, 1), an unknown method, an analytic
+    interval asked for a metric without one, or a bootstrap of a metric that takes no
+    weights. ``paired``: the intervals of the difference of two paired scores
+    (``Interval.paired``) rather than of a metric."""
+    if ci is None:
+        return []
+    check_level(ci)
+    if ci_method not in CI_METHODS:
+        raise InvalidParameterError(
+            Keyword("ci_method"), f" must be one of {', '.join(map(repr, CI_METHODS))}, got {ci_method!r}"
+        )
+    without = [call for call in calls if (paired_of(call) if paired else interval_of(call)) is None]
+    if ci_method == "analytic":
+        if unit is not None:
+            raise InvalidParameterError(
+                Keyword("ci_unit"), " clusters the bootstrap: pass ", Keyword("ci_method", "bootstrap"), " (or ",
+                Value("auto"), ")",
+            )  # fmt: skip
+        if without and paired:
+            raise InvalidParameterError(
+                f"no analytic paired comparison for {', '.join(call.column for call in without)}: they exist for auc "
+                "(DeLong) and the means over queries (gauc and the ranking metrics); ",
+                Keyword("ci_method", "auto"), " or ", Value("bootstrap"), " resamples the others",
+            )  # fmt: skip
+        if without:
+            names = ", ".join(repr(c) if c.kwargs.get("average") == "micro" else c.spec.name for c in without)
+            having = ", ".join(name for name, spec in registry().items() if spec.interval is not None)
+            raise InvalidParameterError(
+                f"no analytic interval for {names}: intervals exist for {having} (macro averages); ",
+                Keyword("ci_method", "bootstrap", python="sm.evaluate's ci_method='bootstrap'"), " (or ",
+                Value("auto"), ") resamples the others",
+            )  # fmt: skip
+        return []
+    chosen = list(calls) if ci_method == "bootstrap" or unit is not None else without
+    unweighted = [call.column for call in chosen if not call.spec.weighted]
+    if unweighted:
+        raise InvalidParameterError(
+            f"no bootstrap for {', '.join(unweighted)}: it resamples by weighting rows, which these metrics do not "
+            "take; their analytic interval (", Keyword("ci_method", "analytic"), ", without ", Keyword("ci_unit"),
+            ") is the t over queries",
+        )  # fmt: skip
+    return chosen
+
+
+def interval_of(call: MetricCall) -> Interval | None:
+    """The call's analytic interval, if it has one (micro averages have none yet)."""
+    if call.kwargs.get("average") == "micro":
+        return None
+    return call.spec.interval
+
+
+def paired_of(call: MetricCall) -> PairedInterval | None:
+    """The spread of the call's difference under two paired scores, if it has one."""
+    interval = interval_of(call)
+    return None if interval is None else interval.paired

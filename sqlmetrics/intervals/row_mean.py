@@ -1,0 +1,53 @@
+"""The interval of a weighted mean of each row's value (logloss, brier, score_mean,
+label_mean; ``sql/intervals/row_mean.sql``): the sample variance of the values over
+the summed weight, weights counting as frequencies, and the normal interval."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.spec import Interval, MetricCall
+
+
+def row_mean(positive: str, negative: str) -> Interval:
+    """The interval of a weighted mean of each row's value, given as SQL over ``score``
+    for a positive and for a negative row: read over the score histogram, each score's
+    positive and negative weight carrying the two values."""
+    values = (("positive", positive), ("negative", negative))
+    return Interval(
+        "row_mean",
+        "intervals/row_mean.sql",
+        "mean over rows",
+        comparison="mean over rows",
+        values=values,
+        polars=row_mean_polars,
+        reads_histogram=True,
+    )
+
+
+def row_mean_polars(call: MetricCall, hist: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """row_mean.sql over the score histogram: each score's positive and negative weight
+    with the value of a positive and of a negative row there. The row values are the
+    interval's SQL, read by polars' SQL expression parser: one declaration for both
+    engines."""
+    values = dict(call.spec.interval.values)
+    weighted_values = pl.concat(
+        [
+            hist.select(*slices, w=pl.col(f"w_{side}"), x=pl.sql_expr(values[side_name]).cast(pl.Float64))
+            for side, side_name in (("pos", "positive"), ("neg", "negative"))
+        ]
+    )
+    return weighted_mean_spread(weighted_values, slices, pl.lit(1.0))
+
+
+def weighted_mean_spread(weighted_values: pl.LazyFrame, slices: list[str], slope: pl.Expr) -> pl.LazyFrame:
+    """Per slice, ``se`` = slope(mean)·√(Σ w·(x − mean)² / ((W − 1)·W)) of the values ``x``
+    of weight ``w``, in two passes (the mean, then the squares about it), NULL unless
+    W > 1; ``df`` NULL (the normal interval)."""
+    w, x = pl.col("w"), pl.col("x")
+    means = weighted_values.group_by(slices).agg(total=w.sum(), mean=(w * x).sum() / w.sum())
+    joined = weighted_values.join(means.filter(pl.col("total") > 1), on=slices, nulls_equal=True)
+    n = pl.col("total").first()
+    squares = (w * (x - pl.col("mean")) ** 2).sum()
+    of_mean = joined.group_by(slices).agg(pl.col("mean").first(), se_of_mean=(squares / n / (n - 1)).sqrt())
+    return of_mean.select(*slices, se=pl.col("se_of_mean") * slope, df=pl.lit(None, pl.Int64))
