@@ -45,11 +45,13 @@ def paired_delong_polars(rows: pl.LazyFrame, slices: list[str], pair: str) -> pl
         used = used.join(_placements(used, groups, f"score_{k}", str(k)), on=[*groups, f"score_{k}"], nulls_equal=True)
     w_pos, w_neg = pl.col("w_pos"), pl.col("w_neg")
     pos, neg = w_pos.sum(), w_neg.sum()
-    # placements as fractions, each division before a product of weights (paired_delong.sql)
+    # placements as fractions and weights as shares of their class, each division before a
+    # product of weights, and the squares about each class's mean (paired_delong.sql)
     b, a = (pl.col("b_2") - pl.col("b_1")) / neg, (pl.col("a_2") - pl.col("a_1")) / pos
-    spread_pos = ((w_pos * b * b).sum() - (w_pos * b).sum() * ((w_pos * b).sum() / pos)) / pos / (pos - 1)
-    spread_neg = ((w_neg * a * a).sum() - (w_neg * a).sum() * ((w_neg * a).sum() / neg)) / neg / (neg - 1)
-    se = pl.when((pos > 1) & (neg > 1)).then((spread_pos.clip(0) + spread_neg.clip(0)).sqrt())
+    pos_share, neg_share = w_pos / pos, w_neg / neg
+    spread_pos = (pos_share * (b - (pos_share * b).sum()) ** 2).sum() / (pos - 1)
+    spread_neg = (neg_share * (a - (neg_share * a).sum()) ** 2).sum() / (neg - 1)
+    se = pl.when((pos > 1) & (neg > 1)).then((spread_pos + spread_neg).sqrt())
     sums = used.group_by(groups).agg(se=se) if groups else used.select(se=se)
     return sums.filter(pl.col("se").is_not_null()).select(
         *groups, pl.lit(2, pl.Int32).alias(pair), "se", df=pl.lit(None, pl.Int64)
