@@ -176,7 +176,10 @@ def _paired_differences(result: pl.DataFrame, binding: Binding, slices: list[str
         else:
             bounds = _bootstrap_bounds(result, slices, name, ci)
             pairs = pairs.join(bounds, on=slices, how="left", nulls_equal=True) if slices else pairs.hstack(bounds)
-            spread, method = {column: pl.col(column) for column in ("delta_lo", "delta_hi", "p_value")}, PAIRED_BOOTSTRAP
+            spread, method = (
+                {column: pl.col(column) for column in ("delta_lo", "delta_hi", "p_value")},
+                PAIRED_BOOTSTRAP,
+            )
         frames.append(
             pairs.select(
                 *slices,
@@ -273,7 +276,10 @@ def _differences(result: pl.DataFrame, binding: Binding, slices: list[str], arm:
         delta = pl.col(name) - pl.col(f"{name}_baseline")
         if analytic:
             se = (pl.col(f"{name}_se") ** 2 + pl.col(f"{name}_se_baseline") ** 2).sqrt()
-            spread, method = _interval_and_p(delta, se, None, binding.ci), f"arms, normal: {intervals.interval_of(call).comparison}"
+            spread, method = (
+                _interval_and_p(delta, se, None, binding.ci),
+                f"arms, normal: {intervals.interval_of(call).comparison}",
+            )
         else:
             bounds = _arm_bootstrap_bounds(result, keys, arm, is_baseline, name, binding.ci)
             pairs = pairs.join(bounds, on=[*keys, "candidate"], how="left", nulls_equal=True)

@@ -108,10 +108,8 @@ def pytest_in(root: Path, *tests: str, **env: str) -> subprocess.CompletedProces
     return run(root, sys.executable, "-m", "pytest", "-q", "-n0", "-p", "no:cacheprovider", *tests, **env)
 
 
-@pytest.fixture(scope="module")
-def tree(tmp_path_factory) -> Path:
-    """The source tree with the toy metric's three files added and generated files rewritten."""
-    root = tmp_path_factory.mktemp("tree")
+def copy_tree(root: Path) -> Path:
+    """The source tree copied under ``root``, without caches."""
     skip = shutil.ignore_patterns("__pycache__", "artifacts", "*.egg-info", ".hypothesis")
     for name in COPIED:
         source = REPO / name
@@ -119,6 +117,13 @@ def tree(tmp_path_factory) -> Path:
             shutil.copytree(source, root / name, ignore=skip)
         else:
             shutil.copy(source, root / name)
+    return root
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> Path:
+    """The source tree with the toy metric's three files added and generated files rewritten."""
+    root = copy_tree(tmp_path_factory.mktemp("tree"))
     for path, text in NEW_FILES.items():
         assert not (root / path).exists(), f"{path} already exists: pick another toy"
         (root / path).write_text(text)

@@ -18,7 +18,6 @@ from sqlmetrics.cli.output import compute_and_write, to_terminal, warn_if_empty
 from sqlmetrics.curves._curve import CurveKind
 from sqlmetrics.curves._thin import thin
 
-
 CURVES = ("roc", "pr", "calibration")
 CURVE_OPTIONS = {"roc": ("drop_intermediate", "max_points"), "calibration": ("bins", "strategy")}
 CURVE_OPTIONS["pr"] = CURVE_OPTIONS["roc"]

@@ -14,7 +14,6 @@ from typing import Any
 import sqlmetrics
 from sqlmetrics.spec import Metric, Param
 
-
 # The families in the order ``sqlmetrics metrics`` lists them, with what their labels are.
 FAMILIES = {
     "classification": "binary label (0/1 or boolean) and a score",

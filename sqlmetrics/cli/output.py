@@ -18,7 +18,6 @@ from sqlmetrics.cli.messages import PROG, UsageError
 from sqlmetrics.parquet_files import row_count
 from sqlmetrics.progress import Progress
 
-
 FORMATS = ("table", "csv", "json", "parquet")
 TABLE_CONFIG = {
     "tbl_cols": -1,

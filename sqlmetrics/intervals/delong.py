@@ -81,5 +81,7 @@ DELONG = Interval(
     comparison="DeLong",
     polars=delong_polars,
     reads_histogram=True,
-    paired=PairedInterval("intervals/paired_delong.sql", "paired, normal: DeLong", over_rows=True, polars=paired_delong_polars),
+    paired=PairedInterval(
+        "intervals/paired_delong.sql", "paired, normal: DeLong", over_rows=True, polars=paired_delong_polars
+    ),
 )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, count, ratio
 from sqlmetrics.intervals.delong import DELONG
+from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, count, ratio
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(

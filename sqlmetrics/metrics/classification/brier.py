@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
 from sqlmetrics.intervals.row_mean import row_mean
+from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from sqlmetrics.intervals.query_mean import paired_spread, query_mean, spread_expr
 from sqlmetrics.metrics.classification import auc
 from sqlmetrics.metrics.classification._binary import binary_weights, ratio
 from sqlmetrics.sources import Frame
-from sqlmetrics.intervals.query_mean import paired_spread, query_mean, spread_expr
 from sqlmetrics.spec import Metric, Param
 
 WEIGHTING = Param(

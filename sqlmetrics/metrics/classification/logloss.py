@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
 from sqlmetrics.intervals.row_mean import row_mean
+from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
 from sqlmetrics.spec import Metric
 
 EPSILON = 2.220446049250313e-16  # float64 machine epsilon, scikit-learn's clip

@@ -6,11 +6,11 @@ from typing import Any
 
 import polars as pl
 
+from sqlmetrics.intervals.query_mean import query_mean
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric
 from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
 from sqlmetrics.metrics.ranking.ndcg import dcg_parts
 from sqlmetrics.sources import Frame
-from sqlmetrics.intervals.query_mean import query_mean
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(

@@ -6,10 +6,10 @@ from typing import Any
 
 import polars as pl
 
+from sqlmetrics.intervals.query_mean import query_mean
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, hits_in_top
 from sqlmetrics.metrics.ranking._params import AVERAGE, EMPTY, K_REQUIRED, MIN_RELEVANCE, OUTPUTS, TIES
 from sqlmetrics.sources import Frame
-from sqlmetrics.intervals.query_mean import query_mean
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import polars as pl
 
+from sqlmetrics.intervals.residual_mean import residual_mean
 from sqlmetrics.metrics.classification._binary import IntoExpr
 from sqlmetrics.metrics.regression._residuals import residual_weights, weighted_mean
-from sqlmetrics.intervals.residual_mean import residual_mean
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
