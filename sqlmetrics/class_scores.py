@@ -34,7 +34,7 @@ class WideClassScores:
 
     @property
     def kind(self) -> str:
-        """``text`` for string classes, ``number`` for numbers and booleans (as ``binding.class_kind``)."""
+        """``text`` for string classes, ``number`` for numbers and booleans (as ``rules.schema.class_kind``)."""
         return "text" if isinstance(self.columns[0][0], str) else "number"
 
 

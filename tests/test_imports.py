@@ -3,7 +3,10 @@ module outside a metric family (``sqlmetrics/metrics/<family>/``) importing a fa
 private helpers (a module or a name starting with ``_``): the core reads what a family
 contributes from the names the family exports and the declarations the registry collects;
 and no module of the core importing the command line (``sqlmetrics/cli/``), a layer above
-it that only ``python -m sqlmetrics`` (``__main__``) starts.
+it that only ``python -m sqlmetrics`` (``__main__``) starts; and no module of the input
+rules (``sqlmetrics/rules/``) importing the layers that read them, the composer
+(``sqlmetrics/compose/``) and the engines (``sqlmetrics/engines/``), nor the composer
+importing an engine: each layer reads only the ones below it.
 
 Every import counts, at the top of a module or inside a function. The checks are run on
 a small package written here with each defect in it, so that they are seen to fail.
@@ -139,6 +142,24 @@ def layer_breaches(root: Path, package: str, layer: str, entries: tuple[str, ...
     )
 
 
+def within(module: str, layer: str) -> bool:
+    """Whether dotted ``module`` is the subpackage ``layer`` or one of its modules."""
+    return module == layer or module.startswith(layer + ".")
+
+
+def upward_imports(root: Path, package: str, layer: str, above: tuple[str, ...]) -> list[str]:
+    """The imports by the subpackage ``layer``'s modules of a module in one of the
+    subpackages ``above`` it (``importer imports module``)."""
+    lower, upper = f"{package}.{layer}", [f"{package}.{name}" for name in above]
+    return sorted(
+        f"{importer} imports {target}"
+        for importer, targets in graph(root, package).items()
+        if within(importer, lower)
+        for target in targets
+        if any(within(target, layer_above) for layer_above in upper)
+    )
+
+
 def test_the_package_has_no_import_cycle():
     assert cycles(graph(PACKAGE, "sqlmetrics")) == []
 
@@ -151,11 +172,23 @@ def test_the_core_does_not_import_the_command_line():
     assert layer_breaches(PACKAGE, "sqlmetrics", "cli") == []
 
 
+def test_the_rules_do_not_import_the_layers_that_read_them():
+    assert upward_imports(PACKAGE, "sqlmetrics", "rules", ("compose", "engines")) == []
+
+
+def test_the_composer_does_not_import_an_engine():
+    assert upward_imports(PACKAGE, "sqlmetrics", "compose", ("engines",)) == []
+
+
 def test_the_graph_sees_the_package():
     """The walk reads real edges (a check over an empty graph would pass anything)."""
     edges = graph(PACKAGE, "sqlmetrics")
     assert "sqlmetrics.compose.plan" in edges["sqlmetrics.compose"]
     assert "sqlmetrics.templates" in edges["sqlmetrics.compose"]
+    # the rules' SQL forms are placed by the composer, their polars forms raised by the engine
+    assert "sqlmetrics.rules.sql" in edges["sqlmetrics.compose"]
+    assert "sqlmetrics.rules.columns" in edges["sqlmetrics.rules.tables"]
+    assert "sqlmetrics.rules.tables" in edges["sqlmetrics.engines.polars_engine.plan"]
     assert "sqlmetrics.metrics.ranking._lists" in edges["sqlmetrics.metrics.ranking"]
     assert "sqlmetrics.registry" in edges["sqlmetrics.metrics.ranking._lists"]  # imported inside a function
     assert "sqlmetrics.cli" in edges["sqlmetrics.__main__"]
@@ -187,6 +220,9 @@ def test_the_checks_fail_on_a_package_with_each_defect(tmp_path):
             "cli/__init__.py": "from bad.cli.parser import build\nfrom bad import core\n",  # within, and down
             "cli/parser.py": "",
             "report.py": "def run():\n    from bad.cli.parser import build  # the core importing the layer above\n",
+            "rules/__init__.py": "",
+            "rules/columns.py": "from bad.compose import placed\n",  # a rule reading its reader
+            "rules/tables.py": "from bad.rules import columns\nfrom bad import engine\n",  # within, and a layer up
             "metrics/__init__.py": "",
             "metrics/ranking/__init__.py": "from bad.metrics.ranking._reach import floor\n",  # its own: allowed
             "metrics/ranking/_reach.py": "floor = 1\n",
@@ -205,6 +241,10 @@ def test_the_checks_fail_on_a_package_with_each_defect(tmp_path):
     )
     assert cycles(graph(root, "bad")) == [["bad.core", "bad.engine"]]
     assert layer_breaches(root, "bad", "cli") == ["bad.report imports bad.cli.parser"]
+    assert upward_imports(root, "bad", "rules", ("compose", "engine")) == [
+        "bad.rules.columns imports bad.compose",
+        "bad.rules.tables imports bad.engine",
+    ]
     assert private_family_imports(root, "bad") == [
         "bad.compose imports bad.metrics.ranking._reach",
         "bad.compose imports bad.metrics.ranking._reach",

@@ -181,7 +181,7 @@ def test_judgments_keyed_by_other_kinds_of_values_than_the_run(engine, name, col
 
 
 def test_relevance_beyond_exponential_gain_bound(engine):
-    # 2^2000 is inf in float64: the bound 960 keeps every DCG sum finite (see checks.py)
+    # 2^2000 is inf in float64: the bound 960 keeps every DCG sum finite (see rules/columns.py)
     frame = IMPRESSIONS.with_columns(rel=pl.Series([2000, 0, 1, 0, 961]))
     message = (
         r"label column 'rel' must be a relevance <= 960 under exponential gain \(2\^rel - 1 overflows beyond\)"

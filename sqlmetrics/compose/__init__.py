@@ -10,12 +10,11 @@ The statement is a chain of CTEs, each module here writing its part:
 ``input``       the only place user column names appear (quoted), ``plan.py``;
 ``base``        the one aggregation over the source (materialized: everything else
                 reads it), ``plan.py``;
-``checks``      the input rules of ``sqlmetrics/checks.py``, raising ``error()`` on bad
-                data (``checks.py``; the rules of a second table are in
-                ``sqlmetrics/table_rules.py``);
+``checks``      the input rules of ``sqlmetrics/rules/``, raising ``error()`` on bad
+                data (``rules/sql.py``);
 ``row_counts``  n_rows and n_excluded per slice, the spine of the result (``plan.py``);
 ranking         ``ideal_rows`` and ``list_floors`` (``lists.py``), ``run_checks``
-                (judgments and run rules, ``checks.py``);
+                (judgments and run rules, ``rules/sql.py``);
 class scores    ``class_score_rows`` (``class_scores.py``), then after the
                 intermediates ``class_nan`` and ``class_checks``;
 intermediates   the shared steps the families declare (``score_hist``, ``confusion``,
@@ -34,15 +33,15 @@ from __future__ import annotations
 
 from sqlmetrics import intervals, templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.compose.checks import checks_sql, class_checks_sql, run_checks_sql
 from sqlmetrics.compose.class_scores import CLASS_NAN_SQL, class_score_rows_sql
 from sqlmetrics.compose.class_tables import compose_confusion_matrix, compose_per_class
 from sqlmetrics.compose.intermediates import intermediate_sql, needed, reads
 from sqlmetrics.compose.lists import ideal_rows_sql, list_floors_sql, ranks_lists
-from sqlmetrics.compose.plan import base_sql, input_steps, row_counts_sql
+from sqlmetrics.compose.plan import base_keys, base_sql, input_steps, row_counts_sql
 from sqlmetrics.compose.select import final_select
 from sqlmetrics.compose.spread import t_quantiles_needed, with_spread
 from sqlmetrics.compose.statement import assemble
+from sqlmetrics.rules.sql import checks_sql, class_checks_sql, run_checks_sql
 
 __all__ = [
     "compose",
@@ -90,7 +89,7 @@ def shared_steps(
     ranking and class-score steps and the intermediates the metrics read (curves end
     with their own). ``second_sql`` reads the judgments or the long class scores."""
     ctes = input_steps(binding, source_sql, second_sql)
-    ctes |= {"base": base_sql(binding), "checks": checks_sql(binding), "row_counts": row_counts_sql(binding)}
+    ctes |= {"base": base_sql(binding), "checks": checks_sql(binding, base_keys(binding)), "row_counts": row_counts_sql(binding)}
     if binding.ranking:
         ctes["ideal_rows"] = ideal_rows_sql(binding)
     if ranks_lists(binding):

@@ -6,18 +6,22 @@ from __future__ import annotations
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.compose.checks import checks_sql
-from sqlmetrics.compose.plan import base_sql, input_sql
+from sqlmetrics.compose.plan import base_keys, base_sql, input_sql
 from sqlmetrics.compose.select import user_slices
 from sqlmetrics.compose.statement import assemble
 from sqlmetrics.registry import intermediates
+from sqlmetrics.rules.sql import checks_sql
 
 
 def _class_steps(binding: Binding, source_sql: str) -> dict[str, str]:
     """input, base and its checks, class_confusion and class_counts: the steps every
     table of classes reads (binding has a prediction and no metric that reads more)."""
     by = ", ".join(binding.slices)
-    ctes = {"input": input_sql(binding, source_sql), "base": base_sql(binding), "checks": checks_sql(binding)}
+    ctes = {
+        "input": input_sql(binding, source_sql),
+        "base": base_sql(binding),
+        "checks": checks_sql(binding, base_keys(binding)),
+    }
     for name in ("class_confusion", "class_counts"):
         ctes[name] = templates.render(intermediates()[name].template, {"by": by}, binding.slices)
     return ctes

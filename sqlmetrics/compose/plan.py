@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from sqlmetrics import bootstrap
 from sqlmetrics.binding import Binding
-from sqlmetrics.checks import checks_for
 from sqlmetrics.compose.intermediates import needed, reads, step
 from sqlmetrics.compose.statement import indent
+from sqlmetrics.rules.columns import checks_for
 from sqlmetrics.sql_names import quote
 
 

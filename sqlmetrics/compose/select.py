@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.compose.checks import check_steps
+from sqlmetrics.rules.sql import check_steps
 from sqlmetrics.sql_names import quote
 
 

@@ -13,8 +13,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from sqlmetrics.binding import Binding, check_schema, check_second_schema
-from sqlmetrics.checks import ERROR_PREFIX
+from sqlmetrics.binding import Binding
 from sqlmetrics.compose import compose
 from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError, SqlMetricsError, shown
 from sqlmetrics.interrupt import interruptible
@@ -31,7 +30,9 @@ from sqlmetrics.sources import (
     second_view,
     table_sql,
 )
-from sqlmetrics.table_rules import class_score_rules, with_keywords
+from sqlmetrics.rules.columns import ERROR_PREFIX
+from sqlmetrics.rules.schema import check_schema, check_second_schema
+from sqlmetrics.rules.tables import class_score_rules, with_keywords
 
 
 @names_unreadable_files

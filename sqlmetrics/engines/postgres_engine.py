@@ -14,9 +14,10 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics.binding import Binding, check_schema, check_second_schema
+from sqlmetrics.binding import Binding
 from sqlmetrics.engines.warehouse import composed_in_dialect, refusal, relation
 from sqlmetrics.errors import InvalidParameterError, SourceError, shown
+from sqlmetrics.rules.schema import check_schema, check_second_schema
 from sqlmetrics.sources import is_path, table_sql
 
 # PostgreSQL's type names (pg_type.typname) as polars types, for an empty result's columns.

@@ -15,9 +15,10 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics.binding import Binding, check_schema, check_second_schema
+from sqlmetrics.binding import Binding
 from sqlmetrics.engines.warehouse import composed_in_dialect, refusal, relation
 from sqlmetrics.errors import InvalidParameterError, SourceError
+from sqlmetrics.rules.schema import check_schema, check_second_schema
 from sqlmetrics.sources import FRAME_VIEW, is_frame, is_path, second_view, table_sql
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 
 from sqlmetrics.binding import Binding
-from sqlmetrics.checks import ERROR_PREFIX
 from sqlmetrics.compose import compose
 from sqlmetrics.dialects import transpile
 from sqlmetrics.errors import InvalidInputError
+from sqlmetrics.rules.columns import ERROR_PREFIX
 from sqlmetrics.sources import table_sql
 
 # Where an engine's own text resumes after the message on its first line: the quote

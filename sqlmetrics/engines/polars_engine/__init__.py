@@ -3,7 +3,7 @@ expressions over LazyFrames.
 
 ``plan`` builds the input (the source under canonical names) and ``base``, its one
 aggregation, and checks the input rules on them, as ``compose/plan.py`` and
-``compose/checks.py`` do in SQL; ``forms`` computes the metrics, one runner per polars
+``rules/sql.py`` do in SQL; ``forms`` computes the metrics, one runner per polars
 form (``forms.RUNNERS``); here each entry point joins their values by slice and adds the
 intervals (``sqlmetrics.intervals``).
 """

@@ -19,12 +19,13 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics import bootstrap
-from sqlmetrics.binding import Binding, check_long_schema, check_schema, check_second_schema
-from sqlmetrics.checks import checks_for, raise_failed, raise_weight_total, row_counters_polars
+from sqlmetrics.binding import Binding
 from sqlmetrics.metrics.multiclass import class_score_hist, long_rows, wide_rows
+from sqlmetrics.rules.columns import checks_for, raise_failed, raise_weight_total, row_counters_polars
+from sqlmetrics.rules.schema import check_long_schema, check_schema, check_second_schema
+from sqlmetrics.rules.tables import RuleTables, class_score_rules, raise_failed_tables, run_rules
 from sqlmetrics.sources import polars_source
 from sqlmetrics.spec import MetricCall
-from sqlmetrics.table_rules import RuleTables, class_score_rules, raise_failed_tables, run_rules
 
 
 def checked_base(
@@ -45,7 +46,7 @@ def checked_base(
     rows = _input(binding, lf, judged)
     keys = base_keys(binding) if keys is None else keys
     base = _base(binding, rows, checks, keys).collect(engine="streaming")
-    original = base.filter(pl.col(binding.replicate_slice) == 0) if binding.bootstrap else base  # as compose/checks.py
+    original = base.filter(pl.col(binding.replicate_slice) == 0) if binding.bootstrap else base  # as rules/sql.py
     raise_failed(original, rows, checks, keys, binding.role_columns)
     if binding.weight is not None:
         raise_weight_total(original, binding.slices, binding.weight)

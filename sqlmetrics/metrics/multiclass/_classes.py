@@ -27,8 +27,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from sqlmetrics.binding import check_classes
 from sqlmetrics.metrics.classification._binary import fscore_weights, ratio
+from sqlmetrics.rules.schema import check_classes
 from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Param
 

@@ -26,10 +26,10 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics.checks import checks_for, raise_failed_rows
 from sqlmetrics.intervals.query_mean import paired_spread, spread_expr
 from sqlmetrics.metrics.ranking._params import TIE_BREAKS
 from sqlmetrics.metrics.ranking._reach import floor_plan
+from sqlmetrics.rules.columns import checks_for, raise_failed_rows
 from sqlmetrics.sources import in_kind
 from sqlmetrics.spec import MetricCall
 

@@ -1,5 +1,5 @@
 """The input rules a composed call enforces before any number is trusted: the rules on a
-column of the source (the rules on a second table are in ``table_rules.py``).
+column of the source (the rules on a second table are in ``rules/tables.py``).
 
 Each rule is written once for both engines: a row condition in SQL and in polars over the
 canonical columns of ``input``, true for a bad row. Where the rule's column is a grouping

@@ -1,6 +1,6 @@
 """The rules on a call's second table (the judgments of a run, long class scores) and on
 the rows it serves, each written once with its three forms (``TableRule``): the message,
-the SQL that counts the rows breaking it (``compose/checks.py`` puts it in a step that
+the SQL that counts the rows breaking it (``rules/sql.py`` puts it in a step that
 raises ``error()``), and the polars form (``raise_failed_tables``). Both engines raise
 the same message with the same count and example.
 """
@@ -14,7 +14,7 @@ import polars as pl
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.checks import LABEL_RELEVANCE, Check, checks_for, number_text, number_text_sql
+from sqlmetrics.rules.columns import LABEL_RELEVANCE, Check, checks_for, number_text, number_text_sql
 from sqlmetrics.errors import InvalidInputError, Keyword, Part
 from sqlmetrics.spec import MetricCall
 
@@ -40,7 +40,7 @@ class TableRule:
     * the message ``{before}{count}{between}{example}`` (``before`` may name keyword
       arguments: message parts, see ``SqlMetricsError``);
     * ``sql``: (count, example, FROM clause), the SQL counting the rows (or pairs) that
-      break it and giving the smallest as the example (``compose/checks.py`` raises);
+      break it and giving the smallest as the example (``rules/sql.py`` raises);
     * ``polars(tables)``: the same as a one-row LazyFrame of ``n`` (the count) and ``e``
       (the example), over the ``RuleTables`` (``raise_failed_tables`` raises).
     """

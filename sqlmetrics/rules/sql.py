@@ -2,7 +2,7 @@
 the first rule the data breaks, so the statement refuses bad data by itself.
 
 The rules, their messages and their SQL and polars forms are written once, in
-``sqlmetrics/checks.py`` and ``sqlmetrics/table_rules.py``; this module puts the SQL
+``rules/columns.py`` and ``rules/tables.py``; this module puts the SQL
 forms into steps: ``checks`` (the row
 rules, over ``base``), ``run_checks`` (a run and its judgments) and ``class_checks``
 (class scores, after ``class_nan``).
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.checks import (
+from sqlmetrics.rules.columns import (
     ERROR_PREFIX,
     MAX_WEIGHT_TOTAL,
     checks_for,
@@ -22,8 +22,7 @@ from sqlmetrics.checks import (
     number_text_sql,
     weight_total_message,
 )
-from sqlmetrics.compose.plan import base_keys
-from sqlmetrics.table_rules import TableRule, class_score_rules, run_rules
+from sqlmetrics.rules.tables import TableRule, class_score_rules, run_rules
 
 
 def check_steps(binding: Binding) -> list[str]:
@@ -35,10 +34,11 @@ def check_steps(binding: Binding) -> list[str]:
     ]
 
 
-def checks_sql(binding: Binding) -> str:
-    """One row whose ``failure`` raises an error naming the first rule the data breaks."""
+def checks_sql(binding: Binding, base_roles: Sequence[str]) -> str:
+    """One row whose ``failure`` raises an error naming the first rule the data breaks.
+    A rule on one of ``base_roles`` (base's grouping keys) is checked on base's groups;
+    another is read from base's counter of its bad rows."""
     cases = []
-    base_roles = base_keys(binding)
     for check, metrics in checks_for(binding.calls, binding.weight is not None):
         before, between = message_parts(check, binding.role_columns[check.role], metrics)
         if check.role in base_roles:
@@ -66,13 +66,13 @@ def checks_sql(binding: Binding) -> str:
 
 
 def run_checks_sql(binding: Binding) -> str:
-    """The rules of ``table_rules.run_rules``: no NULL or negative relevance, each (query,
+    """The rules of ``tables.run_rules``: no NULL or negative relevance, each (query,
     item) judged at most once and ranked at most once per list."""
     return _rules_sql(run_rules(binding))
 
 
 def class_checks_sql(binding: Binding) -> str:
-    """The rules of ``table_rules.class_score_rules``, raising ``error()`` on the first broken."""
+    """The rules of ``tables.class_score_rules``, raising ``error()`` on the first broken."""
     return _rules_sql(class_score_rules(binding))
 
 
