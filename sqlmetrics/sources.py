@@ -19,7 +19,6 @@ from sqlmetrics import templates
 from sqlmetrics.errors import SourceError
 from sqlmetrics.parquet_files import GLOB_CHARS, ParquetFiles, raise_unreadable_file, read_parquet_files
 from sqlmetrics.partitions import FILE_COLUMN
-from sqlmetrics.sql_names import quote
 
 # The names under which in-memory frames are visible to the composed SQL.
 FRAME_VIEW = "sqlmetrics_source"
@@ -71,7 +70,7 @@ def is_table_name(source: Any) -> bool:
 
 def table_sql(name: str) -> str:
     """A possibly dotted table name (``catalog.schema.table``), each part quoted."""
-    return ".".join(quote(part) for part in name.split("."))
+    return ".".join(templates.quote(part) for part in name.split("."))
 
 
 def source_sql(source: Any, *, view: str = FRAME_VIEW) -> str:
@@ -118,11 +117,11 @@ def read_sql(source: Any, columns: Collection[str], view: str = FRAME_VIEW) -> B
     for i, key in enumerate((FILE_COLUMN, *found.keys)):
         parameters[f"{view}_partition_{i}"] = found.table.column(key).to_pylist()
         kind = _DUCKDB_TYPES[found.table.schema.field(key).type]
-        values.append(f"CAST(unnest(${view}_partition_{i}) AS {kind}) AS {quote(key)}")
-    excluded = ", ".join(quote(name) for name in (FILE_COLUMN, *found.in_files))
-    file = quote(FILE_COLUMN)
+        values.append(f"CAST(unnest(${view}_partition_{i}) AS {kind}) AS {templates.quote(key)}")
+    excluded = ", ".join(templates.quote(name) for name in (FILE_COLUMN, *found.in_files))
+    file = templates.quote(FILE_COLUMN)
     sql = (
-        f"(SELECT rows.* EXCLUDE ({excluded}), {', '.join(f'folders.{quote(key)}' for key in found.keys)}\n"
+        f"(SELECT rows.* EXCLUDE ({excluded}), {', '.join(f'folders.{templates.quote(key)}' for key in found.keys)}\n"
         f"FROM {_read_parquet_sql(view, options)} AS rows\n"
         f"JOIN (SELECT {', '.join(values)}) AS folders ON rows.{file} = folders.{file})"
     )

@@ -1,4 +1,6 @@
-"""Loading the SQL templates shipped in ``sql/`` and filling their ``{{ placeholders }}``.
+"""Loading the SQL templates shipped in ``sql/`` and filling their ``{{ placeholders }}``,
+and writing what the library puts into SQL: values as typed literals (``literal``), user
+names as quoted identifiers (``quote``).
 
 Templates are plain DuckDB SQL with these placeholders:
 
@@ -68,6 +70,12 @@ def header(name: str) -> list[str]:
 
 
 _SECTION = re.compile(r"\s*(reads|params|output):")
+
+
+def quote(name: str) -> str:
+    """A user's column (or table part) name as a quoted DuckDB identifier: any text is
+    just a name."""
+    return exp.to_identifier(name, quoted=True).sql("duckdb")
 
 
 def literal(value: object) -> str:

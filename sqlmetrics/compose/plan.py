@@ -12,12 +12,11 @@ the bad-row counters of the input rules and the sums the intermediates declare.
 
 from __future__ import annotations
 
-from sqlmetrics import bootstrap
+from sqlmetrics import bootstrap, templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import needed, reads, step
 from sqlmetrics.compose.statement import indent
 from sqlmetrics.rules.columns import checks_for
-from sqlmetrics.sql_names import quote
 
 
 def base_keys(binding: Binding) -> tuple[str, ...]:
@@ -68,33 +67,34 @@ def input_sql(binding: Binding, source_sql: str) -> str:
 def _input_columns(binding: Binding) -> dict[str, str]:
     """``input``'s columns: {canonical name: the SQL computing it from the source}."""
     roles = binding.roles
-    columns = {f"slice_{i}": quote(col) for i, col in enumerate(binding.source_by, 1)} or {"slice_0": "0"}
+    columns = {f"slice_{i}": templates.quote(col) for i, col in enumerate(binding.source_by, 1)} or {"slice_0": "0"}
     if binding.numeric_label and "label" in roles:
-        columns["label"] = f"CAST({quote(roles['label'])} AS DOUBLE)"
+        columns["label"] = f"CAST({templates.quote(roles['label'])} AS DOUBLE)"
     if binding.paired_scores:
-        columns |= {f"score_{i}": f"CAST({quote(c)} AS DOUBLE)" for i, c in enumerate(binding.paired_scores, 1)}
+        scores = enumerate(binding.paired_scores, 1)
+        columns |= {f"score_{i}": f"CAST({templates.quote(c)} AS DOUBLE)" for i, c in scores}
     elif "score" in roles:
-        columns["score"] = f"CAST({quote(roles['score'])} AS DOUBLE)"
+        columns["score"] = f"CAST({templates.quote(roles['score'])} AS DOUBLE)"
     for role, key in zip(("label", "prediction"), binding.class_keys):
-        columns[key] = quote(roles[role])  # never cast: classes may be strings
+        columns[key] = templates.quote(roles[role])  # never cast: classes may be strings
     wide = [column for _, column in binding.wide_scores]
-    columns |= {f"class_score_{i}": f"CAST({quote(column)} AS DOUBLE)" for i, column in enumerate(wide, 1)}
+    columns |= {f"class_score_{i}": f"CAST({templates.quote(column)} AS DOUBLE)" for i, column in enumerate(wide, 1)}
     if "row_id" in roles:
-        columns["row_id"] = quote(roles["row_id"])
-    weight = f"CAST({quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
+        columns["row_id"] = templates.quote(roles["row_id"])
+    weight = f"CAST({templates.quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
     if "weight" in roles:
         columns["weight"] = weight  # read only by the weight check
     paired = (binding.paired_scores or ())[1:]
-    excluded = " OR ".join(f"{quote(column)} IS NULL" for column in [*roles.values(), *paired, *wide])
+    excluded = " OR ".join(f"{templates.quote(column)} IS NULL" for column in [*roles.values(), *paired, *wide])
     columns["w"] = f"CASE WHEN {excluded} THEN NULL ELSE {weight} END"
     if binding.needs_query:
-        columns["query"] = quote(roles["query"])
+        columns["query"] = templates.quote(roles["query"])
     if binding.ranking:
-        columns["item"] = quote(roles["item"]) if "item" in roles else "NULL"
+        columns["item"] = templates.quote(roles["item"]) if "item" in roles else "NULL"
     if binding.bootstrap:
         unit = binding.bootstrap.unit
         row = [sql for name, sql in columns.items() if name != "slice_0"]  # w: NULL for an excluded row
-        columns["unit_id"] = bootstrap.unit_id_sql(None if unit is None else quote(unit), row)
+        columns["unit_id"] = bootstrap.unit_id_sql(None if unit is None else templates.quote(unit), row)
     return columns
 
 
@@ -106,8 +106,8 @@ def _long_input_steps(binding: Binding, source_sql: str, long_sql: str | None) -
     kept = [f"r.{name}" for name in _input_columns(binding) if name != "w"]
     return {
         "long_scores": (
-            f"SELECT {quote(long.row_id)} AS row_id, {quote(long.class_)} AS class, "
-            f"CAST({quote(long.score)} AS DOUBLE) AS score\nFROM {long_sql}"
+            f"SELECT {templates.quote(long.row_id)} AS row_id, {templates.quote(long.class_)} AS class, "
+            f"CAST({templates.quote(long.score)} AS DOUBLE) AS score\nFROM {long_sql}"
         ),
         "long_rows": (
             "SELECT row_id, COUNT(*) AS n_classes, COUNT(score) AS n_scored\nFROM long_scores\nGROUP BY row_id"
@@ -171,8 +171,8 @@ def _judgments_sql(binding: Binding, judgments_sql: str | None) -> str:
     """The judgments under canonical names: query, item, label (the relevance)."""
     roles = binding.judgment_roles
     return (
-        f"SELECT {quote(roles['query'])} AS query, {quote(roles['item'])} AS item, "
-        f"CAST({quote(roles['label'])} AS DOUBLE) AS label\nFROM {judgments_sql}"
+        f"SELECT {templates.quote(roles['query'])} AS query, {templates.quote(roles['item'])} AS item, "
+        f"CAST({templates.quote(roles['label'])} AS DOUBLE) AS label\nFROM {judgments_sql}"
     )
 
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.rules.sql import check_steps
-from sqlmetrics.sql_names import quote
 
 
 def user_slices(binding: Binding, relation: str) -> list[str]:
     """``relation``'s slice columns under the user's names."""
-    return [f"{relation}.{s} AS {quote(user)}" for s, user in zip(binding.slices, binding.by)]
+    return [f"{relation}.{s} AS {templates.quote(user)}" for s, user in zip(binding.slices, binding.by)]
 
 
 def final_select(binding: Binding) -> str:

@@ -25,7 +25,6 @@ from sqlmetrics.engines import LOCAL_ENGINES, duckdb_engine, polars_engine
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.sources import source_sql
 from sqlmetrics.spec import Metric, MetricCall, Param
-from sqlmetrics.sql_names import quote
 
 DROP_INTERMEDIATE = Param(
     "drop_intermediate",
@@ -113,14 +112,15 @@ def curve_statement(
         x, y = kind.axes
         thin_values = {
             "by": by,
-            "x": quote(x),
-            "y": quote(y),
-            "columns": ", ".join(map(quote, columns)),
+            "x": templates.quote(x),
+            "y": templates.quote(y),
+            "columns": ", ".join(map(templates.quote, columns)),
             "buckets": templates.literal(params["max_points"] // 2),
         }
         ctes["thinned"] = templates.render("curves/thin.sql", thin_values, binding.slices)
         last = "thinned"
-    selected = [f"{s} AS {quote(user)}" for s, user in zip(binding.slices, binding.by)] + list(map(quote, columns))
+    selected = [f"{s} AS {templates.quote(user)}" for s, user in zip(binding.slices, binding.by)]
+    selected += map(templates.quote, columns)
     order = [*(binding.slices if binding.by else ()), kind.order]
     final = (
         f"SELECT {', '.join(selected)}\nFROM {last}\nCROSS JOIN checks\nWHERE checks.failure IS NULL\n"
