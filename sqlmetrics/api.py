@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from sqlmetrics import bootstrap, intervals, score_plan
+from sqlmetrics import bootstrap, intervals, source_evidence
 from sqlmetrics.binding import PAIRED_SLICE, Binding, bind
 from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.class_scores import parse
@@ -115,9 +115,9 @@ def evaluate_request(
 def run(binding: Binding, source: Any, second: Any, engine: str, con: Any = None, spark: Any = None) -> pl.DataFrame:
     """``binding``'s metrics over ``source`` (and ``second``) on ``engine``."""
     if engine == "duckdb":
-        result = duckdb_engine.run(score_plan.planned(binding, source), source, con, second)
+        result = duckdb_engine.run(source_evidence.planned(binding, source), source, con, second)
     elif engine == "polars":
-        result = polars_engine.run(score_plan.planned(binding, source), source, second)
+        result = polars_engine.run(source_evidence.planned(binding, source), source, second)
     elif engine == "spark":
         result = spark_engine.run(binding, source, spark, second)
     elif engine == "postgres":
@@ -307,7 +307,7 @@ def request_sql(metrics: Metrics, source: Any, request: Request, dialect: str = 
         binding, second_source = prepare_arms(metrics, request.at_compare_level())
     else:
         binding, second_source = prepare(metrics, request)
-    binding = score_plan.planned(binding, source)  # the plan evaluate takes for the same source
+    binding = source_evidence.planned(binding, source)  # the plan evaluate takes for the same source
     second = None
     if second_source is not None:
         long = binding.long_scores is not None

@@ -30,10 +30,10 @@ class Binding:
     judgments: bool = False  # the label is read from separate judgments, joined by (query, item)
     prediction: str | None = None  # the predicted class, for multi-class metrics
     class_scores: WideClassScores | LongClassScoreColumns | None = None  # one score per class, for one-vs-rest metrics
-    # the scores are nearly all distinct (``score_plan.distinct_scores``): the metrics that read
+    # the scores are nearly all distinct (``source_evidence.distinct_scores``): the metrics that read
     # the score histogram read the used rows instead, and base is not grouped by score
     distinct_scores: bool = False
-    # the source's rows, from evidence that reads no row (``score_plan.source_rows``:
+    # the source's rows, from evidence that reads no row (``source_evidence.source_rows``:
     # Parquet footers, a frame's height); None without
     source_rows: int | None = None
     # the confidence level of the intervals to add (``intervals.py``), None for none

@@ -15,7 +15,7 @@ The statement is a chain of CTEs, each module here writing its part:
 ``row_counts``  n_rows and n_excluded per slice, the spine of the result (``plan.py``);
 ranking         ``ideal_rows`` and ``list_floors`` (``lists.py``), ``run_checks``
                 (judgments and run rules, ``rules/sql.py``);
-class scores    ``class_score_rows`` (``class_scores.py``), then after the
+class scores    ``class_score_rows`` (``class_score_rows.py``), then after the
                 intermediates ``class_nan`` and ``class_checks``;
 intermediates   the shared steps the families declare (``score_hist``, ``confusion``,
                 ``residuals``, ``ranked``, ...): rendered once each, only if a metric
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from sqlmetrics import intervals, templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.compose.class_scores import CLASS_NAN_SQL, class_score_rows_sql
+from sqlmetrics.compose.class_score_rows import CLASS_NAN_SQL, class_score_rows_sql
 from sqlmetrics.compose.class_tables import compose_confusion_matrix, compose_per_class
 from sqlmetrics.compose.intermediates import intermediate_sql, needed, reads
 from sqlmetrics.compose.lists import ideal_rows_sql, list_floors_sql, ranks_lists

@@ -1,4 +1,4 @@
-"""The two plans of the score-histogram metrics (``sqlmetrics/score_plan.py``): by
+"""The two plans of the score-histogram metrics (``sqlmetrics/source_evidence.py``): by
 distinct score, or row by row when the scores are nearly all distinct. Both are forced on
 the same data, with ties, weights, slices and NULLs, and must give the same numbers (and
 scikit-learn's, for auc and average_precision) and refuse bad input with the same
@@ -14,7 +14,7 @@ import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 import sqlmetrics as sm
-from sqlmetrics import score_plan
+from sqlmetrics import source_evidence
 from sqlmetrics.compose import lists
 from sqlmetrics.errors import InvalidInputError
 
@@ -35,7 +35,7 @@ def _frame(rows: int = 4000, seed: int = 7) -> pl.DataFrame:
 
 
 def _forced(monkeypatch, distinct: bool, source, **kwargs) -> pl.DataFrame:
-    monkeypatch.setattr(score_plan, "distinct_scores", lambda source, column: distinct)
+    monkeypatch.setattr(source_evidence, "distinct_scores", lambda source, column: distinct)
     return sm.evaluate(source, METRICS, label="y", score="p", **kwargs)
 
 
@@ -80,24 +80,24 @@ def test_evidence_picks_rows_for_continuous_scores(tmp_path):
     frame = pl.DataFrame({"continuous": score, "rounded": np.round(score, 4), "y": rng.integers(0, 2, score.size)})
     path = tmp_path / "scores.parquet"
     frame.write_parquet(path)
-    assert score_plan.distinct_scores(str(path), "continuous")
-    assert not score_plan.distinct_scores(str(path), "rounded")
-    assert score_plan.distinct_scores(frame, "continuous")
-    assert not score_plan.distinct_scores(frame, "rounded")
-    assert score_plan.distinct_scores(frame.to_arrow(), "continuous")
-    assert not score_plan.distinct_scores("a_table_name", "continuous")  # no evidence: the histogram
-    assert not score_plan.distinct_scores(str(tmp_path / "missing.parquet"), "continuous")
+    assert source_evidence.distinct_scores(str(path), "continuous")
+    assert not source_evidence.distinct_scores(str(path), "rounded")
+    assert source_evidence.distinct_scores(frame, "continuous")
+    assert not source_evidence.distinct_scores(frame, "rounded")
+    assert source_evidence.distinct_scores(frame.to_arrow(), "continuous")
+    assert not source_evidence.distinct_scores("a_table_name", "continuous")  # no evidence: the histogram
+    assert not source_evidence.distinct_scores(str(tmp_path / "missing.parquet"), "continuous")
 
 
 def test_the_row_count_comes_from_footers_or_the_frame(tmp_path):
     frame = _frame(rows=1000)
     frame.head(600).write_parquet(tmp_path / "a.parquet")
     frame.tail(400).write_parquet(tmp_path / "b.parquet")
-    assert score_plan.source_rows(tmp_path) == 1000
-    assert score_plan.source_rows(frame) == 1000
-    assert score_plan.source_rows(frame.to_arrow()) == 1000
-    assert score_plan.source_rows(frame.lazy()) is None  # no evidence without reading
-    assert score_plan.source_rows(tmp_path / "missing" / "*.parquet") is None  # the engine reports it
+    assert source_evidence.source_rows(tmp_path) == 1000
+    assert source_evidence.source_rows(frame) == 1000
+    assert source_evidence.source_rows(frame.to_arrow()) == 1000
+    assert source_evidence.source_rows(frame.lazy()) is None  # no evidence without reading
+    assert source_evidence.source_rows(tmp_path / "missing" / "*.parquet") is None  # the engine reports it
 
 
 def _ranking_frame(lists: int = 300, seed: int = 11) -> pl.DataFrame:
