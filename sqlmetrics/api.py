@@ -14,7 +14,7 @@ from sqlmetrics.binding import PAIRED_SLICE, Binding, bind
 from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.class_scores import parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
-from sqlmetrics.dialects import check_dialect, transpile
+from sqlmetrics.dialects import check_dialect, dialect_named, transpile
 from sqlmetrics.engines import LOCAL_ENGINES, duckdb_engine, polars_engine, postgres_engine, spark_engine
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError, Keyword, Part, SourceError
 from sqlmetrics.registry import resolve
@@ -333,7 +333,7 @@ _LONG_SCORES_TABLE = Keyword("long_scores", python="sm.long_scores(<its name>, .
 def _statement_source(source: Any, dialect: str, view: str, reads: tuple[Part, ...]) -> str:
     """How a statement for ``dialect`` reads ``source``: any source for DuckDB, a table
     or view name for every other dialect (else an error: the statement ``reads`` ...)."""
-    if dialect != "duckdb" and (not isinstance(source, str) or is_path(source)):
+    if not dialect_named(dialect).native and (not isinstance(source, str) or is_path(source)):
         raise SourceError(
             f"SQL for {dialect} reads ", *reads, f", not a {'path' if is_path(source) else type(source).__name__}"
         )

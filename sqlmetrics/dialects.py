@@ -23,6 +23,10 @@ would change results, and are rewritten here first:
   NULL ordering is kept instead of DuckDB's being spelled out (BigQuery cannot spell it
   in a window).
 
+Each dialect's facts are one ``Dialect`` record (``dialect_named(name)``), as sqlglot keeps one
+class per dialect: the rewrites above read them, and so does the composer (a distributed
+engine's forms, DuckDB's own aggregates).
+
 ``datafusion`` is a target of the test suite, not of users: DataFusion reads DuckDB's
 spelling once the rewrites above are made, and two of its own. ``error(message)`` is
 kept: DataFusion has no such function, and the suite registers one (a volatile UDF) in
@@ -36,48 +40,95 @@ for (it catches a template dividing two integers).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sqlglot
 from sqlglot import exp
-from sqlglot.dialects.dialect import Dialect
+from sqlglot.dialects.dialect import Dialect as SqlglotDialect
 from sqlglot.errors import ErrorLevel, SqlglotError
 
 from sqlmetrics.errors import InvalidParameterError, UnsupportedInDialectError
 
-DIALECTS = ("duckdb", "spark", "trino", "bigquery", "snowflake", "postgres")
-_TEST_TARGETS = ("datafusion",)
 
-# The function that fails a query with a message, where the dialect has one (DataFusion's
-# is the test suite's UDF).
-_RAISE_FUNCTION = {"spark": "raise_error", "trino": "fail", "bigquery": "ERROR", "datafusion": "error"}
-_MATERIALIZING = ("duckdb", "postgres")
-_INFINITY = {"snowflake": "inf"}  # the text each dialect casts to +infinity
+@dataclass(frozen=True)
+class Dialect:
+    """What the library needs to know of one target's SQL: how the composed statement
+    (DuckDB's dialect) is written for it and which forms of the steps it takes."""
+
+    name: str  # as ``sm.to_sql(dialect=...)`` takes it
+    writer: str  # the sqlglot dialect that writes the statement
+    # DuckDB itself: the composed statement is its SQL as it is (neither rewritten nor
+    # transpiled); it may read a frame or Parquet files, use DuckDB's own aggregates
+    # (the top k of max(x, k)), and its ``/`` divides integers exactly
+    native: bool = False
+    # rows are spread over workers, where a window over a whole slice runs on one
+    # worker: the running sums over sorted scores are taken in score buckets instead
+    # (``Intermediate.distributed``)
+    distributed: bool = False
+    test_only: bool = False  # a target of the test suite, not of users
+    raise_function: str | None = None  # fails a query with a message; None: a failing cast
+    materializes: bool = False  # takes ``WITH name AS [NOT] MATERIALIZED``
+    nan_equals_itself: bool = False  # ``isnan(x)`` is ``x = 'NaN'``
+    isinf_function: str | None = None  # ``isinf(x)``; None: ``ABS(x) = <infinity>``
+    infinity: str = "Infinity"  # the text it casts to +infinity
+    series_sets_rows: bool = False  # ``UNNEST(RANGE(a, b))`` is ``generate_series`` alone
+    null_safe_binds_loosely: bool = False  # ``a IS [NOT] DISTINCT FROM b`` needs parentheses
+
+    @property
+    def portable(self) -> bool:
+        """Whether the statement keeps to the SQL every engine shares: no DuckDB
+        aggregate, no integer division (which truncates there)."""
+        return not self.native
 
 
-def check_dialect(dialect: str) -> None:
-    if dialect not in DIALECTS:
-        raise InvalidParameterError(f"dialect must be one of {', '.join(map(repr, DIALECTS))}, got {dialect!r}")
+_RECORDS = (
+    Dialect("duckdb", "duckdb", native=True, materializes=True),
+    Dialect("spark", "spark", distributed=True, raise_function="raise_error"),
+    Dialect("trino", "trino", distributed=True, raise_function="fail", isinf_function="is_infinite"),
+    Dialect("bigquery", "bigquery", distributed=True, raise_function="ERROR", isinf_function="IS_INF"),
+    Dialect("snowflake", "snowflake", distributed=True, nan_equals_itself=True, infinity="inf"),
+    Dialect("postgres", "postgres", materializes=True, nan_equals_itself=True, series_sets_rows=True),
+    # DataFusion's raise is the test suite's UDF
+    Dialect(
+        "datafusion", "duckdb", distributed=True, test_only=True, raise_function="error", null_safe_binds_loosely=True
+    ),
+)
+_BY_NAME = {record.name: record for record in _RECORDS}
+DIALECTS = tuple(record.name for record in _RECORDS if not record.test_only)
 
 
-def transpile(sql: str, dialect: str) -> str:
-    """``sql`` (DuckDB's dialect, as composed) written for ``dialect``. DuckDB gets the
+def dialect_named(name: str) -> Dialect:
+    """The record of dialect ``name`` (a test target too), or an error listing the
+    dialects users may ask for."""
+    if name not in _BY_NAME:
+        check_dialect(name)
+    return _BY_NAME[name]
+
+
+def check_dialect(name: str) -> None:
+    """Raise for a ``dialect=`` users may not ask for."""
+    if name not in DIALECTS:
+        raise InvalidParameterError(f"dialect must be one of {', '.join(map(repr, DIALECTS))}, got {name!r}")
+
+
+def transpile(sql: str, name: str) -> str:
+    """``sql`` (DuckDB's dialect, as composed) written for dialect ``name``. DuckDB gets the
     statement as composed; any other dialect the statement sqlglot writes, or an
     ``UnsupportedInDialectError`` naming the steps (``m_<metric>`` for a metric's own)
     that the dialect cannot express."""
-    if dialect not in _TEST_TARGETS:
-        check_dialect(dialect)
-    if dialect == "duckdb":
+    target = dialect_named(name)
+    if target.native:
         return sql
-    tree = portable(sqlglot.parse_one(sql, read="duckdb"), dialect)
-    writer = "duckdb" if dialect in _TEST_TARGETS else dialect
+    tree = rewritten(sqlglot.parse_one(sql, read="duckdb"), target)
     try:
-        return tree.sql(dialect=writer, pretty=True, unsupported_level=ErrorLevel.RAISE)
+        return tree.sql(dialect=target.writer, pretty=True, unsupported_level=ErrorLevel.RAISE)
     except SqlglotError as error:
-        raise UnsupportedInDialectError(_unsupported_message(tree, dialect, writer, error)) from None
+        raise UnsupportedInDialectError(_unsupported_message(tree, target, error)) from None
 
 
-def portable(tree: exp.Expression, dialect: str) -> exp.Expression:
-    """``tree`` with the rewrites of the module docstring applied for ``dialect``."""
-    return _unique_inner_ctes(tree.transform(lambda node: _rewrite(node, dialect), copy=True))
+def rewritten(tree: exp.Expression, target: Dialect) -> exp.Expression:
+    """``tree`` with the rewrites of the module docstring applied for ``target``."""
+    return _unique_inner_ctes(tree.transform(lambda node: _rewrite(node, target), copy=True))
 
 
 def _unique_inner_ctes(tree: exp.Expression) -> exp.Expression:
@@ -104,57 +155,55 @@ def _unique_inner_ctes(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
-def _rewrite(node: exp.Expression, dialect: str) -> exp.Expression:
+def _rewrite(node: exp.Expression, target: Dialect) -> exp.Expression:
     if isinstance(node, exp.Anonymous) and node.name.lower() == "error":
-        return _raise(portable(node.expressions[0], dialect), dialect)  # transform skips a new node's children
-    if isinstance(node, exp.IsNan) and dialect in ("postgres", "snowflake"):
+        return _raise(rewritten(node.expressions[0], target), target)  # transform skips a new node's children
+    if isinstance(node, exp.IsNan) and target.nan_equals_itself:
         return exp.EQ(this=node.this, expression=_special("NaN"))
     if isinstance(node, exp.IsInf):
-        if dialect == "trino":
-            return exp.Anonymous(this="is_infinite", expressions=[node.this])
-        if dialect != "bigquery":
-            return exp.EQ(this=exp.Abs(this=node.this), expression=_special(_INFINITY.get(dialect, "Infinity")))
-    if isinstance(node, exp.Explode) and dialect == "postgres" and isinstance(node.this, exp.GenerateSeries):
+        if target.isinf_function:
+            return exp.Anonymous(this=target.isinf_function, expressions=[rewritten(node.this, target)])
+        return exp.EQ(this=exp.Abs(this=node.this), expression=_special(target.infinity))
+    if isinstance(node, exp.Explode) and target.series_sets_rows and isinstance(node.this, exp.GenerateSeries):
         return node.this  # a set-returning function already (sqlglot writes UNNEST(GENERATE_SERIES))
-    if isinstance(node, exp.CTE) and node.args.get("materialized") is not None and dialect not in _MATERIALIZING:
+    if isinstance(node, exp.CTE) and node.args.get("materialized") is not None and not target.materializes:
         node.set("materialized", None)
-    if isinstance(node, (exp.NullSafeEQ, exp.NullSafeNEQ)) and dialect == "datafusion":
-        operands = {key: portable(node.args[key], dialect) for key in ("this", "expression")}
+    if isinstance(node, (exp.NullSafeEQ, exp.NullSafeNEQ)) and target.null_safe_binds_loosely:
+        operands = {key: rewritten(node.args[key], target) for key in ("this", "expression")}
         return exp.Paren(this=type(node)(**operands))  # transform skips a new node's children
     if isinstance(node, exp.Window):
         for ordered in node.find_all(exp.Ordered):
-            ordered.set("nulls_first", _default_nulls_first(dialect, bool(ordered.args.get("desc"))))
+            ordered.set("nulls_first", _default_nulls_first(target, bool(ordered.args.get("desc"))))
     return node
 
 
-def _raise(message: exp.Expression, dialect: str) -> exp.Expression:
-    function = _RAISE_FUNCTION.get(dialect)
-    if function is None:  # fails with the message quoted in the cast's error
+def _raise(message: exp.Expression, target: Dialect) -> exp.Expression:
+    if target.raise_function is None:  # fails with the message quoted in the cast's error
         return exp.cast(message, exp.DataType.Type.INT)
-    return exp.Anonymous(this=function, expressions=[message])
+    return exp.Anonymous(this=target.raise_function, expressions=[message])
 
 
 def _special(text: str) -> exp.Expression:
     return exp.cast(exp.Literal.string(text), exp.DataType.Type.DOUBLE)
 
 
-def _default_nulls_first(dialect: str, desc: bool) -> bool:
-    """Whether ``dialect`` puts NULLs first by default (so sqlglot writes no NULLS clause)."""
-    ordering = Dialect.get_or_raise("duckdb" if dialect in _TEST_TARGETS else dialect).NULL_ORDERING
+def _default_nulls_first(target: Dialect, desc: bool) -> bool:
+    """Whether ``target`` puts NULLs first by default (so sqlglot writes no NULLS clause)."""
+    ordering = SqlglotDialect.get_or_raise(target.writer).NULL_ORDERING
     if ordering == "nulls_are_last":
         return False
     return desc if ordering == "nulls_are_large" else not desc
 
 
-def _unsupported_message(tree: exp.Expression, dialect: str, writer: str, error: SqlglotError) -> str:
-    """Which steps of the statement ``dialect`` cannot express, and sqlglot's reason."""
+def _unsupported_message(tree: exp.Expression, target: Dialect, error: SqlglotError) -> str:
+    """Which steps of the statement ``target`` cannot express, and sqlglot's reason."""
     failing = []
     for cte in tree.find_all(exp.CTE):
         try:
-            cte.this.sql(dialect=writer, unsupported_level=ErrorLevel.RAISE)
+            cte.this.sql(dialect=target.writer, unsupported_level=ErrorLevel.RAISE)
         except SqlglotError:
             failing.append(cte.alias)
     metrics = [name.removeprefix("m_") for name in failing if name.startswith("m_")]
     what = f"metric(s) {', '.join(metrics)}" if metrics else f"step(s) {', '.join(failing) or 'of the statement'}"
     reason = str(error).strip().splitlines()[0]
-    return f"{what} cannot be rendered for {dialect}: {reason}"
+    return f"{what} cannot be rendered for {target.name}: {reason}"

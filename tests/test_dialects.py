@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 import sqlglot
+from sqlglot.dialects.dialect import Dialect as SqlglotDialect
 
 import sqlmetrics as sm
-from sqlmetrics.dialects import DIALECTS, transpile
+from sqlmetrics.dialects import DIALECTS, dialect_named, transpile
 from sqlmetrics.registry import resolve
 
 ROLES = {"label": "click", "score": "pctr", "by": "day"}
@@ -18,6 +19,18 @@ def test_unknown_dialect_lists_the_supported_ones():
         sm.to_sql(["auc"], source="t", dialect="oracle", **ROLES)
     assert "'oracle'" in str(error.value)
     assert all(repr(d) in str(error.value) for d in DIALECTS)
+
+
+def test_each_dialect_is_one_record_under_its_name():
+    """The facts of a dialect are read from its record: one per name, written by a dialect
+    sqlglot knows; the test suite's DataFusion has one too but is not offered to users."""
+    for name in (*DIALECTS, "datafusion"):
+        record = dialect_named(name)
+        assert record.name == name
+        assert SqlglotDialect.get_or_raise(record.writer)
+    assert dialect_named("datafusion").test_only and "datafusion" not in DIALECTS
+    with pytest.raises(sm.InvalidParameterError, match="dialect must be one of"):
+        dialect_named("oracle")
 
 
 @pytest.mark.parametrize(

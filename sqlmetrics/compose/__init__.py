@@ -41,6 +41,7 @@ from sqlmetrics.compose.plan import base_keys, base_sql, input_steps, row_counts
 from sqlmetrics.compose.select import final_select
 from sqlmetrics.compose.spread import t_quantiles_needed, with_spread
 from sqlmetrics.compose.statement import assemble
+from sqlmetrics.dialects import dialect_named
 from sqlmetrics.rules.sql import checks_sql, class_checks_sql, run_checks_sql
 
 __all__ = [
@@ -59,7 +60,7 @@ def compose(binding: Binding, source_sql: str, second_sql: str | None = None, di
     metrics), or long class scores (one-vs-rest metrics). Still in DuckDB's dialect,
     but for ``dialect``'s engine (``dialects.transpile`` then writes it in that
     dialect): without DuckDB's own aggregates for another engine, and with no window
-    over a whole slice for one of ``intermediates.DISTRIBUTED_DIALECTS``."""
+    over a whole slice for a distributed one (``dialects.Dialect``)."""
     by = ", ".join(binding.slices)
     ctes = shared_steps(binding, source_sql, second_sql, dialect)
     if t_quantiles_needed(binding):
@@ -93,7 +94,7 @@ def shared_steps(
     if binding.ranking:
         ctes["ideal_rows"] = ideal_rows_sql(binding)
     if ranks_lists(binding):
-        ctes["list_floors"] = list_floors_sql(binding, dialect != "duckdb")
+        ctes["list_floors"] = list_floors_sql(binding, dialect_named(dialect).portable)
     if binding.judgments:
         ctes["run_checks"] = run_checks_sql(binding)
     if binding.class_scores is not None:

@@ -11,16 +11,16 @@ from dataclasses import replace
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
+from sqlmetrics.dialects import dialect_named
 from sqlmetrics.family import Intermediate
 from sqlmetrics.registry import intermediates
 
-# The engines that spread rows over workers, where a window over a whole slice runs on
-# one worker: the running sums over scores in order (score_cum) are taken within
-# SCORE_BUCKETS buckets of scores and over the buckets' totals instead
-# (sql/intermediates/score_cum_distributed.sql; measured on DuckDB, which sorts a
-# slice in parallel anyway: 4x slower on 5M distinct scores, so DuckDB and PostgreSQL
-# keep the one window). DataFusion, a test target, partitions too.
-DISTRIBUTED_DIALECTS = ("spark", "trino", "bigquery", "snowflake", "datafusion")
+# On the engines that spread rows over workers (``dialects.Dialect.distributed``), where a
+# window over a whole slice runs on one worker, the running sums over scores in order
+# (score_cum) are taken within SCORE_BUCKETS buckets of scores and over the buckets'
+# totals instead (sql/intermediates/score_cum_distributed.sql; measured on DuckDB, which
+# sorts a slice in parallel anyway: 4x slower on 5M distinct scores, so DuckDB and
+# PostgreSQL keep the one window).
 SCORE_BUCKETS = 1024
 
 
@@ -65,10 +65,11 @@ def intermediate_sql(binding: Binding, name: str, dialect: str) -> str:
     per combination of its ``each`` parameters in use, stacked."""
     chosen = step(binding, name)
     slices = (*binding.slices, *chosen.keys)
-    template = chosen.distributed if chosen.distributed and dialect in DISTRIBUTED_DIALECTS else chosen.template
+    target = dialect_named(dialect)
+    template = chosen.distributed if chosen.distributed and target.distributed else chosen.template
     values = {
         "by": ", ".join(slices),
-        "weight": row_weight(binding, dialect != "duckdb"),
+        "weight": row_weight(binding, target.portable),
         "buckets": str(SCORE_BUCKETS),
         **dict(chosen.values),
         **_collected(binding, name),
