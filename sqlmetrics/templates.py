@@ -2,7 +2,8 @@
 and writing what the library puts into SQL: values as typed literals (``literal``), user
 names as quoted identifiers (``quote``).
 
-Templates are plain DuckDB SQL with these placeholders:
+Templates are plain DuckDB SQL with ``{{ name }}`` placeholders. ``render`` writes the
+slices' own:
 
 * ``{{ by }}``: the slice columns of the call (``slice_1, slice_2``); when the call has no
   slices, a constant column ``slice_0`` stands in, so templates never special-case it
@@ -11,12 +12,33 @@ Templates are plain DuckDB SQL with these placeholders:
 * ``{{ by(a) }}``: the slice columns of relation ``a`` (``a.slice_1, a.slice_2``);
 * ``{{ same_slice(a, b) }}``: relations ``a`` and ``b`` are in the same slice
   (``a.slice_1 IS NOT DISTINCT FROM b.slice_1 AND ...``: a NULL slice key is a key);
-* ``{{ <parameter> }}``: a metric parameter, rendered as a typed SQL literal;
-* ``{{ weighted }}``: ``TRUE`` when the rows carry weights (a weight column or a
-  bootstrap's counts), for a metric with a faster form for unweighted rows (auc,
-  average_precision, gauc).
 
-Nothing else is substituted, and values are never pasted as raw text.
+and every other ``{{ name }}`` from the values its caller gives, SQL already written
+(a value through ``literal``, a user's name through ``quote``, never pasted as raw
+text); a placeholder without a value is an error, not left in the statement. What each
+kind of template is given, and by whom:
+
+* a metric (``sql/<family>/``, by ``compose.compose``): each of its parameters
+  (``{{ k }}``, ``{{ threshold }}``, ``{{ average }}``, ``{{ gain }}``, ``{{ ties }}``,
+  ..., the names its spec's ``Param`` declarations give) as a typed literal, and
+  ``{{ weighted }}``: ``TRUE`` when the rows carry weights (a weight column or a
+  bootstrap's counts), for a metric with a faster form for unweighted rows (auc,
+  average_precision, gauc);
+* a shared step (``sql/intermediates/``, by ``compose/intermediates.py``): ``{{ weight }}``
+  (a used row's weight), ``{{ buckets }}`` (the score buckets of the distributed form)
+  and what its family's ``Intermediate`` declares: its ``values`` (``{{ hist }}``), its
+  ``each`` parameters as literals (``{{ ties }}``, ``{{ min_relevance }}``, ``{{ k }}``),
+  the SQL its ``derived`` function writes for them (``{{ tie_breaks }}``,
+  ``{{ peer_keys }}``, ``{{ peer_order }}``, ``{{ peer_columns }}``, ``{{ cutoff }}``) and
+  the table of the parameters it ``collects`` (``{{ thresholds }}``);
+* an interval (``sql/intervals/``, by ``compose/spread.py``): its metric's values
+  (``{{ threshold }}``, ...), the SQL its ``Interval`` declaration names (``{{ value }}``,
+  ``{{ per_query }}``, ``{{ successes }}``, ``{{ trials }}``, ``{{ positive }}``,
+  ``{{ where }}``, ``{{ slope }}``, ...) and, for a paired comparison, ``{{ pair }}`` and
+  ``{{ same_pair }}``;
+* a curve (``sql/curves/``, by ``sqlmetrics/curves/``): its parameters, the SQL it
+  computes (calibration's ``{{ cuts }}``) and, to thin its points, its quoted columns
+  (``{{ x }}``, ``{{ y }}``, ``{{ columns }}``).
 """
 
 from __future__ import annotations
