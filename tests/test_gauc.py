@@ -1,4 +1,4 @@
-"""GAUC against a plain Python reference, and the issue's hand-worked vector."""
+"""GAUC against a plain Python reference, and a vector worked by hand."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ REFERENCE = metric_tests.modules("classification")["gauc"].REFERENCE
 #   D: positives .2 .6 vs negative .35     -> .6>.35 = 1/2
 # impressions: (4·.75 + 3·0 + 3·.5) / 10 = 0.45;  positives: (2·.75 + 1·0 + 2·.5) / 5 = 0.5
 # uniform: (.75 + 0 + .5) / 3 = 0.416667
-ISSUE_VECTOR = pl.DataFrame(
+HAND_WORKED = pl.DataFrame(
     {
         "user": list("AAAABBBCCDDD"),
         "click": [1, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1],
@@ -35,9 +35,9 @@ ISSUE_VECTOR = pl.DataFrame(
 
 
 @pytest.mark.parametrize("weighting, expected", [("impressions", 0.45), ("positives", 0.5), ("uniform", 1.25 / 3)])
-def test_issue_vector(weighting, expected, engine):
+def test_hand_worked_vector(weighting, expected, engine):
     call = sm.gauc(weighting=weighting)
-    result = sm.evaluate(ISSUE_VECTOR, [call], label="click", score="pctr", query="user", engine=engine)
+    result = sm.evaluate(HAND_WORKED, [call], label="click", score="pctr", query="user", engine=engine)
     assert result[call.column].item() == pytest.approx(expected, abs=1e-12)
     assert result[f"{call.column}_groups"].item() == 3
     assert result[f"{call.column}_skipped"].item() == 1
@@ -71,7 +71,7 @@ def test_matches_python_reference(frame, params, engine):
 
 
 def test_frame_function_by_slice():
-    frame = ISSUE_VECTOR.with_columns(day=pl.Series([1, 1, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2]))
+    frame = HAND_WORKED.with_columns(day=pl.Series([1, 1, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2]))
     by_day = smp.gauc(frame, score="pctr", label="click", query="user", by=["day"])
     assert by_day["day"].to_list() == [1, 2]  # sorted by slice, as evaluate sorts
     for day, value in zip(by_day["day"], by_day["gauc"]):

@@ -1,4 +1,4 @@
-"""A new metric is its three files and nothing else (issue 14).
+"""A new metric is its three files and nothing else (as docs/architecture.md's layout says).
 
 A copy of the source tree gains a toy regression metric, ``half_mse`` (half the mean
 squared error, the least-squares training loss), as exactly three new files: its SQL

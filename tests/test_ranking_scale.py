@@ -1,4 +1,4 @@
-"""The ranking scale tier (issue 12): every registered ranking metric on large data, through
+"""The ranking scale tier: every registered ranking metric on large data, through
 ``sm.evaluate`` on both engines (reading Parquet files written by polars, pyarrow and DuckDB)
 and through each ``sqlmetrics.polars`` frame function, against independent references:
 

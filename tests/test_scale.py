@@ -1,7 +1,8 @@
-"""The scale tier (DESIGN.md 5a): every classification, regression and multi-class metric
-and every curve at the sizes users run, read from Parquet files written by polars,
-pyarrow and DuckDB, through ``sm.evaluate`` on both engines and through the
-``sqlmetrics.polars`` functions, against independent references to 1e-9.
+"""The scale tier (small cases prove the formulas, not the program at scale): every
+classification, regression and multi-class metric and every curve at the sizes users
+run, read from Parquet files written by polars, pyarrow and DuckDB, through
+``sm.evaluate`` on both engines and through the ``sqlmetrics.polars`` functions, against
+independent references to 1e-9.
 
 Two datasets, generated once per session with numpy (nothing is committed):
 

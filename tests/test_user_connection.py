@@ -39,7 +39,7 @@ HOSTILE_SETTINGS = {
 
 TABLES = ("src", "run", "qrels", "class_scores")
 
-# The example. auc: of 9 positive-negative pairs, 5 ordered right (0.2 > 0.1;
+# A vector worked by hand. auc: of 9 positive-negative pairs, 5 ordered right (0.2 > 0.1;
 # 0.4 > 0.1, 0.3; 0.35 > 0.1, 0.3). average precision: down the scores 0.8(-) 0.4(+)
 # 0.35(+) 0.3(-) 0.2(+) 0.1(-), the precision at each positive: 1/2, 2/3, 3/5.
 FRAME = pl.DataFrame({"y": [0, 1, 0, 1, 1, 0], "s": [0.1, 0.2, 0.3, 0.4, 0.35, 0.8]})
