@@ -459,7 +459,7 @@ def test_the_command_line_names_the_options_whatever_the_words(capsys, logs, mon
 
 def test_every_keyword_an_error_names_is_an_option():
     """Each keyword the package's errors name (``Keyword("...")``, read from the source)
-    and each of ``sm.long_scores``' (named by an f-string in ``binding.py``) has its option
+    and each of ``sm.long_scores``' (named by an f-string in ``rules/schema.py``) has its option
     in the parser: none is left for the command line to show as Python spells it."""
     import ast
 

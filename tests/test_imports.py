@@ -3,10 +3,11 @@ module outside a metric family (``sqlmetrics/metrics/<family>/``) importing a fa
 private helpers (a module or a name starting with ``_``): the core reads what a family
 contributes from the names the family exports and the declarations the registry collects;
 and no module of the core importing the command line (``sqlmetrics/cli/``), a layer above
-it that only ``python -m sqlmetrics`` (``__main__``) starts; and no module of the input
-rules (``sqlmetrics/rules/``) importing the layers that read them, the composer
-(``sqlmetrics/compose/``) and the engines (``sqlmetrics/engines/``), nor the composer
-importing an engine: each layer reads only the ones below it.
+it that only ``python -m sqlmetrics`` (``__main__``) starts; and the layers of
+docs/architecture.md (``LAYERS``: the entry points, the engines, the composer, the
+metrics, the input rules, the bound call, ...), each module importing only its own layer
+and those below it (the input rules, for one, never the composer or an engine that reads
+them), and every module placed in a layer.
 
 Every import counts, at the top of a module or inside a function. The checks are run on
 a small package written here with each defect in it, so that they are seen to fail.
@@ -142,22 +143,53 @@ def layer_breaches(root: Path, package: str, layer: str, entries: tuple[str, ...
     )
 
 
-def within(module: str, layer: str) -> bool:
-    """Whether dotted ``module`` is the subpackage ``layer`` or one of its modules."""
-    return module == layer or module.startswith(layer + ".")
+# The package's layers, from the user's call down, as docs/architecture.md draws them: a
+# module imports only modules of its own layer or of the layers below it. Each entry is a
+# module or subpackage of sqlmetrics, by its dotted path below it (a package's own module
+# is ``<package>.__init__``); a module belongs to the longest entry holding it. The
+# intervals are two layers: the choice of a call's method and its bounds read the
+# registry, while each method (a module of its own) is read by the metrics declaring it.
+LAYERS = (
+    ("__main__", "cli"),
+    ("__init__", "api", "compare", "html_report", "curves", "polars", "trec", "docs"),
+    ("engines", "source_evidence"),
+    ("compose",),
+    ("intervals.__init__", "intervals.choice", "intervals.bounds"),
+    ("metrics", "registry", "family"),
+    ("rules",),
+    ("request", "binding", "class_scores", "bootstrap"),
+    ("dialects", "templates", "sources", "parquet_files", "partitions", "interrupt", "progress"),
+    ("intervals",),
+    ("spec", "errors"),
+)
 
 
-def upward_imports(root: Path, package: str, layer: str, above: tuple[str, ...]) -> list[str]:
-    """The imports by the subpackage ``layer``'s modules of a module in one of the
-    subpackages ``above`` it (``importer imports module``)."""
-    lower, upper = f"{package}.{layer}", [f"{package}.{name}" for name in above]
-    return sorted(
-        f"{importer} imports {target}"
-        for importer, targets in graph(root, package).items()
-        if within(importer, lower)
-        for target in targets
-        if any(within(target, layer_above) for layer_above in upper)
-    )
+def layer_of(path: str, layers: tuple[tuple[str, ...], ...]) -> int | None:
+    """The index of the layer holding the module at dotted ``path`` below the package
+    (0 the top), None for a module in none."""
+    holding = [
+        (len(name), index)
+        for index, names in enumerate(layers)
+        for name in names
+        if path == name or path.startswith(name + ".")
+    ]
+    return max(holding)[1] if holding else None
+
+
+def layering_breaches(root: Path, package: str, layers: tuple[tuple[str, ...], ...]) -> list[str]:
+    """The imports of a module of a higher layer (``importer imports module``), and the
+    modules that no layer holds (``importer is in no layer``)."""
+    paths = {
+        name: ".".join(file.relative_to(root).with_suffix("").parts) for name, file in modules(root, package).items()
+    }
+    found = []
+    for importer, targets in graph(root, package).items():
+        below = layer_of(paths[importer], layers)
+        if below is None:
+            found.append(f"{importer} is in no layer")
+            continue
+        found += [f"{importer} imports {t}" for t in targets if (layer_of(paths[t], layers) or 0) < below]
+    return sorted(found)
 
 
 def test_the_package_has_no_import_cycle():
@@ -172,12 +204,8 @@ def test_the_core_does_not_import_the_command_line():
     assert layer_breaches(PACKAGE, "sqlmetrics", "cli") == []
 
 
-def test_the_rules_do_not_import_the_layers_that_read_them():
-    assert upward_imports(PACKAGE, "sqlmetrics", "rules", ("compose", "engines")) == []
-
-
-def test_the_composer_does_not_import_an_engine():
-    assert upward_imports(PACKAGE, "sqlmetrics", "compose", ("engines",)) == []
+def test_every_module_imports_only_its_layer_and_those_below():
+    assert layering_breaches(PACKAGE, "sqlmetrics", LAYERS) == []
 
 
 def test_the_graph_sees_the_package():
@@ -241,7 +269,20 @@ def test_the_checks_fail_on_a_package_with_each_defect(tmp_path):
     )
     assert cycles(graph(root, "bad")) == [["bad.core", "bad.engine"]]
     assert layer_breaches(root, "bad", "cli") == ["bad.report imports bad.cli.parser"]
-    assert upward_imports(root, "bad", "rules", ("compose", "engine")) == [
+    layers = (("__init__", "__main__", "cli", "report", "core", "plain"), ("compose", "engine", "metrics"), ("rules",))
+    assert layering_breaches(root, "bad", layers) == [
+        "bad.engine imports bad.core",
+        "bad.rules.columns imports bad.compose",
+        "bad.rules.tables imports bad.engine",
+    ]
+    assert layering_breaches(root, "bad", layers[1:]) == [
+        "bad is in no layer",
+        "bad.__main__ is in no layer",
+        "bad.cli is in no layer",
+        "bad.cli.parser is in no layer",
+        "bad.core is in no layer",
+        "bad.plain is in no layer",
+        "bad.report is in no layer",
         "bad.rules.columns imports bad.compose",
         "bad.rules.tables imports bad.engine",
     ]
