@@ -12,8 +12,8 @@ from typing import Any
 
 from sqlmetrics import metrics as _metrics_package
 from sqlmetrics.errors import InvalidParameterError, UnknownMetricError, closest, shown
-from sqlmetrics.family import Intermediate
 from sqlmetrics.spec import MULTICLASS_PREFIX, POLARS_FORMS, Metric, MetricCall
+from sqlmetrics.steps import Intermediate
 
 
 @cache

@@ -1,7 +1,7 @@
 """The shared steps between ``base`` and the metrics: which a call needs, in what order,
 and each rendered once for the call and the engine.
 
-The steps are declared by the metric families (``sqlmetrics.family.Intermediate``,
+The steps are declared by the metric families (``sqlmetrics.steps.Intermediate``,
 collected by ``registry.intermediates``); nothing here knows a family.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import replace
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.dialects import dialect_named
-from sqlmetrics.family import Intermediate
 from sqlmetrics.registry import intermediates
+from sqlmetrics.steps import Intermediate
 
 # On the engines that spread rows over workers (``dialects.Dialect.distributed``), where a
 # window over a whole slice runs on one worker, the running sums over scores in order

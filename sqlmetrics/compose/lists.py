@@ -15,9 +15,9 @@ from collections.abc import Callable
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import reads
-from sqlmetrics.family import cutoff_column
 from sqlmetrics.registry import intermediates
 from sqlmetrics.spec import MetricCall
+from sqlmetrics.steps import cutoff_column
 
 # DuckDB's top-k aggregate ``max(x, k)`` reserves about 16 bytes per k for every list
 # (measured: 3,000 lists at k = 100,000 took 5.2 GB; it refuses k >= 1,000,000), so only a

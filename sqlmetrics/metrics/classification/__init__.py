@@ -6,8 +6,8 @@ used rows of each query (gauc) and the confusion counts at every threshold in us
 ``ratio`` is the safe division the curves share.
 """
 
-from sqlmetrics.family import Intermediate, cumulative
 from sqlmetrics.metrics.classification._binary import ratio
+from sqlmetrics.steps import Intermediate, cumulative
 
 INTERMEDIATES = {
     "score_hist": Intermediate("intermediates/score_hist.sql", distinct="intermediates/score_rows.sql"),

@@ -6,9 +6,9 @@ with its running sums (one-vs-rest). The polars engine reads the same plan throu
 functions exported here.
 """
 
-from sqlmetrics.family import Intermediate, cumulative
 from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_scores
 from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
+from sqlmetrics.steps import Intermediate, cumulative
 
 INTERMEDIATES = {
     "class_confusion": Intermediate("intermediates/class_confusion.sql"),

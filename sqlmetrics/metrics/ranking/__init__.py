@@ -14,10 +14,10 @@ discounts). Every ranking metric reads each list's relevant and judged items fro
 the same plan through ``Lists`` and ``run_lists``.
 """
 
-from sqlmetrics.family import Intermediate, cutoff_column
 from sqlmetrics.metrics.ranking._lists import Lists, run_lists
 from sqlmetrics.metrics.ranking._params import peer_sql, tie_breaks_sql
 from sqlmetrics.metrics.ranking._reach import floor_sql
+from sqlmetrics.steps import Intermediate, cutoff_column
 
 INTERMEDIATES = {
     "ranked": Intermediate(

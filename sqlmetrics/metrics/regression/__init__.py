@@ -5,7 +5,7 @@ The steps their templates read (``INTERMEDIATES``, collected by the registry):
 histogram of absolute errors with its running sums (the median absolute error).
 """
 
-from sqlmetrics.family import Intermediate, cumulative
+from sqlmetrics.steps import Intermediate, cumulative
 
 # The residual e = score − label (prediction minus target) of each row, summed in base.
 _RESIDUAL = "(score - label)"

@@ -1,5 +1,5 @@
-"""What a family of metrics declares for the composer besides its metrics: the shared
-steps its templates read.
+"""The shared steps (``Intermediate``): what a family of metrics declares besides its
+metrics, the steps between ``base`` and the metrics that its templates read.
 
 A family package (``sqlmetrics/metrics/<family>/__init__.py``) declares
 ``INTERMEDIATES = {name: Intermediate(...)}``; the registry collects them
