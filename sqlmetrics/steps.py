@@ -5,13 +5,27 @@ A family package (``sqlmetrics/metrics/<family>/__init__.py``) declares
 ``INTERMEDIATES = {name: Intermediate(...)}``; the registry collects them
 (``registry.intermediates``), and the composer renders each step a call's metrics read,
 once. The core never imports a family: what a step needs (its template, the sums it adds
-to ``base``, the SQL its parameters make) is declared here.
+to ``base``, the SQL its parameters make) is declared here, and so is its polars form,
+which the polars engine reads from the same declaration: the function that builds the
+same rows, or, for a step the polars engine computes inside its metrics' expressions,
+which polars form does so and why (``Folded``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Folded:
+    """Where the polars engine computes a step it does not build: inside the expressions
+    of the metrics of polars form ``form`` (``spec.POLARS_FORMS``; every metric reading
+    the step has it), and ``reason``, why that is the better plan in polars."""
+
+    form: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -33,6 +47,13 @@ class Intermediate:
     is partitioned by besides the slices. ``floor`` (a step that ranks lists) is, per
     metric call, the SQL aggregate of the lowest score it reads in a list:
     ``floor(reach, k, min_relevance, portable)``, read by ``list_floors``.
+
+    ``polars`` builds the same rows with polars, as the polars engine computes them (a
+    LazyFrame or DataFrame): a function of the frame the step reads and the slice columns
+    (``score_hist`` of the engine's ``base``, ``class_counts`` of ``class_confusion``), or
+    for the ranking steps of the call's ``Lists`` and the step's ``each`` parameters.
+    ``folded`` says instead which polars form computes the step inside its metrics
+    (``Folded``): a step has one or the other (``tests/test_steps.py``).
     """
 
     template: str
@@ -47,12 +68,15 @@ class Intermediate:
     values: tuple[tuple[str, str], ...] = ()
     keys: tuple[str, ...] = ()
     floor: Callable[[str, int | None, float, bool], str] | None = None
+    polars: Callable[..., Any] | None = None
+    folded: Folded | None = None
 
 
-def cumulative(hist: str, keys: tuple[str, ...] = (), distinct: str = "") -> Intermediate:
+def cumulative(hist: str, folded: Folded, keys: tuple[str, ...] = (), distinct: str = "") -> Intermediate:
     """The running sums (tp, fp) over the scores of histogram ``hist`` in order (one
     window per slice; on the distributed engines, within score buckets); ``distinct``:
-    its template when ``hist`` holds a row per used row (nearly distinct scores)."""
+    its template when ``hist`` holds a row per used row (nearly distinct scores);
+    ``folded``: the polars form whose metrics sort and sum in their own expressions."""
     return Intermediate(
         "intermediates/score_cum.sql",
         after=(hist,),
@@ -60,6 +84,7 @@ def cumulative(hist: str, keys: tuple[str, ...] = (), distinct: str = "") -> Int
         distinct=distinct,
         values=(("hist", hist),),
         keys=keys,
+        folded=folded,
     )
 
 

@@ -20,7 +20,7 @@ from sqlmetrics.binding import Binding
 from sqlmetrics.engines.polars_engine import plan
 from sqlmetrics.engines.polars_engine.forms import Steps, runs
 from sqlmetrics.interrupt import in_a_worker
-from sqlmetrics.metrics.multiclass import class_confusion, class_counts, per_class_scores
+from sqlmetrics.metrics.multiclass import per_class_scores
 from sqlmetrics.sources import names_unreadable_files
 
 
@@ -53,7 +53,7 @@ def confusion_matrix(binding: Binding, source: Any) -> pl.DataFrame:
     """``sm.confusion_matrix``: the class_confusion of base, under the user's names."""
     _, base, _ = plan.checked_base(binding, source)
     slices = list(binding.slices)
-    matrix = class_confusion(base.lazy(), slices).rename(
+    matrix = plan.build("class_confusion", base.lazy(), slices).rename(
         {"true_class": "label", "predicted_class": "prediction", "w": "weight"}
     )
     columns = [*binding.by, "label", "prediction", "n", *(["weight"] if binding.weight is not None else [])]
@@ -67,7 +67,7 @@ def per_class(binding: Binding, source: Any) -> pl.DataFrame:
     (its module's column of ``per_class_scores``, at its β)."""
     _, base, _ = plan.checked_base(binding, source)
     slices = list(binding.slices)
-    counts = class_counts(class_confusion(base.lazy(), slices), slices).collect().lazy()
+    counts = plan.build("class_counts", plan.build("class_confusion", base.lazy(), slices), slices).collect().lazy()
     table = counts.select(*slices, "class", "support")
     for call in binding.calls:
         scores = per_class_scores(counts, call.kwargs.get("beta", 1.0))
@@ -85,7 +85,7 @@ def score_hist(binding: Binding, source: Any) -> pl.DataFrame:
     row per slice and distinct score with n (used rows), w, w_pos, w_neg. Curves start
     from it."""
     _, base, _ = plan.checked_base(binding, source, keys=("score",))
-    return plan.score_hist(base, list(binding.slices))
+    return plan.build("score_hist", base, list(binding.slices))
 
 
 def _user_table(binding: Binding, table: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
@@ -106,7 +106,7 @@ def _with_intervals(
     @functools.cache
     def histogram() -> pl.LazyFrame:
         if {"score", "w_pos"} <= set(base.columns):
-            return plan.score_hist(base, slices).select(*slices, "score", "w_pos", "w_neg").lazy()
+            return plan.build("score_hist", base, slices).select(*slices, "score", "w_pos", "w_neg").lazy()
         return intervals.score_histogram(used_rows, slices).collect(engine="streaming").lazy()
 
     for call in binding.analytic_calls:

@@ -24,7 +24,7 @@ import polars as pl
 
 from sqlmetrics.binding import Binding
 from sqlmetrics.engines.polars_engine import plan
-from sqlmetrics.metrics.multiclass import COUNTS, averaged, class_confusion, class_counts
+from sqlmetrics.metrics.multiclass import COUNTS, averaged
 from sqlmetrics.metrics.ranking import Lists, run_lists
 from sqlmetrics.spec import MetricCall
 
@@ -64,7 +64,7 @@ class Steps:
     @cached_property
     def confusion(self) -> pl.LazyFrame:
         """class_confusion: base summed by slice, true and predicted class (collected once)."""
-        return class_confusion(self.base.lazy(), self.slices).collect().lazy()
+        return plan.build("class_confusion", self.base.lazy(), self.slices).collect().lazy()
 
     @cached_property
     def lists(self) -> Lists:
@@ -93,7 +93,7 @@ def _histogram(calls: list[MetricCall], steps: Steps) -> list[pl.DataFrame]:
     # sorted once by score: the metrics that walk the scores (auc, average_precision)
     # sort each slice's rows again, which costs little on sorted rows (AP over 5M
     # distinct scores: 2.9 s -> 1.9 s); one key, as a sort by slices too is slower
-    hist_rows = plan.score_hist(steps.base, steps.slices).sort("score", descending=True)
+    hist_rows = plan.build("score_hist", steps.base, steps.slices).sort("score", descending=True)
     return [hist_rows.lazy().group_by(steps.slices).agg(exprs).collect()]
 
 
@@ -106,7 +106,7 @@ def _rows(calls: list[MetricCall], steps: Steps) -> list[pl.DataFrame]:
 def _class_counts(calls: list[MetricCall], steps: Steps) -> list[pl.DataFrame]:
     """Every ``from_class_counts`` expression in one aggregation of the class counts."""
     exprs = [call.spec.module.from_class_counts(*COUNTS, **call.kwargs).alias(call.column) for call in calls]
-    return [class_counts(steps.confusion, steps.slices).group_by(steps.slices).agg(exprs).collect()]
+    return [plan.build("class_counts", steps.confusion, steps.slices).group_by(steps.slices).agg(exprs).collect()]
 
 
 def _class_confusion(calls: list[MetricCall], steps: Steps) -> list[pl.DataFrame]:

@@ -1,7 +1,8 @@
 """The polars engine's input plan, as ``compose/plan.py`` is the SQL's: the source under
 canonical names (``input``, and before it the judgments or the long class scores), its
-one aggregation ``base``, the input rules checked on them, the row counts and the score
-histogram read from ``base``.
+one aggregation ``base``, the input rules checked on them and the row counts; ``build``
+makes a shared step with the polars form its family declares beside its SQL
+(``Intermediate.polars``).
 
 The input holds slices, label, score, weight, query, item under canonical names,
 ``true_class`` and ``predicted_class`` (the label and prediction as they are),
@@ -14,13 +15,15 @@ example of a rule they break.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import polars as pl
 
 from sqlmetrics import bootstrap
 from sqlmetrics.binding import Binding
-from sqlmetrics.metrics.multiclass import class_score_hist, long_rows, wide_rows
+from sqlmetrics.metrics.multiclass import long_rows, wide_rows
+from sqlmetrics.registry import intermediates
 from sqlmetrics.rules.columns import checks_for, raise_failed, raise_weight_total, row_counters_polars
 from sqlmetrics.rules.schema import check_long_schema, check_schema, check_second_schema
 from sqlmetrics.rules.tables import RuleTables, class_score_rules, raise_failed_tables, run_rules
@@ -68,9 +71,19 @@ def checked_class_score_hist(
         class_rows = long_rows(used_rows(rows), slices, judged)
     else:
         class_rows = wide_rows(used_rows(rows), slices, binding.class_scores.classes)
-    hist = class_score_hist(class_rows, slices).collect(engine="streaming")
+    hist = build("class_score_hist", class_rows, slices).collect(engine="streaming")
     raise_failed_tables(class_score_rules(binding), RuleTables(rows, judged, base, hist))
     return hist
+
+
+def build(name: str, *inputs: Any, **params: Any) -> Any:
+    """The shared step ``name`` made from ``inputs`` (and its ``each`` parameters) by the
+    polars form its family declares (``registry.intermediates()[name].polars``); a step
+    declared without one (``folded``) is an error."""
+    builder: Callable[..., Any] | None = intermediates()[name].polars
+    if builder is None:
+        raise RuntimeError(f"intermediate {name!r} has no polars form: {intermediates()[name].folded}")
+    return builder(*inputs, **params)
 
 
 def used_rows(rows: pl.LazyFrame) -> pl.LazyFrame:
@@ -226,16 +239,6 @@ def _base(binding: Binding, rows: pl.LazyFrame, checks: list, keys: tuple[str, .
         *row_counters_polars(checks, keys),
     ]
     return rows.group_by([*binding.slices, *keys]).agg(aggregates)
-
-
-def score_hist(base: pl.DataFrame, slices: list[str]) -> pl.DataFrame:
-    """score_hist: one row per slice and distinct score with its positive and negative
-    weight, the input of every metric's ``from_histogram`` (summed over the classes when
-    base is keyed by them too)."""
-    used = base.filter(pl.col("n") > 0)
-    if "true_class" in base.columns:
-        used = used.group_by([*slices, "score"]).agg(pl.col("w", "w_pos").sum())
-    return used.with_columns(w_neg=pl.col("w") - pl.col("w_pos"))
 
 
 def row_counts(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:

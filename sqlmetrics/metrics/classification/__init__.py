@@ -2,19 +2,42 @@
 
 The steps their templates read (``INTERMEDIATES``, collected by the registry): the score
 histogram (or, on nearly distinct scores, the used rows), the running sums over it, the
-used rows of each query (gauc) and the confusion counts at every threshold in use.
-``ratio`` is the safe division the curves share.
+used rows of each query (gauc) and the confusion counts at every threshold in use. The
+polars engine builds the histogram (``score_hist``, its polars form) and computes the
+other steps inside its metrics' expressions. ``ratio`` is the safe division the curves
+share.
 """
 
-from sqlmetrics.metrics.classification._binary import ratio
-from sqlmetrics.steps import Intermediate, cumulative
+from sqlmetrics.metrics.classification._binary import ratio, score_hist
+from sqlmetrics.steps import Folded, Intermediate, cumulative
 
 INTERMEDIATES = {
-    "score_hist": Intermediate("intermediates/score_hist.sql", distinct="intermediates/score_rows.sql"),
-    "score_cum": cumulative("score_hist", distinct="intermediates/score_cum_rows.sql"),
-    "query_rows": Intermediate("intermediates/query_rows.sql"),
+    "score_hist": Intermediate(
+        "intermediates/score_hist.sql", distinct="intermediates/score_rows.sql", polars=score_hist
+    ),
+    "score_cum": cumulative(
+        "score_hist",
+        Folded(
+            "histogram",
+            "auc and average_precision sort their slice's histogram and take the running sums in their own "
+            "from_histogram, within the one aggregation of the histogram (no table of sums to join back)",
+        ),
+        distinct="intermediates/score_cum_rows.sql",
+    ),
+    "query_rows": Intermediate(
+        "intermediates/query_rows.sql",
+        folded=Folded("frame", "gauc's frame function reads the used rows and sorts each query itself"),
+    ),
     "confusion": Intermediate(
-        "intermediates/confusion.sql", after=("score_hist",), collects=("threshold",), table="thresholds"
+        "intermediates/confusion.sql",
+        after=("score_hist",),
+        collects=("threshold",),
+        table="thresholds",
+        folded=Folded(
+            "histogram",
+            "each threshold metric sums the histogram's weights on either side of its threshold in its own "
+            "from_histogram, within the one aggregation of the histogram",
+        ),
     ),
 }
 

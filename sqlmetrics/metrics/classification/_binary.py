@@ -36,6 +36,18 @@ THRESHOLD = Param(
 MAX_BETA = 1e100
 
 
+def score_hist(base: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """The polars form of ``score_hist``: one row per slice and distinct score with its
+    positive and negative weight, the input of every metric's ``from_histogram``, from
+    the polars engine's ``base`` (keyed by score and summing the positives' weight
+    ``w_pos``; summed over the classes when base is keyed by them too). SQL's has a row
+    per score and label instead: the same weights once summed by score."""
+    used = base.filter(pl.col("n") > 0)
+    if "true_class" in base.columns:
+        used = used.group_by([*by, "score"]).agg(pl.col("w", "w_pos").sum())
+    return used.with_columns(w_neg=pl.col("w") - pl.col("w_pos"))
+
+
 def fscore_weights(beta: float) -> tuple[float, float]:
     """``(r, q)``: F_β = TP / (TP + r·FN + q·FP) with r = β²/(1 + β²), q = 1/(1 + β²), the
     same value as (1 + β²)·TP / ((1 + β²)·TP + β²·FN + FP) without a product that

@@ -2,29 +2,28 @@
 
 The steps their templates read (``INTERMEDIATES``, collected by the registry): the
 confusion matrix and per-class counts (from ``base``), and one score histogram per class
-with its running sums (one-vs-rest). The polars engine reads the same plan through the
-functions exported here.
+with its running sums (one-vs-rest), each with its polars form (the running sums are
+taken inside the one-vs-rest metrics' expressions in polars). The polars engine reads
+the class rows and the averages through the functions exported here.
 """
 
 from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_scores
 from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
-from sqlmetrics.steps import Intermediate, cumulative
+from sqlmetrics.steps import Folded, Intermediate, cumulative
 
 INTERMEDIATES = {
-    "class_confusion": Intermediate("intermediates/class_confusion.sql"),
-    "class_counts": Intermediate("intermediates/class_counts.sql", after=("class_confusion",)),
-    "class_score_hist": Intermediate("intermediates/class_score_hist.sql"),
-    "class_score_cum": cumulative("class_score_hist", keys=("class",)),
+    "class_confusion": Intermediate("intermediates/class_confusion.sql", polars=class_confusion),
+    "class_counts": Intermediate("intermediates/class_counts.sql", after=("class_confusion",), polars=class_counts),
+    "class_score_hist": Intermediate("intermediates/class_score_hist.sql", polars=class_score_hist),
+    "class_score_cum": cumulative(
+        "class_score_hist",
+        Folded(
+            "class_histogram",
+            "each class's from_class_histogram (the binary from_histogram) sorts that class's histogram and takes "
+            "the running sums in its own expression, within one aggregation per slice and class",
+        ),
+        keys=("class",),
+    ),
 }
 
-__all__ = [
-    "COUNTS",
-    "INTERMEDIATES",
-    "averaged",
-    "class_confusion",
-    "class_counts",
-    "class_score_hist",
-    "long_rows",
-    "per_class_scores",
-    "wide_rows",
-]
+__all__ = ["COUNTS", "INTERMEDIATES", "averaged", "long_rows", "per_class_scores", "wide_rows"]

@@ -10,11 +10,20 @@ the top k, from the rows at or above its k-th highest score, without ranking the
 precision@k, recall@k, hit_rate's micro form), ``judged`` (each list's histogram of
 the labels that earn gain, for the ideal DCG) and ``positions`` (running sums of the
 discounts). Every ranking metric reads each list's relevant and judged items from
-``list_floors``. The polars engine reads
-the same plan through ``Lists`` and ``run_lists``.
+``list_floors``. Each step declares its polars form beside its template, a function of
+the call's ``Lists`` (``_lists.py``), which the polars engine builds with ``Lists`` or
+``run_lists`` and the ranking metrics read.
 """
 
-from sqlmetrics.metrics.ranking._lists import Lists, run_lists
+from sqlmetrics.metrics.ranking._lists import (
+    Lists,
+    first_relevant,
+    hits_in_top,
+    judged_labels,
+    positions,
+    ranked_rows,
+    run_lists,
+)
 from sqlmetrics.metrics.ranking._params import peer_sql, tie_breaks_sql
 from sqlmetrics.metrics.ranking._reach import floor_sql
 from sqlmetrics.steps import Intermediate, cutoff_column
@@ -25,19 +34,22 @@ INTERMEDIATES = {
         each=("ties", "min_relevance"),
         derived=lambda ties, min_relevance: {"tie_breaks": tie_breaks_sql(ties)},
         floor=floor_sql,
+        polars=ranked_rows,
     ),
     "first_hits": Intermediate(
         "intermediates/first_hits.sql",
         each=("ties", "min_relevance"),
         derived=lambda ties, min_relevance: peer_sql(ties),
+        polars=first_relevant,
     ),
     "cutoff_hits": Intermediate(
         "intermediates/cutoff_hits.sql",
         each=("ties", "min_relevance", "k"),
         derived=lambda ties, min_relevance, k: peer_sql(ties) | {"cutoff": cutoff_column(k)},
+        polars=hits_in_top,
     ),
-    "judged": Intermediate("intermediates/judged.sql"),
-    "positions": Intermediate("intermediates/positions.sql", after=("ranked",)),
+    "judged": Intermediate("intermediates/judged.sql", polars=judged_labels),
+    "positions": Intermediate("intermediates/positions.sql", after=("ranked",), polars=positions),
 }
 
 __all__ = ["INTERMEDIATES", "Lists", "run_lists"]

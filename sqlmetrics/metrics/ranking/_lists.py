@@ -1,15 +1,16 @@
-"""The polars form of the ranking plan: the same steps as the SQL intermediates.
+"""The polars form of the ranking plan: the same steps as the SQL intermediates, each
+declared beside its template in the family's ``INTERMEDIATES`` (``Intermediate.polars``).
 
-``Lists`` holds a call's used rows and judged items and computes, once each,
+``Lists`` holds a call's used rows and judged items, and computes once each
 
 * ``ranked(ties, min_relevance)``: every row with its peer group's positions
   ``first_position .. last_position``, ``group_relevant`` and ``relevant_before``
-  (``sql/intermediates/ranked.sql``);
-* ``judged``: each list's relevance histogram (``judged.sql`` keeps only its labels
-  above 0 and counts a list's relevant and judged items in ``list_floors``; here the
-  whole histogram gives both);
+  (``ranked_rows``, the form of ``sql/intermediates/ranked.sql``);
+* ``judged``: each list's relevance histogram (``judged_labels``; ``judged.sql`` keeps
+  only its labels above 0 and counts a list's relevant and judged items in
+  ``list_floors``; here the whole histogram gives both);
 * ``discount_through`` / ``harmonic_through``: running sums over positions
-  (``positions.sql``), read with ``gather``;
+  (``positions``, the form of ``positions.sql``), read with ``gather``;
 
 the functions ``first_relevant`` and ``hits_in_top`` (``first_hits.sql``,
 ``cutoff_hits.sql``: the rows at or above a per-list score, grouped, not ranked); and
@@ -72,25 +73,16 @@ class Lists:
 
     def ranked(self, ties: str, min_relevance: float) -> pl.LazyFrame:
         """Every used row with its peer group (see ``sql/intermediates/ranked.sql``)."""
-        return self._cached(("ranked", ties, min_relevance), lambda: _ranked(self, ties, min_relevance)).lazy()
+        return self._cached(("ranked", ties, min_relevance), lambda: ranked_rows(self, ties, min_relevance)).lazy()
 
     @property
     def judged(self) -> pl.LazyFrame:
-        return self._cached(
-            "judged", lambda: self.ideal_rows.group_by([*self.keys, "label"]).agg(n=pl.len().cast(pl.Int64))
-        ).lazy()
+        return self._cached("judged", lambda: judged_labels(self)).lazy()
 
-    def _running(self, name: str, term: Callable[[pl.Expr], pl.Expr]) -> pl.Series:
-        """Σ_{p <= P} term(p) for P = 0 .. the last position any ranked row or ideal
-        ranking computed so far reaches (0 at P = 0); rebuilt longer when one reaches further."""
-        longest = self._longest()
-
-        def build() -> pl.LazyFrame:
-            p = pl.int_range(0, longest + 1, eager=False)
-            running = pl.when(p == 0).then(0.0).otherwise(term(p.cast(pl.Float64))).cum_sum()
-            return pl.LazyFrame().select(running.alias(name))
-
-        return self._cached((name, longest), build)[name]
+    def _positions(self) -> pl.DataFrame:
+        """``positions`` as far as the ranked rows and ideal rankings computed so far
+        reach; rebuilt longer when one reaches further."""
+        return self._cached(("positions", self._longest()), lambda: positions(self))
 
     def _longest(self) -> int:
         """The last position of the ranked rows computed so far and of the ideal rankings
@@ -107,11 +99,11 @@ class Lists:
 
     def discount_through(self, position: pl.Expr) -> pl.Expr:
         """D(position) = Σ_{p <= position} 1/log2(p + 1)."""
-        return pl.lit(self._running("discount_through", lambda p: 1 / (p + 1).log(2))).gather(position)
+        return pl.lit(self._positions()["discount_through"]).gather(position)
 
     def harmonic_through(self, position: pl.Expr) -> pl.Expr:
         """H(position) = Σ_{p <= position} 1/p."""
-        return pl.lit(self._running("harmonic_through", lambda p: 1 / p)).gather(position)
+        return pl.lit(self._positions()["harmonic_through"]).gather(position)
 
     def per_list(self, parts: pl.LazyFrame, min_relevance: float, empty: str) -> pl.LazyFrame:
         """Every list with the metric's summed ``parts`` (0 where it has none), its
@@ -160,8 +152,10 @@ class Lists:
         return per_list.group_by(self.by).agg(summary) if self.by else per_list.select(summary)
 
 
-def _ranked(lists: Lists, ties: str, min_relevance: float) -> pl.LazyFrame:
-    """Rows sorted by list, score descending and the tie policy's order (``TIE_BREAKS``);
+def ranked_rows(lists: Lists, ties: str, min_relevance: float) -> pl.LazyFrame:
+    """The polars form of ``ranked``: every used row of ``lists`` at or above its list's
+    floor with its peer group (``sql/intermediates/ranked.sql``'s columns but the
+    parameters). Rows sorted by list, score descending and the tie policy's order (``TIE_BREAKS``);
     peers (rows still tied) are consecutive, so their span and the running relevant count
     come from cumulative sums over the sorted rows, without a window per group."""
     keys = lists.keys
@@ -198,6 +192,29 @@ def _ranked(lists: Lists, ties: str, min_relevance: float) -> pl.LazyFrame:
         (peer_end - list_start + 1).alias("last_position"),
         (peer_through - peer_before).alias("group_relevant"),
         (peer_before - list_before).alias("relevant_before"),
+    )
+
+
+def judged_labels(lists: Lists) -> pl.LazyFrame:
+    """The polars form of ``judged``: per list and label of its judged items, their
+    count ``n`` (every label: ``judged.sql`` keeps those above 0)."""
+    return lists.ideal_rows.group_by([*lists.keys, "label"]).agg(n=pl.len().cast(pl.Int64))
+
+
+def positions(lists: Lists) -> pl.LazyFrame:
+    """The polars form of ``positions``: p = 0 .. the last position the ranked rows of
+    ``lists`` computed so far and its ideal rankings reach, with the running sums
+    D(p) = Σ_{q <= p} 1/log2(q + 1) (``discount_through``) and H(p) = Σ_{q <= p} 1/q
+    (``harmonic_through``), both 0 at p = 0."""
+    p = pl.int_range(0, lists._longest() + 1, eager=False)
+
+    def through(term: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+        return pl.when(p == 0).then(0.0).otherwise(term(p.cast(pl.Float64))).cum_sum()
+
+    return pl.LazyFrame().select(
+        p.alias("p"),
+        through(lambda q: 1 / (q + 1).log(2)).alias("discount_through"),
+        through(lambda q: 1 / q).alias("harmonic_through"),
     )
 
 
@@ -296,10 +313,11 @@ def frame_metric(
 
 
 def hits_in_top(lists: Lists, *, k: int | None, ties: str, min_relevance: float) -> pl.LazyFrame:
-    """Per list with a relevant row, ``hits``: the expected relevant rows in the top k
-    (``sql/intermediates/cutoff_hits.sql``): from the rows at or above the larger of the
-    list's k-th highest score and its lowest relevant score, each peer group of n rows
-    after the first b counting min(n, max(k − b, 0))/n of its relevant rows."""
+    """The polars form of ``cutoff_hits``: per list with a relevant row, ``hits``, the
+    expected relevant rows in the top k (``sql/intermediates/cutoff_hits.sql``): from
+    the rows at or above the larger of the list's k-th highest score and its lowest
+    relevant score, each peer group of n rows after the first b counting
+    min(n, max(k − b, 0))/n of its relevant rows."""
     score, relevant = pl.col("score"), pl.col("label") >= min_relevance
     floor = score.filter(relevant).min()
     if k is not None:
@@ -312,9 +330,10 @@ def hits_in_top(lists: Lists, *, k: int | None, ties: str, min_relevance: float)
 
 
 def first_relevant(lists: Lists, *, ties: str, min_relevance: float) -> pl.LazyFrame:
-    """Per list with a relevant row, its first peer group holding one: positions from
-    ``a``, ``g`` rows of which ``m`` relevant (``sql/intermediates/first_hits.sql``: from
-    the rows at or above the list's top relevant score, without ranking them)."""
+    """The polars form of ``first_hits``: per list with a relevant row, its first peer
+    group holding one: positions from ``a``, ``g`` rows of which ``m`` relevant
+    (``sql/intermediates/first_hits.sql``: from the rows at or above the list's top
+    relevant score, without ranking them)."""
     top_relevant = pl.col("score").filter(pl.col("label") >= min_relevance).max()
     groups = _top_groups(lists, ties, min_relevance, top_relevant)
     first = (pl.col("relevant") > 0) & (pl.col("relevant_before") == 0)

@@ -2,10 +2,12 @@
 
 The steps their templates read (``INTERMEDIATES``, collected by the registry):
 ``residuals``, the sums below taken once in ``base`` and added up per slice, and the
-histogram of absolute errors with its running sums (the median absolute error).
+histogram of absolute errors with its running sums (the median absolute error). The
+polars engine builds none of them: each metric is a row expression over the used rows,
+all evaluated in one aggregation.
 """
 
-from sqlmetrics.steps import Intermediate, cumulative
+from sqlmetrics.steps import Folded, Intermediate, cumulative
 
 # The residual e = score − label (prediction minus target) of each row, summed in base.
 _RESIDUAL = "(score - label)"
@@ -23,9 +25,23 @@ RESIDUAL_SUMS = (
 )
 
 INTERMEDIATES = {
-    "residuals": Intermediate("intermediates/residuals.sql", base_aggregates=RESIDUAL_SUMS),
-    "error_hist": Intermediate("intermediates/error_hist.sql"),
-    "error_cum": cumulative("error_hist"),
+    "residuals": Intermediate(
+        "intermediates/residuals.sql",
+        base_aggregates=RESIDUAL_SUMS,
+        folded=Folded(
+            "rows",
+            "each regression metric's row expression takes its own sums over the used rows, all of them in one "
+            "aggregation that reads the rows once, as SQL's base does",
+        ),
+    ),
+    "error_hist": Intermediate(
+        "intermediates/error_hist.sql",
+        folded=Folded("rows", "median_absolute_error's row expression sorts the absolute errors itself"),
+    ),
+    "error_cum": cumulative(
+        "error_hist",
+        Folded("rows", "median_absolute_error's row expression sums the sorted errors' weights itself"),
+    ),
 }
 
 __all__ = ["INTERMEDIATES", "RESIDUAL_SUMS"]
