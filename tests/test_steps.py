@@ -2,7 +2,7 @@
 registered step has a polars builder or says which polars form computes it inside its
 metrics, and each builder makes the rows of its SQL step: the step rendered by the
 composer and run on DuckDB, against the builder run on the polars engine's plan, over
-small random frames with tied scores, weights and two slices."""
+small random frames with tied scores and two slices (weighted, but for the lists)."""
 
 from __future__ import annotations
 
