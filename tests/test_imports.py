@@ -155,7 +155,7 @@ LAYERS = (
     ("engines", "source_evidence"),
     ("compose",),
     ("intervals.__init__", "intervals.choice", "intervals.bounds"),
-    ("metrics", "registry", "family"),
+    ("metrics", "registry", "steps"),
     ("rules",),
     ("request", "binding", "class_scores", "bootstrap"),
     ("dialects", "templates", "sources", "parquet_files", "partitions", "interrupt", "progress"),
