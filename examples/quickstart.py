@@ -88,9 +88,9 @@ def main(data_dir: Path) -> None:
     )
 
     # 6. Did v2 beat v1? The A/B arms compared: the difference, its 95% interval and
-    #    p-value (DeLong's for auc, the t over users for gauc). Calibration has no formula
-    #    for its interval: a bootstrap of users (all of a user's rows resampled together),
-    #    drawn inside the same query.
+    #    p-value (DeLong's for auc, the t over users for gauc). Calibration's formula (the
+    #    delta method) takes rows as independent; a user's rows are not, so ci_unit takes
+    #    a bootstrap of users (all of a user's rows resampled together), inside the same query.
     print(sm.compare(logs, ["auc", "gauc", "logloss"], arm="model_version", baseline="v1", **columns | {"by": None}))
     resampled = sm.evaluate(logs, ["calibration"], **columns, ci=0.95, ci_unit="user_id", resamples=50)
     print(resampled.select("date", "model_version", "calibration", "calibration_lo", "calibration_hi"))

@@ -220,16 +220,18 @@ def test_undefined_replicates_give_null_bounds():
 def test_auto_takes_the_analytic_interval_where_there_is_one():
     rng = np.random.default_rng(2)
     frame = pl.DataFrame({"label": rng.integers(0, 2, 300), "score": rng.random(300)})
-    auto = sm.evaluate(frame, ["auc", "f1"], ci=0.95, resamples=30)
+    auto = sm.evaluate(frame, ["auc", "average_precision"], ci=0.95, resamples=30)
     analytic = sm.evaluate(frame, ["auc"], ci=0.95)
-    resampled = sm.evaluate(frame, ["f1"], ci=0.95, ci_method="bootstrap", resamples=30)
+    resampled = sm.evaluate(frame, ["average_precision"], ci=0.95, ci_method="bootstrap", resamples=30)
     # with a bootstrap in the call the rows carry weights (replicate 0's are 1), so auc and
     # DeLong take their weighted form, which divides each weight by its class's total:
     # the same numbers to rounding, where a bootstrap interval would differ by ~1e-2
     polars.testing.assert_frame_equal(
         auto.select("auc", "auc_lo", "auc_hi"), analytic.select("auc", "auc_lo", "auc_hi"), rel_tol=1e-12
     )
-    assert auto.select("f1", "f1_lo", "f1_hi").equals(resampled.select("f1", "f1_lo", "f1_hi"))
+    assert auto.select("average_precision", "average_precision_lo", "average_precision_hi").equals(
+        resampled.select("average_precision", "average_precision_lo", "average_precision_hi")
+    )
 
 
 def test_bad_input_error_counts_the_rows_once():
@@ -252,7 +254,11 @@ def test_bad_input_error_counts_the_rows_once():
         ({"ci_unit": 3}, InvalidParameterError, "ci_unit must be a column name"),
         ({"ci_unit": "nope"}, ColumnNotFoundError, "nope"),
         ({"ci_method": "analytic", "ci_unit": "user"}, InvalidParameterError, "ci_unit clusters the bootstrap"),
-        ({"ci_method": "analytic", "metrics": ["f1"]}, InvalidParameterError, "no analytic interval for f1"),
+        (
+            {"ci_method": "analytic", "metrics": ["average_precision"]},
+            InvalidParameterError,
+            "no analytic interval for average_precision",
+        ),
         ({"metrics": ["ndcg@3"], "query": "user"}, InvalidParameterError, "no bootstrap for ndcg_at_3"),
         ({"by": "sqlmetrics_replicate"}, InvalidParameterError, "the name the bootstrap gives its own slice"),
         ({"ci_method": "jackknife"}, InvalidParameterError, "ci_method must be one of"),
@@ -282,5 +288,5 @@ def test_command_line_bootstrap_writes_what_evaluate_returns(tmp_path, capsys):
     expected = sm.evaluate(frame, ["auc", "f1"], ci=0.9, ci_method="bootstrap", ci_unit="user", resamples=25, seed=4)
     assert printed.columns == expected.columns
     assert printed.row(0) == pytest.approx(expected.row(0), abs=1e-9)
-    assert cli.main(["sql", "logs", "-m", "f1", "--ci", "0.9", "--resamples", "3"]) == 0
-    assert "sqlmetrics_replicate" in capsys.readouterr().out  # auto: f1 has no formula, the bootstrap
+    assert cli.main(["sql", "logs", "-m", "average_precision", "--ci", "0.9", "--resamples", "3"]) == 0
+    assert "sqlmetrics_replicate" in capsys.readouterr().out  # auto: average_precision has no formula, the bootstrap

@@ -386,7 +386,7 @@ def test_a_source_with_rows_used_gives_no_warning(capsys, logs):
         (["-m", "ndcg", *BINDING, "--weight", "w"], "in a call without --weight"),
         (["-m", "multiclass_f1", "--label", "click"], "pass --prediction <the predicted class column>"),
         (["-m", "multiclass_auc", "--label", "click"], "pass --class-scores CLASS=COLUMN,... or --long-scores PATH"),
-        (["-m", "f1", *BINDING, "--ci", "0.9", "--ci-method", "analytic"], "--ci-method bootstrap (or auto) resamples"),
+        (["-m", "average_precision", *BINDING, "--ci", "0.9", "--ci-method", "analytic"], "--ci-method bootstrap (or auto) resamples"),
         (["-m", "auc", *BINDING, "--ci", "0.9", "--ci-method", "analytic", "--ci-unit", "user_id"],
          "--ci-unit clusters the bootstrap: pass --ci-method bootstrap (or auto)"),
         (["-m", "f1", *BINDING, "--ci", "0.9", "--resamples", "1"], "--resamples must be an integer of at least 2"),
@@ -405,7 +405,10 @@ def test_errors_name_the_command_line_options(capsys, logs, argv, fragment):
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        (["--arm", "date", "--baseline", "x", "--ci-method", "analytic", "-m", "f1"], "--ci-method bootstrap"),
+        (
+            ["--arm", "date", "--baseline", "x", "--ci-method", "analytic", "-m", "average_precision"],
+            "--ci-method bootstrap",
+        ),
         (["--arm", "date", "--baseline", "x", "--resamples", "1"], "--resamples must be an integer of at least 2"),
         (
             ["--scores", "pctr,user_id", "--ci-method", "analytic", "-m", "f1"],
@@ -583,9 +586,11 @@ def test_version(capsys):
 def test_duckdb_tracks_progress_but_never_draws_its_bar_among_the_results():
     # sqlmetrics runs on a cursor of the connection it is given: the cursor tracks progress
     with output.duckdb_connection() as con:
-        settings = con.cursor().sql(
-            "SELECT current_setting('enable_progress_bar'), current_setting('enable_progress_bar_print')"
-        ).fetchall()
+        settings = (
+            con.cursor()
+            .sql("SELECT current_setting('enable_progress_bar'), current_setting('enable_progress_bar_print')")
+            .fetchall()
+        )
     assert settings == [(True, False)]
 
 

@@ -120,7 +120,11 @@ def test_one_row_per_slice_metric_and_candidate():
         ({"baseline": "v1", "by": "arm"}, InvalidParameterError, "is also a slice column"),
         ({"baseline": "v1", "ci": None}, InvalidParameterError, "compare needs a confidence level"),
         ({"baseline": "v1", "ci": 2}, InvalidParameterError, "between 0 and 1"),
-        ({"baseline": "v1", "metrics": ["f1"], "ci_method": "analytic"}, InvalidParameterError, "no analytic interval"),
+        (
+            {"baseline": "v1", "metrics": ["average_precision"], "ci_method": "analytic"},
+            InvalidParameterError,
+            "no analytic interval",
+        ),
         ({"baseline": "v1", "resamples": 1}, InvalidParameterError, "resamples"),
         ({"baseline": "v1", "arm": ["arm"]}, InvalidParameterError, "arm must be a column name"),
     ],
@@ -535,7 +539,9 @@ def test_arms_bootstrap_is_the_percentile_interval_of_reweighted_differences(eng
         extreme = min((differences <= 0).sum(), (differences >= 0).sum())
         assert row["p_value"] == pytest.approx(min(1.0, 2 * (1 + extreme) / 31), abs=1e-12)
         assert row["method"] == "arms bootstrap: percentile"
-    automatic = sm.compare(frame, ["f1", "auc"], arm="arm", baseline="v1", score="a", resamples=5, engine=engine)
+    automatic = sm.compare(
+        frame, ["average_precision", "auc"], arm="arm", baseline="v1", score="a", resamples=5, engine=engine
+    )
     assert automatic["method"].to_list() == ["arms bootstrap: percentile", "arms, normal: DeLong"]
 
 

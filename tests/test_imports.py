@@ -156,10 +156,10 @@ LAYERS = (
     ("compose",),
     ("intervals.__init__", "intervals.choice", "intervals.bounds"),
     ("metrics", "registry", "steps"),
+    ("intervals",),
     ("rules",),
     ("request", "binding", "class_scores", "bootstrap"),
     ("dialects", "templates", "sources", "parquet_files", "partitions", "interrupt", "progress"),
-    ("intervals",),
     ("spec", "errors"),
 )
 

@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from scipy import stats
+from sklearn import metrics as skm
 
 import sqlmetrics as sm
 from sqlmetrics import intervals
@@ -267,12 +268,95 @@ def test_query_level_interval_is_students_t_over_queries(call, frame):
         assert row[f"{column}_hi"] == pytest.approx(clipped(metric, mean + half), abs=1e-9)
 
 
+# each metric of the confusion counts by scikit-learn, from four rows (one per cell: tp,
+# fp, tn, fn) weighted by the cells' shares, NaN where it is undefined
+CELL_LABELS, CELL_PREDICTIONS = np.array([1, 0, 0, 1]), np.array([1, 1, 0, 0])
+CONFUSION_METRICS = {
+    "f1": lambda q: skm.f1_score(CELL_LABELS, CELL_PREDICTIONS, sample_weight=q, zero_division=np.nan),
+    "fbeta": lambda q: skm.fbeta_score(CELL_LABELS, CELL_PREDICTIONS, beta=2.0, sample_weight=q, zero_division=np.nan),
+    "balanced_accuracy": lambda q: skm.balanced_accuracy_score(CELL_LABELS, CELL_PREDICTIONS, sample_weight=q),
+    "mcc": lambda q: (
+        skm.matthews_corrcoef(CELL_LABELS, CELL_PREDICTIONS, sample_weight=q)
+        if min(q[0] + q[1], q[0] + q[3], q[2] + q[1], q[2] + q[3]) > 0
+        else np.nan  # scikit-learn gives 0 where the denominator is 0; the metric is NULL there
+    ),
+}
+CONFUSION_CALLS = {"fbeta": {"beta": 2.0}}
+
+
+def delta_method_se(metric, q: np.ndarray, total: float) -> float:
+    """The multinomial delta method with scikit-learn's metric and a numerical gradient
+    (central differences in each cell's share that is not 0: a cell of share 0 adds
+    nothing): se² = (Σ q·g² − (Σ q·g)²) / W."""
+    h, gradient = 1e-6, np.zeros(4)
+    for cell in np.flatnonzero(q):
+        step = np.eye(4)[cell] * min(h, q[cell] / 2)
+        gradient[cell] = (metric(q + step) - metric(q - step)) / (2 * step[cell])
+    return math.sqrt(max((q * gradient**2).sum() - (q * gradient).sum() ** 2, 0.0) / total)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning", "ignore::UserWarning")
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", with_interval("confusion_delta"))
+@given(rows=ROWS, weighted=st.booleans())
+def test_confusion_delta_interval_is_the_multinomial_delta_method(engine, metric, rows, weighted):
+    """f1, fbeta, balanced accuracy and mcc: the normal interval with the delta method's
+    se over the confusion cells' multinomial shares, against scikit-learn's metric
+    differentiated numerically; weights count as repeated rows."""
+    frame, y, s = _repeated(rows, weighted)
+    call = sm.metric(metric, **CONFUSION_CALLS.get(metric, {}))
+    out = sm.evaluate(frame, [call], score="score", weight="w" if weighted else None, ci=0.9, engine=engine)
+    row, column = out.row(0, named=True), call.column
+    p = (s >= 0.5).astype(int)
+    counts = np.array([((y == a) & (p == b)).sum() for a, b in zip(CELL_LABELS, CELL_PREDICTIONS)], float)
+    total = counts.sum()
+    value = CONFUSION_METRICS[metric](counts / total) if total else math.nan
+    if math.isnan(value):
+        assert row[f"{column}_lo"] is None and row[f"{column}_hi"] is None
+        return
+    half = stats.norm.ppf(0.95) * delta_method_se(CONFUSION_METRICS[metric], counts / total, total)
+    assert row[column] == pytest.approx(value, abs=1e-12)
+    assert row[f"{column}_lo"] == pytest.approx(clipped(metric, value - half), abs=1e-7)
+    assert row[f"{column}_hi"] == pytest.approx(clipped(metric, value + half), abs=1e-7)
+
+
+HISTOGRAM_METRICS = {  # each metric as a function of the means of each row's (score, label)
+    "calibration": lambda means: means[0] / means[1],
+}
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", with_interval("histogram_delta"))
+@given(rows=ROWS, weighted=st.booleans())
+def test_histogram_delta_interval_is_the_delta_method_over_rows(engine, metric, rows, weighted):
+    """calibration: the normal interval with se² = g'·S·g / n, S numpy's sample covariance
+    of the rows' (score, label), g the metric's gradient at their means by central
+    differences; weights count as repeated rows."""
+    frame, y, s = _repeated(rows, weighted)
+    out = sm.evaluate(frame, [metric], score="score", weight="w" if weighted else None, ci=0.9, engine=engine)
+    row = out.row(0, named=True)
+    if len(y) < 2 or y.sum() == 0:
+        assert row[f"{metric}_lo"] is None and row[f"{metric}_hi"] is None
+        return
+    values = np.stack([s, y.astype(float)])
+    means, f = values.mean(axis=1), HISTOGRAM_METRICS[metric]
+    steps = np.eye(2) * 1e-6
+    gradient = np.array([(f(means + step) - f(means - step)) / 2e-6 for step in steps])
+    se = math.sqrt(max(gradient @ np.cov(values, ddof=1) @ gradient, 0.0) / len(y))
+    half = stats.norm.ppf(0.95) * se
+    assert row[metric] == pytest.approx(f(means), rel=1e-12)
+    assert row[f"{metric}_lo"] == pytest.approx(clipped(metric, f(means) - half), rel=1e-7, abs=1e-9)
+    assert row[f"{metric}_hi"] == pytest.approx(clipped(metric, f(means) + half), rel=1e-7, abs=1e-9)
+
+
 REFERENCE_TESTS = {  # interval method -> its test against an independent reference
     "delong": test_auc_interval_equals_brute_force_delong,
     "row_mean": test_row_mean_interval_is_the_standard_error_of_the_mean,
     "residual_mean": test_regression_mean_interval_is_the_standard_error_of_the_mean,
     "proportion": test_proportion_interval_is_binomial,
     "query_mean": test_query_level_interval_is_students_t_over_queries,
+    "confusion_delta": test_confusion_delta_interval_is_the_multinomial_delta_method,
+    "histogram_delta": test_histogram_delta_interval_is_the_delta_method_over_rows,
 }
 
 
@@ -284,11 +368,14 @@ def test_every_interval_method_and_metric_has_a_reference():
     assert sorted(ROW_VALUES) == with_interval("row_mean")
     assert sorted(RESIDUAL_VALUES) == with_interval("residual_mean")
     assert sorted(PROPORTIONS) == with_interval("proportion")
+    assert sorted(CONFUSION_METRICS) == with_interval("confusion_delta")
+    assert sorted(HISTOGRAM_METRICS) == with_interval("histogram_delta")
 
 
 @given(frame=impressions(max_rows=60))
 def test_engines_agree_on_intervals(frame):
-    metrics = ["auc", "gauc", "ndcg@3", "mrr", "map", "accuracy", "precision", "logloss", "brier", "label_mean"]
+    classification = [name for name, spec in registry().items() if spec.family == "classification" and spec.interval]
+    metrics = [*classification, "ndcg@3", "mrr", "map"]
     kwargs = dict(score="score", query="query", weight="weight", by="slice", ci=0.8)
     weighted = [m for m in metrics if sm.metric(m).spec.weighted]
     duck = sm.evaluate(frame, weighted, **kwargs)
@@ -315,7 +402,7 @@ def test_interval_columns_follow_each_metric_and_not_its_companions():
         ({"ci": True}, "between 0 and 1"),
         ({"ci": "95%"}, "between 0 and 1"),
         ({"ci": 0.95, "ci_method": "jackknife"}, "ci_method must be one of"),
-        ({"ci": 0.95, "ci_method": "analytic", "metrics": ["auc", "f1"]}, "no analytic interval for f1"),
+        ({"ci": 0.95, "ci_method": "analytic", "metrics": ["auc", "average_precision"]}, "no analytic interval for average_precision"),
         (
             {"ci": 0.95, "ci_method": "analytic", "metrics": [sm.metric("hit_rate@2", average="micro")]},
             "no analytic interval for hit_rate",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from sqlmetrics.intervals.confusion_delta import confusion_counts
 from sqlmetrics.spec import Interval, MetricCall
 
 
@@ -26,13 +27,7 @@ def proportion_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -
     """proportion.sql over the used rows, at the call's threshold (score >= threshold
     predicts positive)."""
     values = dict(call.spec.interval.values)
-    w, positive, predicted = pl.col("w"), pl.col("label") == 1, pl.col("score") >= call.kwargs["threshold"]
-    counts = rows.group_by(slices).agg(
-        tp=w.filter(positive & predicted).sum(),
-        fp=w.filter(~positive & predicted).sum(),
-        tn=w.filter(~positive & ~predicted).sum(),
-        fn=w.filter(positive & ~predicted).sum(),
-    )
+    counts = confusion_counts(rows, slices, call.kwargs["threshold"])
     successes, trials = pl.sql_expr(values["successes"]), pl.sql_expr(values["trials"])
     se = (successes / trials * ((trials - successes) / trials) / trials).sqrt()  # no product of weights
     return counts.filter(trials > 0).select(*slices, se=se, df=pl.lit(None, pl.Int64))

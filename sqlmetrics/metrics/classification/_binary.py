@@ -57,6 +57,15 @@ def fscore_weights(beta: float) -> tuple[float, float]:
     return b * b / (1 + b * b), 1 / (1 + b * b)
 
 
+def fscore_gradient(r: str, q: str) -> tuple[str, str, str, str]:
+    """The gradient of F = tp / (tp + r·fn + q·fp) in the confusion cells' shares, as SQL
+    over ``tp``, ``fp``, ``tn``, ``fn`` (``intervals/confusion_delta.py``), with d the
+    denominator: ∂F/∂tp = (r·fn + q·fp)/d², ∂F/∂fp = −q·tp/d², ∂F/∂tn = 0,
+    ∂F/∂fn = −r·tp/d²; ``r`` and ``q`` are SQL too."""
+    squared = f"CAST(NULLIF((tp + {r} * fn + {q} * fp) * (tp + {r} * fn + {q} * fp), 0) AS DOUBLE)"
+    return f"({r} * fn + {q} * fp) / {squared}", f"-{q} * tp / {squared}", "0", f"-{r} * tp / {squared}"
+
+
 def col(value: IntoExpr) -> pl.Expr:
     return pl.col(value) if isinstance(value, str) else value
 

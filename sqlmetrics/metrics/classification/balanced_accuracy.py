@@ -4,8 +4,21 @@ from __future__ import annotations
 
 import polars as pl
 
+from sqlmetrics.intervals.confusion_delta import confusion_delta
 from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
 from sqlmetrics.spec import Metric
+
+# the gradient of (tp/P + tn/N)/2 (or of the one term whose class is present) in the
+# confusion cells' shares, P = tp + fn, N = tn + fp (intervals/confusion_delta.py)
+_TERMS = "CASE WHEN tp + fn > 0 AND tn + fp > 0 THEN 2 ELSE 1 END"
+_POSITIVES = f"CAST(NULLIF((tp + fn) * (tp + fn) * ({_TERMS}), 0) AS DOUBLE)"
+_NEGATIVES = f"CAST(NULLIF((tn + fp) * (tn + fp) * ({_TERMS}), 0) AS DOUBLE)"
+GRADIENT = (
+    f"CASE WHEN tp + fn > 0 THEN fn / {_POSITIVES} ELSE 0 END",
+    f"CASE WHEN tn + fp > 0 THEN -tn / {_NEGATIVES} ELSE 0 END",
+    f"CASE WHEN tn + fp > 0 THEN fp / {_NEGATIVES} ELSE 0 END",
+    f"CASE WHEN tp + fn > 0 THEN -tp / {_POSITIVES} ELSE 0 END",
+)
 
 SPEC = Metric(
     name="balanced_accuracy",
@@ -16,6 +29,7 @@ SPEC = Metric(
     intermediates=("confusion",),
     params=(THRESHOLD,),
     reference="sklearn.metrics.balanced_accuracy_score",
+    interval=confusion_delta(*GRADIENT),
 )
 
 

@@ -4,8 +4,22 @@ from __future__ import annotations
 
 import polars as pl
 
+from sqlmetrics.intervals.histogram_delta import histogram_delta
 from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
 from sqlmetrics.spec import Metric
+
+# calibration = m_p / m_y, the slice's mean score over its mean label: a row's influence is
+# (p − calibration·y) / m_y (the gradient (1/m_y, −m_p/m_y²) times (p − m_p, y − m_y))
+_MEANS = {
+    "m_p": "SUM((w_pos + w_neg) * score) / CAST(SUM(w_pos + w_neg) AS DOUBLE)",
+    "m_y": "SUM(w_pos) / CAST(SUM(w_pos + w_neg) AS DOUBLE)",
+}
+_CALIBRATION = "m_p / CAST(NULLIF(m_y, 0) AS DOUBLE)"
+INTERVAL = histogram_delta(
+    _MEANS,
+    positive=f"(score - {_CALIBRATION}) / CAST(NULLIF(m_y, 0) AS DOUBLE)",
+    negative="score / CAST(NULLIF(m_y, 0) AS DOUBLE)",
+)
 
 SPEC = Metric(
     name="calibration",
@@ -18,6 +32,7 @@ SPEC = Metric(
     higher_is_better=None,
     range=(0.0, float("inf")),
     reference="numpy: sum(w * score) / sum(w * label)",
+    interval=INTERVAL,
 )
 
 

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
+from sqlmetrics.intervals.confusion_delta import confusion_delta
+from sqlmetrics.metrics.classification._binary import (
+    THRESHOLD,
+    IntoExpr,
+    binary_weights,
+    confusion,
+    fscore_gradient,
+    ratio,
+)
 from sqlmetrics.spec import Metric
+
+HALF = "(1 / CAST(2 AS DOUBLE))"  # F1 = tp / (tp + fn/2 + fp/2)
 
 SPEC = Metric(
     name="f1",
@@ -16,6 +26,7 @@ SPEC = Metric(
     intermediates=("confusion",),
     params=(THRESHOLD,),
     reference="sklearn.metrics.f1_score",
+    interval=confusion_delta(*fscore_gradient(HALF, HALF)),
 )
 
 

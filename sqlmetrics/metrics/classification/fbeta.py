@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import polars as pl
 
+from sqlmetrics.intervals.confusion_delta import confusion_delta
 from sqlmetrics.metrics.classification._binary import (
     THRESHOLD,
     IntoExpr,
     binary_weights,
     confusion,
+    fscore_gradient,
     fscore_weights,
     ratio,
 )
 from sqlmetrics.spec import Metric, Param
+
+# r = β²/(1 + β²) and q = 1/(1 + β²), with β held at most 1e100, as fbeta.sql takes them
+_HELD = "LEAST({{ beta }}, 1e100)"
+R = f"({_HELD} * {_HELD} / CAST(1 + {_HELD} * {_HELD} AS DOUBLE))"
+Q = f"(1 / CAST(1 + {_HELD} * {_HELD} AS DOUBLE))"
 
 BETA = Param(
     "beta",
@@ -32,6 +39,7 @@ SPEC = Metric(
     intermediates=("confusion",),
     params=(BETA, THRESHOLD),
     reference="sklearn.metrics.fbeta_score",
+    interval=confusion_delta(*fscore_gradient(R, Q)),
 )
 
 

@@ -4,8 +4,27 @@ from __future__ import annotations
 
 import polars as pl
 
+from sqlmetrics.intervals.confusion_delta import confusion_delta
 from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
 from sqlmetrics.spec import Metric
+
+# the gradient of mcc = (tp·tn − fp·fn)/D, D = √((tp + fp)(tp + fn)(tn + fp)(tn + fn)), in
+# the confusion cells' shares (intervals/confusion_delta.py): ∂mcc/∂x = ∂(tp·tn − fp·fn)/∂x / D
+# − mcc/2 · Σ 1/(each factor of D holding x)
+_D = "CAST(NULLIF(SQRT((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)), 0) AS DOUBLE)"
+_HALF_MCC = f"(tp * tn - fp * fn) / {_D} / CAST(2 AS DOUBLE)"
+
+
+def _inverse(factor: str) -> str:
+    return f"1 / CAST(NULLIF({factor}, 0) AS DOUBLE)"
+
+
+GRADIENT = (
+    f"tn / {_D} - {_HALF_MCC} * ({_inverse('tp + fp')} + {_inverse('tp + fn')})",
+    f"-fn / {_D} - {_HALF_MCC} * ({_inverse('tp + fp')} + {_inverse('tn + fp')})",
+    f"tp / {_D} - {_HALF_MCC} * ({_inverse('tn + fp')} + {_inverse('tn + fn')})",
+    f"-fp / {_D} - {_HALF_MCC} * ({_inverse('tp + fn')} + {_inverse('tn + fn')})",
+)
 
 SPEC = Metric(
     name="mcc",
@@ -17,6 +36,7 @@ SPEC = Metric(
     params=(THRESHOLD,),
     range=(-1.0, 1.0),
     reference="sklearn.metrics.matthews_corrcoef",
+    interval=confusion_delta(*GRADIENT),
 )
 
 
