@@ -32,6 +32,7 @@ from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError
 from sqlmetrics.request import Request
 
+TIE_TOLERANCE = 1e-12  # a replicate's difference this small relative to its values is 0
 PAIRED_BOOTSTRAP = "paired bootstrap: percentile"
 ARMS_BOOTSTRAP = "arms bootstrap: percentile"
 COLUMNS = (
@@ -220,10 +221,14 @@ def _replicate_bounds(differences: pl.DataFrame, groups: list[str], ci: float) -
     baseline's and the candidate's value), the percentile interval of d_r = second −
     first over the R replicates and the two-sided Monte Carlo p-value
     2·(1 + min(#{d_r <= 0}, #{d_r >= 0})) / (R + 1), capped at 1 (never 0: R replicates
-    cannot tell a p-value below about 2/R); NULL when any replicate is undefined."""
+    cannot tell a p-value below about 2/R), a d_r within TIE_TOLERANCE of 0 relative to
+    the values counting on both sides; NULL when any replicate is undefined."""
     d = pl.col("second") - pl.col("first")
     defined = d.null_count() == 0
-    side = (1 + pl.min_horizontal((d <= 0).sum(), (d >= 0).sum())) / (d.count() + 1)
+    # a difference within rounding of the values (1e-12 of their size) is a tie, on both
+    # sides: the engines sum in different orders, and an exact 0 must not become ±1e-17
+    tie = d.abs() <= TIE_TOLERANCE * pl.max_horizontal(pl.col("first").abs(), pl.col("second").abs())
+    side = (1 + pl.min_horizontal(((d <= 0) | tie).sum(), ((d >= 0) | tie).sum())) / (d.count() + 1)
     bounds = [
         pl.when(defined).then(d.quantile((1 - ci) / 2, "linear")).alias("delta_lo"),
         pl.when(defined).then(d.quantile((1 + ci) / 2, "linear")).alias("delta_hi"),

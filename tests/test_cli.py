@@ -389,7 +389,7 @@ def test_a_source_with_rows_used_gives_no_warning(capsys, logs):
         (["-m", "average_precision", *BINDING, "--ci", "0.9", "--ci-method", "analytic"], "--ci-method bootstrap (or auto) resamples"),
         (["-m", "auc", *BINDING, "--ci", "0.9", "--ci-method", "analytic", "--ci-unit", "user_id"],
          "--ci-unit clusters the bootstrap: pass --ci-method bootstrap (or auto)"),
-        (["-m", "f1", *BINDING, "--ci", "0.9", "--resamples", "1"], "--resamples must be an integer of at least 2"),
+        (["-m", "f1", *BINDING, "--ci", "0.9", "--resamples", "1"], "--resamples must be an integer from 2 to 10,000"),
         (["-m", "f1", *BINDING, "--ci", "0.9", "--seed", "-1"], "--seed must be an integer from 0 to 2147483646"),
         (["-m", "f1", *BINDING, "--ci", "0.9", "--seed", str(2**31 - 1)],
          "--seed must be an integer from 0 to 2147483646"),
@@ -409,7 +409,7 @@ def test_errors_name_the_command_line_options(capsys, logs, argv, fragment):
             ["--arm", "date", "--baseline", "x", "--ci-method", "analytic", "-m", "average_precision"],
             "--ci-method bootstrap",
         ),
-        (["--arm", "date", "--baseline", "x", "--resamples", "1"], "--resamples must be an integer of at least 2"),
+        (["--arm", "date", "--baseline", "x", "--resamples", "1"], "--resamples must be an integer from 2 to 10,000"),
         (
             ["--scores", "pctr,user_id", "--ci-method", "analytic", "-m", "f1"],
             "--ci-method auto or bootstrap resamples",

@@ -431,7 +431,7 @@ def _nested(frame: pl.DataFrame, value: str) -> dict[str, dict[str, float]]:
         ({"score": "a"}, "cannot be added to them"),
         ({"metrics": ["auc", "logloss"], "ci_method": "analytic"}, "no analytic paired comparison for logloss"),
         ({"metrics": ["mrr"], "query": "day", "ci_method": "bootstrap"}, "no bootstrap for mrr"),
-        ({"resamples": 1, "metrics": ["f1"]}, "resamples must be an integer of at least 2"),
+        ({"resamples": 1, "metrics": ["f1"]}, "resamples must be an integer from 2 to 10,000"),
         ({"scores": ("a", "nope")}, "nope"),
         ({"scores": ("a", "name")}, "score column 'name' has type String; expected a number or boolean"),
         ({"by": "sqlmetrics_scores"}, "is the name compare gives its own slice"),
@@ -564,6 +564,22 @@ def test_paired_bootstrap_and_deLong_agree_on_large_samples():
     # the point estimate is the same AUC difference, by the rank sum (DeLong, unweighted)
     # and by the running sums (the bootstrap weighs rows by their counts)
     assert resampled["delta"] == pytest.approx(delong["delta"], abs=1e-12)
+
+
+def test_a_replicate_difference_of_rounding_is_a_tie_on_both_sides():
+    """The engines sum in different orders: where one gets a difference of exactly 0 the
+    other may get 0.30000000000000004 − 0.3. Both must count it as a tie, on both sides
+    of 0, or their p-values differ (brier's 0.889 on DuckDB against 0.667 on polars, in
+    test_paired_bootstrap_engines_agree)."""
+    from sqlmetrics.compare import _replicate_bounds
+
+    first = [0.3, 0.3, 0.2, 0.5, 0.1]
+    exact = pl.DataFrame({"first": first, "second": [0.3, 0.4, 0.3, 0.6, 0.2]})
+    rounded = exact.with_columns(second=pl.Series([0.1 + 0.2, 0.4, 0.3, 0.6, 0.2]))  # 0.30000000000000004
+    assert rounded["second"][0] != rounded["first"][0]
+    p_exact, p_rounded = (_replicate_bounds(frame, [], 0.9)["p_value"].item() for frame in (exact, rounded))
+    # d = (0, 0.1, 0.1, 0.1, 0.1): one d ≤ 0 (the tie), five d ≥ 0: 2·(1 + 1)/(5 + 1)
+    assert p_exact == p_rounded == pytest.approx(2 * (1 + 1) / 6)
 
 
 @examples(20)

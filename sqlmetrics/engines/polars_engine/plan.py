@@ -211,7 +211,7 @@ def _resampled_rows(binding: Binding, rows: pl.LazyFrame) -> pl.LazyFrame:
     """compose/plan.py's bootstrap input: each row once per replicate (the slice
     REPLICATE_SLICE), its weight times the replicate's Poisson(1) count of its unit."""
     boot, replicate = binding.bootstrap, binding.replicate_slice
-    replicates = pl.LazyFrame({replicate: list(range(boot.resamples + 1))}, schema={replicate: pl.Int32})
+    replicates = pl.LazyFrame().select(pl.int_range(0, boot.resamples + 1, dtype=pl.Int32).alias(replicate))
     count = bootstrap.counts_polars(pl.col("unit_id"), pl.col(replicate).cast(pl.Int64), boot.seed)
     return rows.join(replicates, how="cross").with_columns(w=pl.col("w") * count).drop("unit_id")
 
