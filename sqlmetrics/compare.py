@@ -12,10 +12,11 @@ differences of the arms' values on the same replicates.
 
 Two models that scored the same rows (``scores=("score_a", "score_b")``) are compared
 paired: every row is evaluated with each score in one query, and the spread of the
-difference comes from the rows (DeLong's covariance of the two AUCs) or the queries
-(the paired t-test over the per-query differences, Student's t with n − 1 degrees of
-freedom) or the paired bootstrap (both scores on the same resampled rows), so a
-difference both models share on the same rows cancels.
+difference comes from the rows (DeLong's covariance of the two AUCs; the rows'
+differences for a mean over rows) or the queries (the paired t-test over the per-query
+differences, Student's t with n − 1 degrees of freedom) or the paired bootstrap (both
+scores on the same resampled rows), so a difference both models share on the same rows
+cancels.
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ def compare(
       difference has DeLong's variance var₁ + var₂ − 2·cov (the placements of each row
       under both scores), normal; a mean over queries (gauc, ndcg, mrr, ...) the paired
       t-test over the queries both use (``scipy.stats.ttest_rel`` with equal query
-      weights), Student's t; the other metrics (or all, with ``ci_method="bootstrap"``)
+      weights), Student's t; a mean over rows (logloss, brier, ...) the normal test of
+      the rows' differences; the other metrics (or all, with ``ci_method="bootstrap"``)
       the paired bootstrap: both scores on the same resampled rows (``resamples``,
       ``seed``; units of ``ci_unit``), the percentile interval of the differences and a
       Monte Carlo p-value. A row with either score NULL is excluded. A run with

@@ -344,6 +344,39 @@ def _ranking_pair(seed: int, queries: int = 60) -> pl.DataFrame:
     )
 
 
+ROW_MEANS = sorted(name for name, spec in sm.registry().items() if spec.interval and spec.interval.name == "row_mean")
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", ROW_MEANS)
+@examples(20)
+@given(rows=PAIRED_ROWS)
+def test_paired_row_means_are_the_normal_test_of_row_differences(engine, metric, rows):
+    """logloss, brier, score_mean, label_mean of two scores over the same rows: each
+    row's value under each score (test_intervals' reference values), d = x_b − x_a with
+    rows repeated by their weights, the normal interval mean(d) ± z·scipy's sem(d) and
+    its two-sided p-value."""
+    from test_intervals import ROW_VALUES
+
+    frame = pl.DataFrame(rows, schema=["country", "a", "b", "label", "w"], orient="row")
+    result = sm.compare(frame, [metric], scores=("a", "b"), weight="w", by="country", ci=0.9, engine=engine)
+    for row in result.iter_rows(named=True):
+        part = frame.filter(pl.col("country") == row["country"])
+        repeat = part["w"].to_numpy()
+        y, a, b = (np.repeat(part[c].to_numpy(), repeat) for c in ("label", "a", "b"))
+        d = ROW_VALUES[metric](y, b) - ROW_VALUES[metric](y, a)
+        assert row["delta"] == pytest.approx(d.mean(), abs=1e-12)
+        assert row["method"] == "paired, normal: mean over rows"
+        if len(d) < 2:
+            assert row["delta_lo"] is None and row["p_value"] is None
+            continue
+        se = stats.sem(d)
+        assert row["delta_lo"] == pytest.approx(d.mean() - stats.norm.ppf(0.95) * se, abs=1e-9)
+        assert row["delta_hi"] == pytest.approx(d.mean() + stats.norm.ppf(0.95) * se, abs=1e-9)
+        if se > 1e-12:
+            assert row["p_value"] == pytest.approx(2 * stats.norm.sf(abs(d.mean()) / se), abs=1e-9)
+
+
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 def test_paired_query_means_are_scipys_paired_t_test(engine):
     """Per-query values of each score from evaluate, differences by scipy.stats.ttest_rel
@@ -429,7 +462,7 @@ def _nested(frame: pl.DataFrame, value: str) -> dict[str, dict[str, float]]:
         ({"scores": "a"}, "scores must be two score columns"),
         ({"scores": ("a", "a")}, "two different column names"),
         ({"score": "a"}, "cannot be added to them"),
-        ({"metrics": ["auc", "logloss"], "ci_method": "analytic"}, "no analytic paired comparison for logloss"),
+        ({"metrics": ["auc", "calibration"], "ci_method": "analytic"}, "no analytic paired comparison for calibration: they exist for auc, .*logloss"),
         ({"metrics": ["mrr"], "query": "day", "ci_method": "bootstrap"}, "no bootstrap for mrr"),
         ({"resamples": 1, "metrics": ["f1"]}, "resamples must be an integer from 2 to 10,000"),
         ({"scores": ("a", "nope")}, "nope"),
@@ -480,8 +513,8 @@ def test_paired_bootstrap_is_the_percentile_interval_of_reweighted_differences(e
 
     frame = _paired_frame(3, 150)
     unit = "user" if clustered else None
-    result = sm.compare(frame, ["f1", "logloss"], scores=("a", "b"), ci=0.9, ci_unit=unit, resamples=30, seed=2,
-                        engine=engine)  # fmt: skip
+    result = sm.compare(frame, ["f1", "logloss"], scores=("a", "b"), ci=0.9, ci_method="bootstrap", ci_unit=unit,
+                        resamples=30, seed=2, engine=engine)  # fmt: skip
     if clustered:
         ids = frame["user"].rank("dense").to_numpy()
     else:  # rows numbered in the order of their columns: label, both scores, the used weight

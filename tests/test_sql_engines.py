@@ -162,7 +162,7 @@ def test_paired_compare(name, request):
     engine.load({"src": frame})
     connection = {"con": engine.connection} if name == "postgres" else {"spark": engine.session}
     for metrics, roles in (
-        (["auc", "gauc"], {"label": "label", "query": "q", "weight": "w", "by": "s"}),
+        (["auc", "gauc", "logloss", "brier"], {"label": "label", "query": "q", "weight": "w", "by": "s"}),
         (["ndcg@3", "mrr", "map"], {"label": "rel", "query": "q", "item": "item"}),
         (["auc", "f1", "logloss"], {"label": "label", "query": "q", "by": "s", "resamples": 6, "ci_unit": "q"}),
         (["f1"], {"label": "label", "weight": "w", "resamples": 6, "ci_method": "bootstrap"}),

@@ -45,6 +45,6 @@ def _spread_sql(call: MetricCall, binding: Binding, values: dict[str, str]) -> s
     groups = tuple(s for s in slices if s != pair)
     if paired.over_rows:  # the rows have no pair slice
         rows = groups or templates.CONSTANT_SLICES
-        return templates.render(paired.template, {"by": ", ".join(rows), "pair": pair}, rows)
+        return templates.render(paired.template, values | filled | {"by": ", ".join(rows), "pair": pair}, rows)
     same_pair = templates.same_slice(groups, "s", "f") or "TRUE"
     return templates.render(paired.template, values | filled | {"pair": pair, "same_pair": same_pair}, slices)

@@ -96,4 +96,4 @@ def paired_row_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[
     (the slice ``pair`` says which score, 1 or 2), by its paired form; None when its own
     per-query step brings it."""
     paired = paired_of(call)
-    return None if paired.polars is None else paired.polars(rows, slices, pair)
+    return None if paired.polars is None else paired.polars(call, rows, slices, pair)

@@ -43,10 +43,10 @@ def resampled(
                 Value("auto"), ")",
             )  # fmt: skip
         if without and paired:
+            having = ", ".join(name for name, spec in registry().items() if spec.interval and spec.interval.paired)
             raise InvalidParameterError(
-                f"no analytic paired comparison for {', '.join(call.column for call in without)}: they exist for auc "
-                "(DeLong) and the means over queries (gauc and the ranking metrics); ",
-                Keyword("ci_method", "auto"), " or ", Value("bootstrap"), " resamples the others",
+                f"no analytic paired comparison for {', '.join(call.column for call in without)}: they exist for "
+                f"{having}; ", Keyword("ci_method", "auto"), " or ", Value("bootstrap"), " resamples the others",
             )  # fmt: skip
         if without:
             names = ", ".join(repr(c) if c.kwargs.get("average") == "micro" else c.spec.name for c in without)

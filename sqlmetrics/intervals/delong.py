@@ -32,7 +32,7 @@ def delong_polars(call: MetricCall, hist: pl.LazyFrame, slices: list[str]) -> pl
     return joined.group_by(slices).agg(se=variance.sqrt(), df=pl.lit(None, pl.Int64))
 
 
-def paired_delong_polars(rows: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame:
+def paired_delong_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame:
     """paired_delong.sql over the used rows of two paired scores (the slice ``pair`` says
     which, 1 or 2; each row of 1 carries both, ``score_1`` and ``score_2``): per slice
     ``se`` of the difference of the two AUCs, on the rows of 2."""

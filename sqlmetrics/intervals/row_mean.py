@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.spec import Interval, MetricCall
+from sqlmetrics.spec import Interval, MetricCall, PairedInterval
 
 
 def row_mean(positive: str, negative: str) -> Interval:
@@ -22,6 +22,12 @@ def row_mean(positive: str, negative: str) -> Interval:
         values=values,
         polars=row_mean_polars,
         reads_histogram=True,
+        paired=PairedInterval(
+            "intervals/paired_row_mean.sql",
+            "paired, normal: mean over rows",
+            over_rows=True,
+            polars=paired_row_mean_polars,
+        ),
     )
 
 
@@ -51,3 +57,21 @@ def weighted_mean_spread(weighted_values: pl.LazyFrame, slices: list[str], slope
     squares = (w * (x - pl.col("mean")) ** 2).sum()
     of_mean = joined.group_by(slices).agg(pl.col("mean").first(), se_of_mean=(squares / n / (n - 1)).sqrt())
     return of_mean.select(*slices, se=pl.col("se_of_mean") * slope, df=pl.lit(None, pl.Int64))
+
+
+def paired_row_mean_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame:
+    """paired_row_mean.sql over the used rows of two paired scores (the slice ``pair``
+    says which, 1 or 2; each row of 1 carries both, ``score_1`` and ``score_2``): per
+    slice ``se`` of the difference of the two means, on the rows of 2."""
+    values = dict(call.spec.interval.values)
+    groups = [column for column in slices if column != pair]
+    positive = pl.col("label") == 1
+    value = pl.when(positive).then(pl.sql_expr(values["positive"])).otherwise(pl.sql_expr(values["negative"]))
+    used = rows.filter(pl.col(pair) == 1)
+    first = used.with_columns(score=pl.col("score_1")).with_columns(x_1=value.cast(pl.Float64))
+    both = first.with_columns(score=pl.col("score_2")).with_columns(x=value.cast(pl.Float64) - pl.col("x_1"))
+    if not groups:  # one slice: a constant key to group by
+        both, groups = both.with_columns(sqlmetrics_all=pl.lit(0)), ["sqlmetrics_all"]
+    spread = weighted_mean_spread(both.select(*groups, "w", "x"), groups, pl.lit(1.0))
+    spread = spread.drop("sqlmetrics_all") if groups == ["sqlmetrics_all"] else spread
+    return spread.with_columns(pl.lit(2, pl.Int32).alias(pair)).select(*slices, "se", "df")
