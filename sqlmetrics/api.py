@@ -116,6 +116,8 @@ def evaluate_request(
 
 def run(binding: Binding, source: Any, second: Any, engine: str, con: Any = None, spark: Any = None) -> pl.DataFrame:
     """``binding``'s metrics over ``source`` (and ``second``) on ``engine``."""
+    if binding.bootstrap and not binding.spread_columns and len(binding.bootstrap.columns) < len(binding.calls):
+        return _resampled_apart(binding, source, second, engine, con, spark)
     if engine == "duckdb":
         result = duckdb_engine.run(source_evidence.planned(binding, source), source, con, second)
     elif engine == "polars":
@@ -131,6 +133,24 @@ def run(binding: Binding, source: Any, second: Any, engine: str, con: Any = None
         result = bootstrap.percentile_intervals(result, by, binding.bootstrap).select(binding.bootstrap_columns)
     check_no_overflow(binding, result)
     return result
+
+
+def _resampled_apart(
+    binding: Binding, source: Any, second: Any, engine: str, con: Any = None, spark: Any = None
+) -> pl.DataFrame:
+    """``run`` of a call whose bootstrap serves only some of its metrics: those in a
+    statement of their own, once per replicate, and the others once, with their analytic
+    intervals, in another (two reads of the source, where one statement would compute
+    every metric once per replicate: R times the work), joined by slice."""
+    resampled = tuple(call for call in binding.calls if call.column in binding.bootstrap.columns)
+    once = tuple(call for call in binding.calls if call.column not in binding.bootstrap.columns)
+    slices = list(binding.source_by)
+    analytic = dataclasses.replace(binding, calls=once, by=tuple(slices), bootstrap=None)
+    values = run(analytic, source, second, engine, con, spark)
+    bounds = run(dataclasses.replace(binding, calls=resampled), source, second, engine, con, spark)
+    bounds = bounds.drop("n_rows", "n_excluded")
+    joined = values.join(bounds, on=slices, how="left", nulls_equal=True) if slices else values.hstack(bounds)
+    return joined.select(binding.bootstrap_columns)
 
 
 def check_no_overflow(binding: Binding, result: pl.DataFrame) -> None:

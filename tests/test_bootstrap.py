@@ -247,6 +247,38 @@ def test_the_most_resamples_run_and_the_statement_does_not_grow_with_them(engine
     assert len(many) - len(few) < 10  # only the numbers' digits differ (the series' end, the comment's)
 
 
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_only_the_resampled_metrics_run_per_replicate(engine, monkeypatch):
+    """A bootstrap serving some of a call's metrics replicates only those: the others run
+    once, in a statement of their own, with their analytic intervals (before, every
+    metric ran once per replicate: 5 to 14 times slower). The result is the two calls'
+    apart, joined by slice, in the call's column order."""
+    from sqlmetrics import api
+
+    rng = np.random.default_rng(8)
+    frame = pl.DataFrame(
+        {"label": rng.integers(0, 2, 400), "score": rng.random(400).round(2), "q": rng.integers(0, 40, 400),
+         "g": rng.integers(0, 3, 400)}
+    )  # fmt: skip
+    statements = []
+    engine_run = getattr(api, f"{engine}_engine").run
+    monkeypatch.setattr(
+        getattr(api, f"{engine}_engine"),
+        "run",
+        lambda binding, *rest: statements.append(binding) or engine_run(binding, *rest),
+    )
+    roles = {"score": "score", "query": "q", "by": "g", "ci": 0.9, "engine": engine}
+    metrics = ["average_precision", "ndcg@3", "auc", "logloss"]
+    result = sm.evaluate(frame, metrics, **roles, resamples=20, seed=1)
+    replicated = [binding for binding in statements if binding.bootstrap]
+    assert [[call.column for call in binding.calls] for binding in replicated] == [["average_precision"]]
+    analytic = sm.evaluate(frame, metrics[1:], **roles)
+    resampled = sm.evaluate(frame, metrics[:1], **roles, ci_method="bootstrap", resamples=20, seed=1)
+    expected = analytic.join(resampled.drop("n_rows", "n_excluded"), on="g").select(result.columns)
+    polars.testing.assert_frame_equal(result, expected, abs_tol=1e-12)
+    assert result.columns[3:6] == ["average_precision", "average_precision_lo", "average_precision_hi"]
+
+
 def test_bad_input_error_counts_the_rows_once():
     frame = pl.DataFrame({"label": [0, 1, 2], "score": [0.1, 0.2, 0.3]})
     with pytest.raises(sm.SqlMetricsError, match="1 rows? (is|are) not"):
