@@ -131,6 +131,48 @@ def paired_one_relevant(queries: int, length: int) -> Draw:
     return draw
 
 
+def paired_probabilities(rows: int) -> Draw:
+    """Labels Bernoulli(0.4); score ``a`` = 0.4 + e, ``b`` = (0.6 for a positive, 0.3 for a
+    negative) + e', e and e' ~ U(−0.1, 0.1): brier_a = 0.24 + 1/300, brier_b = 0.4·0.16
+    + 0.6·0.09 + 1/300, so brier_b − brier_a = −0.122."""
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        labels = (rng.random(rows) < 0.4).astype(int)
+        a = 0.4 + rng.uniform(-0.1, 0.1, rows)
+        b = np.where(labels == 1, 0.6, 0.3) + rng.uniform(-0.1, 0.1, rows)
+        return pl.DataFrame({"label": labels, "a": a, "b": b})
+
+    return draw
+
+
+def confusion_at_half(share: float, mu: float) -> tuple[float, float, float, float]:
+    """The population shares (tp, fp, tn, fn) of binormal scores cut at 0.5: a positive,
+    N(mu, 1), is predicted positive with probability Φ(mu − 0.5), a negative, N(0, 1),
+    with 1 − Φ(0.5)."""
+    phi = NormalDist().cdf
+    tpr, fpr = phi(mu - 0.5), 1 - phi(0.5)
+    return share * tpr, (1 - share) * fpr, (1 - share) * (1 - fpr), share * (1 - tpr)
+
+
+def delta_studies() -> list[tuple[str, str, float, Draw, dict]]:
+    """The delta method's intervals: metrics of the confusion counts, and calibration
+    (E[score] / E[label] = 0.4·μ / 0.4 = μ for binormal scores)."""
+    tp, fp, tn, fn = confusion_at_half(0.4, 1.0)
+    f1 = 2 * tp / (2 * tp + fp + fn)
+    f2 = 5 * tp / (5 * tp + 4 * fn + fp)
+    mcc = (tp * tn - fp * fn) / math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+    balanced = (tp / (tp + fn) + tn / (tn + fp)) / 2
+    draw = binormal(300, 0.4, 1.0)
+    return [
+        ("f1, 300 rows, μ = 1, threshold 0.5", "f1", f1, draw, {}),
+        ("fbeta (β = 2), 300 rows, μ = 1, threshold 0.5", sm.metric("fbeta", beta=2.0), f2, draw, {}),
+        ("mcc, 300 rows, μ = 1, threshold 0.5", "mcc", mcc, draw, {}),
+        ("balanced_accuracy, 300 rows, μ = 1, threshold 0.5", "balanced_accuracy", balanced, draw, {}),
+        ("calibration, 300 rows, μ = 1", "calibration", 1.0, draw, {}),
+        ("calibration, 60 rows, 20% positives, μ = 1", "calibration", 1.0, binormal(60, 0.2, 1.0), {}),
+    ]
+
+
 def bootstrap_studies() -> list[tuple[str, str, float, Draw, dict]]:
     """The bootstrap's percentile interval of metrics with a known population value."""
     auc = NormalDist().cdf(1 / math.sqrt(2))
@@ -153,6 +195,7 @@ def paired_studies() -> list[tuple[str, str, float, Draw, dict]]:
         ("paired auc, 300 rows, 40% positives", "auc", auc_b - auc_a, paired_binormal(300, 0.4), {}),
         ("paired auc, 80 rows, 20% positives", "auc", auc_b - auc_a, paired_binormal(80, 0.2), {}),
         ("paired mrr, 40 lists of 5", "mrr", mrr, paired_one_relevant(40, 5), {"query": "query"}),
+        ("paired brier, 300 rows", "brier", -0.122, paired_probabilities(300), {}),
     ]
 
 
@@ -191,13 +234,13 @@ def arms_studies() -> list[tuple[str, str, float, Draw, dict]]:
     ]
 
 
-def coverage(metric: str, truth: float, draw: Draw, runs: int, engine: str, **roles) -> tuple[float, float]:
-    covered, widths = 0, []
+def coverage(metric, truth: float, draw: Draw, runs: int, engine: str, **roles) -> tuple[float, float]:
+    covered, widths, column = 0, [], sm.metric(metric).column if isinstance(metric, str) else metric.column
     for seed in range(runs):
         frame = draw(np.random.default_rng(seed))
         # the bootstrap's own seed per run: one seed for all would share its Monte Carlo error
         row = sm.evaluate(frame, [metric], score="score", ci=0.95, engine=engine, seed=seed, **roles)
-        lo, hi = row.row(0, named=True)[f"{metric}_lo"], row.row(0, named=True)[f"{metric}_hi"]
+        lo, hi = row.row(0, named=True)[f"{column}_lo"], row.row(0, named=True)[f"{column}_hi"]
         covered += lo <= truth <= hi
         widths.append(hi - lo)
     return covered / runs, float(np.mean(widths))
@@ -235,7 +278,7 @@ def main() -> None:
     print(f"| {study} | population value | coverage | mean width |")
     print("|---|---:|---:|---:|")
     started = time.perf_counter()
-    for name, metric, truth, draw, roles in studies():
+    for name, metric, truth, draw, roles in [*studies(), *delta_studies()]:
         if args.only not in name:
             continue
         share, width = coverage(metric, truth, draw, args.runs, args.engine, **roles)

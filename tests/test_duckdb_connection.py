@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -52,3 +56,50 @@ def test_a_refused_statement_leaves_the_connection_usable():
         sm.evaluate(bad, ["auc"], label="y", score="s", con=con)
     good = pl.DataFrame({"y": [0, 1, 1], "s": [0.1, 0.2, 0.3]})
     assert sm.evaluate(good, ["auc"], label="y", score="s", con=con)["auc"].item() == 1.0
+
+
+SPILLING_CALL = """
+import os, sys, numpy as np, polars as pl, sqlmetrics as sm
+from sqlmetrics.engines import duckdb_engine
+rng = np.random.default_rng(0)
+n = 2_000_000
+frame = pl.DataFrame({"y": rng.integers(0, 2, n), "s": rng.random(n), "q": rng.integers(0, 400_000, n)})
+database = duckdb_engine._database()
+database.execute("SET memory_limit = '60MB'")  # the window of gauc over 2M rows cannot stay in memory
+sm.evaluate(frame, ["gauc"], label="y", score="s", query="q")
+spilled = database.execute("SELECT current_setting('temp_directory')").fetchall()[0][0]
+print(spilled, os.path.isdir(spilled))
+"""
+
+
+def test_calls_without_a_connection_spill_to_a_private_directory_removed_at_exit(tmp_path):
+    """DuckDB's default spill directory is ``.tmp`` in the working directory, where a call
+    killed mid-spill once left 38 GB: calls without ``con`` spill under the system's
+    temporary directory instead, in a directory of their own that the process removes
+    when it exits."""
+    ran = subprocess.run(
+        [sys.executable, "-c", SPILLING_CALL], cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    directory, existed = ran.stdout.split()
+    assert existed == "True" and Path(directory).parent == Path(tempfile.gettempdir())
+    assert not Path(directory).exists()  # removed at exit
+    assert not (tmp_path / ".tmp").exists()  # nothing in the working directory
+
+
+def test_a_full_disk_while_spilling_is_a_clear_error(monkeypatch):
+    """DuckDB reports a full disk as an IOException naming the spill file; the call says
+    which directory filled up and how to point DuckDB at another."""
+    from sqlmetrics.engines import duckdb_engine
+
+    def full(*args, **kwargs):
+        raise duckdb.IOException(
+            'IO Error: Could not write file "/tmp/x/duckdb_temp_storage-0.tmp": No space left on device'
+        )
+
+    monkeypatch.setattr(duckdb_engine, "_fetched", full)
+    frame = pl.DataFrame({"y": [0, 1], "s": [0.1, 0.9]})
+    with pytest.raises(
+        sm.EngineOutOfMemoryError, match=r"disk filled up while spilling to '.*sqlmetrics-spill-.*No space"
+    ):
+        sm.evaluate(frame, ["auc"], label="y", score="s")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 import uuid
 import warnings
 from collections.abc import Callable, Iterator
@@ -163,8 +166,19 @@ def _without_nul_names(frame: Any, columns: tuple[str, ...]) -> Any:
 @cache
 def _database() -> duckdb.DuckDBPyConnection:
     """The in-memory database of calls without ``con``: opened once per process, since
-    opening one costs ~30 ms, more than a whole call over a small frame."""
-    return duckdb.connect()
+    opening one costs ~30 ms, more than a whole call over a small frame. It spills to a
+    directory of its own in the system's temporary directory (DuckDB's default is
+    ``.tmp`` in the working directory, where a killed call once left 38 GB), removed when
+    the process exits."""
+    return duckdb.connect(config={"temp_directory": spill_directory()})
+
+
+@cache
+def spill_directory() -> str:
+    """The private database's spill directory, removed at exit."""
+    directory = tempfile.mkdtemp(prefix="sqlmetrics-spill-")
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    return directory
 
 
 def _restore_time_zones(result: pl.DataFrame, binding: Binding, source: Any) -> pl.DataFrame:
@@ -236,6 +250,8 @@ def _execute(connection: duckdb.DuckDBPyConnection, sql: str, parameters: dict[s
             raise InvalidInputError(text.split(ERROR_PREFIX, 1)[1].strip()) from None
         if isinstance(error, duckdb.OutOfMemoryException):
             raise EngineOutOfMemoryError(_out_of_memory(connection, error)) from None
+        if isinstance(error, duckdb.IOException) and "No space left on device" in text:
+            raise EngineOutOfMemoryError(_out_of_disk(connection, error)) from None
         raise
 
 
@@ -246,6 +262,16 @@ def _abandon(connection: duckdb.DuckDBPyConnection) -> None:
     abort = getattr(connection, "abort", None)
     if abort is not None:
         abort()
+
+
+def _out_of_disk(connection: duckdb.DuckDBPyConnection, error: Exception) -> str:
+    """Which disk filled up while DuckDB spilled, and how to point it at another."""
+    directory = connection.execute("SELECT current_setting('temp_directory')").fetchall()[0][0]
+    return (
+        f"DuckDB's disk filled up while spilling to {directory or 'its temporary directory'!r}: "
+        f"{str(error).splitlines()[0]}. Free space there, or pass a connection with room and a cap as con=: "
+        "con.execute(\"SET temp_directory = '/big/disk'\"), con.execute(\"SET max_temp_directory_size = '50GB'\")."
+    )
 
 
 def _out_of_memory(connection: duckdb.DuckDBPyConnection, error: Exception) -> str:
