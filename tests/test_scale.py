@@ -554,8 +554,10 @@ def _mean_se(x: np.ndarray) -> float:
 def test_intervals_match_references(case, engine):
     """The analytic intervals at scale, from Parquet on disk: DeLong's over one slice of
     75,000 × 225,000 distinct scores (P·N past 2³²) against Sun & Xu's fast DeLong
-    (midranks, tests/test_intervals.py), the binomial interval, and the means over rows
-    of logloss and of the regression errors (rmse through the delta method)."""
+    (midranks, tests/test_intervals.py), the binomial interval, the means over rows
+    of logloss and of the regression errors (rmse through the delta method), and the
+    delta method's for f1, mcc (scikit-learn differentiated numerically) and calibration
+    (numpy's covariance of the rows)."""
     from scipy import stats
     from test_intervals import fast_delong
 
@@ -577,9 +579,23 @@ def test_intervals_match_references(case, engine):
         "mae": (np.abs(error).mean(), _mean_se(np.abs(error))),
         "rmse": (math.sqrt(mse), _mean_se(error**2) / (2 * math.sqrt(mse))),
     }
+    from test_intervals import CONFUSION_METRICS, delta_method_se
+
+    predicted = (s >= 0.5).astype(int)
+    shares = np.array([((y == 1) & (predicted == 1)).mean(), ((y == 0) & (predicted == 1)).mean(),
+                       ((y == 0) & (predicted == 0)).mean(), ((y == 1) & (predicted == 0)).mean()])  # fmt: skip
+    for metric in ("f1", "mcc"):  # the delta method over the confusion cells, scikit-learn's metric
+        expected[metric] = (
+            CONFUSION_METRICS[metric](shares),
+            delta_method_se(CONFUSION_METRICS[metric], shares, len(y)),
+        )
+    rows = np.stack([s, y.astype(float)])  # calibration: mean score / mean label, the delta method over rows
+    gradient = np.array([1 / rows[1].mean(), -rows[0].mean() / rows[1].mean() ** 2])
+    expected["calibration"] = (rows[0].mean() / rows[1].mean(), math.sqrt(gradient @ np.cov(rows) @ gradient / len(y)))
     binary = sm.evaluate(
-        case.path, ["auc", "logloss", "accuracy"], label="label", score="score", ci=0.95, engine=engine
-    )
+        case.path, ["auc", "logloss", "accuracy", "f1", "mcc", "calibration"], label="label", score="score", ci=0.95,
+        engine=engine,
+    )  # fmt: skip
     regression = sm.evaluate(case.path, ["mae", "rmse"], label="target", score="estimate", ci=0.95, engine=engine)
     got = binary.row(0, named=True) | regression.row(0, named=True)
     for metric, (value, se) in expected.items():
@@ -619,7 +635,8 @@ def _placements(scores: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarr
 def test_comparisons_match_references(compared, engine):
     """sm.compare at scale, from Parquet on disk, over 300,000 continuous scores (each
     arm's P·N and the paired P·N past 2³²): the paired AUC difference against DeLong's
-    paired variance from fast-DeLong placements, the arms' against two fast DeLongs, and
+    paired variance from fast-DeLong placements, the paired logloss against scipy's sem of
+    the rows' differences, the arms' against two fast DeLongs, and
     the arms' bootstrap of 300 units against scikit-learn on each arm's reweighted rows
     (the counts from test_bootstrap.reference_count)."""
     from scipy import stats
@@ -636,6 +653,15 @@ def test_comparisons_match_references(compared, engine):
     close(paired["delta"], auc_b - auc_a, f"paired delta on {engine}")
     close(paired["delta_lo"], auc_b - auc_a - z * se, f"paired delta_lo on {engine}")
     close(paired["p_value"], 2 * stats.norm.sf(abs(auc_b - auc_a) / se), f"paired p on {engine}")
+
+    eps = np.finfo(float).eps  # paired logloss: the rows' differences, scipy's sem
+    p_a, p_b = (np.clip(frame[c].to_numpy(), eps, 1 - eps) for c in ("score", "score_b"))
+    losses = [-np.where(y == 1, np.log(p), np.log(1 - p)) for p in (p_a, p_b)]
+    d = losses[1] - losses[0]
+    paired = sm.compare(path, ["logloss"], scores=("score", "score_b"), label="label", engine=engine).row(0, named=True)
+    close(paired["delta"], d.mean(), f"paired logloss delta on {engine}")
+    close(paired["delta_hi"], d.mean() + z * stats.sem(d), f"paired logloss delta_hi on {engine}")
+    assert paired["method"] == "paired, normal: mean over rows"
 
     arms = {arm: frame.filter(pl.col("arm") == arm) for arm in ("v1", "v2")}
     (base, se_base), (cand, se_cand) = (fast_delong(part["score"], part["label"]) for part in arms.values())
