@@ -14,7 +14,7 @@ from functools import partial
 from importlib.metadata import version as _installed_version
 from typing import Any
 
-from sqlmetrics.api import confusion_matrix, evaluate, per_class, to_sql
+from sqlmetrics.api import confusion_matrix, evaluate, interval_methods, per_class, to_sql
 from sqlmetrics.class_scores import long_scores
 from sqlmetrics.compare import compare
 from sqlmetrics.curves import calibration_curve, curve_sql, pr_curve, roc_curve
@@ -55,6 +55,7 @@ __all__ = [
     "confusion_matrix",
     "curve_sql",
     "evaluate",
+    "interval_methods",
     "long_scores",
     "metric",
     "per_class",

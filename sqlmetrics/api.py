@@ -106,6 +106,31 @@ def evaluate(
     return evaluate_request(source, metrics, Request.of(locals()), engine, con, spark)
 
 
+def interval_methods(
+    metrics: Metrics,
+    *,
+    ci: float = 0.95,
+    ci_method: str = "auto",
+    ci_unit: str | None = None,
+    resamples: int = 200,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """Which method ``evaluate`` takes for each metric's interval with these arguments, one
+    row per metric's result column: ``method`` (DeLong, Student's t over queries,
+    binomial, mean over rows, delta method, or bootstrap), ``interval`` (normal,
+    Student's t, percentile), ``level``, and for the bootstrap its ``resamples``,
+    ``seed`` and ``unit`` (the resampled unit: ``ci_unit``, or ``"row"``). Reads no data;
+    refuses what ``evaluate`` refuses (an analytic interval asked for a metric without
+    one, a bootstrap of a metric that takes no weights, ...).
+
+    >>> import sqlmetrics as sm
+    >>> sm.interval_methods(["auc", "average_precision"], resamples=500)["method"].to_list()
+    ['DeLong', 'bootstrap']
+    """
+    bootstrap.check(resamples, seed, ci_unit)
+    return intervals.described(resolve(metrics), ci, ci_method, ci_unit, resamples, seed)
+
+
 def evaluate_request(
     source: Any, metrics: Metrics, request: Request, engine: str = "duckdb", con: Any = None, spark: Any = None
 ) -> pl.DataFrame:

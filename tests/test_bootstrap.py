@@ -331,7 +331,12 @@ def test_command_line_bootstrap_writes_what_evaluate_returns(tmp_path, capsys):
     argv = ["eval", str(tmp_path / "logs.parquet"), "-m", "auc,f1", "--ci", "0.9", "--format", "csv"]
     options = ["--ci-method", "bootstrap", "--ci-unit", "user", "--resamples", "25", "--seed", "4"]
     assert cli.main([*argv, *options]) == 0
-    printed = pl.read_csv(capsys.readouterr().out.encode())
+    out, err = capsys.readouterr()
+    printed = pl.read_csv(out.encode())
+    # which method gave each interval, on stderr (sm.interval_methods)
+    assert "intervals at 90%: auc bootstrap (percentile, 25 resamples of user, seed 4); f1 bootstrap" in err
+    assert cli.main([*argv, "--ci-method", "auto"]) == 0
+    assert "auc DeLong (normal); f1 delta method (normal)" in capsys.readouterr().err
     expected = sm.evaluate(frame, ["auc", "f1"], ci=0.9, ci_method="bootstrap", ci_unit="user", resamples=25, seed=4)
     assert printed.columns == expected.columns
     assert printed.row(0) == pytest.approx(expected.row(0), abs=1e-9)

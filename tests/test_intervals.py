@@ -385,6 +385,36 @@ def test_engines_agree_on_intervals(frame):
     assert_frame_equal(duck, sm.evaluate(frame, metrics, engine="polars", **kwargs), abs_tol=1e-9, check_dtypes=False)
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"ci_method": "bootstrap"}, {"ci_unit": "query"}, {"ci_method": "analytic", "metrics": ["auc", "gauc"]}],
+)
+def test_interval_methods_say_which_method_evaluate_takes(kwargs):
+    """sm.interval_methods names, per result column, the method evaluate takes: where it
+    says bootstrap, the metric's bounds are those of the metric bootstrapped alone (with
+    its resamples, seed and unit); where it names an analytic method, those of the
+    metric's analytic interval."""
+    metrics = kwargs.pop("metrics", ["auc", "average_precision", "calibration", "logloss"])
+    rng = np.random.default_rng(4)
+    frame = pl.DataFrame(
+        {"label": rng.integers(0, 2, 60), "score": rng.random(60).round(1), "query": rng.integers(0, 9, 60)}
+    )
+    methods = sm.interval_methods(metrics, resamples=7, seed=3, **kwargs)
+    assert methods["metric"].to_list() == [sm.metric(m).column for m in metrics]
+    call = {"score": "score", "query": "query", "ci": 0.95, "resamples": 7, "seed": 3}
+    evaluated = sm.evaluate(frame, metrics, **call, **kwargs)
+    for metric, row in zip(metrics, methods.iter_rows(named=True)):
+        bounds = [f"{row['metric']}_lo", f"{row['metric']}_hi"]
+        if row["method"] == "bootstrap":
+            assert (row["interval"], row["resamples"], row["seed"]) == ("percentile", 7, 3)
+            assert row["unit"] == kwargs.get("ci_unit", "row")
+            alone = sm.evaluate(frame, [metric], **call, ci_method="bootstrap", ci_unit=kwargs.get("ci_unit"))
+        else:
+            assert row["method"] == registry()[row["metric"]].interval.method and row["resamples"] is None
+            alone = sm.evaluate(frame, [metric], **call, ci_method="analytic")
+        assert_frame_equal(evaluated.select(bounds), alone.select(bounds), abs_tol=1e-12)
+
+
 def test_interval_columns_follow_each_metric_and_not_its_companions():
     frame = pl.DataFrame({"label": [0, 1, 1, 0], "score": [0.1, 0.4, 0.35, 0.8], "query": [1, 1, 2, 2]})
     result = sm.evaluate(frame, ["auc", "gauc"], query="query", score="score", ci=0.95)
@@ -402,7 +432,10 @@ def test_interval_columns_follow_each_metric_and_not_its_companions():
         ({"ci": True}, "between 0 and 1"),
         ({"ci": "95%"}, "between 0 and 1"),
         ({"ci": 0.95, "ci_method": "jackknife"}, "ci_method must be one of"),
-        ({"ci": 0.95, "ci_method": "analytic", "metrics": ["auc", "average_precision"]}, "no analytic interval for average_precision"),
+        (
+            {"ci": 0.95, "ci_method": "analytic", "metrics": ["auc", "average_precision"]},
+            "no analytic interval for average_precision",
+        ),
         (
             {"ci": 0.95, "ci_method": "analytic", "metrics": [sm.metric("hit_rate@2", average="micro")]},
             "no analytic interval for hit_rate",

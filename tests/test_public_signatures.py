@@ -86,6 +86,7 @@ EXPECTED = {
         "pl.DataFrame",
     ),
     "curve_sql": (("kind: 'str'", "*", "source: 'Any'", *CURVE, "**params: 'Any'"), "str"),
+    "interval_methods": (("metrics: 'Metrics'", "*", "ci: 'float' = 0.95", *RESAMPLING), "pl.DataFrame"),
 }
 
 

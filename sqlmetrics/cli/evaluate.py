@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 import sqlmetrics
 from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, read_sources
-from sqlmetrics.cli.output import compute_and_write, warn_if_no_rows_used
+from sqlmetrics.cli.output import PROG, compute_and_write, warn_if_no_rows_used
 
 
 def run_eval(args: argparse.Namespace) -> None:
@@ -14,3 +15,22 @@ def run_eval(args: argparse.Namespace) -> None:
     source, judgments = read_sources(args)
     result = compute_and_write(args, sqlmetrics.evaluate, source, calls, **binding_kwargs(args), judgments=judgments)
     warn_if_no_rows_used(result)
+    if args.ci is not None:
+        sys.stderr.write(f"{PROG}: {intervals_line(calls, args)}\n")
+
+
+def intervals_line(calls: list, args: argparse.Namespace) -> str:
+    """Which method gave each metric's interval (``sm.interval_methods``), in one line:
+    ``intervals at 95%: auc DeLong (normal); ...; f1 bootstrap (percentile, 200
+    resamples of user_id, seed 0)``."""
+    methods = sqlmetrics.interval_methods(
+        calls, ci=args.ci, ci_method=args.ci_method, ci_unit=args.ci_unit, resamples=args.resamples, seed=args.seed
+    )
+    described = []
+    for row in methods.iter_rows(named=True):
+        how = row["interval"]
+        if row["resamples"] is not None:
+            unit = "rows" if row["unit"] == "row" else row["unit"]
+            how += f", {row['resamples']} resamples of {unit}, seed {row['seed']}"
+        described.append(f"{row['metric']} {row['method']} ({how})")
+    return f"intervals at {args.ci * 100:g}%: " + "; ".join(described)

@@ -38,7 +38,7 @@ from collections.abc import Callable
 import polars as pl
 
 from sqlmetrics.intervals.bounds import bounds_polars, bounds_sql, clip_range, margin_sql
-from sqlmetrics.intervals.choice import CI_METHODS, check_level, interval_of, paired_of, resampled
+from sqlmetrics.intervals.choice import CI_METHODS, check_level, described, interval_of, paired_of, resampled
 from sqlmetrics.intervals.quantiles import (
     T_TABLE_DF,
     multiplier_expr,
@@ -57,6 +57,7 @@ __all__ = [
     "bounds_sql",
     "check_level",
     "clip_range",
+    "described",
     "interval_of",
     "margin_sql",
     "multiplier_expr",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import polars as pl
+
 from sqlmetrics.errors import InvalidParameterError, Keyword, Value
 from sqlmetrics.registry import registry
 from sqlmetrics.spec import Interval, MetricCall, PairedInterval
@@ -79,3 +81,33 @@ def paired_of(call: MetricCall) -> PairedInterval | None:
     """The spread of the call's difference under two paired scores, if it has one."""
     interval = interval_of(call)
     return None if interval is None else interval.paired
+
+
+METHOD_SCHEMA = {
+    "metric": pl.String,
+    "method": pl.String,
+    "interval": pl.String,
+    "level": pl.Float64,
+    "resamples": pl.Int64,
+    "seed": pl.Int64,
+    "unit": pl.String,
+}
+
+
+def described(
+    calls: Sequence[MetricCall], ci: float, ci_method: str, unit: str | None, resamples: int, seed: int
+) -> pl.DataFrame:
+    """One row per call: which method gives its interval (``Interval.method`` or the
+    bootstrap), the interval's kind (normal, Student's t, percentile), the level, and for
+    the bootstrap its resamples, seed and unit (``unit``: ``"row"`` without ``ci_unit``;
+    the means over queries take the query as theirs)."""
+    resampled_columns = {call.column for call in resampled(ci, ci_method, calls, unit)}
+    rows = []
+    for call in calls:
+        if call.column in resampled_columns:
+            rows.append((call.column, "bootstrap", "percentile", ci, resamples, seed, unit or "row"))
+            continue
+        interval = interval_of(call)
+        kind = "Student's t" if interval.student else "normal"
+        rows.append((call.column, interval.method, kind, ci, None, None, "query" if interval.student else "row"))
+    return pl.DataFrame(rows, schema=METHOD_SCHEMA, orient="row")
