@@ -15,7 +15,17 @@ column. A metric's spec declares its analytic interval (``ci_method="analytic"``
 * ``row_mean`` (logloss, brier, score_mean, label_mean): the sample variance of each
   row's value over the summed weight (``row_mean.sql``);
 * ``residual_mean`` (mae, mse, mean_error, mape): the same for a value of each row's
-  prediction and target, and for rmse = √mse by the delta method (``residual_mean.sql``).
+  prediction and target, and for rmse = √mse by the delta method (``residual_mean.sql``);
+* ``confusion_delta`` (f1, fbeta, balanced_accuracy, mcc): the delta method over the
+  confusion cells' multinomial shares, each metric declaring its gradient
+  (``confusion_delta.sql``);
+* ``histogram_delta`` (calibration): the delta method over the rows' means, each row's
+  influence declared by the metric, read from the score histogram
+  (``histogram_delta.sql``).
+
+Paired forms (``sm.compare(scores=...)``): DeLong's (``paired_delong.sql``), the paired t
+over queries (``paired_query_mean.sql``) and the rows' differences of a mean over rows
+(``paired_row_mean.sql``).
 
 Every interval's bounds are clipped to the finite ends of the metric's range.
 

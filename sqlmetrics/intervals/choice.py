@@ -109,5 +109,6 @@ def described(
             continue
         interval = interval_of(call)
         kind = "Student's t" if interval.student else "normal"
-        rows.append((call.column, interval.method, kind, ci, None, None, "query" if interval.student else "row"))
+        unit = "query" if interval.name == "query_mean" else "row"
+        rows.append((call.column, interval.method, kind, ci, None, None, unit))
     return pl.DataFrame(rows, schema=METHOD_SCHEMA, orient="row")
