@@ -78,14 +78,19 @@ def calls():
     yield "score_rows", lambda: composed(rows_plan, "t")
     yield "distributed", lambda: composed(binding, "t", dialect="spark")
     roles = {"label": "label", "score": "score", "query": "q", "by": "s", "ci": 0.95}
-    with_intervals = ["auc", "gauc", "ndcg@3", "accuracy", "logloss"]
+    with_intervals = [  # every classification and ranking metric with an analytic interval
+        name.replace("@k", "@3")
+        for name, spec in sm.registry().items()
+        if spec.interval and spec.family in ("classification", "ranking")
+    ]
     yield "intervals", lambda: sm.to_sql(with_intervals, source="t", **roles)
     yield (
         "regression-intervals",
         lambda: sm.to_sql(["mae", "mape"], source="t", label="y", score="yhat", by="s", ci=0.9),
     )
     paired = {"label": "label", "query": "q", "by": "s", "scores": ("score", "score_b")}
-    yield "paired", lambda: sm.to_sql(["auc", "gauc", "ndcg@3"], source="t", **paired)
+    paired_metrics = [name for name, spec in sm.registry().items() if spec.interval and spec.interval.paired]
+    yield "paired", lambda: sm.to_sql([m.replace("@k", "@3") for m in paired_metrics], source="t", **paired)
     bootstrap = {**roles, "ci_method": "bootstrap", "resamples": 3}
     yield "bootstrap", lambda: sm.to_sql(["auc", "f1", "logloss", "mae"], source="t", **bootstrap)
     yield "bootstrap-units", lambda: sm.to_sql(["auc", "gauc"], source="t", ci_unit="q", **bootstrap)

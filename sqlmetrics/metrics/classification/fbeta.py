@@ -17,7 +17,8 @@ from sqlmetrics.metrics.classification._binary import (
 from sqlmetrics.spec import Metric, Param
 
 # r = β²/(1 + β²) and q = 1/(1 + β²), with β held at most 1e100, as fbeta.sql takes them
-_HELD = "LEAST({{ beta }}, 1e100)"
+# (10¹⁰⁰ as a power: polars 1.39's SQL parser reads no exponent literal)
+_HELD = "LEAST({{ beta }}, POWER(CAST(10 AS DOUBLE), 100))"
 R = f"({_HELD} * {_HELD} / CAST(1 + {_HELD} * {_HELD} AS DOUBLE))"
 Q = f"(1 / CAST(1 + {_HELD} * {_HELD} AS DOUBLE))"
 
