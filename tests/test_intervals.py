@@ -349,6 +349,48 @@ def test_histogram_delta_interval_is_the_delta_method_over_rows(engine, metric, 
     assert row[f"{metric}_hi"] == pytest.approx(clipped(metric, f(means) + half), rel=1e-7, abs=1e-9)
 
 
+CLASS_ROWS = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(1, 3)), max_size=40)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("weights", ["none", "linear", "quadratic"])
+@pytest.mark.parametrize("metric", with_interval("kappa_delta"))
+@given(rows=CLASS_ROWS, weighted=st.booleans())
+def test_kappa_interval_is_the_multinomial_delta_method(engine, weights, metric, rows, weighted):
+    """Cohen's κ: the normal interval with the delta method's se over the confusion
+    matrix's cell shares, against scikit-learn's cohen_kappa_score (weighted by the
+    shares of K² rows, one per cell) differentiated numerically."""
+    frame = pl.DataFrame(rows, schema={"y": pl.Int64, "p": pl.Int64, "w": pl.Int64}, orient="row")
+    call = sm.metric(metric, weights=weights)
+    out = sm.evaluate(frame, [call], label="y", prediction="p", weight="w" if weighted else None, ci=0.9, engine=engine)
+    row, column = out.row(0, named=True), call.column
+    classes = sorted(set(frame["y"]) | set(frame["p"]))
+    counts = np.zeros((len(classes), len(classes)))
+    for y, p, w in rows:
+        counts[classes.index(y), classes.index(p)] += w if weighted else 1
+    total = counts.sum()
+    cell_true, cell_predicted = np.divmod(np.arange(len(classes) ** 2), len(classes))
+    mode = None if weights == "none" else weights
+
+    def kappa(q):
+        return skm.cohen_kappa_score(cell_true, cell_predicted, weights=mode, sample_weight=q)
+
+    value = kappa(counts.ravel() / total) if total else math.nan
+    if math.isnan(value):
+        assert row[f"{column}_lo"] is None and row[f"{column}_hi"] is None
+        return
+    q, h, gradient = counts.ravel() / total, 1e-6, np.zeros(len(classes) ** 2)
+    for cell in np.flatnonzero(q):
+        step = np.eye(len(q))[cell] * min(h, q[cell] / 2)
+        gradient[cell] = (kappa(q + step) - kappa(q - step)) / (2 * step[cell])
+    se = math.sqrt(max((q * gradient**2).sum() - (q * gradient).sum() ** 2, 0.0) / total)
+    half = stats.norm.ppf(0.95) * se
+    assert row[column] == pytest.approx(value, abs=1e-12)
+    assert row[f"{column}_lo"] == pytest.approx(clipped(metric, value - half), abs=1e-7)
+    assert row[f"{column}_hi"] == pytest.approx(clipped(metric, value + half), abs=1e-7)
+
+
 REFERENCE_TESTS = {  # interval method -> its test against an independent reference
     "delong": test_auc_interval_equals_brute_force_delong,
     "row_mean": test_row_mean_interval_is_the_standard_error_of_the_mean,
@@ -357,6 +399,7 @@ REFERENCE_TESTS = {  # interval method -> its test against an independent refere
     "query_mean": test_query_level_interval_is_students_t_over_queries,
     "confusion_delta": test_confusion_delta_interval_is_the_multinomial_delta_method,
     "histogram_delta": test_histogram_delta_interval_is_the_delta_method_over_rows,
+    "kappa_delta": test_kappa_interval_is_the_multinomial_delta_method,
 }
 
 

@@ -149,6 +149,8 @@ def test_intervals(engine):
     check(engine, {"src": frame}, regression, label="rel", score="score", weight="w", by="s", ci=0.9)
     ranking = ["ndcg@3", "mrr", "map", "hit_rate@2", "precision@2", "recall@3", "rank_corr", "err@3"]
     check(engine, {"src": frame}, ranking, label="rel", score="score", query="q", item="item", ci=0.99)
+    kappas = [sm.cohen_kappa(), sm.cohen_kappa(weights="quadratic")]
+    check(engine, {"src": frame}, kappas, label="y", prediction="pred", weight="w", by="s", ci=0.9)
 
 
 @pytest.mark.parametrize("name", ["spark", "postgres"])

@@ -19,6 +19,8 @@ column. A metric's spec declares its analytic interval (``ci_method="analytic"``
 * ``confusion_delta`` (f1, fbeta, balanced_accuracy, mcc): the delta method over the
   confusion cells' multinomial shares, each metric declaring its gradient
   (``confusion_delta.sql``);
+* ``kappa_delta`` (cohen_kappa): the delta method over the confusion matrix's cells
+  (``kappa_delta.sql``);
 * ``histogram_delta`` (calibration): the delta method over the rows' means, each row's
   influence declared by the metric, read from the score histogram
   (``histogram_delta.sql``).

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from sqlmetrics.intervals.kappa_delta import kappa_delta
 from sqlmetrics.metrics.multiclass._classes import Frame, class_confusion, class_counts, class_rows
 from sqlmetrics.sources import in_kind
-from sqlmetrics.spec import Metric, Param
+from sqlmetrics.spec import Metric, MetricCall, Param
 
 WEIGHTS = Param(
     "weights",
@@ -32,6 +33,7 @@ SPEC = Metric(
     label_domain="class",
     range=(-1.0, 1.0),
     reference="sklearn.metrics.cohen_kappa_score",
+    interval=kappa_delta(lambda call, rows, slices: _interval_cells(call, rows, slices)),
 )
 
 
@@ -47,6 +49,24 @@ def disagreement(r_i: pl.Expr, r_j: pl.Expr, weights: str) -> pl.Expr:
 def from_class_confusion(confusion: pl.LazyFrame, by: Sequence[str], *, weights: str = "none") -> pl.LazyFrame:
     """κ per slice of a confusion matrix (``class_confusion``: slices, true_class,
     predicted_class, w), as the column ``value``: the SQL ``sql/multiclass/cohen_kappa.sql``."""
+    by = list(by)
+    joined = cells(confusion, by, weights)
+    d = pl.col("d")
+    sums = [
+        (d * pl.col("w").fill_null(0.0)).sum().alias("observed"),
+        (d * pl.col("t") * pl.col("p")).sum().alias("chance"),
+    ]
+    n = pl.col("n").first()
+    totals = joined.group_by(by).agg(*sums, n) if by else joined.select(*sums, n)
+    chance = pl.col("chance")
+    value = pl.when(chance != 0).then(1 - pl.col("observed") / pl.col("n") / chance)
+    return totals.select(*by, value.alias("value"))
+
+
+def cells(confusion: pl.LazyFrame, by: Sequence[str], weights: str) -> pl.LazyFrame:
+    """Every ordered pair (i, j) of each slice's classes: its disagreement ``d``, the true
+    class's share ``t`` and the predicted class's share ``p`` of the slice's weight ``n``,
+    and the pair's weight ``w`` in the confusion matrix (NULL where no row has it)."""
     by = list(by)
     counts = class_counts(confusion, by)
     position = pl.col("class").cast(pl.Int8) if counts.collect_schema()["class"] == pl.Boolean else pl.col("class")
@@ -69,18 +89,15 @@ def from_class_confusion(confusion: pl.LazyFrame, by: Sequence[str], *, weights:
         pl.col("predicted_class").cast(class_type),
         "w",
     )
-    d = disagreement(pl.col("r_i"), pl.col("r_j"), weights)
     keys = [*by, "true_class", "predicted_class"]
     joined = pairs.join(observed, on=keys, how="left", nulls_equal=True)
-    sums = [
-        (d * pl.col("w").fill_null(0.0)).sum().alias("observed"),
-        (d * pl.col("t") * pl.col("p")).sum().alias("chance"),
-    ]
-    n = pl.col("n").first()
-    totals = joined.group_by(by).agg(*sums, n) if by else joined.select(*sums, n)
-    chance = pl.col("chance")
-    value = pl.when(chance != 0).then(1 - pl.col("observed") / pl.col("n") / chance)
-    return totals.select(*by, value.alias("value"))
+    return joined.with_columns(d=disagreement(pl.col("r_i"), pl.col("r_j"), weights))
+
+
+def _interval_cells(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """``cells`` of the used rows' confusion matrix, for κ's interval (kappa_delta)."""
+    confusion = rows.group_by([*slices, "true_class", "predicted_class"]).agg(pl.col("w").sum())
+    return cells(confusion, slices, call.kwargs["weights"])
 
 
 def frame(
