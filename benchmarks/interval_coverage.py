@@ -154,6 +154,18 @@ def confusion_at_half(share: float, mu: float) -> tuple[float, float, float, flo
     return share * tpr, (1 - share) * fpr, (1 - share) * (1 - fpr), share * (1 - tpr)
 
 
+def three_classes(rows: int) -> Draw:
+    """Labels uniform over three classes, each predicted right with probability 0.6 and
+    otherwise uniformly at random: p_o = 0.6 + 0.4/3, p_e = 1/3, so κ = 0.6."""
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        label = rng.integers(0, 3, rows)
+        prediction = np.where(rng.random(rows) < 0.6, label, rng.integers(0, 3, rows))
+        return pl.DataFrame({"label": label, "prediction": prediction})
+
+    return draw
+
+
 def delta_studies() -> list[tuple[str, str, float, Draw, dict]]:
     """The delta method's intervals: metrics of the confusion counts, and calibration
     (E[score] / E[label] = 0.4·μ / 0.4 = μ for binormal scores)."""
@@ -170,6 +182,7 @@ def delta_studies() -> list[tuple[str, str, float, Draw, dict]]:
         ("balanced_accuracy, 300 rows, μ = 1, threshold 0.5", "balanced_accuracy", balanced, draw, {}),
         ("calibration, 300 rows, μ = 1", "calibration", 1.0, draw, {}),
         ("calibration, 60 rows, 20% positives, μ = 1", "calibration", 1.0, binormal(60, 0.2, 1.0), {}),
+        ("cohen_kappa, 200 rows, 3 classes", "cohen_kappa", 0.6, three_classes(200), {"prediction": "prediction"}),
     ]
 
 
@@ -239,7 +252,8 @@ def coverage(metric, truth: float, draw: Draw, runs: int, engine: str, **roles) 
     for seed in range(runs):
         frame = draw(np.random.default_rng(seed))
         # the bootstrap's own seed per run: one seed for all would share its Monte Carlo error
-        row = sm.evaluate(frame, [metric], score="score", ci=0.95, engine=engine, seed=seed, **roles)
+        scored = {} if "prediction" in roles else {"score": "score"}
+        row = sm.evaluate(frame, [metric], **scored, ci=0.95, engine=engine, seed=seed, **roles)
         lo, hi = row.row(0, named=True)[f"{column}_lo"], row.row(0, named=True)[f"{column}_hi"]
         covered += lo <= truth <= hi
         widths.append(hi - lo)
