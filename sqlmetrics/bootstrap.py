@@ -1,7 +1,8 @@
 """The Poisson bootstrap, computed inside the composed query.
 
 ``evaluate(..., ci=0.95, ci_method="bootstrap", resamples=200, seed=0, ci_unit=None)``
-evaluates every metric ``resamples + 1`` times in one statement: replicate 0 with the
+evaluates every resampled metric ``resamples + 1`` times in one statement (a call's
+metrics with an analytic interval run once, in a statement of their own: ``api.run``): replicate 0 with the
 rows' own weights (the metric's value), and replicates 1..R with each weight multiplied
 by a Poisson(1) count drawn per row, or per unit (``ci_unit="user_id"``: all of a user's
 rows share the count, the clustered bootstrap, for rows that are not independent). The
@@ -27,8 +28,8 @@ gives the same interval:
 
 It is a hash, not a random number generator: ``tests/test_bootstrap.py`` checks that
 the counts follow Poisson(1) and are uncorrelated across rows, units and replicates.
-The source is read once, and every metric is computed per slice and replicate: the cost
-grows with the resamples (docs/intervals.md measures it).
+The statement reads the source once, and every resampled metric is computed per slice
+and replicate: the cost grows with the resamples (docs/intervals.md measures it).
 """
 
 from __future__ import annotations

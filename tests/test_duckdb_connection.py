@@ -106,3 +106,16 @@ def test_a_full_disk_while_spilling_is_a_clear_error(monkeypatch):
         sm.EngineOutOfMemoryError, match=r"disk filled up while spilling to '.*sqlmetrics-spill-.*No space"
     ):
         sm.evaluate(frame, ["auc"], label="y", score="s")
+
+
+def test_the_command_line_spills_to_the_same_private_directory():
+    """The command line runs on a connection of its own (to show progress): it spills
+    where calls without ``con`` do, not to ``.tmp`` in the working directory (a killed
+    compare once left 56 GB there)."""
+    from sqlmetrics.cli import output
+    from sqlmetrics.engines import duckdb_engine
+
+    connection = output.duckdb_connection().cursor()
+    directory = connection.execute("SELECT current_setting('temp_directory')").fetchall()[0][0]
+    assert directory == duckdb_engine.spill_directory()
+    assert Path(directory).parent == Path(tempfile.gettempdir())

@@ -15,6 +15,7 @@ import duckdb
 import polars as pl
 
 from sqlmetrics.cli.messages import PROG, UsageError
+from sqlmetrics.engines.duckdb_engine import spill_directory
 from sqlmetrics.parquet_files import row_count
 from sqlmetrics.progress import Progress
 
@@ -72,8 +73,10 @@ def output_format(given: str | None, output: str | None) -> str:
 
 def duckdb_connection() -> ProgressConnection:
     """A connection that tracks its progress (for ``Progress``) without drawing DuckDB's
-    own bar, which would go to stdout, among the results."""
-    return ProgressConnection(duckdb.connect())
+    own bar, which would go to stdout, among the results; it spills where the library's
+    own database does (a private directory removed at exit), not to ``.tmp`` in the
+    working directory."""
+    return ProgressConnection(duckdb.connect(config={"temp_directory": spill_directory()}))
 
 
 class ProgressConnection:

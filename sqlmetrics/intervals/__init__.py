@@ -79,17 +79,10 @@ __all__ = [
     "quantile",
     "resampled",
     "row_spread_polars",
-    "score_histogram",
     "t_quantile",
     "t_table_sql",
     "two_sided_p",
 ]
-
-
-def score_histogram(rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-    """Each slice's positive and negative weight per score (score_hist) of the used rows."""
-    w, positive = pl.col("w"), pl.col("label") == 1
-    return rows.group_by([*slices, "score"]).agg(w_pos=w.filter(positive).sum(), w_neg=w.filter(~positive).sum())
 
 
 def row_spread_polars(

@@ -94,6 +94,13 @@ def _user_table(binding: Binding, table: pl.DataFrame, keys: list[str]) -> pl.Da
     return table.sort([*slices, *keys], nulls_last=True).rename(dict(zip(slices, binding.by)))
 
 
+def _rows_histogram(rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """score_hist of the used rows, for the intervals when ``base`` is not keyed by score:
+    each slice's positive and negative weight per score."""
+    w, positive = pl.col("w"), pl.col("label") == 1
+    return rows.group_by([*slices, "score"]).agg(w_pos=w.filter(positive).sum(), w_neg=w.filter(~positive).sum())
+
+
 def _with_intervals(
     binding: Binding, results: pl.DataFrame, used_rows: pl.LazyFrame, base: pl.DataFrame, slices: list[str]
 ) -> pl.DataFrame:
@@ -107,7 +114,7 @@ def _with_intervals(
     def histogram() -> pl.LazyFrame:
         if {"score", "w_pos"} <= set(base.columns):
             return plan.build("score_hist", base, slices).select(*slices, "score", "w_pos", "w_neg").lazy()
-        return intervals.score_histogram(used_rows, slices).collect(engine="streaming").lazy()
+        return _rows_histogram(used_rows, slices).collect(engine="streaming").lazy()
 
     for call in binding.analytic_calls:
         if binding.paired_scores:
