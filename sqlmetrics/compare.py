@@ -21,7 +21,8 @@ cancels.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import polars as pl
@@ -149,15 +150,43 @@ def compare_request(
                 "different rows), not both"
             )
         binding, second = prepare_paired(metrics, request)
-        return _paired_differences(run(binding, source, second, engine, con, spark), binding, slices)
+
+        def paired_differences(part: Binding) -> pl.DataFrame:
+            return _paired_differences(run(part, source, second, engine, con, spark), part, slices)
+
+        return _apart(binding, paired_differences)
     if request.arm is None or baseline is None:
         raise InvalidParameterError(
             "compare needs scores=(baseline score, candidate score) for two models that scored the same rows, or "
             "arm=<the arm column> and baseline=<the baseline arm> for arms that saw different rows"
         )
     binding, second = prepare_arms(metrics, request)
-    result = run(binding, source, second, engine, con, spark)
-    return _differences(result, binding, slices, request.arm, _baseline_value(result, request.arm, baseline))
+
+    def differences(part: Binding) -> pl.DataFrame:
+        result = run(part, source, second, engine, con, spark)
+        return _differences(result, part, slices, request.arm, _baseline_value(result, request.arm, baseline))
+
+    return _apart(binding, differences)
+
+
+def _apart(binding: Binding, compared: Callable[[Binding], pl.DataFrame]) -> pl.DataFrame:
+    """``compared(binding)``, or for a bootstrap serving only some of the calls, the
+    comparison of those (once per replicate) and of the others (once, with their analytic
+    spread) in statements of their own, in the calls' order: one statement would compute
+    every metric once per replicate (R times the work, and R times the rows in flight)."""
+    boot = binding.bootstrap
+    if boot is None or len(boot.columns) == len(binding.calls):
+        return compared(binding)
+    once = tuple(call for call in binding.calls if call.column not in boot.columns)
+    replicated = tuple(call for call in binding.calls if call.column in boot.columns)
+    unresampled = tuple(name for name in binding.by if name != REPLICATE_SLICE)
+    parts = [
+        compared(dataclasses.replace(binding, calls=once, by=unresampled, bootstrap=None)),
+        compared(dataclasses.replace(binding, calls=replicated)),
+    ]
+    order = {call.column: position for position, call in enumerate(binding.calls)}
+    position = pl.col("metric").replace_strict(order, return_dtype=pl.Int64)
+    return pl.concat(parts).sort(position, maintain_order=True)
 
 
 def _paired_differences(result: pl.DataFrame, binding: Binding, slices: list[str]) -> pl.DataFrame:
