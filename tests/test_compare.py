@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import itertools
 import math
 
 import numpy as np
@@ -16,6 +17,7 @@ import polars as pl
 import polars.testing
 import pytest
 import ranx
+import sklearn.metrics as skm
 from hypothesis import given
 from hypothesis import strategies as st
 from rocauc_comparison import delong
@@ -148,7 +150,7 @@ def _arms_with_gaps() -> pl.DataFrame:
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
-@pytest.mark.parametrize("metrics", [["auc"], ["f1"]])  # analytic and bootstrap
+@pytest.mark.parametrize("metrics", [["auc"], ["average_precision"]])  # analytic and bootstrap
 def test_a_slice_without_an_arm_gets_a_row_saying_so(engine, metrics):
     """Every slice gets a row per candidate arm, whichever arm it lacks: the values it
     cannot have are NULL and ``note`` says why. Rows with a NULL arm are in no arm: left
@@ -377,6 +379,110 @@ def test_paired_row_means_are_the_normal_test_of_row_differences(engine, metric,
             assert row["p_value"] == pytest.approx(2 * stats.norm.sf(abs(d.mean()) / se), abs=1e-9)
 
 
+def _undefined_as_nan(metric):
+    """scikit-learn's metric of (labels, predictions, weights), NaN where it is undefined
+    (the metric is NULL there)."""
+
+    def defined(y, p, w):
+        predicted, positive = w[p == 1].sum(), w[y == 1].sum()
+        if metric == "mcc" and min(predicted, positive, w[p == 0].sum(), w[y == 0].sum()) == 0:
+            return np.nan  # scikit-learn gives 0 where the denominator is 0
+        return PAIRED_CONFUSION[metric](y, p, w)
+
+    return defined
+
+
+PAIRED_CONFUSION = {
+    "accuracy": lambda y, p, w: skm.accuracy_score(y, p, sample_weight=w),
+    "precision": lambda y, p, w: skm.precision_score(y, p, sample_weight=w, zero_division=np.nan),
+    "recall": lambda y, p, w: skm.recall_score(y, p, sample_weight=w, zero_division=np.nan),
+    "specificity": lambda y, p, w: skm.recall_score(1 - y, 1 - p, sample_weight=w, zero_division=np.nan),
+    "f1": lambda y, p, w: skm.f1_score(y, p, sample_weight=w, zero_division=np.nan),
+    "fbeta": lambda y, p, w: skm.fbeta_score(y, p, beta=2.0, sample_weight=w, zero_division=np.nan),
+    "balanced_accuracy": lambda y, p, w: skm.balanced_accuracy_score(y, p, sample_weight=w),
+    "mcc": lambda y, p, w: skm.matthews_corrcoef(y, p, sample_weight=w),
+}
+# the joint cells of a row: its label and its prediction under each score
+JOINT_LABELS, JOINT_FIRST, JOINT_SECOND = (np.array(cells) for cells in zip(*itertools.product([0, 1], repeat=3)))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning", "ignore::UserWarning")
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", sorted(PAIRED_CONFUSION))
+@examples(25)
+@given(rows=PAIRED_ROWS)
+def test_paired_confusion_metrics_are_the_delta_method_over_joint_cells(engine, metric, rows):
+    """f1, fbeta, balanced accuracy, mcc and the shares of two scores over the same rows:
+    the normal interval of the difference with the multinomial delta method over the
+    eight joint cells (label, prediction under each score), scikit-learn's metric of
+    each score differentiated numerically in the cells' shares; weights count as
+    repeated rows."""
+    from test_intervals import delta_method_se
+
+    frame = pl.DataFrame(rows, schema=["country", "a", "b", "label", "w"], orient="row")
+    call = sm.metric(metric, **({"beta": 2.0} if metric == "fbeta" else {}))
+    result = sm.compare(frame, [call], scores=("a", "b"), weight="w", by="country", ci=0.9, engine=engine)
+    f = _undefined_as_nan(metric)
+
+    def difference(q):
+        return f(JOINT_LABELS, JOINT_SECOND, q) - f(JOINT_LABELS, JOINT_FIRST, q)
+
+    for row in result.iter_rows(named=True):
+        part = frame.filter(pl.col("country") == row["country"])
+        y, a, b, w = (part[c].to_numpy() for c in ("label", "a", "b", "w"))
+        cells = [(y == j) & ((a >= 0.5) == f1) & ((b >= 0.5) == f2) for j, f1, f2 in zip(JOINT_LABELS, JOINT_FIRST,
+                                                                                         JOINT_SECOND)]  # fmt: skip
+        counts = np.array([w[cell].sum() for cell in cells], float)
+        q = counts / counts.sum()
+        assert row["method"] == "paired, normal: delta method"
+        if math.isnan(difference(q)):
+            assert row["delta_lo"] is None and row["p_value"] is None
+            continue
+        se = delta_method_se(difference, q, counts.sum())
+        assert row["delta"] == pytest.approx(difference(q), abs=1e-12)
+        assert row["delta_lo"] == pytest.approx(difference(q) - stats.norm.ppf(0.95) * se, abs=1e-7)
+        assert row["delta_hi"] == pytest.approx(difference(q) + stats.norm.ppf(0.95) * se, abs=1e-7)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@examples(25)
+@given(rows=PAIRED_ROWS)
+def test_paired_calibration_is_the_delta_method_over_rows(engine, rows):
+    """calibration of two scores over the same rows: the normal interval of the
+    difference with se² = g'·S·g / n, S numpy's sample covariance of the rows' (score a,
+    score b, label), g the gradient of f(b, y) − f(a, y) at their means by central
+    differences (test_intervals' HISTOGRAM_METRICS); rows repeated by their weights."""
+    from test_intervals import HISTOGRAM_METRICS
+
+    frame = pl.DataFrame(rows, schema=["country", "a", "b", "label", "w"], orient="row")
+    result = sm.compare(frame, ["calibration"], scores=("a", "b"), weight="w", by="country", ci=0.9, engine=engine)
+    f = HISTOGRAM_METRICS["calibration"]
+
+    def difference(m):  # the means of (a, b, label)
+        return f(m[[1, 2]]) - f(m[[0, 2]])
+
+    for row in result.iter_rows(named=True):
+        part = frame.filter(pl.col("country") == row["country"])
+        repeat = part["w"].to_numpy()
+        values = np.stack([np.repeat(part[c].to_numpy(), repeat).astype(float) for c in ("a", "b", "label")])
+        assert row["method"] == "paired, normal: delta method"
+        if values.shape[1] < 2 or values[2].sum() == 0:
+            assert row["delta_lo"] is None and row["p_value"] is None
+            continue
+        means = values.mean(axis=1)
+        gradient = np.array([(difference(means + step) - difference(means - step)) / 2e-6 for step in np.eye(3) * 1e-6])
+        se = math.sqrt(max(gradient @ np.cov(values, ddof=1) @ gradient, 0.0) / values.shape[1])
+        assert row["delta"] == pytest.approx(difference(means), abs=1e-12)
+        assert row["delta_lo"] == pytest.approx(difference(means) - stats.norm.ppf(0.95) * se, abs=1e-7)
+        assert row["delta_hi"] == pytest.approx(difference(means) + stats.norm.ppf(0.95) * se, abs=1e-7)
+
+
+def test_every_paired_confusion_metric_has_a_reference():
+    paired = [name for name, spec in sm.registry().items() if spec.interval and spec.interval.paired
+              and spec.interval.paired.template == "intervals/paired_confusion_delta.sql"]  # fmt: skip
+    assert sorted(paired) == sorted(PAIRED_CONFUSION)
+
+
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 def test_paired_query_means_are_scipys_paired_t_test(engine):
     """Per-query values of each score from evaluate, differences by scipy.stats.ttest_rel
@@ -462,8 +568,10 @@ def _nested(frame: pl.DataFrame, value: str) -> dict[str, dict[str, float]]:
         ({"scores": "a"}, "scores must be two score columns"),
         ({"scores": ("a", "a")}, "two different column names"),
         ({"score": "a"}, "cannot be added to them"),
-        ({"metrics": ["auc", "average_precision"], "ci_method": "analytic"},
-         "no analytic paired comparison for average_precision: they exist for auc, .*logloss"),
+        (
+            {"metrics": ["auc", "average_precision"], "ci_method": "analytic"},
+            "no analytic paired comparison for average_precision: they exist for accuracy, auc, .*logloss",
+        ),
         ({"metrics": ["mrr"], "query": "day", "ci_method": "bootstrap"}, "no bootstrap for mrr"),
         ({"resamples": 1, "metrics": ["f1"]}, "resamples must be an integer from 2 to 10,000"),
         ({"scores": ("a", "nope")}, "nope"),
@@ -666,10 +774,10 @@ def test_to_sql_renders_the_paired_statement_with_the_bootstrap_asked_for(tmp_pa
     _paired_frame(5, 200).write_parquet(path)
 
     def replicates(**kwargs):
-        sql = sm.to_sql(["auc", "f1"], source=str(path), scores=("a", "b"), ci=0.9, **kwargs)
+        sql = sm.to_sql(["auc", "average_precision"], source=str(path), scores=("a", "b"), ci=0.9, **kwargs)
         return pl.from_arrow(duckdb.sql(sql).arrow()).sort("sqlmetrics_scores", "sqlmetrics_replicate")
 
-    analytic = replicates()  # auc has DeLong's paired test, f1 the paired bootstrap (200 resamples)
+    analytic = replicates()  # auc has DeLong's paired test, average_precision the paired bootstrap (200 resamples)
     assert analytic["sqlmetrics_replicate"].max() == 200
     drawn = replicates(ci_method="bootstrap", resamples=5, seed=3)
     assert drawn["sqlmetrics_replicate"].unique().sort().to_list() == list(range(6))

@@ -288,9 +288,9 @@ def delta_method_se(metric, q: np.ndarray, total: float) -> float:
     """The multinomial delta method with scikit-learn's metric and a numerical gradient
     (central differences in each cell's share that is not 0: a cell of share 0 adds
     nothing): se² = (Σ q·g² − (Σ q·g)²) / W."""
-    h, gradient = 1e-6, np.zeros(4)
+    h, gradient = 1e-6, np.zeros(len(q))
     for cell in np.flatnonzero(q):
-        step = np.eye(4)[cell] * min(h, q[cell] / 2)
+        step = np.eye(len(q))[cell] * min(h, q[cell] / 2)
         gradient[cell] = (metric(q + step) - metric(q - step)) / (2 * step[cell])
     return math.sqrt(max((q * gradient**2).sum() - (q * gradient).sum() ** 2, 0.0) / total)
 

@@ -3,16 +3,19 @@ balanced_accuracy, mcc; ``sql/intervals/confusion_delta.sql``): the cells' share
 multinomial, and se² = Σ_c q_c·(g_c − ḡ)² / W with g the gradient of the metric in the
 shares, declared by the metric as SQL over the shares ``tp``, ``fp``, ``tn``, ``fn``
 (read by polars through ``pl.sql_expr``). For a share of the counts it is the binomial
-interval (``proportion``)."""
+interval (``proportion``). Two scores of the same rows are compared over the joint cells
+(label, both predictions: ``sql/intervals/paired_confusion_delta.sql``), for these
+metrics and the shares alike."""
 
 from __future__ import annotations
 
 import polars as pl
 
 from sqlmetrics import templates
-from sqlmetrics.spec import Interval, MetricCall
+from sqlmetrics.spec import Interval, MetricCall, PairedInterval
 
 CELLS = ("tp", "fp", "tn", "fn")
+PAIRED_METHOD = "paired, normal: delta method"
 
 
 def confusion_delta(g_tp: str, g_fp: str, g_tn: str, g_fn: str) -> Interval:
@@ -26,7 +29,17 @@ def confusion_delta(g_tp: str, g_fp: str, g_tn: str, g_fn: str) -> Interval:
         comparison="delta method",
         values=(("g_tp", g_tp), ("g_fp", g_fp), ("g_tn", g_tn), ("g_fn", g_fn)),
         polars=confusion_delta_polars,
+        paired=PairedInterval(
+            "intervals/paired_confusion_delta.sql", PAIRED_METHOD, over_rows=True, polars=paired_confusion_delta_polars
+        ),
     )
+
+
+def _gradients(call: MetricCall) -> dict[str, pl.Expr]:
+    """The call's gradient in the cells' shares, ``{cell: expression over the shares}``."""
+    parameters = {name: templates.literal(value) for name, value in call.kwargs.items()}
+    values = dict(call.spec.interval.values)
+    return {cell: pl.sql_expr(templates.fill(values[f"g_{cell}"], parameters)).cast(pl.Float64) for cell in CELLS}
 
 
 def confusion_counts(rows: pl.LazyFrame, slices: list[str], threshold: float) -> pl.LazyFrame:
@@ -43,13 +56,42 @@ def confusion_counts(rows: pl.LazyFrame, slices: list[str], threshold: float) ->
 
 def confusion_delta_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
     """confusion_delta.sql over the used rows, at the call's threshold."""
-    parameters = {name: templates.literal(value) for name, value in call.kwargs.items()}
-    gradient = {key[2:]: pl.sql_expr(templates.fill(sql, parameters)) for key, sql in call.spec.interval.values}
+    gradient = _gradients(call)
     counts = confusion_counts(rows, slices, call.kwargs["threshold"])
     total = pl.sum_horizontal(*CELLS)
     shares = counts.with_columns(total=total).filter(pl.col("total") > 0)
     shares = shares.with_columns(pl.col(cell) / pl.col("total") for cell in CELLS)
-    gradients = shares.with_columns(**{f"g_{cell}": gradient[cell].cast(pl.Float64) for cell in CELLS})
+    gradients = shares.with_columns(**{f"g_{cell}": gradient[cell] for cell in CELLS})
     mean = pl.sum_horizontal(pl.col(cell) * pl.col(f"g_{cell}") for cell in CELLS)
     spread = pl.sum_horizontal(pl.col(cell) * (pl.col(f"g_{cell}") - mean) ** 2 for cell in CELLS)
     return gradients.select(*slices, se=(spread / pl.col("total")).sqrt(), df=pl.lit(None, pl.Int64))
+
+
+def paired_confusion_delta_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame:
+    """paired_confusion_delta.sql over the used rows of two paired scores (the slice
+    ``pair`` says which, 1 or 2; each row of 1 carries both, ``score_1`` and ``score_2``):
+    per slice ``se`` of the difference of the metric under the two scores, on the rows
+    of 2."""
+    gradient, threshold = _gradients(call), call.kwargs["threshold"]
+    groups = [column for column in slices if column != pair] or ["sqlmetrics_all"]
+    used = rows.filter(pl.col(pair) == 1).with_columns(sqlmetrics_all=pl.lit(0))
+    predicted = [(pl.col(f"score_{k}") >= threshold).alias(f"predicted_{k}") for k in (1, 2)]
+    joint = used.group_by(*groups, pl.col("label") == 1, *predicted).agg(n=pl.col("w").sum())
+    cells = joint.with_columns(total=pl.col("n").sum().over(groups)).filter(pl.col("total") > 0)
+    cells = cells.with_columns(q=pl.col("n") / pl.col("total"))
+    differences = pl.lit(0.0)
+    for k, sign in ((1, -1), (2, 1)):
+        positive, predicted_k = pl.col("label"), pl.col(f"predicted_{k}")
+        where = {"tp": positive & predicted_k, "fp": ~positive & predicted_k, "tn": ~positive & ~predicted_k,
+                 "fn": positive & ~predicted_k}  # fmt: skip
+        shares = {cell: pl.when(held).then("q").otherwise(0.0).sum().over(groups) for cell, held in where.items()}
+        cells = cells.with_columns(**shares).with_columns(**{f"g{k}_{cell}": gradient[cell] for cell in CELLS})
+        at_cell = pl.when(where["tp"]).then(pl.col(f"g{k}_tp")).when(where["fp"]).then(pl.col(f"g{k}_fp"))
+        at_cell = at_cell.when(where["tn"]).then(pl.col(f"g{k}_tn")).otherwise(pl.col(f"g{k}_fn"))
+        differences = differences + sign * at_cell
+    centred = cells.with_columns(h=differences).with_columns(h_mean=(pl.col("q") * pl.col("h")).sum().over(groups))
+    spread = (pl.col("q") * (pl.col("h") - pl.col("h_mean")) ** 2).sum() / pl.col("total").first()
+    se = pl.when(pl.col("h").null_count() == 0).then(spread.sqrt())
+    out = centred.group_by(groups).agg(se=se, df=pl.lit(None, pl.Int64))
+    out = out.drop("sqlmetrics_all") if groups == ["sqlmetrics_all"] else out
+    return out.with_columns(pl.lit(2, pl.Int32).alias(pair)).select(*slices, "se", "df")
