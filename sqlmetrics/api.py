@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from sqlmetrics import bootstrap, intervals, source_evidence
+from sqlmetrics import bootstrap, intervals, long_bootstrap, source_evidence
 from sqlmetrics.binding import PAIRED_SLICE, Binding, bind
 from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.class_scores import parse
@@ -143,21 +143,26 @@ def run(binding: Binding, source: Any, second: Any, engine: str, con: Any = None
     """``binding``'s metrics over ``source`` (and ``second``) on ``engine``."""
     if binding.bootstrap and not binding.spread_columns and len(binding.bootstrap.columns) < len(binding.calls):
         return _resampled_apart(binding, source, second, engine, con, spark)
-    if engine == "duckdb":
-        result = duckdb_engine.run(source_evidence.planned(binding, source), source, con, second)
-    elif engine == "polars":
-        result = polars_engine.run(source_evidence.planned(binding, source), source, second)
-    elif engine == "spark":
-        result = spark_engine.run(binding, source, spark, second)
-    elif engine == "postgres":
-        result = postgres_engine.run(binding, source, con, second)
-    else:
+    if engine not in ENGINES:
         raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+    with long_bootstrap.announced(binding, source, engine):
+        result = _on_engine(binding, source, second, engine, con, spark)
     if binding.bootstrap and not binding.spread_columns:  # sm.compare takes the replicates themselves
         by = list(binding.source_by)
         result = bootstrap.percentile_intervals(result, by, binding.bootstrap).select(binding.bootstrap_columns)
     check_no_overflow(binding, result)
     return result
+
+
+def _on_engine(binding: Binding, source: Any, second: Any, engine: str, con: Any, spark: Any) -> pl.DataFrame:
+    """The rows of ``binding``'s statement (or its polars plan) over ``source`` on ``engine``."""
+    if engine == "duckdb":
+        return duckdb_engine.run(source_evidence.planned(binding, source), source, con, second)
+    if engine == "polars":
+        return polars_engine.run(source_evidence.planned(binding, source), source, second)
+    if engine == "spark":
+        return spark_engine.run(binding, source, spark, second)
+    return postgres_engine.run(binding, source, con, second)
 
 
 def _resampled_apart(

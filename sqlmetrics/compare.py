@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 import polars as pl
@@ -47,9 +48,11 @@ COLUMNS = (
     "delta_lo",
     "delta_hi",
     "p_value",
+    "p_bound",
     "method",
     "note",
 )
+SPREAD = ("delta_lo", "delta_hi", "p_value", "p_bound")  # the bootstrap's columns of the difference
 EXCLUDED = "excluded: a NULL in a bound column"  # why a row is not used, as evaluate's n_excluded counts it
 
 
@@ -84,7 +87,11 @@ def compare(
     ``metric`` (the result column ``evaluate`` would name), ``baseline``, ``candidate``
     (score column names, or arm values), ``baseline_value``, ``candidate_value``,
     ``delta`` (candidate − baseline), ``delta_lo`` and ``delta_hi`` (the ``ci`` interval
-    of the difference), ``p_value`` (two-sided, for no difference), ``method`` and
+    of the difference), ``p_value`` (two-sided, for no difference), ``p_bound`` (True
+    when ``p_value`` is a bootstrap's floor 2/(R + 1), an upper bound: no replicate's
+    difference crossed 0, and R resamples cannot tell a smaller p-value; print it as
+    ``p_value_text`` does, ``< 0.00996`` for 200 resamples; False for a p-value that is
+    a value; NULL with it), ``method`` and
     ``note`` (NULL, or why a value is missing: a slice without used rows, or without
     rows of an arm; and how many rows with a NULL arm were excluded).
 
@@ -209,7 +216,7 @@ def _paired_differences(result: pl.DataFrame, binding: Binding, slices: list[str
             bounds = _bootstrap_bounds(result, slices, name, ci)
             pairs = pairs.join(bounds, on=slices, how="left", nulls_equal=True) if slices else pairs.hstack(bounds)
             spread, method = (
-                {column: pl.col(column) for column in ("delta_lo", "delta_hi", "p_value")},
+                {column: pl.col(column) for column in SPREAD},
                 PAIRED_BOOTSTRAP,
             )
         frames.append(
@@ -253,17 +260,20 @@ def _replicate_bounds(differences: pl.DataFrame, groups: list[str], ci: float) -
     first over the R replicates and the two-sided Monte Carlo p-value
     2·(1 + min(#{d_r <= 0}, #{d_r >= 0})) / (R + 1), capped at 1 (never 0: R replicates
     cannot tell a p-value below about 2/R), a d_r within TIE_TOLERANCE of 0 relative to
-    the values counting on both sides; NULL when any replicate is undefined."""
+    the values counting on both sides, and ``p_bound``: whether it is at its floor
+    2/(R + 1) (no d_r on one side: a bound); NULL when any replicate is undefined."""
     d = pl.col("second") - pl.col("first")
     defined = d.null_count() == 0
     # a difference within rounding of the values (1e-12 of their size) is a tie, on both
     # sides: the engines sum in different orders, and an exact 0 must not become ±1e-17
     tie = d.abs() <= TIE_TOLERANCE * pl.max_horizontal(pl.col("first").abs(), pl.col("second").abs())
-    side = (1 + pl.min_horizontal(((d <= 0) | tie).sum(), ((d >= 0) | tie).sum())) / (d.count() + 1)
+    crossing = pl.min_horizontal(((d <= 0) | tie).sum(), ((d >= 0) | tie).sum())
+    side = (1 + crossing) / (d.count() + 1)
     bounds = [
         pl.when(defined).then(d.quantile((1 - ci) / 2, "linear")).alias("delta_lo"),
         pl.when(defined).then(d.quantile((1 + ci) / 2, "linear")).alias("delta_hi"),
         pl.when(defined).then(pl.min_horizontal(2 * side, pl.lit(1.0))).alias("p_value"),
+        pl.when(defined).then(crossing == 0).alias("p_bound"),
     ]
     return differences.group_by(groups).agg(bounds) if groups else differences.select(bounds)
 
@@ -319,7 +329,7 @@ def _differences(result: pl.DataFrame, binding: Binding, slices: list[str], arm:
         else:
             bounds = _arm_bootstrap_bounds(result, keys, arm, is_baseline, name, binding.ci)
             pairs = pairs.join(bounds, on=[*keys, "candidate"], how="left", nulls_equal=True)
-            spread, method = {column: pl.col(column) for column in ("delta_lo", "delta_hi", "p_value")}, ARMS_BOOTSTRAP
+            spread, method = {column: pl.col(column) for column in SPREAD}, ARMS_BOOTSTRAP
         frames.append(
             pairs.select(
                 *slices,
@@ -388,7 +398,8 @@ def _interval_and_p(delta: pl.Expr, se: pl.Expr, df: pl.Expr | None, ci: float) 
     margin = intervals.multiplier_expr(ci, df) * se
     statistic = pl.struct(delta=delta, se=se, df=pl.lit(None, pl.Int64) if df is None else df)
     p_value = statistic.map_elements(_p_value, pl.Float64)
-    return {"delta_lo": delta - margin, "delta_hi": delta + margin, "p_value": p_value}
+    p_bound = pl.when(p_value.is_not_null()).then(pl.lit(False))
+    return {"delta_lo": delta - margin, "delta_hi": delta + margin, "p_value": p_value, "p_bound": p_bound}
 
 
 def _p_value(row: dict) -> float | None:
@@ -398,3 +409,23 @@ def _p_value(row: dict) -> float | None:
     if se == 0:
         return None if delta == 0 else 0.0
     return intervals.two_sided_p(delta / se, row["df"])
+
+
+def p_value_text(p_value: float | None, bound: bool | None, value_format: str = "g") -> str | None:
+    """A p-value as a table prints it: a bound (``p_bound``) as ``< 0.00996`` (the floor
+    2/201 rounded up to three significant digits, so that it stays a bound), a value in
+    ``value_format``; None for None."""
+    if p_value is None:
+        return None
+    if not bound:
+        return format(p_value, value_format)
+    floor = Decimal(repr(p_value))
+    third_digit = Decimal(1).scaleb(floor.adjusted() - 2)  # the unit of the third significant digit
+    return f"< {floor.quantize(third_digit, rounding=ROUND_CEILING).normalize():f}"
+
+
+def p_values_as_text(comparison: pl.DataFrame, value_format: str = "g") -> pl.DataFrame:
+    """``comparison`` (``compare``'s frame) for a person to read: ``p_value`` as text by
+    ``p_value_text`` (a bound as ``< 0.00996``), without ``p_bound``, which the text says."""
+    texts = map(p_value_text, comparison["p_value"], comparison["p_bound"], [value_format] * comparison.height)
+    return comparison.with_columns(p_value=pl.Series(list(texts), dtype=pl.String)).drop("p_bound")

@@ -127,6 +127,16 @@ class SlicesNotShownWarning(UserWarning):
         self.shown, self.total = shown, total
 
 
+class LongBootstrapWarning(UserWarning):
+    """A call whose bootstrap will be long (``sqlmetrics.long_bootstrap``), said before it
+    starts: its ``rows`` × ``resamples``, the ``metrics`` it resamples (result columns)
+    and, in the message, why each is resampled and how to make it cheaper."""
+
+    def __init__(self, message: str, rows: int, resamples: int, metrics: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.rows, self.resamples, self.metrics = rows, resamples, metrics
+
+
 def shown(value: Any) -> str:
     """``value`` as a message quotes it: a path as ``the path 'logs/a.parquet'`` (not
     ``PosixPath('logs/a.parquet')``, which speaks Python's internals), anything else as

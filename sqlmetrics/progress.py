@@ -1,14 +1,24 @@
-"""A one-line progress report on a terminal for command-line runs longer than a moment."""
+"""A one-line progress report on a terminal for runs longer than a moment: the command
+line's, and a long bootstrap's (``sqlmetrics.long_bootstrap``).
+
+One line at a time: while a ``Progress`` shows (``showing``), ``on_terminal`` adds no
+other, and an engine that can tell the share of its statement done hands it to the line
+that shows (``Progress.follow``: DuckDB's ``query_progress``; polars tells none)."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import sys
 import threading
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from contextvars import ContextVar
 from types import TracebackType
 from typing import TextIO
+
+_SHOWING: ContextVar[Progress | None] = ContextVar("sqlmetrics_progress", default=None)
 
 
 class Progress:
@@ -18,7 +28,7 @@ class Progress:
     none, shows the elapsed time alone. The line fits the terminal's ``width`` (a wrapped
     line could not be rewritten in place): a long ``what`` keeps its end, the file name.
     The line is erased when the block ends, so the result that follows starts on a clean
-    line."""
+    line, and before a notice written above it (``interject``)."""
 
     def __init__(
         self,
@@ -35,17 +45,31 @@ class Progress:
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._report, daemon=True)
         self._width = 0
+        self._writing = threading.Lock()
 
     def __enter__(self) -> Progress:
         self._started = time.monotonic()
+        self._showing = _SHOWING.set(self)
         self._thread.start()
         return self
+
+    def follow(self, percent: Callable[[], float]) -> None:
+        """Show the share done that ``percent`` tells (the running statement's), from now."""
+        self.percent = percent
+
+    def interject(self, text: str) -> None:
+        """Write ``text`` (whole lines: a warning) where the line is, the line erased first;
+        the next update draws it again below."""
+        with self._writing:
+            self.stream.write(("\r" + " " * self._width + "\r" if self._width else "") + text)
+            self.stream.flush()
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
         self._done.set()
         self._thread.join()
+        _SHOWING.reset(self._showing)
         if self._width:
             self.stream.write("\r" + " " * self._width + "\r")
             self.stream.flush()
@@ -63,10 +87,25 @@ class Progress:
             return
         while not self._done.is_set():
             text = self.line(time.monotonic() - self._started)
-            self.stream.write("\r" + text.ljust(self._width))
-            self.stream.flush()
-            self._width = max(self._width, len(text))
+            with self._writing:
+                self.stream.write("\r" + text.ljust(self._width))
+                self.stream.flush()
+                self._width = max(self._width, len(text))
             self._done.wait(self.every)
+
+
+def showing() -> Progress | None:
+    """The progress line showing now (in this thread's context), if any."""
+    return _SHOWING.get()
+
+
+def on_terminal(what: str, shown: bool = True) -> AbstractContextManager:
+    """A progress line on stderr about ``what`` while the block runs, when ``shown``, stderr
+    is a terminal and no line shows already; else nothing (never a line into a file or a
+    pipe)."""
+    if not shown or showing() is not None or not sys.stderr.isatty():
+        return nullcontext()
+    return Progress(sys.stderr, what)
 
 
 def _columns(stream: TextIO) -> int:

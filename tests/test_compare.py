@@ -106,7 +106,7 @@ def test_one_row_per_slice_metric_and_candidate():
     result = sm.compare(frame, ["auc", "accuracy"], arm="arm", baseline="b", score="score", by="day")
     assert result.columns == [
         "day", "metric", "baseline", "candidate", "baseline_value", "candidate_value",
-        "delta", "delta_lo", "delta_hi", "p_value", "method", "note",
+        "delta", "delta_lo", "delta_hi", "p_value", "p_bound", "method", "note",
     ]  # fmt: skip
     assert result.select("day", "metric", "candidate").rows() == [
         (1, "auc", "a"), (1, "auc", "c"), (2, "auc", "a"), (2, "auc", "c"),
@@ -851,3 +851,88 @@ def test_intervals_with_weights_of_any_size(engine, scale):
         assert (lo, hi, p_value) == (None, None, None)
     else:
         assert lo == pytest.approx(delta, abs=1e-12) and hi == pytest.approx(delta, abs=1e-12) and p_value == 0.0
+
+
+# --- a bootstrap p-value at its floor is a bound ------------------------------------------
+
+
+def _one_sided_pair(n: int = 60) -> pl.DataFrame:
+    """Scores a and b of the same rows, b strictly nearer the label on every row (b halves
+    a's error), so b's brier is below a's on every resample with a row in it: every
+    replicate's difference has the same sign."""
+    rng = np.random.default_rng(11)
+    label = np.arange(n) % 2
+    a = rng.uniform(0.2, 0.8, n)
+    return pl.DataFrame({"label": label, "a": a, "b": a + 0.5 * (label - a), "noisy": a + rng.normal(0, 0.05, n)})
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_paired_bootstrap_p_value_at_its_floor_is_a_bound(engine):
+    arguments = {"scores": ("a", "b"), "ci_method": "bootstrap", "resamples": 200, "engine": engine}
+    row = sm.compare(_one_sided_pair(), ["brier"], **arguments).row(0, named=True)
+    # every d_r < 0: min(#{d_r <= 0}, #{d_r >= 0}) = 0, so p = 2·(1 + 0)/(200 + 1), the floor
+    assert row["delta_hi"] < 0
+    assert row["p_value"] == pytest.approx(2 / 201, abs=1e-15) and row["p_bound"] is True
+    # a candidate that is only noise: replicates of both signs, a p-value above the floor
+    noisy = sm.compare(_one_sided_pair(), ["brier"], **arguments | {"scores": ("a", "noisy")}).row(0, named=True)
+    assert noisy["p_value"] > 2 / 201 and noisy["p_bound"] is False
+    analytic = sm.compare(_one_sided_pair(), ["brier"], scores=("a", "b"), engine=engine).row(0, named=True)
+    assert analytic["method"] == "paired, normal: mean over rows" and analytic["p_bound"] is False
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_an_arms_bootstrap_p_value_at_its_floor_is_a_bound(engine):
+    # the baseline's every row has squared error 0.6² = 0.36, the candidate's 0.1² = 0.01:
+    # whatever the counts, each replicate's brier difference is 0.01 − 0.36 < 0
+    label = [0, 1] * 20
+    frame = pl.DataFrame({"arm": ["v1"] * 40 + ["v2"] * 40, "label": label * 2,
+                          "score": [0.6, 0.4] * 20 + [0.1, 0.9] * 20})  # fmt: skip
+    row = sm.compare(frame, ["brier"], arm="arm", baseline="v1", ci_method="bootstrap", resamples=99,
+                     engine=engine).row(0, named=True)  # fmt: skip
+    assert row["delta"] == pytest.approx(0.01 - 0.36)
+    assert row["p_value"] == pytest.approx(2 / 100, abs=1e-15) and row["p_bound"] is True
+
+
+def test_p_bound_is_null_where_the_p_value_is():
+    from sqlmetrics.compare import _replicate_bounds
+
+    undefined = pl.DataFrame({"first": [0.1, None, 0.2], "second": [0.3, 0.4, 0.5]})
+    assert _replicate_bounds(undefined, [], 0.9).select("p_value", "p_bound").row(0) == (None, None)
+
+
+@pytest.mark.parametrize("resamples", [2, 9, 99, 199, 200, 999, 1000, 4321, 10_000])
+def test_a_bound_is_printed_rounded_up_so_it_stays_a_bound(resamples):
+    from sqlmetrics.compare import p_value_text
+
+    floor = 2 / (resamples + 1)
+    text = p_value_text(floor, True)
+    assert text.startswith("< ")
+    printed = float(text[2:])
+    # three significant digits, never below the floor, and less than one unit of the third digit above it
+    assert floor <= printed < floor + 10 ** (math.floor(math.log10(floor)) - 2) + 1e-15
+    assert len(text[2:].lstrip("0.").rstrip("0")) <= 3
+    assert p_value_text(0.5, False) == "0.5" and p_value_text(None, None) is None
+
+
+def test_a_bound_of_200_resamples_reads_as_such():
+    from sqlmetrics.compare import p_value_text
+
+    # 2/201 = 0.0099502...: rounded up to three significant digits, 0.00996
+    assert p_value_text(2 / 201, True) == "< 0.00996"
+
+
+def test_command_line_compare_prints_a_p_value_at_its_floor_as_a_bound(tmp_path, capsys):
+    from sqlmetrics import cli
+
+    _one_sided_pair().write_parquet(tmp_path / "pair.parquet")
+    argv = ["compare", str(tmp_path / "pair.parquet"), "-m", "brier", "--ci-method", "bootstrap"]
+    assert cli.main([*argv, "--scores", "a,b"]) == 0
+    table = capsys.readouterr().out
+    assert "< 0.00996" in table and "0.009950" not in table and "p_bound" not in table  # the cell says it
+    assert cli.main([*argv, "--scores", "a,noisy"]) == 0
+    above = capsys.readouterr().out
+    noisy = sm.compare(_one_sided_pair(), ["brier"], scores=("a", "noisy"), ci_method="bootstrap")
+    assert "<" not in above and f"{noisy['p_value'].item():.6f}" in above
+    assert cli.main([*argv, "--scores", "a,b", "--format", "csv"]) == 0  # machines read the number and the flag
+    printed = pl.read_csv(capsys.readouterr().out.encode())
+    assert printed["p_value"].item() == pytest.approx(2 / 201) and printed["p_bound"].item() is True

@@ -108,14 +108,17 @@ def test_a_full_disk_while_spilling_is_a_clear_error(monkeypatch):
         sm.evaluate(frame, ["auc"], label="y", score="s")
 
 
-def test_the_command_line_spills_to_the_same_private_directory():
-    """The command line runs on a connection of its own (to show progress): it spills
-    where calls without ``con`` do, not to ``.tmp`` in the working directory (a killed
-    compare once left 56 GB there)."""
-    from sqlmetrics.cli import output
+def test_the_command_line_runs_on_the_private_database(tmp_path, monkeypatch, capsys):
+    """The command line passes no connection: it spills where calls without ``con`` do,
+    not to ``.tmp`` in the working directory (a killed compare once left 56 GB there)."""
+    from sqlmetrics import cli
     from sqlmetrics.engines import duckdb_engine
 
-    connection = output.duckdb_connection().cursor()
-    directory = connection.execute("SELECT current_setting('temp_directory')").fetchall()[0][0]
-    assert directory == duckdb_engine.spill_directory()
-    assert Path(directory).parent == Path(tempfile.gettempdir())
+    given = []
+    run = duckdb_engine.run
+    monkeypatch.setattr(duckdb_engine, "run", lambda binding, source, con, *more: given.append(con) or run(binding, source, con, *more))
+    pl.DataFrame({"label": [0, 1], "score": [0.2, 0.7]}).write_parquet(tmp_path / "logs.parquet")
+    assert cli.main(["eval", str(tmp_path / "logs.parquet"), "-m", "auc", "--format", "csv"]) == 0
+    assert given == [None]
+    directory = duckdb_engine._quiet_connection().execute("SELECT current_setting('temp_directory')").fetchall()[0][0]
+    assert directory == duckdb_engine.spill_directory() and Path(directory).parent == Path(tempfile.gettempdir())

@@ -152,7 +152,7 @@ def layer_breaches(root: Path, package: str, layer: str, entries: tuple[str, ...
 LAYERS = (
     ("__main__", "cli"),
     ("__init__", "api", "compare", "html_report", "curves", "polars", "trec", "docs"),
-    ("engines", "source_evidence"),
+    ("engines", "source_evidence", "long_bootstrap"),
     ("compose",),
     ("intervals.__init__", "intervals.choice", "intervals.bounds"),
     ("metrics", "registry", "steps"),

@@ -106,4 +106,7 @@ def test_ctrl_c_on_the_command_line_is_one_line_and_status_130(long_input, engin
     except subprocess.TimeoutExpired:
         process.kill()
         raise
-    assert (process.returncode, out, err) == (130, "", "sqlmetrics: interrupted\n")
+    # 200,000 rows × 5,000 resamples: the long bootstrap says so first (test_long_bootstrap)
+    said = err.splitlines()
+    assert (process.returncode, out, said[-1]) == (130, "", "sqlmetrics: interrupted")
+    assert len(said) == 2 and said[0].startswith("sqlmetrics: warning: a long bootstrap: 200,000 rows × 5,000")

@@ -371,3 +371,19 @@ def test_command_line_reports_trec_runs_and_class_scores(tmp_path, capsys):
     assert cli.main([*argv, "--output", str(tmp_path / "c.html")]) == 0
     assert "auc_classes" in (tmp_path / "c.html").read_text()
     assert f"wrote {tmp_path / 'c.html'}" in capsys.readouterr().err
+
+
+def test_a_p_value_at_the_bootstrap_floor_reads_as_a_bound(tmp_path):
+    # b halves a's error on every row: every replicate's brier difference is negative,
+    # so the Monte Carlo p-value is its floor 2/(20 + 1) = 0.0952..., shown rounded up
+    rng = np.random.default_rng(5)
+    label = np.arange(40) % 2
+    a = rng.uniform(0.2, 0.8, 40)
+    frame = pl.DataFrame({"label": label, "a": a, "b": a + 0.5 * (label - a)})
+    html = sm.report(frame, ["brier"], scores=("a", "b"), ci=0.9, ci_method="bootstrap", resamples=20,
+                     output=tmp_path / "floor.html").read_text()  # fmt: skip
+    rows = parsed(html).cells
+    header = next(row for row in rows if "p_value" in row)
+    compared = next(row for row in rows if row[: len(header)] and row[0] == "brier" and len(row) == len(header))
+    assert compared[header.index("p_value")] == "< 0.0953" and "p_bound" not in header
+    assert "0.0952381" not in html

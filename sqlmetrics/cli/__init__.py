@@ -60,7 +60,9 @@ row objects) and ``parquet`` (needs ``--output``). Without ``--format`` the exte
 
 On a terminal, a run longer than 2 s shows one progress line on stderr (DuckDB's share
 done and the elapsed time, fitted to the terminal's width), erased before the result;
-``--quiet``, or a stderr that is not a terminal, turns it off.
+``--quiet``, or a stderr that is not a terminal, turns it off. A bootstrap that will be
+long (rows × resamples above ``sqlmetrics.long_bootstrap.LONG_BOOTSTRAP``) says so on
+stderr before it starts (``sqlmetrics: warning: a long bootstrap: ...``), terminal or not.
 
 A run that used no row (the source has no rows, or every row has a NULL in a bound
 column) still writes its result, NULL metrics or an empty table, and says which on stderr
@@ -84,8 +86,9 @@ from typing import Any
 
 from sqlmetrics.cli.messages import PROG, UsageError, fail, options
 from sqlmetrics.cli.parser import build_parser
-from sqlmetrics.errors import SkippedFilesWarning, SqlMetricsError
+from sqlmetrics.errors import LongBootstrapWarning, SkippedFilesWarning, SqlMetricsError
 from sqlmetrics.interrupt import query_still_running
+from sqlmetrics.progress import showing
 
 __all__ = ["main"]
 
@@ -122,14 +125,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 @contextmanager
 def _notices() -> Iterator[None]:
-    """Within it, sqlmetrics' notices (``SkippedFilesWarning``) are one line each on
-    stderr, as the command line's other warnings; other warnings are shown as Python shows them."""
+    """Within it, sqlmetrics' notices (``SkippedFilesWarning``, ``LongBootstrapWarning``) are
+    one line each on stderr, as the command line's other warnings (above a progress line
+    that shows); other warnings are shown as Python shows them."""
     with warnings.catch_warnings():
         python_shows = warnings.showwarning
 
         def show(message: Warning | str, category: type[Warning], *where: Any, **more: Any) -> None:
-            if issubclass(category, SkippedFilesWarning):
-                sys.stderr.write(f"{PROG}: warning: {message}\n")
+            if issubclass(category, (SkippedFilesWarning, LongBootstrapWarning)):
+                line, text = showing(), f"{PROG}: warning: {message}\n"
+                line.interject(text) if line is not None else sys.stderr.write(text)
             else:
                 python_shows(message, category, *where, **more)
 

@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+
+import polars as pl
 
 import sqlmetrics
 from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, read_sources
 from sqlmetrics.cli.messages import UsageError
-from sqlmetrics.cli.output import compute_and_write
+from sqlmetrics.cli.output import TABLE_CONFIG, compute_and_write, output_format
+from sqlmetrics.compare import p_values_as_text
 
 
 def run_compare(args: argparse.Namespace) -> None:
@@ -28,7 +32,9 @@ def run_compare(args: argparse.Namespace) -> None:
         if args.score is not None:
             raise UsageError("compare: --scores names both score columns; leave out --score")
         kwargs.pop("score")
-        compute_and_write(args, sqlmetrics.compare, source, calls, scores=scores, judgments=judgments, **kwargs)
+        compute_and_write(
+            args, sqlmetrics.compare, source, calls, scores=scores, judgments=judgments, shown=_shown(args), **kwargs
+        )
         return
     if args.arm is None or args.baseline is None:
         raise UsageError(
@@ -36,5 +42,16 @@ def run_compare(args: argparse.Namespace) -> None:
             "--baseline VALUE (arms that saw different rows)"
         )
     compute_and_write(
-        args, sqlmetrics.compare, source, calls, arm=args.arm, baseline=args.baseline, judgments=judgments, **kwargs
-    )
+        args, sqlmetrics.compare, source, calls, arm=args.arm, baseline=args.baseline, judgments=judgments,
+        shown=_shown(args), **kwargs,
+    )  # fmt: skip
+
+
+def _shown(args: argparse.Namespace) -> Callable[[pl.DataFrame], pl.DataFrame] | None:
+    """How a table for a person shows the comparison: a p-value at the bootstrap's floor as
+    the bound it is (``< 0.00996``), the others with the table's decimals. CSV, JSON and
+    Parquet keep the number and ``p_bound``, for programs to read."""
+    if output_format(args.format, args.output) != "table":
+        return None
+    decimals = f".{TABLE_CONFIG['float_precision']}f"
+    return lambda comparison: p_values_as_text(comparison, decimals)

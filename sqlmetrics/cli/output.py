@@ -7,17 +7,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import polars as pl
 
 from sqlmetrics.cli.messages import PROG, UsageError
-from sqlmetrics.engines.duckdb_engine import spill_directory
 from sqlmetrics.parquet_files import row_count
-from sqlmetrics.progress import Progress
+from sqlmetrics.progress import on_terminal
 
 FORMATS = ("table", "csv", "json", "parquet")
 TABLE_CONFIG = {
@@ -42,14 +39,8 @@ def compute_and_write(
     waiting at a terminal) written as --format to --output, ``shown(result)`` if given;
     returns the table."""
     fmt = output_format(args.format, args.output)
-    show = not args.quiet and sys.stderr.isatty()
-    what = f"computing over {args.source}"
-    if args.engine == "duckdb":
-        with duckdb_connection() as con, progress(show, what, con.query_progress):
-            result = function(*given, engine="duckdb", con=con, **kwargs)
-    else:
-        with progress(show, what):
-            result = function(*given, engine=args.engine, **kwargs)
+    with on_terminal(f"computing over {args.source}", shown=not args.quiet):  # DuckDB's engine tells its share done
+        result = function(*given, engine=args.engine, **kwargs)
     write_result(result if shown is None else shown(result), fmt, args.output)
     return result
 
@@ -69,54 +60,6 @@ def output_format(given: str | None, output: str | None) -> str:
     if fmt == "parquet" and output is None:
         raise UsageError("--format parquet writes a binary file: pass --output PATH")
     return fmt
-
-
-def duckdb_connection() -> ProgressConnection:
-    """A connection that tracks its progress (for ``Progress``) without drawing DuckDB's
-    own bar, which would go to stdout, among the results; it spills where the library's
-    own database does (a private directory removed at exit), not to ``.tmp`` in the
-    working directory."""
-    return ProgressConnection(duckdb.connect(config={"temp_directory": spill_directory()}))
-
-
-class ProgressConnection:
-    """A DuckDB connection whose cursors track their progress. sqlmetrics runs a call's
-    statements on a cursor of the connection it is given (``con.cursor()``, leaving the
-    connection itself as it was), and progress is a setting of each cursor's own session:
-    every cursor made here tracks it, without drawing DuckDB's bar, and
-    ``query_progress`` is the latest cursor's. Anything else is the connection's."""
-
-    def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
-        self._connection = connection
-        self._cursor: duckdb.DuckDBPyConnection | None = None
-
-    def cursor(self) -> duckdb.DuckDBPyConnection:
-        cursor = self._connection.cursor()
-        cursor.execute("SET enable_progress_bar = true")
-        cursor.execute("SET enable_progress_bar_print = false")
-        self._cursor = cursor
-        return cursor
-
-    def queryprogress(self) -> float:
-        """The share of the running statement done, in percent; -1 when none runs."""
-        try:
-            return self._cursor.queryprogress() if self._cursor is not None else -1.0
-        except duckdb.Error:  # the cursor closed as its call ended
-            return -1.0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._connection, name)
-
-    def __enter__(self) -> ProgressConnection:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._connection.close()
-
-
-def progress(show: bool, what: str, percent: Callable[[], float] | None = None) -> AbstractContextManager:
-    """A progress line on stderr while the block runs, when ``show``; else nothing."""
-    return Progress(sys.stderr, what, percent) if show else nullcontext()
 
 
 def to_terminal(args: argparse.Namespace) -> bool:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import sqlmetrics
 from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, read_sources, split_list
 from sqlmetrics.cli.messages import PROG, UsageError
-from sqlmetrics.cli.output import progress, warn_no_rows
-from sqlmetrics.errors import NoRowsUsedWarning, SlicesNotShownWarning
+from sqlmetrics.cli.output import warn_no_rows
+from sqlmetrics.errors import LongBootstrapWarning, NoRowsUsedWarning, SlicesNotShownWarning
+from sqlmetrics.progress import on_terminal
 
 
 def run_report(args: argparse.Namespace) -> None:
@@ -21,10 +24,13 @@ def run_report(args: argparse.Namespace) -> None:
     scores = None if args.scores is None else split_list(args.scores, "--scores")
     if scores is not None:
         kwargs["score"] = None
-    line = progress(not args.quiet and sys.stderr.isatty(), f"writing the report of {args.source}")
-    with line, warnings.catch_warnings(record=True) as caught:
+    line = on_terminal(f"writing the report of {args.source}", shown=not args.quiet)
+    caught: list[warnings.WarningMessage] = []
+    shows = warnings.showwarning
+    with line, warnings.catch_warnings():
         warnings.simplefilter("always", NoRowsUsedWarning)
         warnings.simplefilter("always", SlicesNotShownWarning)
+        warnings.showwarning = _said_at_once(shows, caught)
         path = sqlmetrics.report(
             source, binding_calls(args), **kwargs, scores=scores, arm=args.arm, baseline=args.baseline,
             max_slices=args.max_slices, engine=args.engine, output=args.output,
@@ -44,3 +50,19 @@ def run_report(args: argparse.Namespace) -> None:
             notices.add(str(warning.message))
             warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
     print(f"wrote {path}", file=sys.stderr)
+
+
+def _said_at_once(shows: Callable[..., None], caught: list[warnings.WarningMessage]) -> Callable[..., None]:
+    """A ``warnings.showwarning`` for the report's block, whose warnings go to ``caught``, to
+    be said when it ends, but a long bootstrap's (``LongBootstrapWarning``): said by
+    ``shows`` at once, as it starts, and once (the report may run it for several parts)."""
+    said: set[str] = set()
+
+    def show(message: Warning | str, category: type[Warning], *where: Any, **more: Any) -> None:
+        if not issubclass(category, LongBootstrapWarning):
+            caught.append(warnings.WarningMessage(message, category, *where, **more))
+        elif str(message) not in said:
+            said.add(str(message))
+            shows(message, category, *where, **more)
+
+    return show

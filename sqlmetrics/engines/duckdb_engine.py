@@ -16,6 +16,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
+from sqlmetrics import progress
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import compose
 from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError, SqlMetricsError, shown
@@ -92,6 +93,7 @@ def _connection(con: duckdb.DuckDBPyConnection | None, tables: tuple[Any, ...]) 
             connection.close()
             yield _readable_on(con, hidden)
             return
+    _shown_progress(connection)
     try:
         yield connection
     finally:
@@ -205,6 +207,27 @@ def _quiet_connection() -> duckdb.DuckDBPyConnection:
     connection = _database().cursor()
     connection.execute("SET enable_progress_bar = false")
     return connection
+
+
+def _shown_progress(cursor: duckdb.DuckDBPyConnection) -> None:
+    """When a progress line shows (``progress.showing``: the command line's, a long
+    bootstrap's), let it read the share done of the statement ``cursor`` runs: the cursor
+    (a session of its own, not the user's connection) tracks it without drawing DuckDB's
+    own bar, which would go to stdout, among the results."""
+    line = progress.showing()
+    if line is None:
+        return
+    cursor.execute("SET enable_progress_bar = true")
+    cursor.execute("SET enable_progress_bar_print = false")
+    line.follow(lambda: _share_done(cursor))
+
+
+def _share_done(cursor: duckdb.DuckDBPyConnection) -> float:
+    """The share of the statement ``cursor`` runs done, in percent; -1 when none runs."""
+    try:
+        return cursor.query_progress()
+    except duckdb.Error:  # the cursor closed as its call ended
+        return -1.0
 
 
 def _fetched(result: duckdb.DuckDBPyConnection) -> pl.DataFrame:

@@ -7,6 +7,8 @@ from html import escape
 
 import polars as pl
 
+from sqlmetrics.compare import p_values_as_text
+
 STYLE = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222; margin: 24px auto;
        max-width: 1400px; padding: 0 16px; }
@@ -67,7 +69,9 @@ def metric_table(table: pl.DataFrame, slices: Sequence[str]) -> str:
 
 
 def comparison_table(comparison: pl.DataFrame, left_out: Sequence[str]) -> str:
-    """sm.compare's table, and which metrics it leaves out (no interval to compare by)."""
+    """sm.compare's table (a p-value at the bootstrap's floor as the bound it is: ``< 0.00996``),
+    and which metrics it leaves out (no interval to compare by)."""
+    comparison = p_values_as_text(comparison, ".6g")
     keys = [c for c in comparison.columns if c in ("metric", "baseline", "candidate", "method")]
     slices = comparison.columns[: comparison.columns.index("metric")]
     note = f"<p>Not compared (no interval to compare by): {escape(', '.join(left_out))}.</p>" if left_out else ""
