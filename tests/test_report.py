@@ -23,6 +23,7 @@ import sqlmetrics as sm
 from sqlmetrics import cli
 from sqlmetrics.errors import InvalidParameterError, NoRowsUsedWarning
 from sqlmetrics.html_report import date_column
+from sqlmetrics.html_report.numbers import estimate, number, p_value
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 sys.path.insert(0, str(EXAMPLES))
@@ -110,19 +111,48 @@ def test_nothing_is_fetched_and_nothing_runs(written):
     assert "<script" not in html and "<link" not in html and "src=" not in html
 
 
-def test_the_table_holds_evaluates_numbers(written, logs):
+def _section_tables(html: str, section: str) -> list[list[list[str]]]:
+    """The cells (the header first) of each table in the page's section ``section``."""
+    body = html.split(f'<section id="{section}">')[1].split("</section>")[0]
+    return [[row for row in parsed(table).cells if row] for table in body.split("<table>")[1:]]
+
+
+def _shown_value(text: str) -> tuple[float | None, float | None, float | None]:
+    """A cell's number and its interval's bounds: "0.7123 [0.700, 0.724]", "0.7123 [n/a]",
+    "12,345", "null"."""
+    match = re.fullmatch(r"(\S+)(?: \[(?:n/a|(\S+), (\S+))\])?", text)
+    assert match, text
+    return tuple(None if part in (None, "null") else float(part.replace(",", "")) for part in match.groups())
+
+
+def _approx(value: float | None, relative: float):
+    return None if value is None else pytest.approx(value, rel=relative, abs=1e-12)
+
+
+def test_the_tables_hold_evaluates_numbers(written, logs):
+    """The metric tables (one per family, a wide one split) hold each slice's counts and
+    every metric's value and interval as evaluate gives them: values to 4 significant
+    digits (relative error at most 5e-4), bounds to 3 (5e-3), counts in full."""
     _, html = written
-    rows = [row for row in parsed(html).cells if row]
-    header = rows[0]
     expected = sm.evaluate(logs, METRICS, **ROLES, ci=0.95)
-    assert header == expected.columns
-    body = rows[1 : 1 + expected.height]
-    for shown, row in zip(body, expected.iter_rows()):
-        for text, value in zip(shown, row):
-            if isinstance(value, float):
-                assert float(text) == pytest.approx(value, rel=1e-5)
-            else:
-                assert text == ("null" if value is None else str(value))
+    tables = _section_tables(html, "metrics")
+    assert len(tables) == 3  # classification: auc, gauc (and its 2 counts), logloss; calibration; ranking: ndcg@10
+    seen = set()
+    for table in tables:
+        header, body = table[0], table[1:]
+        assert header[: len(ROLES["by"]) + 2] == [*ROLES["by"], "n_rows", "n_excluded"]
+        assert len(body) == expected.height
+        for shown_row, row in zip(body, expected.iter_rows(named=True)):
+            for column, shown in zip(header, shown_row):
+                seen.add(column)
+                if column in ROLES["by"]:
+                    assert shown == str(row[column])
+                    continue
+                value, low, high = _shown_value(shown)
+                assert value == _approx(row[column], 5e-4)
+                if f"{column}_lo" in expected.columns and value is not None:
+                    assert (low, high) == (_approx(row[f"{column}_lo"], 5e-3), _approx(row[f"{column}_hi"], 5e-3))
+    assert seen == {c for c in expected.columns if not c.endswith(("_lo", "_hi"))}
 
 
 def test_every_value_is_escaped(tmp_path):
@@ -335,12 +365,12 @@ def test_reports_of_multiclass_one_vs_rest_and_judged_runs(tmp_path):
                      output=tmp_path / "m.html").read_text()  # fmt: skip
     expected = sm.evaluate(frame, ["accuracy", "f1"], **multiclass)
     shown = [row[3:5] for row in _table_cells(html)[1:3]]  # day, n_rows, n_excluded, accuracy, f1
-    assert shown == [[f"{v:g}" for v in values] for values in expected.select("accuracy", "f1").rows()]
+    assert shown == [[number(v) for v in values] for values in expected.select("accuracy", "f1").rows()]
     assert "<svg" in html and "ROC" not in html and "arms bootstrap: percentile" in html
     class_scores = {c: f"p_{c}" for c in "abc"}
     html = sm.report(frame, ["auc"], label="y", class_scores=class_scores, output=tmp_path / "o.html").read_text()
     auc = sm.evaluate(frame, ["auc"], label="y", class_scores=class_scores)["auc"].item()
-    assert f"{auc:g}" in html and "class scores</dt><dd>a = p_a, b = p_b, c = p_c" in html
+    assert f">{number(auc)}<" in html and "class scores</dt><dd>a = p_a, b = p_b, c = p_c" in html
     with pytest.raises(InvalidParameterError, match="not class_scores"):
         sm.report(frame, ["auc"], label="y", class_scores=class_scores, arm="arm", baseline="v1",
                   output=tmp_path / "x.html")  # fmt: skip
@@ -350,7 +380,7 @@ def test_reports_of_multiclass_one_vs_rest_and_judged_runs(tmp_path):
     html = sm.report(run, ["ndcg@3", "recall@2"], **judged, output=tmp_path / "t.html").read_text()
     expected = sm.evaluate(run, ["ndcg@3", "recall@2"], **judged).row(0, named=True)
     cells = _table_cells(html)[1]
-    assert f"{expected['ndcg_at_3']:g}" in cells and f"{expected['recall_at_2']:g}" in cells
+    assert number(expected["ndcg_at_3"]) in cells and number(expected["recall_at_2"]) in cells
     assert "judgments</dt><dd>a DataFrame" in html
 
 
@@ -364,10 +394,68 @@ def test_command_line_reports_trec_runs_and_class_scores(tmp_path, capsys):
     expected = sm.evaluate(sm.read_trec_run(run), ["ndcg@2", "mrr"], judgments=sm.read_trec_qrels(qrels),
                            label="relevance", score="score", query="query", item="item").row(0, named=True)  # fmt: skip
     html = output.read_text()
-    assert f"{expected['mrr']:g}" in html and f"{expected['ndcg_at_2']:g}" in html
+    assert f">{number(expected['mrr'])}<" in html and f">{number(expected['ndcg_at_2'])}<" in html
     frame = pl.DataFrame({"y": ["a", "b", "a", "b"], "pa": [0.8, 0.3, 0.6, 0.4], "pb": [0.2, 0.7, 0.4, 0.6]})
     frame.write_parquet(tmp_path / "classes.parquet")
     argv = ["report", str(tmp_path / "classes.parquet"), "-m", "auc", "--label", "y", "--class-scores", "a=pa,b=pb"]
     assert cli.main([*argv, "--output", str(tmp_path / "c.html")]) == 0
     assert "auc_classes" in (tmp_path / "c.html").read_text()
     assert f"wrote {tmp_path / 'c.html'}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        (None, "null"),
+        (float("nan"), "NaN"),
+        (float("inf"), "inf"),
+        (float("-inf"), "-inf"),
+        (0.0, "0"),
+        (-0.0, "0"),
+        (0, "0"),
+        (0.5, "0.5000"),  # trailing zeros kept: every value of a column has 4 significant digits
+        (0.712345, "0.7123"),
+        (-0.0462719, "-0.04627"),
+        (1.0, "1.000"),
+        (9.99996, "10.00"),  # rounds up to the next power of ten: still 4 significant digits
+        (0.000123456, "0.0001235"),  # plain notation down to 1e-4
+        (1e-12, "1.000e-12"),  # below 1e-4 in scientific notation, not 0.000000000001000
+        (-3.14159e-7, "-3.142e-07"),
+        (1234.56, "1,235"),
+        (123456.7, "123,457"),  # from 10**4 up a float is rounded to an integer, never to 123,500
+        (12_345_678, "12,345,678"),  # a count in full, with separators
+        (-5, "-5"),
+        (True, "True"),
+        ("v1", "v1"),
+        (dt.date(2026, 11, 1), "2026-11-01"),
+    ],
+)
+def test_numbers_have_four_significant_digits(value, shown):
+    assert number(value) == shown
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        (None, "null"),
+        (float("nan"), "NaN"),
+        (0.0, "< 0.0001"),
+        (1e-12, "< 0.0001"),
+        (0.0001, "0.0001"),
+        (0.00009999, "< 0.0001"),
+        (0.0123, "0.0123"),
+        (0.470032, "0.4700"),
+        (1.0, "1.0000"),
+        ("< 0.0099", "< 0.0099"),  # a bound as the comparison gives it, kept
+    ],
+)
+def test_p_values_have_four_decimals_and_a_floor(value, shown):
+    assert p_value(value) == shown
+
+
+def test_an_estimate_holds_its_interval():
+    assert estimate(0.712345, 0.69991, 0.72449) == "0.7123 [0.700, 0.724]"  # bounds to 3 significant digits
+    assert estimate(-0.0462719, -0.0792651, 1e-12) == "-0.04627 [-0.0793, 1.00e-12]"
+    assert number(123456.7, significant=3) == "123,457" and number(0.5, significant=3) == "0.500"
+    assert estimate(0.712345, None, None) == "0.7123 [n/a]"
+    assert estimate(None, None, None) == "null"

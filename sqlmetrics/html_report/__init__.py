@@ -95,8 +95,8 @@ def report(
     started, when = time.perf_counter(), dt.datetime.now(dt.UTC)
     table = evaluate_request(source, metrics, evaluated, engine)
     shown = table if max_slices is None else table.head(max_slices)
-    sections = [page.metric_table(shown, slices)]
     calls = resolve(metrics, multiclass=prediction is not None, class_scores=class_scores is not None)
+    sections = [page.metric_tables(shown, slices, _families(calls), ci)]
     sections += _over_time(shown, slices, [call.column for call in calls])
     binary = first_score is not None and class_scores is None and judgments is None
     if binary and any(call.spec.family == "classification" for call in calls):
@@ -131,6 +131,14 @@ def report(
     if capped is not None:
         warnings.warn(SlicesNotShownWarning(capped, shown.height, table.height), stacklevel=2)
     return path
+
+
+def _families(calls: list[MetricCall]) -> list[tuple[str, list[str]]]:
+    """The metrics' columns by family (its title), in the order of ``calls``."""
+    families: dict[str, list[str]] = {}
+    for call in calls:
+        families.setdefault(call.spec.family.replace("multiclass", "multi-class").capitalize(), []).append(call.column)
+    return list(families.items())
 
 
 def _slices_described(slices: list[str], shown: int, total: int) -> str:
