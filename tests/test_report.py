@@ -22,8 +22,9 @@ import pytest
 import sqlmetrics as sm
 from sqlmetrics import cli
 from sqlmetrics.errors import InvalidParameterError, NoRowsUsedWarning
-from sqlmetrics.html_report import date_column
+from sqlmetrics.html_report import date_column, svg
 from sqlmetrics.html_report.numbers import estimate, number, p_value
+from sqlmetrics.html_report.svg import Line, line_chart
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 sys.path.insert(0, str(EXAMPLES))
@@ -88,8 +89,9 @@ def test_the_report_holds_every_slice_metric_and_chart(written, logs):
     elements = parsed(html)
     charts = [attrs for tag, attrs in elements.tags if tag == "svg"]
     slices = pl.read_parquet(logs).select(ROLES["by"]).unique()
-    # one per metric over time (a line per model and country), and ROC, PR, calibration per 8 slices
-    assert len(charts) == len(COLUMNS) + 3 * -(-slices.height // 8)
+    # one per metric and country over time (a line per model), and ROC, PR, calibration per 8 slices
+    countries = slices["country"].n_unique()
+    assert len(charts) == len(COLUMNS) * countries + 3 * -(-slices.height // 8)
     for tag, attrs in elements.tags:
         if tag == "polyline":
             assert len(attrs["points"].split()) >= 2  # no empty line
@@ -256,19 +258,22 @@ def _many_slices() -> pl.DataFrame:
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 def test_a_report_of_many_slices_shows_the_first_and_says_where_the_rest_are(tmp_path, engine):
     """max_slices bounds what the page draws: the table, the charts and the comparison
-    hold the first 10 of the 30 slices (evaluate's first 10 rows); the page and a warning
-    say so and where every slice is."""
+    hold the first 10 of the 60 slices (evaluate's first 10 rows: the report adds the
+    arm to the slices, so 5 values of s by 2 arms); the page and a warning say so and
+    where every slice is."""
     frame = _many_slices()
     call = {"label": "click", "score": "pctr", "by": "s", "arm": "arm", "baseline": "v1", "engine": engine}
-    with pytest.warns(sm.SlicesNotShownWarning, match="shows the first 10 of the 30 slices"):
+    with pytest.warns(sm.SlicesNotShownWarning, match="shows the first 10 of the 60 slices"):
         html = sm.report(frame, ["auc", "logloss"], **call, max_slices=10, output=tmp_path / "r.html").read_text()
-    shown = [f"slice-{i:02d}" for i in range(10)]
-    assert set(re.findall(r"slice-\d\d", html)) == set(shown)  # nowhere a slice after the tenth
-    expected = sm.evaluate(frame, ["auc", "logloss"], label="click", score="pctr", by="s")
+    shown = [f"slice-{i:02d}" for i in range(5)]
+    assert set(re.findall(r"slice-\d\d", html)) == set(shown)  # nowhere a slice after the fifth
+    expected = sm.evaluate(frame, ["auc", "logloss"], label="click", score="pctr", by=["s", "arm"])
     cells = [row for row in parsed(html).cells if row]
-    assert [row[0] for row in cells[1:11]] == expected["s"].head(10).to_list()
+    assert [row[:2] for row in cells[1:11]] == [list(key) for key in expected.select("s", "arm").head(10).rows()]
+    (comparison,) = _section_tables(html, "comparison")
+    assert sorted({row[0] for row in comparison[1:]}) == shown
     notice = " ".join(parsed(html).texts)
-    assert "This report shows the first 10 of the 30 slices" in notice
+    assert "This report shows the first 10 of the 60 slices" in notice
     assert "sm.evaluate" in notice and "sqlmetrics eval" in notice and "max_slices" in notice
     curves = [attrs for tag, attrs in parsed(html).tags if tag == "svg"]
     assert len(curves) == 3 * 2  # ROC, PR, calibration per 8 slices of 10 (no dates: no chart over time)
@@ -363,8 +368,8 @@ def test_reports_of_multiclass_one_vs_rest_and_judged_runs(tmp_path):
     multiclass = {"label": "y", "prediction": "p", "by": "day"}
     html = sm.report(frame, ["accuracy", "f1"], **multiclass, arm="arm", baseline="v1", resamples=20,
                      output=tmp_path / "m.html").read_text()  # fmt: skip
-    expected = sm.evaluate(frame, ["accuracy", "f1"], **multiclass)
-    shown = [row[3:5] for row in _table_cells(html)[1:3]]  # day, n_rows, n_excluded, accuracy, f1
+    expected = sm.evaluate(frame, ["accuracy", "f1"], label="y", prediction="p", by=["day", "arm"])
+    shown = [row[4:6] for row in _table_cells(html)[1:5]]  # day, arm, n_rows, n_excluded, accuracy, f1
     assert shown == [[number(v) for v in values] for values in expected.select("accuracy", "f1").rows()]
     assert "<svg" in html and "ROC" not in html and "arms bootstrap: percentile" in html
     class_scores = {c: f"p_{c}" for c in "abc"}
@@ -459,3 +464,90 @@ def test_an_estimate_holds_its_interval():
     assert number(123456.7, significant=3) == "123,457" and number(0.5, significant=3) == "0.500"
     assert estimate(0.712345, None, None) == "0.7123 [n/a]"
     assert estimate(None, None, None) == "null"
+
+
+def _charts(html: str) -> list[Elements]:
+    """Each SVG chart of the page, parsed."""
+    return [parsed("<svg" + chart.split("</svg>")[0] + "</svg>") for chart in html.split("<svg")[1:]]
+
+
+def _title(chart: Elements) -> str:
+    return next(text for text in chart.texts if text.strip())
+
+
+def _titled(charts: list[Elements], title: str) -> list[Elements]:
+    return [chart for chart in charts if _title(chart) == title]
+
+
+def _tagged(chart: Elements, tag: str, **wanted: str) -> list[dict]:
+    return [attrs for t, attrs in chart.tags if t == tag and all(attrs.get(k) == v for k, v in wanted.items())]
+
+
+def _dated_arms(rows_per_slice: int = 120, seed: int = 11) -> pl.DataFrame:
+    """Three days, two arms, two countries, both classes in each slice; v2's scores
+    separate the classes better."""
+    rng = np.random.default_rng(seed)
+    keys = [(day, arm, country) for day in ("2026-11-01", "2026-11-02", "2026-11-03")
+            for arm in ("v1", "v2") for country in ("BR", "US")]  # fmt: skip
+    n = len(keys) * rows_per_slice
+    day, arm, country = (np.repeat(np.array(column), rows_per_slice) for column in zip(*keys))
+    click = rng.integers(0, 2, n)
+    signal = np.where(arm == "v2", 1.5, 0.5)
+    pctr = 1 / (1 + np.exp(-(signal * (2 * click - 1) + rng.normal(0, 1, n))))
+    return pl.DataFrame({"day": day, "arm": arm, "country": country, "click": click, "pctr": pctr})
+
+
+def test_a_band_per_line_only_with_intervals(tmp_path):
+    """With ci, every line over time has its interval as a band of its colour; without,
+    there is no band."""
+    frame = _dated_arms()
+    call = {"label": "click", "score": "pctr", "by": ["day", "country"]}
+    with_ci = sm.report(frame, ["auc", "logloss"], **call, ci=0.9, output=tmp_path / "ci.html").read_text()
+    without = sm.report(frame, ["auc", "logloss"], **call, output=tmp_path / "no.html").read_text()
+    for metric in ("auc", "logloss"):
+        (chart,) = _titled(_charts(with_ci), metric)
+        lines, bands = _tagged(chart, "polyline"), _tagged(chart, "path", **{"class": "band"})
+        assert len(lines) == len(bands) == 2  # BR and US, over three days
+        assert [band["fill"] for band in bands] == [line["stroke"] for line in lines]
+        (plain,) = _titled(_charts(without), metric)
+        assert len(_tagged(plain, "polyline")) == 2 and not _tagged(plain, "path") and 'class="band"' not in without
+
+
+def test_a_band_runs_between_its_bounds():
+    """A band's upper edge is the line through the highs, its lower edge the line through
+    the lows (back): with both equal to the values it is the line there and back; a
+    missing bound breaks the band, a lone point gets a bar."""
+    xs, ys = [0, 1, 2, 3, 4], [0.5, 0.6, 0.7, 0.6, 0.5]
+    chart = parsed(line_chart([Line("a", xs, ys, ys, ys)], title="t", x_label="x", y_label="y"))
+    (line,) = _tagged(chart, "polyline")
+    (band,) = _tagged(chart, "path")
+    there = line["points"].split()
+    assert band["d"] == "M" + " L".join(there + there[::-1]) + " Z"
+    lows, highs = [0.4, 0.5, None, 0.5, 0.45], [0.6, 0.7, None, 0.7, 0.55]
+    broken = parsed(line_chart([Line("a", xs, ys, lows, highs)], title="t", x_label="x", y_label="y"))
+    assert len(_tagged(broken, "path", **{"class": "band"})) == 2  # days 0-1 and 3-4
+    lone = parsed(line_chart([Line("a", xs, ys, [None, 0.5, None, None, None], [None, 0.7, None, None, None])],
+                             title="t", x_label="x", y_label="y"))  # fmt: skip
+    assert len(_tagged(lone, "rect", **{"class": "band"})) == 1 and not _tagged(lone, "path")
+
+
+def test_with_arms_each_arm_is_a_line_over_time(tmp_path):
+    """With arm= (here not among the slices), the metric table has a row per arm and each
+    chart over time a line per arm (the same colour in every chart), with its band when ci."""
+    frame = _dated_arms()
+    call = {"label": "click", "score": "pctr", "by": ["day", "country"], "arm": "arm", "baseline": "v1"}
+    html = sm.report(frame, ["auc"], **call, ci=0.9, output=tmp_path / "r.html").read_text()
+    expected = sm.evaluate(frame, ["auc"], label="click", score="pctr", by=["day", "country", "arm"])
+    (metrics_table,) = _section_tables(html, "metrics")
+    assert metrics_table[0][:3] == ["day", "country", "arm"] and len(metrics_table) == 1 + expected.height
+    charts = [chart for chart in _charts(html) if _title(chart).startswith("auc")]
+    assert [_title(chart) for chart in charts] == ["auc · country=BR", "auc · country=US"]
+    for chart, country in zip(charts, ("BR", "US")):
+        lines = _tagged(chart, "polyline")
+        assert [t for t in chart.texts if t.startswith("arm=")] == ["arm=v1", "arm=v2"]
+        assert [line["stroke"] for line in lines] == list(svg.PALETTE[:2])
+        assert len(_tagged(chart, "path", **{"class": "band"})) == 2
+        for line, arm in zip(lines, ("v1", "v2")):
+            values = expected.filter(pl.col("country") == country, pl.col("arm") == arm).sort("day")["auc"]
+            heights = [float(point.split(",")[1]) for point in line["points"].split()]
+            assert len(heights) == 3 and np.argsort(heights).tolist() == np.argsort(-values.to_numpy()).tolist()

@@ -1,8 +1,9 @@
 """``sm.report``: one self-contained HTML file of an evaluation, to open and to share.
 
 It holds what was evaluated (source, columns, metrics, rows used and excluded, when,
-how long), the metric table per slice (with the intervals when ``ci`` is given), each
-metric over time when a slice column holds dates (one line per other slice), the ROC,
+how long), the metric tables per slice (one per family, each value with its interval
+when ``ci`` is given), each metric over time when a slice column holds dates (one line
+per other slice, or per arm in a chart per other slice; the intervals as bands), the ROC,
 precision–recall and calibration curves of each slice for binary metrics (thinned; AUC
 and average precision in the legend), the comparison of ``sm.compare`` when ``scores``
 or ``arm`` is given, and the SQL that computed the table and the comparison. Charts are
@@ -66,7 +67,8 @@ def report(
     to ``output`` (a new or existing ``.html`` file in an existing directory); return
     its path. With ``scores=(baseline, candidate)`` (the metrics of the first score, the
     comparison of both) or ``arm=`` and ``baseline=``, the report adds ``sm.compare``'s
-    table. The other arguments are ``evaluate``'s: a ``prediction``, ``class_scores`` or
+    table; an ``arm`` is a slice of the metric tables and charts (added to ``by``). The
+    other arguments are ``evaluate``'s: a ``prediction``, ``class_scores`` or
     ``judgments`` reports the multi-class, one-vs-rest or judged-run metrics (without
     curves, which are binary). A report of no used row (the source has none, or every
     row has a NULL in a bound column) says so, and warns (``NoRowsUsedWarning``).
@@ -89,15 +91,15 @@ def report(
     _check_bound(max_slices)
     if class_scores is not None and (scores is not None or arm is not None):
         raise InvalidParameterError("the report compares binary, multi-class and ranking metrics, not class_scores yet")
-    slices = request.slices
+    slices = request.slices + ([arm] if arm is not None and arm not in request.slices else [])  # a line per arm
     first_score = scores[0] if scores is not None else score
-    evaluated = dataclasses.replace(request, score=first_score, scores=None, arm=None)
+    evaluated = dataclasses.replace(request, score=first_score, scores=None, arm=None, by=slices or None)
     started, when = time.perf_counter(), dt.datetime.now(dt.UTC)
     table = evaluate_request(source, metrics, evaluated, engine)
     shown = table if max_slices is None else table.head(max_slices)
     calls = resolve(metrics, multiclass=prediction is not None, class_scores=class_scores is not None)
     sections = [page.metric_tables(shown, slices, _families(calls), ci)]
-    sections += _over_time(shown, slices, [call.column for call in calls])
+    sections += _over_time(shown, slices, [call.column for call in calls], arm)
     binary = first_score is not None and class_scores is None and judgments is None
     if binary and any(call.spec.family == "classification" for call in calls):
         sections.append(_curves(source, label, first_score, weight, shown.select(slices), engine))
@@ -111,7 +113,14 @@ def report(
         comparison = _of_slices(comparison, shown.select(compared.slices).unique())
         sections.append(page.comparison_table(comparison, [c.column for c in calls if c not in comparable]))
         statements[COMPARISON_STATEMENT] = request_sql(comparable, source, compared)
-    bound = {"label": label, "score": first_score, "query": query, "item": item, "weight": weight, "prediction": prediction}
+    bound = {
+        "label": label,
+        "score": first_score,
+        "query": query,
+        "item": item,
+        "weight": weight,
+        "prediction": prediction,
+    }
     described = {
         "source": _described(source),
         "columns": ", ".join(f"{role} = {column}" for role, column in bound.items() if column),
@@ -223,21 +232,56 @@ def date_column(table: pl.DataFrame, column: str) -> pl.Series | None:
     return None
 
 
-def _over_time(table: pl.DataFrame, slices: list[str], labels: list[str]) -> list[str]:
-    """A chart per metric over the first date-like slice column, a line per other slice."""
-    dated = next(((c, days) for c in slices if (days := date_column(table, c)) is not None), None)
+def _over_time(table: pl.DataFrame, slices: list[str], labels: list[str], arm: str | None) -> list[str]:
+    """Charts of each metric over the first date-like slice column (not the arm), a line
+    per other slice (LINES_PER_CHART a chart) with its interval as a band when the table
+    has one; with an ``arm``, a chart per combination of the slices left, a line per arm."""
+    dated = next(((c, days) for c in slices if c != arm and (days := date_column(table, c)) is not None), None)
     if dated is None:
         return []
     column, days = dated
-    others = [c for c in slices if c != column]
     frame = table.with_columns(days.alias("_day")).sort("_day")
-    groups = frame.partition_by(others, maintain_order=True, as_dict=True) if others else {(): frame}
+    panels = [c for c in slices if c not in (column, arm)]
+    lined = [arm] if arm is not None else panels
+    colors = _arm_colors(frame, arm)
     charts = []
     for label in labels:
-        lines = [(_line_name(others, key) or label, part["_day"].to_list(), part[label].to_list())
-                 for key, part in groups.items()]  # fmt: skip
-        charts.append(svg.line_chart(lines, title=label, x_label=column, y_label=label, dates=True, markers=True))
+        for panel, lines in _chart_lines(frame, panels if arm is not None else [], lined, label, colors):
+            title = f"{label} · {panel}" if panel else label
+            charts.append(svg.line_chart(lines, title=title, x_label=column, y_label=label, dates=True, markers=True))
     return [page.section(f"Over time ({column})", charts)]
+
+
+def _chart_lines(frame: pl.DataFrame, panels: list[str], lined: list[str], label: str,
+                 colors: Mapping[Any, str]) -> list[tuple[str, list[svg.Line]]]:  # fmt: skip
+    """Each chart's name (its combination of the ``panels`` columns) and lines (one per
+    combination of the ``lined`` columns, the metric ``label``'s values over ``_day``, its
+    interval when the frame has ``<label>_lo`` and ``_hi``), LINES_PER_CHART a chart."""
+    charts = []
+    for panel_key, panel in _groups(frame, panels):
+        lines = []
+        for key, part in _groups(panel, lined):
+            bounds = [part[f"{label}_{end}"].to_list() for end in ("lo", "hi")] if f"{label}_lo" in part.columns else []
+            color = colors.get(key[0]) if colors else None
+            lines.append(svg.Line(_line_name(lined, key) or label, part["_day"].to_list(), part[label].to_list(),
+                                  *(bounds or [None, None]), color))  # fmt: skip
+        for start in range(0, len(lines), LINES_PER_CHART):
+            charts.append((_line_name(panels, panel_key), lines[start : start + LINES_PER_CHART]))
+    return charts
+
+
+def _groups(frame: pl.DataFrame, columns: list[str]) -> list[tuple[tuple, pl.DataFrame]]:
+    """The frame's rows by their values of ``columns`` (in order of first appearance)."""
+    if not columns:
+        return [((), frame)]
+    return list(frame.partition_by(columns, maintain_order=True, as_dict=True).items())
+
+
+def _arm_colors(frame: pl.DataFrame, arm: str | None) -> dict[Any, str]:
+    """Each arm's colour, the same in every chart (the arms in the order of ``frame``)."""
+    if arm is None:
+        return {}
+    return {value: svg.PALETTE[i % len(svg.PALETTE)] for i, value in enumerate(frame[arm].unique(maintain_order=True))}
 
 
 def _line_name(columns: list[str], key: tuple) -> str:

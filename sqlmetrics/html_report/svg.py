@@ -14,13 +14,29 @@ import datetime as dt
 import math
 from collections.abc import Sequence
 from html import escape
+from typing import NamedTuple
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 WIDTH, HEIGHT = 430, 290
 MARGIN = {"left": 58, "right": 16, "top": 30, "bottom": 44}
 LEGEND_ROW = 16
 
-Series = tuple[str, Sequence[float], Sequence[float]]
+BAND_OPACITY = 0.15
+
+
+class Line(NamedTuple):
+    """A series of a line chart: its name, its points, and optionally its interval at each
+    point (drawn as a translucent band) and its colour (else the palette's next)."""
+
+    name: str
+    xs: Sequence[float | None]
+    ys: Sequence[float | None]
+    lows: Sequence[float | None] | None = None
+    highs: Sequence[float | None] | None = None
+    color: str | None = None
+
+
+Series = Line | tuple[str, Sequence[float], Sequence[float]]
 
 
 def line_chart(
@@ -35,14 +51,20 @@ def line_chart(
     dates: bool = False,
     markers: bool = False,
 ) -> str:
-    """An SVG line chart of ``series`` ((name, xs, ys); None values break nothing: their
-    points are left out, a series of one point is a dot, one of none says so in the
-    legend). The axes fit the data unless ``x_range``/``y_range`` fix them;
+    """An SVG line chart of ``series`` (``Line``s or (name, xs, ys); None values break
+    nothing: their points are left out, a series of one point is a dot, one of none says
+    so in the legend). A Line's ``lows`` and ``highs`` are drawn as a translucent band of
+    its colour (a bar at a point without neighbours in the band). The axes fit the data
+    and the bands unless ``x_range``/``y_range`` fix them;
     ``diagonal`` draws y = x (a calibration chart's reference), ``dates`` reads x as days
     since 1970-01-01 and labels the ticks as dates, ``markers`` marks every point."""
-    points = [[(x, y) for x, y in zip(xs, ys) if x is not None and y is not None] for _, xs, ys in series]
+    series = [Line(*line) for line in series]
+    points = [[(x, y) for x, y in zip(line.xs, line.ys) if x is not None and y is not None] for line in series]
+    bands = [_band_runs(line) for line in series]
     xs = [x for line in points for x, _ in line]
-    ys = [y for line in points for _, y in line]
+    ys = [y for line in points for _, y in line] + [
+        y for runs in bands for run in runs for _, *ends in run for y in ends
+    ]
     x_low, x_high = x_range or _padded(xs)
     y_low, y_high = y_range or _padded(ys)
     if diagonal:  # the reference line stays in view
@@ -72,8 +94,9 @@ def line_chart(
         parts.append(
             f'<line x1="{sx(low):.1f}" y1="{sy(low):.1f}" x2="{sx(high):.1f}" y2="{sy(high):.1f}" class="diagonal"/>'
         )
-    for i, ((name, _, _), line) in enumerate(zip(series, points)):
-        color = PALETTE[i % len(PALETTE)]
+    for i, (name, line, runs) in enumerate(zip((line.name for line in series), points, bands)):
+        color = series[i].color or PALETTE[i % len(PALETTE)]
+        parts += [_band(run, color, sx, sy) for run in runs]
         if len(line) > 1:
             coordinates = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in line)
             parts.append(f'<polyline points="{coordinates}" fill="none" stroke="{color}" stroke-width="1.8"/>')
@@ -85,6 +108,30 @@ def line_chart(
         parts.append(f'<text x="{plot[0] + 20}" y="{y + 6}">{escape(shown)}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _band_runs(line: Line) -> list[list[tuple[float, float, float]]]:
+    """The line's interval as runs of consecutive points (x, low, high) with both bounds."""
+    if line.lows is None or line.highs is None:
+        return []
+    runs: list[list[tuple[float, float, float]]] = [[]]
+    for x, low, high in zip(line.xs, line.lows, line.highs):
+        if x is None or low is None or high is None:
+            runs.append([])
+        else:
+            runs[-1].append((x, low, high))
+    return [run for run in runs if run]
+
+
+def _band(run: list[tuple[float, float, float]], color: str, sx, sy) -> str:
+    """A run of an interval: the area between its highs and its lows, or a bar at one point."""
+    style = f'fill="{color}" fill-opacity="{BAND_OPACITY}" class="band"'
+    if len(run) == 1:
+        x, low, high = run[0]
+        return f'<rect x="{sx(x) - 3:.1f}" y="{sy(high):.1f}" width="6" height="{sy(low) - sy(high):.1f}" {style}/>'
+    upper = [f"{sx(x):.1f},{sy(high):.1f}" for x, _, high in run]
+    lower = [f"{sx(x):.1f},{sy(low):.1f}" for x, low, _ in reversed(run)]
+    return f'<path d="M{" L".join(upper + lower)} Z" {style}/>'
 
 
 def _padded(values: list[float]) -> tuple[float, float]:
