@@ -24,7 +24,7 @@ from sqlmetrics import cli
 from sqlmetrics.errors import InvalidParameterError, NoRowsUsedWarning
 from sqlmetrics.html_report import date_column, svg
 from sqlmetrics.html_report.numbers import estimate, number, p_value
-from sqlmetrics.html_report.svg import Line, line_chart
+from sqlmetrics.html_report.svg import Difference, Line, forest_plot, line_chart
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 sys.path.insert(0, str(EXAMPLES))
@@ -89,9 +89,10 @@ def test_the_report_holds_every_slice_metric_and_chart(written, logs):
     elements = parsed(html)
     charts = [attrs for tag, attrs in elements.tags if tag == "svg"]
     slices = pl.read_parquet(logs).select(ROLES["by"]).unique()
-    # one per metric and country over time (a line per model), and ROC, PR, calibration per 8 slices
+    # one per metric and country over time (a line per model), ROC, PR, calibration per 8 slices, and
+    # one forest plot per metric (each is compared)
     countries = slices["country"].n_unique()
-    assert len(charts) == len(COLUMNS) * countries + 3 * -(-slices.height // 8)
+    assert len(charts) == len(COLUMNS) * countries + 3 * -(-slices.height // 8) + len(COLUMNS)
     for tag, attrs in elements.tags:
         if tag == "polyline":
             assert len(attrs["points"].split()) >= 2  # no empty line
@@ -202,6 +203,11 @@ def test_paired_scores_are_compared(tmp_path):
     )
     html = sm.report(frame, ["auc", "f1"], scores=("a", "b"), output=tmp_path / "r.html").read_text()
     assert "paired, normal: DeLong" in html and "paired bootstrap: percentile" in html
+    forests = [chart for chart in _charts(html) if "−" in _title(chart)]
+    assert [_title(chart) for chart in forests] == ["auc: b − a", "f1: b − a"]
+    assert all(
+        len(_tagged(chart, "circle", **{"class": "delta"})) == 1 and "all rows" in chart.texts for chart in forests
+    )
     resampled = sm.report(frame, ["auc"], scores=("a", "b"), ci=0.9, ci_method="bootstrap", resamples=20,
                           output=tmp_path / "b.html").read_text()  # fmt: skip
     assert "paired, normal: DeLong" not in resampled and "paired bootstrap: percentile" in resampled
@@ -276,7 +282,7 @@ def test_a_report_of_many_slices_shows_the_first_and_says_where_the_rest_are(tmp
     assert "This report shows the first 10 of the 60 slices" in notice
     assert "sm.evaluate" in notice and "sqlmetrics eval" in notice and "max_slices" in notice
     curves = [attrs for tag, attrs in parsed(html).tags if tag == "svg"]
-    assert len(curves) == 3 * 2  # ROC, PR, calibration per 8 slices of 10 (no dates: no chart over time)
+    assert len(curves) == 3 * 2 + 2  # ROC, PR, calibration per 8 slices of 10, a forest plot per metric (no dates)
 
 
 def test_a_report_within_its_bound_shows_every_slice(tmp_path):
@@ -540,7 +546,7 @@ def test_with_arms_each_arm_is_a_line_over_time(tmp_path):
     expected = sm.evaluate(frame, ["auc"], label="click", score="pctr", by=["day", "country", "arm"])
     (metrics_table,) = _section_tables(html, "metrics")
     assert metrics_table[0][:3] == ["day", "country", "arm"] and len(metrics_table) == 1 + expected.height
-    charts = [chart for chart in _charts(html) if _title(chart).startswith("auc")]
+    charts = [chart for chart in _charts(html) if _title(chart).startswith("auc ·")]
     assert [_title(chart) for chart in charts] == ["auc · country=BR", "auc · country=US"]
     for chart, country in zip(charts, ("BR", "US")):
         lines = _tagged(chart, "polyline")
@@ -551,3 +557,68 @@ def test_with_arms_each_arm_is_a_line_over_time(tmp_path):
             values = expected.filter(pl.col("country") == country, pl.col("arm") == arm).sort("day")["auc"]
             heights = [float(point.split(",")[1]) for point in line["points"].split()]
             assert len(heights) == 3 and np.argsort(heights).tolist() == np.argsort(-values.to_numpy()).tolist()
+
+
+def _forest_rows(chart: str) -> list[dict]:
+    """A forest plot's rows (each an SVG group): its label, its interval bar's attributes
+    (None without an interval), its dot's."""
+    rows = []
+    for group in chart.split("<g>")[1:]:
+        row = parsed(group.split("</g>")[0])
+        bars = [attrs for tag, attrs in row.tags if tag == "line" and "interval" in attrs["class"]]
+        (dot,) = _tagged(row, "circle", **{"class": "delta"})
+        rows.append({"label": row.texts[0], "bar": bars[0] if bars else None, "dot": dot})
+    return rows
+
+
+def test_the_comparison_is_drawn_as_a_forest_plot(tmp_path):
+    """A forest plot per metric: one bar per slice from delta_lo to delta_hi and a dot at
+    delta, on one linear scale whose 0 is the dashed line; the bars whose interval
+    excludes 0 are coloured and their dots filled, the others grey and hollow."""
+    frame = _dated_arms()
+    call = {"label": "click", "score": "pctr", "by": ["day", "country"], "arm": "arm", "baseline": "v1"}
+    html = sm.report(frame, ["auc", "logloss"], **call, ci=0.9, output=tmp_path / "r.html").read_text()
+    expected = sm.compare(frame, ["auc", "logloss"], **call, ci=0.9)
+    comparison = html.split('<section id="comparison">')[1]
+    pictured = comparison.split("<table>")[0]
+    forests = _charts(pictured)
+    assert [_title(chart) for chart in forests] == ["auc: v2 − v1", "logloss: v2 − v1"]
+    significant_anywhere = 0
+    for chart, text, metric in zip(forests, pictured.split("<svg")[1:], ("auc", "logloss")):
+        rows, want = _forest_rows(text), expected.filter(pl.col("metric") == metric)
+        assert [row["label"] for row in rows] == [
+            f"{day} · {country}" for day, country in want.select("day", "country").rows()
+        ]
+        lows, highs, deltas = (want[c].to_numpy() for c in ("delta_lo", "delta_hi", "delta"))
+        starts = np.array([float(row["bar"]["x1"]) for row in rows])
+        ends = np.array([float(row["bar"]["x2"]) for row in rows])
+        dots = np.array([float(row["dot"]["cx"]) for row in rows])
+        slope, zero = np.polyfit(np.concatenate([lows, highs]), np.concatenate([starts, ends]), 1)
+        assert slope > 0
+        for value, x in [*zip(lows, starts), *zip(highs, ends), *zip(deltas, dots)]:
+            assert x == pytest.approx(slope * value + zero, abs=0.1)  # coordinates are rounded to 0.1 px
+        (zero_line,) = _tagged(chart, "line", **{"class": "zero"})
+        assert float(zero_line["x1"]) == pytest.approx(zero, abs=0.1)
+        for row, low, high in zip(rows, lows, highs):
+            significant = low > 0 or high < 0
+            significant_anywhere += significant
+            assert ("significant" in row["bar"]["class"]) == significant
+            assert (row["dot"]["fill"] == "#fff") == (not significant)
+    assert significant_anywhere > 0  # v2's scores separate the classes better (signal 1.5 against 0.5)
+    assert "<table>" in comparison  # and the table is still there
+
+
+def test_a_forest_plot_without_a_difference_or_a_direction():
+    """A row without an interval is a dot alone, one without a difference says n/a; a
+    metric without a better direction colours what excludes 0 blue, never green or red."""
+    rows = [Difference("a", 0.2, 0.1, 0.3), Difference("b", -0.1, None, None), Difference("c", None, None, None)]
+    chart = forest_plot(rows, title="t", x_label="x", y_label="slice", higher_is_better=None)
+    groups = [parsed(group.split("</g>")[0]) for group in chart.split("<g>")[1:]]
+    assert [len(_tagged(g, "line")) for g in groups] == [1, 0, 0]
+    assert [len(_tagged(g, "circle", **{"class": "delta"})) for g in groups] == [1, 1, 0]
+    assert "n/a" in groups[2].texts
+    (bar,) = _tagged(groups[0], "line")
+    assert bar["stroke"] == "#1f77b4" and "#2ca02c" not in chart and "#d62728" not in chart
+    worse = forest_plot(rows[:1], title="t", x_label="x", y_label="slice", higher_is_better=False)
+    (bar,) = _tagged(parsed(worse), "line", **{"class": "interval significant"})
+    assert bar["stroke"] == "#d62728"  # a higher value of a lower-is-better metric (logloss) is worse

@@ -6,8 +6,9 @@ when ``ci`` is given), each metric over time when a slice column holds dates (on
 per other slice, or per arm in a chart per other slice; the intervals as bands), the ROC,
 precision–recall and calibration curves of each slice for binary metrics (thinned; AUC
 and average precision in the legend), the comparison of ``sm.compare`` when ``scores``
-or ``arm`` is given, and the SQL that computed the table and the comparison. Charts are
-static SVG and the styles inline: the file opens offline and prints to PDF.
+or ``arm`` is given (a forest plot per metric: each slice's difference and interval
+against zero; and the table), and the SQL that computed the table and the comparison.
+Charts are static SVG and the styles inline: the file opens offline and prints to PDF.
 """
 
 from __future__ import annotations
@@ -67,11 +68,12 @@ def report(
     to ``output`` (a new or existing ``.html`` file in an existing directory); return
     its path. With ``scores=(baseline, candidate)`` (the metrics of the first score, the
     comparison of both) or ``arm=`` and ``baseline=``, the report adds ``sm.compare``'s
-    table; an ``arm`` is a slice of the metric tables and charts (added to ``by``). The
-    other arguments are ``evaluate``'s: a ``prediction``, ``class_scores`` or
-    ``judgments`` reports the multi-class, one-vs-rest or judged-run metrics (without
-    curves, which are binary). A report of no used row (the source has none, or every
-    row has a NULL in a bound column) says so, and warns (``NoRowsUsedWarning``).
+    table and a forest plot of each metric's differences; an ``arm`` is a slice of the
+    metric tables and charts (added to ``by``). The other arguments are ``evaluate``'s:
+    a ``prediction``, ``class_scores`` or ``judgments`` reports the multi-class,
+    one-vs-rest or judged-run metrics (without curves, which are binary). A report of
+    no used row (the source has none, or every row has a NULL in a bound column) says
+    so, and warns (``NoRowsUsedWarning``).
 
     The page shows the first ``max_slices`` slices (500 by default; ``None``: all), in
     the order of ``evaluate``'s rows: its table, charts and comparison. With more, it
@@ -111,7 +113,8 @@ def report(
         )
         comparison = compare_request(source, comparable, compared, baseline, engine)
         comparison = _of_slices(comparison, shown.select(compared.slices).unique())
-        sections.append(page.comparison_table(comparison, [c.column for c in calls if c not in comparable]))
+        charts = _differences(comparison, comparable, compared.ci)
+        sections.append(page.comparison_table(comparison, [c.column for c in calls if c not in comparable], charts))
         statements[COMPARISON_STATEMENT] = request_sql(comparable, source, compared)
     bound = {
         "label": label,
@@ -282,6 +285,25 @@ def _arm_colors(frame: pl.DataFrame, arm: str | None) -> dict[Any, str]:
     if arm is None:
         return {}
     return {value: svg.PALETTE[i % len(svg.PALETTE)] for i, value in enumerate(frame[arm].unique(maintain_order=True))}
+
+
+def _differences(comparison: pl.DataFrame, calls: list[MetricCall], level: float) -> list[str]:
+    """A forest plot per metric of ``comparison`` (sm.compare's): a row per slice (and
+    candidate, when there are several) with the difference and its interval."""
+    slices = comparison.columns[: comparison.columns.index("metric")]
+    several = comparison["candidate"].n_unique() > 1
+    better = {call.column: call.spec.higher_is_better for call in calls}
+    charts = []
+    for (metric,), part in comparison.partition_by("metric", maintain_order=True, as_dict=True).items():
+        rows = []
+        for row in part.iter_rows(named=True):
+            named = [str(row[c]) for c in slices] + ([str(row["candidate"])] if several else [])
+            rows.append(svg.Difference(" · ".join(named) or "all rows", row["delta"], row["delta_lo"], row["delta_hi"]))
+        pair = "candidate − baseline" if several else f"{part['candidate'][0]} − {part['baseline'][0]}"
+        rows_are = " · ".join([*slices, *(["candidate"] if several else [])])
+        charts.append(svg.forest_plot(rows, title=f"{metric}: {pair}", x_label=f"difference, {level:.0%} interval",
+                                      y_label=rows_are, higher_is_better=better.get(metric)))  # fmt: skip
+    return charts
 
 
 def _line_name(columns: list[str], key: tuple) -> str:

@@ -25,6 +25,7 @@ p.notice { background: #fff4e5; border-left: 4px solid #e69500; padding: 8px 12p
 .charts { display: flex; flex-wrap: wrap; gap: 12px; }
 svg.chart { font: 11px system-ui, sans-serif; background: #fff; border: 1px solid #eee; }
 svg .title { font-size: 13px; font-weight: 600; } svg .frame { fill: none; stroke: #999; }
+svg .zero { stroke: #444; stroke-dasharray: 4 3; } svg .na { fill: #999; } svg .axis-name { fill: #666; }
 svg .grid { stroke: #eee; } svg .axis { stroke: #999; } svg .diagonal { stroke: #aaa; stroke-dasharray: 4 3; }
 details pre { background: #f8f8f8; padding: 12px; overflow-x: auto; font-size: 12px; }
 @media print { body { margin: 0; max-width: none; } .scroll { overflow: visible; }
@@ -141,9 +142,9 @@ def _column(table: pl.DataFrame, name: str, kind: str = "", shown=numbers.number
     return name, kind, [shown(value) for value in table[name].to_list()]
 
 
-def comparison_table(comparison: pl.DataFrame, left_out: Sequence[str]) -> str:
-    """sm.compare's table (each difference with its interval in one cell), and which
-    metrics it leaves out (no interval to compare by)."""
+def comparison_table(comparison: pl.DataFrame, left_out: Sequence[str], charts: Sequence[str] = ()) -> str:
+    """The ``charts`` of the comparison, sm.compare's table (each difference with its
+    interval in one cell), and which metrics it leaves out (no interval to compare by)."""
     slices = comparison.columns[: comparison.columns.index("metric")]
     columns = []
     for name in comparison.columns:
@@ -153,7 +154,8 @@ def comparison_table(comparison: pl.DataFrame, left_out: Sequence[str]) -> str:
             kind = "key" if name in slices or name in COMPARISON_KEYS else ""
             columns.append(_column(comparison, name, kind, numbers.p_value if name == "p_value" else numbers.number))
     note = f"<p>Not compared (no interval to compare by): {escape(', '.join(left_out))}.</p>" if left_out else ""
-    return f'<section id="comparison"><h2>Comparison</h2>{_table(columns)}{note}</section>'
+    pictured = f'<div class="charts">{"".join(charts)}</div>' if charts else ""
+    return f'<section id="comparison"><h2>Comparison</h2>{pictured}{_table(columns)}{note}</section>'
 
 
 def _cell(text: str, kind: str) -> str:
