@@ -140,6 +140,7 @@ def test_the_tables_hold_evaluates_numbers(written, logs):
     expected = sm.evaluate(logs, METRICS, **ROLES, ci=0.95)
     tables = _section_tables(html, "metrics")
     assert len(tables) == 3  # classification: auc, gauc (and its 2 counts), logloss; calibration; ranking: ndcg@10
+    assert re.findall(r"<h3>([^<]*)</h3>", html) == ["Classification", "Classification (continued)", "Ranking"]
     seen = set()
     for table in tables:
         header, body = table[0], table[1:]

@@ -28,7 +28,7 @@ from sqlmetrics.api import ClassScores, Metrics, evaluate, evaluate_request, req
 from sqlmetrics.compare import compare_request
 from sqlmetrics.curves import calibration_curve, pr_curve, roc_curve
 from sqlmetrics.errors import InvalidParameterError, NoRowsUsedWarning, SlicesNotShownWarning
-from sqlmetrics.html_report import page, svg
+from sqlmetrics.html_report import numbers, page, svg
 from sqlmetrics.registry import resolve
 from sqlmetrics.request import Request
 from sqlmetrics.spec import MetricCall
@@ -336,7 +336,7 @@ def _curves(source: Any, label: str, score: str, weight: str | None, kept: pl.Da
                 name = _line_name(slices, key) or "all rows"
                 if area is not None:
                     value = areas.filter(*(pl.col(c).eq_missing(v) for c, v in zip(slices, key)))[area][0]
-                    name += f" ({'AUC' if area == 'auc' else 'AP'} {'n/a' if value is None else f'{value:.4f}'})"
+                    name += f" ({'AUC' if area == 'auc' else 'AP'} {'n/a' if value is None else numbers.number(value)})"
                 lines.append((name, part[x].to_list(), part[y].to_list()))
             charts.append(svg.line_chart(lines, title=title, x_label=x, y_label=y, **options))
     return page.section("Curves", charts)

@@ -84,9 +84,9 @@ def metric_tables(table: pl.DataFrame, slices: Sequence[str], families: Sequence
     tables = []
     for title, metrics in families:
         widths = {m: (2 if f"{m}_lo" in table.columns else 1) + len(owned[m]) for m in metrics}
-        for chunk in _in_widths(metrics, widths):
+        for part, chunk in enumerate(_in_widths(metrics, widths)):
             columns = [column for metric in chunk for column in _metric_columns(table, metric, owned[metric])]
-            tables.append(f"<h3>{escape(title)}</h3>{_table([*keys, *columns])}")
+            tables.append(f"<h3>{escape(title)}{' (continued)' if part else ''}</h3>{_table([*keys, *columns])}")
     shown = {*slices, *COUNTS, *owned, *(f"{m}_{end}" for m in owned for end in ("lo", "hi")), *sum(owned.values(), [])}
     if others := [column for column in table.columns if column not in shown]:
         tables.append(f"<h3>Other columns</h3>{_table([*keys, *(_column(table, other) for other in others)])}")
