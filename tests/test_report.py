@@ -22,7 +22,9 @@ import pytest
 import sqlmetrics as sm
 from sqlmetrics import cli
 from sqlmetrics.errors import InvalidParameterError, NoRowsUsedWarning
-from sqlmetrics.html_report import date_column
+from sqlmetrics.html_report import date_column, svg
+from sqlmetrics.html_report.numbers import estimate, number, p_value
+from sqlmetrics.html_report.svg import Difference, Line, forest_plot, line_chart
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 sys.path.insert(0, str(EXAMPLES))
@@ -87,8 +89,10 @@ def test_the_report_holds_every_slice_metric_and_chart(written, logs):
     elements = parsed(html)
     charts = [attrs for tag, attrs in elements.tags if tag == "svg"]
     slices = pl.read_parquet(logs).select(ROLES["by"]).unique()
-    # one per metric over time (a line per model and country), and ROC, PR, calibration per 8 slices
-    assert len(charts) == len(COLUMNS) + 3 * -(-slices.height // 8)
+    # one per metric and country over time (a line per model), ROC, PR, calibration per 8 slices, and
+    # one forest plot per metric (each is compared)
+    countries = slices["country"].n_unique()
+    assert len(charts) == len(COLUMNS) * countries + 3 * -(-slices.height // 8) + len(COLUMNS)
     for tag, attrs in elements.tags:
         if tag == "polyline":
             assert len(attrs["points"].split()) >= 2  # no empty line
@@ -110,19 +114,49 @@ def test_nothing_is_fetched_and_nothing_runs(written):
     assert "<script" not in html and "<link" not in html and "src=" not in html
 
 
-def test_the_table_holds_evaluates_numbers(written, logs):
+def _section_tables(html: str, section: str) -> list[list[list[str]]]:
+    """The cells (the header first) of each table in the page's section ``section``."""
+    body = html.split(f'<section id="{section}">')[1].split("</section>")[0]
+    return [[row for row in parsed(table).cells if row] for table in body.split("<table>")[1:]]
+
+
+def _shown_value(text: str) -> tuple[float | None, float | None, float | None]:
+    """A cell's number and its interval's bounds: "0.7123 [0.700, 0.724]", "0.7123 [n/a]",
+    "12,345", "null"."""
+    match = re.fullmatch(r"(\S+)(?: \[(?:n/a|(\S+), (\S+))\])?", text)
+    assert match, text
+    return tuple(None if part in (None, "null") else float(part.replace(",", "")) for part in match.groups())
+
+
+def _approx(value: float | None, relative: float):
+    return None if value is None else pytest.approx(value, rel=relative, abs=1e-12)
+
+
+def test_the_tables_hold_evaluates_numbers(written, logs):
+    """The metric tables (one per family, a wide one split) hold each slice's counts and
+    every metric's value and interval as evaluate gives them: values to 4 significant
+    digits (relative error at most 5e-4), bounds to 3 (5e-3), counts in full."""
     _, html = written
-    rows = [row for row in parsed(html).cells if row]
-    header = rows[0]
     expected = sm.evaluate(logs, METRICS, **ROLES, ci=0.95)
-    assert header == expected.columns
-    body = rows[1 : 1 + expected.height]
-    for shown, row in zip(body, expected.iter_rows()):
-        for text, value in zip(shown, row):
-            if isinstance(value, float):
-                assert float(text) == pytest.approx(value, rel=1e-5)
-            else:
-                assert text == ("null" if value is None else str(value))
+    tables = _section_tables(html, "metrics")
+    assert len(tables) == 3  # classification: auc, gauc (and its 2 counts), logloss; calibration; ranking: ndcg@10
+    assert re.findall(r"<h3>([^<]*)</h3>", html) == ["Classification", "Classification (continued)", "Ranking"]
+    seen = set()
+    for table in tables:
+        header, body = table[0], table[1:]
+        assert header[: len(ROLES["by"]) + 2] == [*ROLES["by"], "n_rows", "n_excluded"]
+        assert len(body) == expected.height
+        for shown_row, row in zip(body, expected.iter_rows(named=True)):
+            for column, shown in zip(header, shown_row):
+                seen.add(column)
+                if column in ROLES["by"]:
+                    assert shown == str(row[column])
+                    continue
+                value, low, high = _shown_value(shown)
+                assert value == _approx(row[column], 5e-4)
+                if f"{column}_lo" in expected.columns and value is not None:
+                    assert (low, high) == (_approx(row[f"{column}_lo"], 5e-3), _approx(row[f"{column}_hi"], 5e-3))
+    assert seen == {c for c in expected.columns if not c.endswith(("_lo", "_hi"))}
 
 
 def test_every_value_is_escaped(tmp_path):
@@ -168,8 +202,13 @@ def test_paired_scores_are_compared(tmp_path):
             "b": [0.2, 0.9, 0.7, 0.1] * 7 + [0.3, 0.6],
         }
     )
-    html = sm.report(frame, ["auc", "f1"], scores=("a", "b"), output=tmp_path / "r.html").read_text()
+    html = sm.report(frame, ["auc", "average_precision"], scores=("a", "b"), output=tmp_path / "r.html").read_text()
     assert "paired, normal: DeLong" in html and "paired bootstrap: percentile" in html
+    forests = [chart for chart in _charts(html) if "−" in _title(chart)]
+    assert [_title(chart) for chart in forests] == ["auc: b − a", "average_precision: b − a"]
+    assert all(
+        len(_tagged(chart, "circle", **{"class": "delta"})) == 1 and "all rows" in chart.texts for chart in forests
+    )
     resampled = sm.report(frame, ["auc"], scores=("a", "b"), ci=0.9, ci_method="bootstrap", resamples=20,
                           output=tmp_path / "b.html").read_text()  # fmt: skip
     assert "paired, normal: DeLong" not in resampled and "paired bootstrap: percentile" in resampled
@@ -226,22 +265,25 @@ def _many_slices() -> pl.DataFrame:
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 def test_a_report_of_many_slices_shows_the_first_and_says_where_the_rest_are(tmp_path, engine):
     """max_slices bounds what the page draws: the table, the charts and the comparison
-    hold the first 10 of the 30 slices (evaluate's first 10 rows); the page and a warning
-    say so and where every slice is."""
+    hold the first 10 of the 60 slices (evaluate's first 10 rows: the report adds the
+    arm to the slices, so 5 values of s by 2 arms); the page and a warning say so and
+    where every slice is."""
     frame = _many_slices()
     call = {"label": "click", "score": "pctr", "by": "s", "arm": "arm", "baseline": "v1", "engine": engine}
-    with pytest.warns(sm.SlicesNotShownWarning, match="shows the first 10 of the 30 slices"):
+    with pytest.warns(sm.SlicesNotShownWarning, match="shows the first 10 of the 60 slices"):
         html = sm.report(frame, ["auc", "logloss"], **call, max_slices=10, output=tmp_path / "r.html").read_text()
-    shown = [f"slice-{i:02d}" for i in range(10)]
-    assert set(re.findall(r"slice-\d\d", html)) == set(shown)  # nowhere a slice after the tenth
-    expected = sm.evaluate(frame, ["auc", "logloss"], label="click", score="pctr", by="s")
+    shown = [f"slice-{i:02d}" for i in range(5)]
+    assert set(re.findall(r"slice-\d\d", html)) == set(shown)  # nowhere a slice after the fifth
+    expected = sm.evaluate(frame, ["auc", "logloss"], label="click", score="pctr", by=["s", "arm"])
     cells = [row for row in parsed(html).cells if row]
-    assert [row[0] for row in cells[1:11]] == expected["s"].head(10).to_list()
+    assert [row[:2] for row in cells[1:11]] == [list(key) for key in expected.select("s", "arm").head(10).rows()]
+    (comparison,) = _section_tables(html, "comparison")
+    assert sorted({row[0] for row in comparison[1:]}) == shown
     notice = " ".join(parsed(html).texts)
-    assert "This report shows the first 10 of the 30 slices" in notice
+    assert "This report shows the first 10 of the 60 slices" in notice
     assert "sm.evaluate" in notice and "sqlmetrics eval" in notice and "max_slices" in notice
     curves = [attrs for tag, attrs in parsed(html).tags if tag == "svg"]
-    assert len(curves) == 3 * 2  # ROC, PR, calibration per 8 slices of 10 (no dates: no chart over time)
+    assert len(curves) == 3 * 2 + 2  # ROC, PR, calibration per 8 slices of 10, a forest plot per metric (no dates)
 
 
 def test_a_report_within_its_bound_shows_every_slice(tmp_path):
@@ -333,14 +375,14 @@ def test_reports_of_multiclass_one_vs_rest_and_judged_runs(tmp_path):
     multiclass = {"label": "y", "prediction": "p", "by": "day"}
     html = sm.report(frame, ["accuracy", "f1"], **multiclass, arm="arm", baseline="v1", resamples=20,
                      output=tmp_path / "m.html").read_text()  # fmt: skip
-    expected = sm.evaluate(frame, ["accuracy", "f1"], **multiclass)
-    shown = [row[3:5] for row in _table_cells(html)[1:3]]  # day, n_rows, n_excluded, accuracy, f1
-    assert shown == [[f"{v:g}" for v in values] for values in expected.select("accuracy", "f1").rows()]
+    expected = sm.evaluate(frame, ["accuracy", "f1"], label="y", prediction="p", by=["day", "arm"])
+    shown = [row[4:6] for row in _table_cells(html)[1:5]]  # day, arm, n_rows, n_excluded, accuracy, f1
+    assert shown == [[number(v) for v in values] for values in expected.select("accuracy", "f1").rows()]
     assert "<svg" in html and "ROC" not in html and "arms bootstrap: percentile" in html
     class_scores = {c: f"p_{c}" for c in "abc"}
     html = sm.report(frame, ["auc"], label="y", class_scores=class_scores, output=tmp_path / "o.html").read_text()
     auc = sm.evaluate(frame, ["auc"], label="y", class_scores=class_scores)["auc"].item()
-    assert f"{auc:g}" in html and "class scores</dt><dd>a = p_a, b = p_b, c = p_c" in html
+    assert f">{number(auc)}<" in html and "class scores</dt><dd>a = p_a, b = p_b, c = p_c" in html
     with pytest.raises(InvalidParameterError, match="not class_scores"):
         sm.report(frame, ["auc"], label="y", class_scores=class_scores, arm="arm", baseline="v1",
                   output=tmp_path / "x.html")  # fmt: skip
@@ -350,7 +392,7 @@ def test_reports_of_multiclass_one_vs_rest_and_judged_runs(tmp_path):
     html = sm.report(run, ["ndcg@3", "recall@2"], **judged, output=tmp_path / "t.html").read_text()
     expected = sm.evaluate(run, ["ndcg@3", "recall@2"], **judged).row(0, named=True)
     cells = _table_cells(html)[1]
-    assert f"{expected['ndcg_at_3']:g}" in cells and f"{expected['recall_at_2']:g}" in cells
+    assert number(expected["ndcg_at_3"]) in cells and number(expected["recall_at_2"]) in cells
     assert "judgments</dt><dd>a DataFrame" in html
 
 
@@ -364,7 +406,7 @@ def test_command_line_reports_trec_runs_and_class_scores(tmp_path, capsys):
     expected = sm.evaluate(sm.read_trec_run(run), ["ndcg@2", "mrr"], judgments=sm.read_trec_qrels(qrels),
                            label="relevance", score="score", query="query", item="item").row(0, named=True)  # fmt: skip
     html = output.read_text()
-    assert f"{expected['mrr']:g}" in html and f"{expected['ndcg_at_2']:g}" in html
+    assert f">{number(expected['mrr'])}<" in html and f">{number(expected['ndcg_at_2'])}<" in html
     frame = pl.DataFrame({"y": ["a", "b", "a", "b"], "pa": [0.8, 0.3, 0.6, 0.4], "pb": [0.2, 0.7, 0.4, 0.6]})
     frame.write_parquet(tmp_path / "classes.parquet")
     argv = ["report", str(tmp_path / "classes.parquet"), "-m", "auc", "--label", "y", "--class-scores", "a=pa,b=pb"]
@@ -387,3 +429,213 @@ def test_a_p_value_at_the_bootstrap_floor_reads_as_a_bound(tmp_path):
     compared = next(row for row in rows if row[: len(header)] and row[0] == "brier" and len(row) == len(header))
     assert compared[header.index("p_value")] == "< 0.0953" and "p_bound" not in header
     assert "0.0952381" not in html
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        (None, "null"),
+        (float("nan"), "NaN"),
+        (float("inf"), "inf"),
+        (float("-inf"), "-inf"),
+        (0.0, "0"),
+        (-0.0, "0"),
+        (0, "0"),
+        (0.5, "0.5000"),  # trailing zeros kept: every value of a column has 4 significant digits
+        (0.712345, "0.7123"),
+        (-0.0462719, "-0.04627"),
+        (1.0, "1.000"),
+        (9.99996, "10.00"),  # rounds up to the next power of ten: still 4 significant digits
+        (0.000123456, "0.0001235"),  # plain notation down to 1e-4
+        (1e-12, "1.000e-12"),  # below 1e-4 in scientific notation, not 0.000000000001000
+        (-3.14159e-7, "-3.142e-07"),
+        (1234.56, "1,235"),
+        (123456.7, "123,457"),  # from 10**4 up a float is rounded to an integer, never to 123,500
+        (12_345_678, "12,345,678"),  # a count in full, with separators
+        (-5, "-5"),
+        (True, "True"),
+        ("v1", "v1"),
+        (dt.date(2026, 11, 1), "2026-11-01"),
+    ],
+)
+def test_numbers_have_four_significant_digits(value, shown):
+    assert number(value) == shown
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        (None, "null"),
+        (float("nan"), "NaN"),
+        (0.0, "< 0.0001"),
+        (1e-12, "< 0.0001"),
+        (0.0001, "0.0001"),
+        (0.00009999, "< 0.0001"),
+        (0.0123, "0.0123"),
+        (0.470032, "0.4700"),
+        (1.0, "1.0000"),
+        ("< 0.0099", "< 0.0099"),  # a bound as the comparison gives it, kept
+    ],
+)
+def test_p_values_have_four_decimals_and_a_floor(value, shown):
+    assert p_value(value) == shown
+
+
+def test_an_estimate_holds_its_interval():
+    assert estimate(0.712345, 0.69991, 0.72449) == "0.7123 [0.700, 0.724]"  # bounds to 3 significant digits
+    assert estimate(-0.0462719, -0.0792651, 1e-12) == "-0.04627 [-0.0793, 1.00e-12]"
+    assert number(123456.7, significant=3) == "123,457" and number(0.5, significant=3) == "0.500"
+    assert estimate(0.712345, None, None) == "0.7123 [n/a]"
+    assert estimate(None, None, None) == "null"
+
+
+def _charts(html: str) -> list[Elements]:
+    """Each SVG chart of the page, parsed."""
+    return [parsed("<svg" + chart.split("</svg>")[0] + "</svg>") for chart in html.split("<svg")[1:]]
+
+
+def _title(chart: Elements) -> str:
+    return next(text for text in chart.texts if text.strip())
+
+
+def _titled(charts: list[Elements], title: str) -> list[Elements]:
+    return [chart for chart in charts if _title(chart) == title]
+
+
+def _tagged(chart: Elements, tag: str, **wanted: str) -> list[dict]:
+    return [attrs for t, attrs in chart.tags if t == tag and all(attrs.get(k) == v for k, v in wanted.items())]
+
+
+def _dated_arms(rows_per_slice: int = 120, seed: int = 11) -> pl.DataFrame:
+    """Three days, two arms, two countries, both classes in each slice; v2's scores
+    separate the classes better."""
+    rng = np.random.default_rng(seed)
+    keys = [(day, arm, country) for day in ("2026-11-01", "2026-11-02", "2026-11-03")
+            for arm in ("v1", "v2") for country in ("BR", "US")]  # fmt: skip
+    n = len(keys) * rows_per_slice
+    day, arm, country = (np.repeat(np.array(column), rows_per_slice) for column in zip(*keys))
+    click = rng.integers(0, 2, n)
+    signal = np.where(arm == "v2", 1.5, 0.5)
+    pctr = 1 / (1 + np.exp(-(signal * (2 * click - 1) + rng.normal(0, 1, n))))
+    return pl.DataFrame({"day": day, "arm": arm, "country": country, "click": click, "pctr": pctr})
+
+
+def test_a_band_per_line_only_with_intervals(tmp_path):
+    """With ci, every line over time has its interval as a band of its colour; without,
+    there is no band."""
+    frame = _dated_arms()
+    call = {"label": "click", "score": "pctr", "by": ["day", "country"]}
+    with_ci = sm.report(frame, ["auc", "logloss"], **call, ci=0.9, output=tmp_path / "ci.html").read_text()
+    without = sm.report(frame, ["auc", "logloss"], **call, output=tmp_path / "no.html").read_text()
+    for metric in ("auc", "logloss"):
+        (chart,) = _titled(_charts(with_ci), metric)
+        lines, bands = _tagged(chart, "polyline"), _tagged(chart, "path", **{"class": "band"})
+        assert len(lines) == len(bands) == 2  # BR and US, over three days
+        assert [band["fill"] for band in bands] == [line["stroke"] for line in lines]
+        (plain,) = _titled(_charts(without), metric)
+        assert len(_tagged(plain, "polyline")) == 2 and not _tagged(plain, "path") and 'class="band"' not in without
+
+
+def test_a_band_runs_between_its_bounds():
+    """A band's upper edge is the line through the highs, its lower edge the line through
+    the lows (back): with both equal to the values it is the line there and back; a
+    missing bound breaks the band, a lone point gets a bar."""
+    xs, ys = [0, 1, 2, 3, 4], [0.5, 0.6, 0.7, 0.6, 0.5]
+    chart = parsed(line_chart([Line("a", xs, ys, ys, ys)], title="t", x_label="x", y_label="y"))
+    (line,) = _tagged(chart, "polyline")
+    (band,) = _tagged(chart, "path")
+    there = line["points"].split()
+    assert band["d"] == "M" + " L".join(there + there[::-1]) + " Z"
+    lows, highs = [0.4, 0.5, None, 0.5, 0.45], [0.6, 0.7, None, 0.7, 0.55]
+    broken = parsed(line_chart([Line("a", xs, ys, lows, highs)], title="t", x_label="x", y_label="y"))
+    assert len(_tagged(broken, "path", **{"class": "band"})) == 2  # days 0-1 and 3-4
+    lone = parsed(line_chart([Line("a", xs, ys, [None, 0.5, None, None, None], [None, 0.7, None, None, None])],
+                             title="t", x_label="x", y_label="y"))  # fmt: skip
+    assert len(_tagged(lone, "rect", **{"class": "band"})) == 1 and not _tagged(lone, "path")
+
+
+def test_with_arms_each_arm_is_a_line_over_time(tmp_path):
+    """With arm= (here not among the slices), the metric table has a row per arm and each
+    chart over time a line per arm (the same colour in every chart), with its band when ci."""
+    frame = _dated_arms()
+    call = {"label": "click", "score": "pctr", "by": ["day", "country"], "arm": "arm", "baseline": "v1"}
+    html = sm.report(frame, ["auc"], **call, ci=0.9, output=tmp_path / "r.html").read_text()
+    expected = sm.evaluate(frame, ["auc"], label="click", score="pctr", by=["day", "country", "arm"])
+    (metrics_table,) = _section_tables(html, "metrics")
+    assert metrics_table[0][:3] == ["day", "country", "arm"] and len(metrics_table) == 1 + expected.height
+    charts = [chart for chart in _charts(html) if _title(chart).startswith("auc ·")]
+    assert [_title(chart) for chart in charts] == ["auc · country=BR", "auc · country=US"]
+    for chart, country in zip(charts, ("BR", "US")):
+        lines = _tagged(chart, "polyline")
+        assert [t for t in chart.texts if t.startswith("arm=")] == ["arm=v1", "arm=v2"]
+        assert [line["stroke"] for line in lines] == list(svg.PALETTE[:2])
+        assert len(_tagged(chart, "path", **{"class": "band"})) == 2
+        for line, arm in zip(lines, ("v1", "v2")):
+            values = expected.filter(pl.col("country") == country, pl.col("arm") == arm).sort("day")["auc"]
+            heights = [float(point.split(",")[1]) for point in line["points"].split()]
+            assert len(heights) == 3 and np.argsort(heights).tolist() == np.argsort(-values.to_numpy()).tolist()
+
+
+def _forest_rows(chart: str) -> list[dict]:
+    """A forest plot's rows (each an SVG group): its label, its interval bar's attributes
+    (None without an interval), its dot's."""
+    rows = []
+    for group in chart.split("<g>")[1:]:
+        row = parsed(group.split("</g>")[0])
+        bars = [attrs for tag, attrs in row.tags if tag == "line" and "interval" in attrs["class"]]
+        (dot,) = _tagged(row, "circle", **{"class": "delta"})
+        rows.append({"label": row.texts[0], "bar": bars[0] if bars else None, "dot": dot})
+    return rows
+
+
+def test_the_comparison_is_drawn_as_a_forest_plot(tmp_path):
+    """A forest plot per metric: one bar per slice from delta_lo to delta_hi and a dot at
+    delta, on one linear scale whose 0 is the dashed line; the bars whose interval
+    excludes 0 are coloured and their dots filled, the others grey and hollow."""
+    frame = _dated_arms()
+    call = {"label": "click", "score": "pctr", "by": ["day", "country"], "arm": "arm", "baseline": "v1"}
+    html = sm.report(frame, ["auc", "logloss"], **call, ci=0.9, output=tmp_path / "r.html").read_text()
+    expected = sm.compare(frame, ["auc", "logloss"], **call, ci=0.9)
+    comparison = html.split('<section id="comparison">')[1]
+    pictured = comparison.split("<table>")[0]
+    forests = _charts(pictured)
+    assert [_title(chart) for chart in forests] == ["auc: v2 − v1", "logloss: v2 − v1"]
+    significant_anywhere = 0
+    for chart, text, metric in zip(forests, pictured.split("<svg")[1:], ("auc", "logloss")):
+        rows, want = _forest_rows(text), expected.filter(pl.col("metric") == metric)
+        assert [row["label"] for row in rows] == [
+            f"{day} · {country}" for day, country in want.select("day", "country").rows()
+        ]
+        lows, highs, deltas = (want[c].to_numpy() for c in ("delta_lo", "delta_hi", "delta"))
+        starts = np.array([float(row["bar"]["x1"]) for row in rows])
+        ends = np.array([float(row["bar"]["x2"]) for row in rows])
+        dots = np.array([float(row["dot"]["cx"]) for row in rows])
+        slope, zero = np.polyfit(np.concatenate([lows, highs]), np.concatenate([starts, ends]), 1)
+        assert slope > 0
+        for value, x in [*zip(lows, starts), *zip(highs, ends), *zip(deltas, dots)]:
+            assert x == pytest.approx(slope * value + zero, abs=0.1)  # coordinates are rounded to 0.1 px
+        (zero_line,) = _tagged(chart, "line", **{"class": "zero"})
+        assert float(zero_line["x1"]) == pytest.approx(zero, abs=0.1)
+        for row, low, high in zip(rows, lows, highs):
+            significant = low > 0 or high < 0
+            significant_anywhere += significant
+            assert ("significant" in row["bar"]["class"]) == significant
+            assert (row["dot"]["fill"] == "#fff") == (not significant)
+    assert significant_anywhere > 0  # v2's scores separate the classes better (signal 1.5 against 0.5)
+    assert "<table>" in comparison  # and the table is still there
+
+
+def test_a_forest_plot_without_a_difference_or_a_direction():
+    """A row without an interval is a dot alone, one without a difference says n/a; a
+    metric without a better direction colours what excludes 0 blue, never green or red."""
+    rows = [Difference("a", 0.2, 0.1, 0.3), Difference("b", -0.1, None, None), Difference("c", None, None, None)]
+    chart = forest_plot(rows, title="t", x_label="x", y_label="slice", higher_is_better=None)
+    groups = [parsed(group.split("</g>")[0]) for group in chart.split("<g>")[1:]]
+    assert [len(_tagged(g, "line")) for g in groups] == [1, 0, 0]
+    assert [len(_tagged(g, "circle", **{"class": "delta"})) for g in groups] == [1, 1, 0]
+    assert "n/a" in groups[2].texts
+    (bar,) = _tagged(groups[0], "line")
+    assert bar["stroke"] == "#1f77b4" and "#2ca02c" not in chart and "#d62728" not in chart
+    worse = forest_plot(rows[:1], title="t", x_label="x", y_label="slice", higher_is_better=False)
+    (bar,) = _tagged(parsed(worse), "line", **{"class": "interval significant"})
+    assert bar["stroke"] == "#d62728"  # a higher value of a lower-is-better metric (logloss) is worse

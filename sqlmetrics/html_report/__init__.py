@@ -1,12 +1,14 @@
 """``sm.report``: one self-contained HTML file of an evaluation, to open and to share.
 
 It holds what was evaluated (source, columns, metrics, rows used and excluded, when,
-how long), the metric table per slice (with the intervals when ``ci`` is given), each
-metric over time when a slice column holds dates (one line per other slice), the ROC,
+how long), the metric tables per slice (one per family, each value with its interval
+when ``ci`` is given), each metric over time when a slice column holds dates (one line
+per other slice, or per arm in a chart per other slice; the intervals as bands), the ROC,
 precision–recall and calibration curves of each slice for binary metrics (thinned; AUC
 and average precision in the legend), the comparison of ``sm.compare`` when ``scores``
-or ``arm`` is given, and the SQL that computed the table and the comparison. Charts are
-static SVG and the styles inline: the file opens offline and prints to PDF.
+or ``arm`` is given (a forest plot per metric: each slice's difference and interval
+against zero; and the table), and the SQL that computed the table and the comparison.
+Charts are static SVG and the styles inline: the file opens offline and prints to PDF.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from sqlmetrics.api import ClassScores, Metrics, evaluate, evaluate_request, req
 from sqlmetrics.compare import compare_request
 from sqlmetrics.curves import calibration_curve, pr_curve, roc_curve
 from sqlmetrics.errors import InvalidParameterError, NoRowsUsedWarning, SlicesNotShownWarning
-from sqlmetrics.html_report import page, svg
+from sqlmetrics.html_report import numbers, page, svg
 from sqlmetrics.registry import resolve
 from sqlmetrics.request import Request
 from sqlmetrics.spec import MetricCall
@@ -66,10 +68,12 @@ def report(
     to ``output`` (a new or existing ``.html`` file in an existing directory); return
     its path. With ``scores=(baseline, candidate)`` (the metrics of the first score, the
     comparison of both) or ``arm=`` and ``baseline=``, the report adds ``sm.compare``'s
-    table. The other arguments are ``evaluate``'s: a ``prediction``, ``class_scores`` or
-    ``judgments`` reports the multi-class, one-vs-rest or judged-run metrics (without
-    curves, which are binary). A report of no used row (the source has none, or every
-    row has a NULL in a bound column) says so, and warns (``NoRowsUsedWarning``).
+    table and a forest plot of each metric's differences; an ``arm`` is a slice of the
+    metric tables and charts (added to ``by``). The other arguments are ``evaluate``'s:
+    a ``prediction``, ``class_scores`` or ``judgments`` reports the multi-class,
+    one-vs-rest or judged-run metrics (without curves, which are binary). A report of
+    no used row (the source has none, or every row has a NULL in a bound column) says
+    so, and warns (``NoRowsUsedWarning``).
 
     The page shows the first ``max_slices`` slices (500 by default; ``None``: all), in
     the order of ``evaluate``'s rows: its table, charts and comparison. With more, it
@@ -89,15 +93,15 @@ def report(
     _check_bound(max_slices)
     if class_scores is not None and (scores is not None or arm is not None):
         raise InvalidParameterError("the report compares binary, multi-class and ranking metrics, not class_scores yet")
-    slices = request.slices
+    slices = request.slices + ([arm] if arm is not None and arm not in request.slices else [])  # a line per arm
     first_score = scores[0] if scores is not None else score
-    evaluated = dataclasses.replace(request, score=first_score, scores=None, arm=None)
+    evaluated = dataclasses.replace(request, score=first_score, scores=None, arm=None, by=slices or None)
     started, when = time.perf_counter(), dt.datetime.now(dt.UTC)
     table = evaluate_request(source, metrics, evaluated, engine)
     shown = table if max_slices is None else table.head(max_slices)
-    sections = [page.metric_table(shown, slices)]
     calls = resolve(metrics, multiclass=prediction is not None, class_scores=class_scores is not None)
-    sections += _over_time(shown, slices, [call.column for call in calls])
+    sections = [page.metric_tables(shown, slices, _families(calls), ci)]
+    sections += _over_time(shown, slices, [call.column for call in calls], arm)
     binary = first_score is not None and class_scores is None and judgments is None
     if binary and any(call.spec.family == "classification" for call in calls):
         sections.append(_curves(source, label, first_score, weight, shown.select(slices), engine))
@@ -109,9 +113,17 @@ def report(
         )
         comparison = compare_request(source, comparable, compared, baseline, engine)
         comparison = _of_slices(comparison, shown.select(compared.slices).unique())
-        sections.append(page.comparison_table(comparison, [c.column for c in calls if c not in comparable]))
+        charts = _differences(comparison, comparable, compared.ci)
+        sections.append(page.comparison_table(comparison, [c.column for c in calls if c not in comparable], charts))
         statements[COMPARISON_STATEMENT] = request_sql(comparable, source, compared)
-    bound = {"label": label, "score": first_score, "query": query, "item": item, "weight": weight, "prediction": prediction}
+    bound = {
+        "label": label,
+        "score": first_score,
+        "query": query,
+        "item": item,
+        "weight": weight,
+        "prediction": prediction,
+    }
     described = {
         "source": _described(source),
         "columns": ", ".join(f"{role} = {column}" for role, column in bound.items() if column),
@@ -131,6 +143,14 @@ def report(
     if capped is not None:
         warnings.warn(SlicesNotShownWarning(capped, shown.height, table.height), stacklevel=2)
     return path
+
+
+def _families(calls: list[MetricCall]) -> list[tuple[str, list[str]]]:
+    """The metrics' columns by family (its title), in the order of ``calls``."""
+    families: dict[str, list[str]] = {}
+    for call in calls:
+        families.setdefault(call.spec.family.replace("multiclass", "multi-class").capitalize(), []).append(call.column)
+    return list(families.items())
 
 
 def _slices_described(slices: list[str], shown: int, total: int) -> str:
@@ -215,21 +235,75 @@ def date_column(table: pl.DataFrame, column: str) -> pl.Series | None:
     return None
 
 
-def _over_time(table: pl.DataFrame, slices: list[str], labels: list[str]) -> list[str]:
-    """A chart per metric over the first date-like slice column, a line per other slice."""
-    dated = next(((c, days) for c in slices if (days := date_column(table, c)) is not None), None)
+def _over_time(table: pl.DataFrame, slices: list[str], labels: list[str], arm: str | None) -> list[str]:
+    """Charts of each metric over the first date-like slice column (not the arm), a line
+    per other slice (LINES_PER_CHART a chart) with its interval as a band when the table
+    has one; with an ``arm``, a chart per combination of the slices left, a line per arm."""
+    dated = next(((c, days) for c in slices if c != arm and (days := date_column(table, c)) is not None), None)
     if dated is None:
         return []
     column, days = dated
-    others = [c for c in slices if c != column]
     frame = table.with_columns(days.alias("_day")).sort("_day")
-    groups = frame.partition_by(others, maintain_order=True, as_dict=True) if others else {(): frame}
+    panels = [c for c in slices if c not in (column, arm)]
+    lined = [arm] if arm is not None else panels
+    colors = _arm_colors(frame, arm)
     charts = []
     for label in labels:
-        lines = [(_line_name(others, key) or label, part["_day"].to_list(), part[label].to_list())
-                 for key, part in groups.items()]  # fmt: skip
-        charts.append(svg.line_chart(lines, title=label, x_label=column, y_label=label, dates=True, markers=True))
+        for panel, lines in _chart_lines(frame, panels if arm is not None else [], lined, label, colors):
+            title = f"{label} · {panel}" if panel else label
+            charts.append(svg.line_chart(lines, title=title, x_label=column, y_label=label, dates=True, markers=True))
     return [page.section(f"Over time ({column})", charts)]
+
+
+def _chart_lines(frame: pl.DataFrame, panels: list[str], lined: list[str], label: str,
+                 colors: Mapping[Any, str]) -> list[tuple[str, list[svg.Line]]]:  # fmt: skip
+    """Each chart's name (its combination of the ``panels`` columns) and lines (one per
+    combination of the ``lined`` columns, the metric ``label``'s values over ``_day``, its
+    interval when the frame has ``<label>_lo`` and ``_hi``), LINES_PER_CHART a chart."""
+    charts = []
+    for panel_key, panel in _groups(frame, panels):
+        lines = []
+        for key, part in _groups(panel, lined):
+            bounds = [part[f"{label}_{end}"].to_list() for end in ("lo", "hi")] if f"{label}_lo" in part.columns else []
+            color = colors.get(key[0]) if colors else None
+            lines.append(svg.Line(_line_name(lined, key) or label, part["_day"].to_list(), part[label].to_list(),
+                                  *(bounds or [None, None]), color))  # fmt: skip
+        for start in range(0, len(lines), LINES_PER_CHART):
+            charts.append((_line_name(panels, panel_key), lines[start : start + LINES_PER_CHART]))
+    return charts
+
+
+def _groups(frame: pl.DataFrame, columns: list[str]) -> list[tuple[tuple, pl.DataFrame]]:
+    """The frame's rows by their values of ``columns`` (in order of first appearance)."""
+    if not columns:
+        return [((), frame)]
+    return list(frame.partition_by(columns, maintain_order=True, as_dict=True).items())
+
+
+def _arm_colors(frame: pl.DataFrame, arm: str | None) -> dict[Any, str]:
+    """Each arm's colour, the same in every chart (the arms in the order of ``frame``)."""
+    if arm is None:
+        return {}
+    return {value: svg.PALETTE[i % len(svg.PALETTE)] for i, value in enumerate(frame[arm].unique(maintain_order=True))}
+
+
+def _differences(comparison: pl.DataFrame, calls: list[MetricCall], level: float) -> list[str]:
+    """A forest plot per metric of ``comparison`` (sm.compare's): a row per slice (and
+    candidate, when there are several) with the difference and its interval."""
+    slices = comparison.columns[: comparison.columns.index("metric")]
+    several = comparison["candidate"].n_unique() > 1
+    better = {call.column: call.spec.higher_is_better for call in calls}
+    charts = []
+    for (metric,), part in comparison.partition_by("metric", maintain_order=True, as_dict=True).items():
+        rows = []
+        for row in part.iter_rows(named=True):
+            named = [str(row[c]) for c in slices] + ([str(row["candidate"])] if several else [])
+            rows.append(svg.Difference(" · ".join(named) or "all rows", row["delta"], row["delta_lo"], row["delta_hi"]))
+        pair = "candidate − baseline" if several else f"{part['candidate'][0]} − {part['baseline'][0]}"
+        rows_are = " · ".join([*slices, *(["candidate"] if several else [])])
+        charts.append(svg.forest_plot(rows, title=f"{metric}: {pair}", x_label=f"difference, {level:.0%} interval",
+                                      y_label=rows_are, higher_is_better=better.get(metric)))  # fmt: skip
+    return charts
 
 
 def _line_name(columns: list[str], key: tuple) -> str:
@@ -262,7 +336,7 @@ def _curves(source: Any, label: str, score: str, weight: str | None, kept: pl.Da
                 name = _line_name(slices, key) or "all rows"
                 if area is not None:
                     value = areas.filter(*(pl.col(c).eq_missing(v) for c, v in zip(slices, key)))[area][0]
-                    name += f" ({'AUC' if area == 'auc' else 'AP'} {'n/a' if value is None else f'{value:.4f}'})"
+                    name += f" ({'AUC' if area == 'auc' else 'AP'} {'n/a' if value is None else numbers.number(value)})"
                 lines.append((name, part[x].to_list(), part[y].to_list()))
             charts.append(svg.line_chart(lines, title=title, x_label=x, y_label=y, **options))
     return page.section("Curves", charts)
