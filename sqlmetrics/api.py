@@ -213,7 +213,9 @@ def prepare(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     with its intervals, and its second table (the judgments, or long class scores)."""
     binding, second = _bound(metrics, request)
     resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.ci_unit)
-    return _resampling(dataclasses.replace(binding, ci=request.ci), resampled, request), second
+    clustered = request.ci is not None and request.ci_unit is not None and len(resampled) < len(binding.calls)
+    binding = dataclasses.replace(binding, ci=request.ci, cluster=request.ci_unit if clustered else None)
+    return _resampling(binding, resampled, request), second
 
 
 def _bound(metrics: Metrics, request: Request) -> tuple[Binding, Any]:

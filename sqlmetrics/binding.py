@@ -49,6 +49,10 @@ class Binding:
     # once per replicate, the last slice of ``by`` (REPLICATE_SLICE, not a source column)
     # numbering them; the other calls with ``ci`` get their analytic interval
     bootstrap: Bootstrap | None = None
+    # the unit column the analytic intervals are clustered by (``ci_unit``, for the calls
+    # whose interval has a clustered form: ``Interval.clustered``); ``input`` carries it
+    # as ``unit_id``
+    cluster: str | None = None
 
     def analytic(self, call: MetricCall) -> bool:
         """Whether the call's interval is analytic (computed in its step)."""

@@ -160,6 +160,21 @@ class PairedInterval:
 
 
 @dataclass(frozen=True)
+class ClusteredInterval:
+    """How a metric's interval is clustered by a unit column (``ci_unit=``), rows of a
+    unit being correlated and units independent: ``template`` gives each unit's part of
+    the metric's linearization (``unit_id``, ``part`` = Σ w·u / W over the unit's used
+    rows, u each row's influence) per slice, and ``sql/intervals/clustered.sql`` the
+    standard error C/(C − 1)·Σ part² over the C units; ``polars`` builds the same parts
+    from the used rows (with ``unit_id``) or, ``reads_histogram``, from their histogram
+    by unit and score."""
+
+    template: str
+    polars: Callable[..., Any]
+    reads_histogram: bool = False
+
+
+@dataclass(frozen=True)
 class Interval:
     """How a metric's interval is computed, in both forms: ``template`` (SQL reading the
     metric's steps, filled with ``values``, giving ``se`` and ``df`` per slice) and
@@ -169,7 +184,8 @@ class Interval:
     bounds are clipped to the metric's range. ``name`` is the method's module in
     ``sqlmetrics/intervals/``, ``method`` what the docs call it, ``comparison`` what
     ``sm.compare``'s ``method`` column calls the difference of two arms' values, and
-    ``paired`` the spread of a paired difference, if it has one."""
+    ``paired`` the spread of a paired difference, if it has one, and ``clustered`` its
+    form clustered by a unit (``ci_unit``), if it has one."""
 
     name: str
     template: str
@@ -180,6 +196,7 @@ class Interval:
     polars: Callable[..., Any] | None = None
     reads_histogram: bool = False
     paired: PairedInterval | None = None
+    clustered: ClusteredInterval | None = None
 
 
 @dataclass(frozen=True)

@@ -300,7 +300,11 @@ def test_bad_input_error_counts_the_rows_once():
         ({"seed": "3"}, InvalidParameterError, "got '3'"),
         ({"ci_unit": 3}, InvalidParameterError, "ci_unit must be a column name"),
         ({"ci_unit": "nope"}, ColumnNotFoundError, "nope"),
-        ({"ci_method": "analytic", "ci_unit": "user"}, InvalidParameterError, "ci_unit clusters the bootstrap"),
+        (
+            {"ci_method": "analytic", "ci_unit": "user", "metrics": ["auc", "average_precision"]},
+            InvalidParameterError,
+            "no analytic interval clustered by 'user' for average_precision: clustered intervals exist for accuracy, auc",
+        ),
         (
             {"ci_method": "analytic", "metrics": ["average_precision"]},
             InvalidParameterError,

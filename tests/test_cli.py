@@ -411,7 +411,7 @@ def test_errors_name_the_command_line_options(capsys, logs, argv, fragment):
         ),
         (["--arm", "date", "--baseline", "x", "--resamples", "1"], "--resamples must be an integer from 2 to 10,000"),
         (
-            ["--scores", "pctr,user_id", "--ci-method", "analytic", "-m", "f1"],
+            ["--scores", "pctr,user_id", "--ci-method", "analytic", "-m", "average_precision"],
             "--ci-method auto or bootstrap resamples",
         ),
     ],

@@ -658,14 +658,14 @@ def test_arms_bootstrap_is_the_percentile_interval_of_reweighted_differences(eng
     frame = _paired_frame(6, 240).with_columns(arm=pl.Series(np.random.default_rng(6).choice(["v1", "v2"], 240)))
     ids = frame["user"].rank("dense").to_numpy()
     result = sm.compare(frame, ["f1", "brier", "auc"], arm="arm", baseline="v1", score="a", ci=0.9, ci_unit="user",
-                        resamples=30, seed=2, engine=engine)  # fmt: skip
+                        ci_method="bootstrap", resamples=30, seed=2, engine=engine)  # fmt: skip
     references = {
         "f1": lambda part, w: f1_score(part["label"], part["a"] >= 0.5, sample_weight=w),
         "brier": lambda part, w: brier_score_loss(part["label"], part["a"], sample_weight=w),
     }
     arms = {arm: (frame["arm"] == arm).to_numpy() for arm in ("v1", "v2")}
     for row in result.iter_rows(named=True):
-        if row["metric"] == "auc":  # ci_unit clusters every interval: all resampled
+        if row["metric"] == "auc":  # resampled too: ci_method="bootstrap"
             assert row["method"] == "arms bootstrap: percentile"
             continue
         metric = references[row["metric"]]

@@ -455,9 +455,11 @@ def test_interval_methods_say_which_method_evaluate_takes(kwargs):
             assert (row["interval"], row["resamples"], row["seed"]) == ("percentile", 7, 3)
             assert row["unit"] == kwargs.get("ci_unit", "row")
             alone = sm.evaluate(frame, [metric], **call, ci_method="bootstrap", ci_unit=kwargs.get("ci_unit"))
-        else:
+        else:  # clustered by ci_unit where it is given
             assert row["method"] == registry()[row["metric"]].interval.method and row["resamples"] is None
-            alone = sm.evaluate(frame, [metric], **call, ci_method="analytic")
+            unit = "query" if registry()[row["metric"]].interval.name == "query_mean" else "row"
+            assert row["unit"] == kwargs.get("ci_unit", unit)
+            alone = sm.evaluate(frame, [metric], **call, ci_method="analytic", ci_unit=kwargs.get("ci_unit"))
         assert_frame_equal(evaluated.select(bounds), alone.select(bounds), abs_tol=1e-12)
 
 

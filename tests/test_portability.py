@@ -93,6 +93,11 @@ def calls():
     paired = {"label": "label", "query": "q", "by": "s", "scores": ("score", "score_b")}
     paired_metrics = [name for name, spec in sm.registry().items() if spec.interval and spec.interval.paired]
     yield "paired", lambda: sm.to_sql([m.replace("@k", "@3") for m in paired_metrics], source="t", **paired)
+    clustered = [name for name, spec in sm.registry().items() if spec.interval and spec.interval.clustered]
+    classified = [name for name in clustered if sm.registry()[name].family == "classification"]
+    yield "clustered", lambda: sm.to_sql(classified, source="t", ci_unit="u", **roles)
+    regression = {"label": "y", "score": "yhat", "by": "s", "ci": 0.9, "ci_unit": "u"}
+    yield "clustered-regression", lambda: sm.to_sql(["mape", "rmse"], source="t", **regression)
     bootstrap = {**roles, "ci_method": "bootstrap", "resamples": 3}
     yield "bootstrap", lambda: sm.to_sql(["auc", "f1", "logloss", "mae"], source="t", **bootstrap)
     yield "bootstrap-units", lambda: sm.to_sql(["auc", "gauc"], source="t", ci_unit="q", **bootstrap)

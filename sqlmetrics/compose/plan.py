@@ -91,6 +91,8 @@ def _input_columns(binding: Binding) -> dict[str, str]:
         columns["query"] = templates.quote(roles["query"])
     if binding.ranking:
         columns["item"] = templates.quote(roles["item"]) if "item" in roles else "NULL"
+    if binding.cluster and not binding.bootstrap:
+        columns["unit_id"] = templates.quote(binding.cluster)
     if binding.bootstrap:
         unit = binding.bootstrap.unit
         row = [sql for name, sql in columns.items() if name != "slice_0"]  # w: NULL for an excluded row

@@ -26,8 +26,15 @@ column. A metric's spec declares its analytic interval (``ci_method="analytic"``
   (``histogram_delta.sql``).
 
 Paired forms (``sm.compare(scores=...)``): DeLong's (``paired_delong.sql``), the paired t
-over queries (``paired_query_mean.sql``) and the rows' differences of a mean over rows
-(``paired_row_mean.sql``).
+over queries (``paired_query_mean.sql``), the rows' differences of a mean over rows
+(``paired_row_mean.sql``), the delta method over the joint confusion cells of both
+scores (``paired_confusion_delta.sql``) and over the rows' differences of influence
+(``paired_histogram_delta.sql``).
+
+Clustered forms (``ci_unit=``, ``clustered.py``): each unit's part of the metric's
+linearization summed, se² = C/(C − 1)·Σ part², for DeLong's (``clustered_delong.sql``),
+the means over rows (``clustered_mean.sql``), the confusion counts' metrics
+(``clustered_confusion_delta.sql``) and calibration (``clustered_histogram_delta.sql``).
 
 Every interval's bounds are clipped to the finite ends of the metric's range.
 
@@ -51,6 +58,7 @@ import polars as pl
 
 from sqlmetrics.intervals.bounds import bounds_polars, bounds_sql, clip_range, margin_sql
 from sqlmetrics.intervals.choice import CI_METHODS, check_level, described, interval_of, paired_of, resampled
+from sqlmetrics.intervals.clustered import clustered_spread_polars
 from sqlmetrics.intervals.quantiles import (
     T_TABLE_DF,
     multiplier_expr,
@@ -69,6 +77,7 @@ __all__ = [
     "bounds_sql",
     "check_level",
     "clip_range",
+    "clustered_spread_polars",
     "described",
     "interval_of",
     "margin_sql",

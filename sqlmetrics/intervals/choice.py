@@ -8,7 +8,7 @@ import polars as pl
 
 from sqlmetrics.errors import InvalidParameterError, Keyword, Value
 from sqlmetrics.registry import registry
-from sqlmetrics.spec import Interval, MetricCall, PairedInterval
+from sqlmetrics.spec import ClusteredInterval, Interval, MetricCall, PairedInterval
 
 CI_METHODS = ("auto", "analytic", "bootstrap")
 
@@ -24,12 +24,12 @@ def resampled(
     ci: float | None, ci_method: str, calls: Sequence[MetricCall], unit: str | None, paired: bool = False
 ) -> list[MetricCall]:
     """The calls whose interval is the bootstrap's (``sqlmetrics.bootstrap``): all of them
-    for ``"bootstrap"`` or with a ``unit`` (a clustered interval: the analytic ones assume
-    independent rows), for ``"auto"`` those without an analytic interval; none for
+    for ``"bootstrap"``, for ``"auto"`` those without an analytic interval (with a
+    ``unit``, without one clustered by it: ``Interval.clustered``); none for
     ``"analytic"``. Raise for a level outside (0, 1), an unknown method, an analytic
     interval asked for a metric without one, or a bootstrap of a metric that takes no
     weights. ``paired``: the intervals of the difference of two paired scores
-    (``Interval.paired``) rather than of a metric."""
+    (``Interval.paired``, never clustered) rather than of a metric."""
     if ci is None:
         return []
     check_level(ci)
@@ -38,12 +38,17 @@ def resampled(
             Keyword("ci_method"), f" must be one of {', '.join(map(repr, CI_METHODS))}, got {ci_method!r}"
         )
     without = [call for call in calls if (paired_of(call) if paired else interval_of(call)) is None]
-    if ci_method == "analytic":
-        if unit is not None:
+    if ci_method == "analytic" and unit is not None:
+        unclustered = [call.column for call in calls if paired or clustered_of(call) is None]
+        if unclustered:
+            having = ", ".join(name for name, spec in registry().items() if spec.interval and spec.interval.clustered)
             raise InvalidParameterError(
-                Keyword("ci_unit"), " clusters the bootstrap: pass ", Keyword("ci_method", "bootstrap"), " (or ",
-                Value("auto"), ")",
+                f"no analytic interval clustered by {unit!r} for {', '.join(unclustered)}"
+                f"{' (a paired comparison)' if paired else ''}: clustered intervals exist for {having}; ",
+                Keyword("ci_method", "auto"), " or ", Value("bootstrap"), " resamples the others by unit",
             )  # fmt: skip
+        return []
+    if ci_method == "analytic":
         if without and paired:
             having = ", ".join(name for name, spec in registry().items() if spec.interval and spec.interval.paired)
             raise InvalidParameterError(
@@ -59,7 +64,12 @@ def resampled(
                 Value("auto"), ") resamples the others",
             )  # fmt: skip
         return []
-    chosen = list(calls) if ci_method == "bootstrap" or unit is not None else without
+    if ci_method == "bootstrap" or (unit is not None and paired):
+        chosen = list(calls)
+    elif unit is not None:
+        chosen = [call for call in calls if clustered_of(call) is None]
+    else:
+        chosen = without
     unweighted = [call.column for call in chosen if not call.spec.weighted]
     if unweighted:
         raise InvalidParameterError(
@@ -75,6 +85,12 @@ def interval_of(call: MetricCall) -> Interval | None:
     if call.kwargs.get("average") == "micro":
         return None
     return call.spec.interval
+
+
+def clustered_of(call: MetricCall) -> ClusteredInterval | None:
+    """The call's analytic interval clustered by a unit, if it has one."""
+    interval = interval_of(call)
+    return None if interval is None else interval.clustered
 
 
 def paired_of(call: MetricCall) -> PairedInterval | None:
@@ -100,7 +116,8 @@ def described(
     """One row per call: which method gives its interval (``Interval.method`` or the
     bootstrap), the interval's kind (normal, Student's t, percentile), the level, and for
     the bootstrap its resamples, seed and unit (``unit``: ``"row"`` without ``ci_unit``;
-    the means over queries take the query as theirs)."""
+    the means over queries take the query as theirs; an analytic interval clustered by
+    ``ci_unit`` names it)."""
     resampled_columns = {call.column for call in resampled(ci, ci_method, calls, unit)}
     rows = []
     for call in calls:
@@ -109,6 +126,6 @@ def described(
             continue
         interval = interval_of(call)
         kind = "Student's t" if interval.student else "normal"
-        unit = "query" if interval.name == "query_mean" else "row"
-        rows.append((call.column, interval.method, kind, ci, None, None, unit))
+        within = unit if unit is not None else "query" if interval.name == "query_mean" else "row"
+        rows.append((call.column, interval.method, kind, ci, None, None, within))
     return pl.DataFrame(rows, schema=METHOD_SCHEMA, orient="row")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics import templates
-from sqlmetrics.spec import Interval, MetricCall, PairedInterval
+from sqlmetrics.spec import ClusteredInterval, Interval, MetricCall, PairedInterval
 
 CELLS = ("tp", "fp", "tn", "fn")
 PAIRED_METHOD = "paired, normal: delta method"
@@ -32,6 +32,7 @@ def confusion_delta(g_tp: str, g_fp: str, g_tn: str, g_fn: str) -> Interval:
         paired=PairedInterval(
             "intervals/paired_confusion_delta.sql", PAIRED_METHOD, over_rows=True, polars=paired_confusion_delta_polars
         ),
+        clustered=CLUSTERED,
     )
 
 
@@ -40,6 +41,27 @@ def _gradients(call: MetricCall) -> dict[str, pl.Expr]:
     parameters = {name: templates.literal(value) for name, value in call.kwargs.items()}
     values = dict(call.spec.interval.values)
     return {cell: pl.sql_expr(templates.fill(values[f"g_{cell}"], parameters)).cast(pl.Float64) for cell in CELLS}
+
+
+def clustered_confusion_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """clustered_confusion_delta.sql over the used rows (with ``unit_id``): each unit's
+    part Σ_c n_kc·(g_c − ḡ) / W, n_kc its weight in cell c at the call's threshold."""
+    gradient = _gradients(call)
+    units = confusion_counts(rows.filter(pl.col("w").is_not_null()), [*slices, "unit_id"], call.kwargs["threshold"])
+    units = units.rename({cell: f"unit_{cell}" for cell in CELLS})
+    total = pl.col("total")
+    totalled = units.with_columns(total=pl.sum_horizontal(f"unit_{cell}" for cell in CELLS).sum().over(slices))
+    slice_shares = (pl.col(f"unit_{cell}").sum().over(slices).alias(cell) / total for cell in CELLS)
+    shares = totalled.filter(total > 0).with_columns(slice_shares)
+    gradients = shares.with_columns(**{f"g_{cell}": gradient[cell] for cell in CELLS})
+    mean = pl.sum_horizontal(pl.col(cell) * pl.col(f"g_{cell}") for cell in CELLS)
+    part = pl.sum_horizontal(pl.col(f"unit_{cell}") * (pl.col(f"g_{cell}") - mean) for cell in CELLS) / total
+    # sum_horizontal skips NULLs: an undefined gradient must leave the part NULL
+    defined = pl.all_horizontal(pl.col(f"g_{cell}").is_not_null() for cell in CELLS)
+    return gradients.select(*slices, "unit_id", part=pl.when(defined).then(part))
+
+
+CLUSTERED = ClusteredInterval("intervals/clustered_confusion_delta.sql", clustered_confusion_polars)
 
 
 def confusion_counts(rows: pl.LazyFrame, slices: list[str], threshold: float) -> pl.LazyFrame:

@@ -2,14 +2,16 @@
 Mann–Whitney statistic from the placements of the positives and the negatives (ties
 counting ½), the Wald interval ``auc ± z·se`` (clipped to [0, 1]); and of the difference
 of two paired AUCs over the same rows (``sql/intervals/paired_delong.sql``: the
-placements' differences under the two scores). Each weight is divided by its class's
-total before any product of weights, so no weight overflows or underflows."""
+placements' differences under the two scores); clustered by a unit, the units' sums of
+the placements less the AUC (``sql/intervals/clustered_delong.sql``, Obuchowski 1997).
+Each weight is divided by its class's total before any product of weights, so no weight
+overflows or underflows."""
 
 from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.spec import Interval, MetricCall, PairedInterval
+from sqlmetrics.spec import ClusteredInterval, Interval, MetricCall, PairedInterval
 
 
 def delong_polars(call: MetricCall, hist: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
@@ -30,6 +32,41 @@ def delong_polars(call: MetricCall, hist: pl.LazyFrame, slices: list[str]) -> pl
         w_neg / t_neg * (neg_placement - auc) ** 2
     ).sum() / (t_neg - 1)
     return joined.group_by(slices).agg(se=variance.sqrt(), df=pl.lit(None, pl.Int64))
+
+
+def unit_histogram(rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """Each unit's histogram of scores: per slice, ``unit_id`` and score, the used rows'
+    positive and negative weight."""
+    w, positive = pl.col("w"), pl.col("label") == 1
+    used = rows.filter(w.is_not_null())
+    weights = {"w_pos": w.filter(positive).sum(), "w_neg": w.filter(~positive).sum()}
+    return used.group_by(*slices, "unit_id", "score").agg(**weights)
+
+
+def clustered_delong_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """clustered_delong.sql over the used rows (with ``unit_id``): each unit's part of
+    the AUC, Σ_pos w·(V⁺ − AUC)/W⁺ + Σ_neg w·(V⁻ − AUC)/W⁻ over its rows."""
+    units = unit_histogram(rows, slices)
+    w_pos, w_neg = pl.col("w_pos"), pl.col("w_neg")
+    scores = units.group_by(*slices, "score").agg(w_pos.sum(), w_neg.sum())
+    scores = scores.sort([*slices, "score"], descending=[*([False] * len(slices)), True], nulls_last=True)
+    pos, neg = pl.col("pos_total"), pl.col("neg_total")
+    placed = scores.with_columns(
+        tp=w_pos.cum_sum().over(slices),
+        fp=w_neg.cum_sum().over(slices),
+        pos_total=w_pos.sum().over(slices),
+        neg_total=w_neg.sum().over(slices),
+    ).with_columns(  # fmt: skip
+        pos_placement=pl.when(neg > 0).then(1 - (pl.col("fp") - w_neg / 2) / neg),
+        neg_placement=pl.when(pos > 0).then((pl.col("tp") - w_pos / 2) / pos),
+    )
+    placed = placed.with_columns(auc=pl.when(pos > 0).then((w_pos * pl.col("pos_placement")).sum().over(slices) / pos))
+    placements = placed.select(*slices, "score", "pos_total", "neg_total", "pos_placement", "neg_placement", "auc")
+    joined = units.join(placements, on=[*slices, "score"], nulls_equal=True)
+    auc = pl.col("auc")
+    part_pos = pl.when(pos > 0).then(w_pos * (pl.col("pos_placement") - auc) / pos)
+    part_neg = pl.when(neg > 0).then(w_neg * (pl.col("neg_placement") - auc) / neg)
+    return joined.select(*slices, "unit_id", part=part_pos + part_neg)
 
 
 def paired_delong_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame:
@@ -84,4 +121,5 @@ DELONG = Interval(
     paired=PairedInterval(
         "intervals/paired_delong.sql", "paired, normal: DeLong", over_rows=True, polars=paired_delong_polars
     ),
+    clustered=ClusteredInterval("intervals/clustered_delong.sql", clustered_delong_polars),
 )

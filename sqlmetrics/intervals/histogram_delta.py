@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.spec import Interval, MetricCall, PairedInterval
+from sqlmetrics.spec import ClusteredInterval, Interval, MetricCall, PairedInterval
 
 
 def histogram_delta(means: dict[str, str], positive: str, negative: str) -> Interval:
@@ -33,6 +33,7 @@ def histogram_delta(means: dict[str, str], positive: str, negative: str) -> Inte
             over_rows=True,
             polars=paired_histogram_delta_polars,
         ),
+        clustered=ClusteredInterval("intervals/clustered_histogram_delta.sql", clustered_histogram_delta_polars),
     )
 
 
@@ -46,13 +47,13 @@ def histogram_delta_polars(call: MetricCall, hist: pl.LazyFrame, slices: list[st
     return joined.group_by(slices).agg(se=(squares / total / (total - 1)).sqrt(), df=pl.lit(None, pl.Int64))
 
 
-def _with_means(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+def _with_means(call: MetricCall, rows: pl.LazyFrame, slices: list[str], above: float = 1) -> pl.LazyFrame:
     """``rows`` (``score``, ``w_pos``, ``w_neg``) with their slice's ``total`` weight and
-    means, the slices of total weight above 1 only."""
+    means, the slices of total weight above ``above`` only."""
     values = dict(call.spec.interval.values)
     means = {name: pl.sql_expr(values[name]) for name in values if name not in ("means", "positive", "negative")}
     w_pos, w_neg = pl.col("w_pos"), pl.col("w_neg")
-    slice_means = rows.group_by(slices).agg(total=(w_pos + w_neg).sum(), **means).filter(pl.col("total") > 1)
+    slice_means = rows.group_by(slices).agg(total=(w_pos + w_neg).sum(), **means).filter(pl.col("total") > above)
     return rows.join(slice_means, on=slices, nulls_equal=True)
 
 
@@ -84,3 +85,14 @@ def paired_histogram_delta_polars(call: MetricCall, rows: pl.LazyFrame, slices: 
     out = both.group_by(groups).agg(se=se, df=pl.lit(None, pl.Int64))
     out = out.drop("sqlmetrics_all") if groups == ["sqlmetrics_all"] else out
     return out.with_columns(pl.lit(2, pl.Int32).alias(pair)).select(*slices, "se", "df")
+
+
+def clustered_histogram_delta_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """clustered_histogram_delta.sql over the used rows (with ``unit_id``): each unit's
+    part, its rows' influences summed over W, from its histogram of scores."""
+    from sqlmetrics.intervals.delong import unit_histogram
+
+    joined = _with_means(call, unit_histogram(rows, slices), slices, above=0)
+    u_pos, u_neg = _influences(call)
+    part = (pl.col("w_pos") * u_pos + pl.col("w_neg") * u_neg) / pl.col("total")
+    return joined.select(*slices, "unit_id", part=part)

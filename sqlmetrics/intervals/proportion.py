@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.intervals.confusion_delta import CELLS, PAIRED_METHOD, confusion_counts, paired_confusion_delta_polars
+from sqlmetrics.intervals.confusion_delta import (
+    CELLS,
+    CLUSTERED,
+    PAIRED_METHOD,
+    confusion_counts,
+    paired_confusion_delta_polars,
+)
 from sqlmetrics.spec import Interval, MetricCall, PairedInterval
 
 
@@ -25,6 +31,7 @@ def proportion(successes: str, trials: str) -> Interval:
         paired=PairedInterval(
             "intervals/paired_confusion_delta.sql", PAIRED_METHOD, over_rows=True, polars=paired_confusion_delta_polars
         ),
+        clustered=CLUSTERED,
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.intervals.row_mean import weighted_mean_spread
+from sqlmetrics.intervals.row_mean import CLUSTERED_MEAN, weighted_mean_spread
 from sqlmetrics.spec import Interval, MetricCall
 
 
@@ -23,6 +23,7 @@ def residual_mean(value: str, where: str = "TRUE", slope: str = "1") -> Interval
         comparison=method,
         values=(("value", value), ("where", where), ("slope", slope)),
         polars=residual_mean_polars,
+        clustered=CLUSTERED_MEAN,
     )
 
 

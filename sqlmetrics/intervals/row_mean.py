@@ -6,14 +6,34 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.spec import Interval, MetricCall, PairedInterval
+from sqlmetrics.spec import ClusteredInterval, Interval, MetricCall, PairedInterval
+
+
+def clustered_mean_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """clustered_mean.sql over the used rows (with ``unit_id``): each unit's part of the
+    mean of the interval's ``value`` over the rows where ``where`` holds (times ``slope``
+    at the mean), slope·(Σ_k w·x − m·Σ_k w) / W. The values are the interval's SQL."""
+    values = dict(call.spec.interval.values)
+    w = pl.col("w")
+    used = rows.filter(w.is_not_null() & pl.sql_expr(values["where"]))
+    units = used.group_by(*slices, "unit_id").agg(w=w.sum(), wx=(w * pl.sql_expr(values["value"])).sum())
+    total = w.sum().over(slices)
+    totalled = units.with_columns(total=total, mean=pl.col("wx").sum().over(slices) / total)
+    slope = pl.sql_expr(values["slope"]).cast(pl.Float64)
+    part = slope * (pl.col("wx") - pl.col("mean") * w) / pl.col("total")
+    return totalled.filter(pl.col("total") > 0).select(*slices, "unit_id", part=part)
+
+
+CLUSTERED_MEAN = ClusteredInterval("intervals/clustered_mean.sql", clustered_mean_polars)
 
 
 def row_mean(positive: str, negative: str) -> Interval:
     """The interval of a weighted mean of each row's value, given as SQL over ``score``
     for a positive and for a negative row: read over the score histogram, each score's
     positive and negative weight carrying the two values."""
-    values = (("positive", positive), ("negative", negative))
+    # the row's value as clustered_mean.sql reads it (the mean itself, over every used row)
+    value = f"CASE WHEN label = 1 THEN {positive} ELSE {negative} END"
+    values = (("positive", positive), ("negative", negative), ("value", value), ("where", "TRUE"), ("slope", "1"))
     return Interval(
         "row_mean",
         "intervals/row_mean.sql",
@@ -28,6 +48,7 @@ def row_mean(positive: str, negative: str) -> Interval:
             over_rows=True,
             polars=paired_row_mean_polars,
         ),
+        clustered=CLUSTERED_MEAN,
     )
 
 

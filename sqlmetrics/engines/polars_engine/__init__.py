@@ -119,6 +119,8 @@ def _with_intervals(
     for call in binding.analytic_calls:
         if binding.paired_scores:
             spread = intervals.paired_row_spread_polars(call, used_rows, slices, binding.pair_slice)
+        elif binding.cluster:
+            spread = intervals.clustered_spread_polars(call, used_rows, slices)
         else:
             spread = intervals.row_spread_polars(call, used_rows, histogram, slices)
         if spread is not None:

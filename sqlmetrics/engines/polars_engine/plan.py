@@ -197,6 +197,8 @@ def _unit_number(binding: Binding) -> list[pl.Expr]:
     """A bootstrap's unit number over the source, as compose/plan.py's: the dense rank of
     ``ci_unit`` (none for the rows: ``_numbered_rows``)."""
     unit = binding.bootstrap.unit if binding.bootstrap else None
+    if unit is None and binding.cluster is not None:  # the analytic intervals' clusters: the unit as it is
+        return [pl.col(binding.cluster).alias("unit_id")]
     return [] if unit is None else [pl.col(unit).rank("dense").cast(pl.Int64).alias("unit_id")]
 
 

@@ -1,0 +1,28 @@
+"""Intervals clustered by a unit column (``ci_unit=``; ``sql/intervals/clustered.sql``):
+the rows of a unit (a user's impressions) may be correlated, the units are independent.
+Each method with a clustered form (``Interval.clustered``) gives every unit's part of its
+linearization, s_k = Σ_{i in k} w_i·u_i / W with u each row's influence, and
+
+    se² = C / (C − 1) · Σ_k s_k²
+
+over the slice's C units: the linearization (sandwich) variance, the normal interval.
+This module holds what the methods share: the parts summed in polars."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.spec import MetricCall
+
+
+def clustered_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """clustered.sql over the call's units' parts (its ``Interval.clustered`` polars form,
+    from the used rows with their ``unit_id``): per slice ``se``, NULL where a part is,
+    and no row for a slice of fewer than two units."""
+    parts = call.spec.interval.clustered.polars(call, rows, slices)
+    part = pl.col("part")
+    units = parts.group_by(*slices, "unit_id").agg(s=pl.when(part.null_count() == 0).then(part.sum()))
+    count, s = pl.len().cast(pl.Float64), pl.col("s")
+    se = pl.when(s.null_count() == 0).then((count / (count - 1) * (s * s).sum()).sqrt())
+    spread = units.group_by(slices).agg(se=se, df=pl.lit(None, pl.Int64), units=pl.len())
+    return spread.filter(pl.col("units") > 1).drop("units")

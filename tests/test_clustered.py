@@ -1,0 +1,179 @@
+"""Intervals clustered by a unit (``ci_unit=``, analytic): against the linearization
+computed independently, the metric of scikit-learn (numpy's weighted mean for the means
+over rows) with the rows reweighted unit by unit and differentiated numerically in each
+unit's weight, s_k = ∂f/∂t_k at t = 1, and se² = C/(C − 1)·Σ_k s_k² over the C units;
+on both engines; against the bootstrap by unit on a large sample; which metrics are
+clustered analytically, which resampled, and the refusals."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+import sklearn.metrics as skm
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+from test_compare import PAIRED_CONFUSION, _undefined_as_nan
+from test_intervals import RESIDUAL_VALUES, ROW_VALUES, clipped
+
+import sqlmetrics as sm
+from sqlmetrics.errors import InvalidParameterError
+
+from strategies import examples
+
+CLUSTERED = sorted(name for name, spec in sm.registry().items() if spec.interval and spec.interval.clustered)
+REGRESSION = sorted(name for name in CLUSTERED if sm.registry()[name].family == "regression")
+CLASSIFICATION = sorted(set(CLUSTERED) - set(REGRESSION))
+
+
+def _auc(y, s, w):
+    return skm.roc_auc_score(y, s, sample_weight=w) if 0 < w[y == 1].sum() and 0 < w[y == 0].sum() else np.nan
+
+
+def _mean(values):
+    """The weighted mean of each row's value (label, score)."""
+    return lambda y, s, w: (w * values(y, s)).sum() / w.sum() if w.sum() > 0 else np.nan
+
+
+def _residual_mean(name):
+    def mean(y, p, w):
+        kept = y != 0 if name == "mape" else np.ones_like(y, bool)
+        if w[kept].sum() == 0:
+            return np.nan
+        value = (w[kept] * RESIDUAL_VALUES[name](y, p)).sum() / w[kept].sum()
+        return math.sqrt(value) if name == "rmse" else value
+
+    return mean
+
+
+def _confusion(name):
+    return lambda y, s, w: _undefined_as_nan(name)(y, (s >= 0.5).astype(int), w)
+
+
+REFERENCES = {  # each metric of (label, score, weights), NaN where it is undefined
+    "auc": _auc,
+    "calibration": lambda y, s, w: (w * s).sum() / (w * y).sum() if (w * y).sum() > 0 else np.nan,
+    **{name: _mean(values) for name, values in ROW_VALUES.items()},
+    **{name: _confusion(name) for name in PAIRED_CONFUSION},
+    **{name: _residual_mean(name) for name in RESIDUAL_VALUES},
+}
+CALLS = {"fbeta": {"beta": 2.0}}
+
+UNIT_ROWS = st.lists(
+    st.tuples(st.integers(0, 5), st.sampled_from([0.0, 0.2, 0.5, 0.7, 1.0]), st.integers(0, 1), st.integers(1, 3)),
+    max_size=40,
+)
+REGRESSION_UNIT_ROWS = st.lists(
+    st.tuples(
+        st.integers(0, 5), st.sampled_from([-1.0, 0.0, 0.5, 3.0]), st.sampled_from([-1.5, 0.0, 0.25, 2.0]),
+        st.integers(1, 3),
+    ),
+    max_size=40,
+)  # fmt: skip
+
+
+def linearized_se(metric, y, s, w, units) -> float:
+    """√(C/(C − 1)·Σ_k s_k²), s_k the metric's derivative in unit k's weight (central
+    differences: each unit's rows reweighted by 1 ± h)."""
+    h, parts = 1e-6, []
+    for unit in np.unique(units):
+        step = np.where(units == unit, h, 0.0)
+        parts.append((metric(y, s, w * (1 + step)) - metric(y, s, w * (1 - step))) / (2 * h))
+    parts = np.array(parts)
+    return math.sqrt(len(parts) / (len(parts) - 1) * (parts**2).sum())
+
+
+def _check(row, column, metric, reference, y, s, w, units):
+    value = reference(y, s, w) if w.sum() > 0 else np.nan
+    if math.isnan(value) or len(np.unique(units)) < 2:
+        assert row[f"{column}_lo"] is None and row[f"{column}_hi"] is None
+        return
+    half = stats.norm.ppf(0.95) * linearized_se(reference, y, s, w, units)
+    assert row[column] == pytest.approx(value, abs=1e-12)
+    assert row[f"{column}_lo"] == pytest.approx(clipped(metric, value - half), abs=1e-7)
+    assert row[f"{column}_hi"] == pytest.approx(clipped(metric, value + half), abs=1e-7)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning", "ignore::UserWarning")
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", CLASSIFICATION)
+@examples(25)
+@given(rows=UNIT_ROWS)
+def test_clustered_interval_is_the_linearization_over_units(engine, metric, rows):
+    schema = {"unit": pl.Int64, "score": pl.Float64, "label": pl.Int64, "w": pl.Int64}
+    frame = pl.DataFrame(rows, schema=schema, orient="row")
+    call = sm.metric(metric, **CALLS.get(metric, {}))
+    out = sm.evaluate(frame, [call], score="score", weight="w", ci=0.9, ci_unit="unit", engine=engine)
+    assert sm.interval_methods([call], ci=0.9, ci_unit="unit")["unit"].to_list() == ["unit"]
+    y, s, w, units = (frame[c].to_numpy().astype(float) for c in ("label", "score", "w", "unit"))
+    _check(out.row(0, named=True), call.column, metric, REFERENCES[metric], y.astype(int), s, w, units)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", REGRESSION)
+@examples(25)
+@given(rows=REGRESSION_UNIT_ROWS)
+def test_clustered_regression_interval_is_the_linearization_over_units(engine, metric, rows):
+    frame = pl.DataFrame(rows, schema={"unit": pl.Int64, "y": pl.Float64, "p": pl.Float64, "w": pl.Int64}, orient="row")
+    out = sm.evaluate(frame, [metric], label="y", score="p", weight="w", ci=0.9, ci_unit="unit", engine=engine)
+    if metric == "mape":  # its mean is over the rows with a target: the units of the others add nothing
+        frame = frame.filter(pl.col("y") != 0)
+    y, p, w, units = (frame[c].to_numpy().astype(float) for c in ("y", "p", "w", "unit"))
+    _check(out.row(0, named=True), metric, metric, REFERENCES[metric], y, p, w, units)
+
+
+def test_every_clustered_metric_has_a_reference():
+    assert sorted(REFERENCES) == CLUSTERED
+
+
+def test_a_row_per_unit_is_the_unclustered_interval_but_for_n_over_n_minus_1():
+    """With every row its own unit (and weights 1) the linearization is the delta method
+    over rows: se² = n/(n − 1)·Σ u²/n² against the unclustered Σ u²/(n·(n − 1)) for a
+    mean over rows (equal), and n/(n − 1) times the multinomial Σ q·(g − ḡ)²/n."""
+    rng = np.random.default_rng(3)
+    frame = pl.DataFrame({"label": rng.integers(0, 2, 500), "score": rng.random(500).round(2)})
+    frame = frame.with_row_index("unit")
+    metrics = ["logloss", "f1", "calibration"]
+    clustered = sm.evaluate(frame, metrics, ci=0.9, ci_unit="unit")
+    rows = sm.evaluate(frame, metrics, ci=0.9)
+    for metric, factor in (("logloss", 1.0), ("f1", math.sqrt(500 / 499))):
+        width = clustered[f"{metric}_hi"] - clustered[f"{metric}_lo"]
+        assert width.item() == pytest.approx(factor * (rows[f"{metric}_hi"] - rows[f"{metric}_lo"]).item(), rel=1e-9)
+
+
+def test_the_bootstrap_by_unit_agrees_on_a_large_sample():
+    """Users whose rows share an effect: the analytic interval by user is as wide as the
+    bootstrap by user (1000 resamples, within 10%), and wider than the rows' interval."""
+    rng = np.random.default_rng(11)
+    users = rng.integers(0, 400, 8000)
+    effect = rng.normal(0, 1, 400)[users]
+    label = (rng.random(8000) < 1 / (1 + np.exp(-effect))).astype(int)
+    score = 1 / (1 + np.exp(-(0.8 * effect + rng.normal(0, 0.5, 8000))))
+    frame = pl.DataFrame({"label": label, "score": score.round(3), "user": users})
+    metrics = ["auc", "logloss", "calibration", "f1", "precision"]
+    analytic = sm.evaluate(frame, metrics, ci=0.95, ci_unit="user")
+    resampled = sm.evaluate(frame, metrics, ci=0.95, ci_unit="user", ci_method="bootstrap", resamples=1000)
+    rows = sm.evaluate(frame, metrics, ci=0.95)
+    for metric in metrics:
+        width = (analytic[f"{metric}_hi"] - analytic[f"{metric}_lo"]).item()
+        assert width == pytest.approx((resampled[f"{metric}_hi"] - resampled[f"{metric}_lo"]).item(), rel=0.1)
+        assert width > (rows[f"{metric}_hi"] - rows[f"{metric}_lo"]).item()
+
+
+def test_metrics_without_a_clustered_form_are_resampled_by_unit():
+    frame = pl.DataFrame({"label": [0, 1] * 20, "score": [i / 40 for i in range(40)], "user": list(range(10)) * 4})
+    methods = sm.interval_methods(["auc", "average_precision"], ci=0.9, ci_unit="user")
+    assert methods.select("metric", "method", "unit").rows() == [
+        ("auc", "DeLong", "user"),
+        ("average_precision", "bootstrap", "user"),
+    ]
+    result = sm.evaluate(frame, ["auc", "average_precision"], ci=0.9, ci_unit="user", resamples=20)
+    assert result.select("auc_lo", "average_precision_lo").null_count().row(0) == (0, 0)
+    with pytest.raises(InvalidParameterError, match="no analytic interval clustered by 'user' for average_precision"):
+        sm.evaluate(frame, ["auc", "average_precision"], ci=0.9, ci_unit="user", ci_method="analytic")
+    with pytest.raises(InvalidParameterError, match=r"for auc \(a paired comparison\)"):
+        sm.compare(frame.with_columns(b=pl.col("score") ** 2), ["auc"], scores=("score", "b"), ci_unit="user",
+                   ci_method="analytic")  # fmt: skip
