@@ -89,8 +89,10 @@ def evaluate(
     the binomial one for accuracy, precision, recall and specificity, the mean's for
     logloss, brier, score_mean, label_mean and the regression errors mae, mse, mape and
     mean_error, and for rmse mse's through the delta method, the delta method's for f1,
-    fbeta, balanced_accuracy and mcc (over the confusion cells), for cohen_kappa (over
-    the confusion matrix) and for calibration (over the rows' means)
+    fbeta, balanced_accuracy and mcc (over the confusion cells), for cohen_kappa and the
+    multi-class multiclass_accuracy, multiclass_precision, multiclass_recall,
+    multiclass_f1, multiclass_fbeta (every average), multiclass_balanced_accuracy and
+    multiclass_mcc (over the confusion matrix) and for calibration (over the rows' means)
     (``ci_method="analytic"``; ``docs/intervals.md``); for the other metrics ``ci_method="auto"`` (the default)
     takes the percentile interval of a Poisson bootstrap of ``resamples`` replicates
     drawn from ``seed`` (an integer from 0 to 2**31 - 2; ``sqlmetrics.bootstrap``),
