@@ -567,6 +567,21 @@ def test_interval_methods_say_which_method_evaluate_takes(kwargs):
         assert_frame_equal(evaluated.select(bounds), alone.select(bounds), abs_tol=1e-12)
 
 
+def test_interval_methods_route_names_as_evaluate_does():
+    """With a prediction column, evaluate takes "f1" for multiclass_f1 (the delta method
+    over the confusion matrix, for every average), with class scores "auc" for
+    multiclass_auc (bootstrapped): sm.interval_methods, given the same roles, names the
+    method evaluate takes, not the binary metric's."""
+    frame = pl.DataFrame({"y": [0, 1, 2, 2, 1, 0, 2], "p": [0, 2, 2, 1, 1, 0, 2]})
+    metrics = ["accuracy", "f1", sm.metric("multiclass_precision", average="micro"), "mcc"]
+    methods = sm.interval_methods(metrics, prediction="p", resamples=7)
+    assert methods["method"].to_list() == ["delta method"] * 4
+    evaluated = sm.evaluate(frame, metrics, label="y", prediction="p", ci=0.95, ci_method="analytic")
+    assert [f"{m}_lo" for m in methods["metric"]] == [c for c in evaluated.columns if c.endswith("_lo")]
+    assert sm.interval_methods(["auc"], class_scores=["a", "b"])["method"].to_list() == ["bootstrap"]
+    assert sm.interval_methods(["auc"])["method"].to_list() == ["DeLong"]
+
+
 def test_interval_columns_follow_each_metric_and_not_its_companions():
     frame = pl.DataFrame({"label": [0, 1, 1, 0], "score": [0.1, 0.4, 0.35, 0.8], "query": [1, 1, 2, 2]})
     result = sm.evaluate(frame, ["auc", "gauc"], query="query", score="score", ci=0.95)
