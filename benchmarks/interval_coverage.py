@@ -166,6 +166,63 @@ def three_classes(rows: int) -> Draw:
     return draw
 
 
+PRIORS = (0.5, 0.3, 0.2)  # the three classes' shares in class_studies
+
+
+def skewed_classes(rows: int) -> Draw:
+    """Labels 0, 1, 2 with the shares ``PRIORS``, each predicted right with probability 0.6
+    and otherwise uniformly at random: the confusion matrix's cell probabilities are
+    P_ij = π_i·(0.6·[i = j] + 0.4/3)."""
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        label = rng.choice(3, rows, p=PRIORS)
+        prediction = np.where(rng.random(rows) < 0.6, label, rng.integers(0, 3, rows))
+        return pl.DataFrame({"label": label, "prediction": prediction})
+
+    return draw
+
+
+def class_population_value(call: sm.MetricCall) -> float:
+    """The metric's population value under ``skewed_classes``: the metric of the nine
+    cells weighted by their probabilities P_ij (every metric here is a function of the
+    cells' shares), scikit-learn's metric as the reference tests take it."""
+    from sklearn import metrics as skm
+
+    truth, predicted = np.divmod(np.arange(9), 3)
+    cells = np.array([PRIORS[i] * (0.6 * (i == j) + 0.4 / 3) for i, j in zip(truth, predicted)])
+    kwargs = call.kwargs
+    sklearn_metrics = {
+        "multiclass_accuracy": skm.accuracy_score,
+        "multiclass_precision": skm.precision_score,
+        "multiclass_recall": skm.recall_score,
+        "multiclass_f1": skm.f1_score,
+        "multiclass_fbeta": skm.fbeta_score,
+        "multiclass_balanced_accuracy": skm.balanced_accuracy_score,
+        "multiclass_mcc": skm.matthews_corrcoef,
+    }
+    return float(sklearn_metrics[call.spec.name](truth, predicted, sample_weight=cells, **kwargs))
+
+
+def class_studies() -> list[tuple[str, sm.MetricCall, float, Draw, dict]]:
+    """The delta method over the confusion matrix, one study per multi-class metric
+    family (and average), 300 rows of three classes of shares 0.5, 0.3, 0.2 (the same
+    data sets for all: ``joint_coverage`` evaluates them in one call per run)."""
+    calls = [
+        sm.metric("multiclass_accuracy"),
+        sm.metric("multiclass_precision", average="macro"),
+        sm.metric("multiclass_precision", average="weighted"),
+        sm.metric("multiclass_balanced_accuracy"),
+        sm.metric("multiclass_f1", average="macro"),
+        sm.metric("multiclass_fbeta", beta=2.0, average="weighted"),
+        sm.metric("multiclass_mcc"),
+    ]
+    draw, roles = skewed_classes(300), {"prediction": "prediction"}
+    return [
+        (f"{call!r}, 300 rows, 3 classes of 50/30/20%", call, class_population_value(call), draw, roles)
+        for call in calls
+    ]
+
+
 def delta_studies() -> list[tuple[str, str, float, Draw, dict]]:
     """The delta method's intervals: metrics of the confusion counts, and calibration
     (E[score] / E[label] = 0.4·μ / 0.4 = μ for binormal scores)."""
@@ -260,6 +317,23 @@ def coverage(metric, truth: float, draw: Draw, runs: int, engine: str, **roles) 
     return covered / runs, float(np.mean(widths))
 
 
+def joint_coverage(studies: list[tuple[str, sm.MetricCall, float, Draw, dict]], runs: int, engine: str) -> list[str]:
+    """``coverage`` of studies that share their data sets and roles, all their metrics in
+    one call per run: the table's rows."""
+    draw, roles, calls = studies[0][3], studies[0][4], [study[1] for study in studies]
+    covered, widths = np.zeros(len(calls)), [[] for _ in calls]
+    for seed in range(runs):
+        row = sm.evaluate(draw(np.random.default_rng(seed)), calls, ci=0.95, engine=engine, **roles).row(0, named=True)
+        for index, (name, call, truth, _, _) in enumerate(studies):
+            lo, hi = row[f"{call.column}_lo"], row[f"{call.column}_hi"]
+            covered[index] += lo <= truth <= hi
+            widths[index].append(hi - lo)
+    return [
+        f"| {name} | {truth:.4f} | {covered[i] / runs:.1%} | {np.mean(widths[i]):.4f} |"
+        for i, (name, _, truth, _, _) in enumerate(studies)
+    ]
+
+
 def paired_coverage(metric: str, truth: float, draw: Draw, runs: int, engine: str, **roles) -> tuple[float, float]:
     covered, widths = 0, []
     for seed in range(runs):
@@ -297,6 +371,9 @@ def main() -> None:
             continue
         share, width = coverage(metric, truth, draw, args.runs, args.engine, **roles)
         print(f"| {name} | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
+    classes = [study for study in class_studies() if args.only in study[0]]
+    if classes:
+        print("\n".join(joint_coverage(classes, args.runs, args.engine)), flush=True)
     for name, metric, truth, draw, roles in bootstrap_studies():
         if args.only not in name:
             continue

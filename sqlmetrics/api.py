@@ -89,8 +89,10 @@ def evaluate(
     the binomial one for accuracy, precision, recall and specificity, the mean's for
     logloss, brier, score_mean, label_mean and the regression errors mae, mse, mape and
     mean_error, and for rmse mse's through the delta method, the delta method's for f1,
-    fbeta, balanced_accuracy and mcc (over the confusion cells), for cohen_kappa (over
-    the confusion matrix) and for calibration (over the rows' means)
+    fbeta, balanced_accuracy and mcc (over the confusion cells), for cohen_kappa and the
+    multi-class multiclass_accuracy, multiclass_precision, multiclass_recall,
+    multiclass_f1, multiclass_fbeta (every average), multiclass_balanced_accuracy and
+    multiclass_mcc (over the confusion matrix) and for calibration (over the rows' means)
     (``ci_method="analytic"``; ``docs/intervals.md``); for the other metrics ``ci_method="auto"`` (the default)
     takes the percentile interval of a Poisson bootstrap of ``resamples`` replicates
     drawn from ``seed`` (an integer from 0 to 2**31 - 2; ``sqlmetrics.bootstrap``),
@@ -114,6 +116,8 @@ def interval_methods(
     ci_unit: str | None = None,
     resamples: int = 200,
     seed: int = 0,
+    prediction: str | None = None,
+    class_scores: ClassScores | None = None,
 ) -> pl.DataFrame:
     """Which method ``evaluate`` takes for each metric's interval with these arguments, one
     row per metric's result column: ``method`` (DeLong, Student's t over queries,
@@ -121,14 +125,18 @@ def interval_methods(
     Student's t, percentile), ``level``, and for the bootstrap its ``resamples``,
     ``seed`` and ``unit`` (the resampled unit: ``ci_unit``, or ``"row"``). Reads no data;
     refuses what ``evaluate`` refuses (an analytic interval asked for a metric without
-    one, a bootstrap of a metric that takes no weights, ...).
+    one, a bootstrap of a metric that takes no weights, ...). ``prediction`` and
+    ``class_scores``, as given to ``evaluate``, route the names as it does: with a
+    prediction column ``"f1"`` is ``multiclass_f1``, with class scores ``"auc"`` is
+    ``multiclass_auc`` (only whether they are given matters).
 
     >>> import sqlmetrics as sm
     >>> sm.interval_methods(["auc", "average_precision"], resamples=500)["method"].to_list()
     ['DeLong', 'bootstrap']
     """
     bootstrap.check(resamples, seed, ci_unit)
-    return intervals.described(resolve(metrics), ci, ci_method, ci_unit, resamples, seed)
+    calls = resolve(metrics, multiclass=prediction is not None, class_scores=class_scores is not None)
+    return intervals.described(calls, ci, ci_method, ci_unit, resamples, seed)
 
 
 def evaluate_request(

@@ -184,8 +184,10 @@ class Interval:
     bounds are clipped to the metric's range. ``name`` is the method's module in
     ``sqlmetrics/intervals/``, ``method`` what the docs call it, ``comparison`` what
     ``sm.compare``'s ``method`` column calls the difference of two arms' values, and
-    ``paired`` the spread of a paired difference, if it has one, and ``clustered`` its
-    form clustered by a unit (``ci_unit``), if it has one."""
+    ``paired`` the spread of a paired difference, if it has one; ``micro``: whether it
+    serves the metric's ``average="micro"`` too (a pooled value, which a mean over
+    queries does not give); ``clustered`` its form clustered by a unit (``ci_unit``), if
+    it has one."""
 
     name: str
     template: str
@@ -196,6 +198,7 @@ class Interval:
     polars: Callable[..., Any] | None = None
     reads_histogram: bool = False
     paired: PairedInterval | None = None
+    micro: bool = False
     clustered: ClusteredInterval | None = None
 
 

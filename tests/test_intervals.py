@@ -394,6 +394,110 @@ def test_kappa_interval_is_the_multinomial_delta_method(engine, weights, metric,
     assert row[f"{column}_hi"] == pytest.approx(clipped(metric, value + half), abs=1e-7)
 
 
+def _mcc_or_nan(y, p, sample_weight):
+    """scikit-learn's matthews_corrcoef, nan where it is undefined (fewer than two classes
+    carrying weight on either side; scikit-learn gives 0 there, the metric NULL)."""
+    sides = [{c for c, w in zip(side, sample_weight) if w > 0} for side in (y, p)]
+    return skm.matthews_corrcoef(y, p, sample_weight=sample_weight) if min(map(len, sides)) > 1 else math.nan
+
+
+CLASS_METRICS = {  # each multi-class metric from scikit-learn, over rows (y, p) weighted by sample_weight
+    "multiclass_accuracy": skm.accuracy_score,
+    "multiclass_precision": lambda y, p, **kw: skm.precision_score(y, p, zero_division=np.nan, **kw),
+    "multiclass_recall": lambda y, p, **kw: skm.recall_score(y, p, zero_division=np.nan, **kw),
+    "multiclass_f1": lambda y, p, **kw: skm.f1_score(y, p, zero_division=np.nan, **kw),
+    "multiclass_fbeta": lambda y, p, **kw: skm.fbeta_score(y, p, zero_division=np.nan, **kw),
+    "multiclass_balanced_accuracy": skm.balanced_accuracy_score,
+    "multiclass_mcc": _mcc_or_nan,
+}
+CLASS_ROWS_WITH_NULLS = st.lists(
+    st.tuples(
+        st.integers(0, 1),
+        st.one_of(st.none(), st.integers(0, 3)),
+        st.one_of(st.none(), st.integers(0, 3)),
+        st.one_of(st.none(), st.integers(0, 3)),
+    ),
+    max_size=40,
+)
+
+
+def class_calls(metric: str) -> list[sm.MetricCall]:
+    """The metric under every average it takes (and β = 2 for fbeta)."""
+    spec = registry()[metric]
+    extra = {"beta": 2.0} if any(p.name == "beta" for p in spec.params) else {}
+    if not any(p.name == "average" for p in spec.params):
+        return [sm.metric(metric, **extra)]
+    return [sm.metric(metric, average=average, **extra) for average in ("macro", "micro", "weighted")]
+
+
+def class_delta_method(metric, call: sm.MetricCall, counts: np.ndarray) -> tuple[float, float]:
+    """The metric (scikit-learn's, over K² rows, one per cell of the confusion matrix
+    ``counts``, weighted by its share) and the multinomial delta method's se with its
+    gradient by central differences in each cell's share that is not 0 (a cell of share
+    0 adds nothing): se² = (Σ q·g² − (Σ q·g)²) / W."""
+    k, total = len(counts), counts.sum()
+    cell_true, cell_predicted = np.divmod(np.arange(k * k), k)
+
+    def f(q):
+        return metric(cell_true, cell_predicted, sample_weight=q, **call.kwargs)
+
+    q = counts.ravel() / total
+    value = f(q)
+    if math.isnan(value):
+        return value, math.nan
+    h, gradient = 1e-6, np.zeros(k * k)
+    for cell in np.flatnonzero(q):
+        step = np.eye(k * k)[cell] * min(h, q[cell] / 2)
+        gradient[cell] = (f(q + step) - f(q - step)) / (2 * step[cell])
+    return value, math.sqrt(max((q * gradient**2).sum() - (q * gradient).sum() ** 2, 0.0) / total)
+
+
+# scikit-learn warns where a class has no value (zero_division) or the metric none
+@pytest.mark.filterwarnings(
+    "ignore::RuntimeWarning", "ignore::UserWarning", "ignore::sklearn.exceptions.UndefinedMetricWarning"
+)
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", with_interval("class_confusion_delta"))
+@given(rows=CLASS_ROWS_WITH_NULLS)
+def test_class_confusion_delta_interval_is_the_multinomial_delta_method(engine, metric, rows):
+    """The multi-class metrics (every average): the normal interval with the delta
+    method's se over the confusion matrix's cell shares, against scikit-learn's metric
+    (zero_division=np.nan, as the metric) differentiated numerically; per slice, rows
+    with a NULL label, prediction or weight left out, weights 0 to 3 counting as repeated
+    rows (a class of weight 0 is still a class, as in scikit-learn). NULL bounds where
+    the metric is undefined."""
+    frame = pl.DataFrame(rows, schema={"s": pl.Int64, "y": pl.Int64, "p": pl.Int64, "w": pl.Int64}, orient="row")
+    calls = class_calls(metric)
+    out = sm.evaluate(frame, calls, label="y", prediction="p", weight="w", by="s", ci=0.9, engine=engine)
+    for row in out.iter_rows(named=True):
+        used = [(y, p, w) for s, y, p, w in rows if s == row["s"] and None not in (y, p, w)]
+        classes = sorted({y for y, _, _ in used} | {p for _, p, _ in used})
+        counts = np.zeros((len(classes), len(classes)))
+        for y, p, w in used:
+            counts[classes.index(y), classes.index(p)] += w
+        for call in calls:
+            column = call.column
+            value, se = class_delta_method(CLASS_METRICS[metric], call, counts) if counts.sum() else (math.nan,) * 2
+            if math.isnan(value):
+                assert row[column] is None and row[f"{column}_lo"] is None and row[f"{column}_hi"] is None
+                continue
+            half = stats.norm.ppf(0.95) * se
+            assert row[column] == pytest.approx(value, abs=1e-12)
+            assert row[f"{column}_lo"] == pytest.approx(clipped(metric, value - half), abs=1e-7), call
+            assert row[f"{column}_hi"] == pytest.approx(clipped(metric, value + half), abs=1e-7), call
+
+
+@given(rows=CLASS_ROWS_WITH_NULLS)
+def test_engines_agree_on_multiclass_intervals(rows):
+    """DuckDB and polars give every multi-class interval to 1e-9 (slices, NULLs, weights 0)."""
+    frame = pl.DataFrame(rows, schema={"s": pl.Int64, "y": pl.Int64, "p": pl.Int64, "w": pl.Int64}, orient="row")
+    calls = [call for metric in with_interval("class_confusion_delta") for call in class_calls(metric)]
+    calls += [sm.metric("cohen_kappa", weights="quadratic")]
+    kwargs = dict(label="y", prediction="p", weight="w", by="s", ci=0.8)
+    duck = sm.evaluate(frame, calls, **kwargs)
+    assert_frame_equal(duck, sm.evaluate(frame, calls, engine="polars", **kwargs), abs_tol=1e-9, check_dtypes=False)
+
+
 REFERENCE_TESTS = {  # interval method -> its test against an independent reference
     "delong": test_auc_interval_equals_brute_force_delong,
     "row_mean": test_row_mean_interval_is_the_standard_error_of_the_mean,
@@ -403,6 +507,7 @@ REFERENCE_TESTS = {  # interval method -> its test against an independent refere
     "confusion_delta": test_confusion_delta_interval_is_the_multinomial_delta_method,
     "histogram_delta": test_histogram_delta_interval_is_the_delta_method_over_rows,
     "kappa_delta": test_kappa_interval_is_the_multinomial_delta_method,
+    "class_confusion_delta": test_class_confusion_delta_interval_is_the_multinomial_delta_method,
 }
 
 
@@ -416,6 +521,7 @@ def test_every_interval_method_and_metric_has_a_reference():
     assert sorted(PROPORTIONS) == with_interval("proportion")
     assert sorted(CONFUSION_METRICS) == with_interval("confusion_delta")
     assert sorted(HISTOGRAM_METRICS) == with_interval("histogram_delta")
+    assert sorted(CLASS_METRICS) == with_interval("class_confusion_delta")
 
 
 @given(frame=impressions(max_rows=60))
@@ -461,6 +567,21 @@ def test_interval_methods_say_which_method_evaluate_takes(kwargs):
             assert row["unit"] == kwargs.get("ci_unit", unit)
             alone = sm.evaluate(frame, [metric], **call, ci_method="analytic", ci_unit=kwargs.get("ci_unit"))
         assert_frame_equal(evaluated.select(bounds), alone.select(bounds), abs_tol=1e-12)
+
+
+def test_interval_methods_route_names_as_evaluate_does():
+    """With a prediction column, evaluate takes "f1" for multiclass_f1 (the delta method
+    over the confusion matrix, for every average), with class scores "auc" for
+    multiclass_auc (bootstrapped): sm.interval_methods, given the same roles, names the
+    method evaluate takes, not the binary metric's."""
+    frame = pl.DataFrame({"y": [0, 1, 2, 2, 1, 0, 2], "p": [0, 2, 2, 1, 1, 0, 2]})
+    metrics = ["accuracy", "f1", sm.metric("multiclass_precision", average="micro"), "mcc"]
+    methods = sm.interval_methods(metrics, prediction="p", resamples=7)
+    assert methods["method"].to_list() == ["delta method"] * 4
+    evaluated = sm.evaluate(frame, metrics, label="y", prediction="p", ci=0.95, ci_method="analytic")
+    assert [f"{m}_lo" for m in methods["metric"]] == [c for c in evaluated.columns if c.endswith("_lo")]
+    assert sm.interval_methods(["auc"], class_scores=["a", "b"])["method"].to_list() == ["bootstrap"]
+    assert sm.interval_methods(["auc"])["method"].to_list() == ["DeLong"]
 
 
 def test_interval_columns_follow_each_metric_and_not_its_companions():

@@ -89,7 +89,8 @@ def calls():
         lambda: sm.to_sql(["mae", "mape"], source="t", label="y", score="yhat", by="s", ci=0.9),
     )
     kappa = sm.metric("cohen_kappa", weights="quadratic")
-    yield "multiclass-intervals", lambda: sm.to_sql([kappa], source="t", label="y", prediction="pred", by="s", ci=0.9)
+    classes = [kappa, "accuracy", sm.metric("multiclass_fbeta", beta=2, average="weighted"), "mcc"]
+    yield "multiclass-intervals", lambda: sm.to_sql(classes, source="t", label="y", prediction="pred", by="s", ci=0.9)
     paired = {"label": "label", "query": "q", "by": "s", "scores": ("score", "score_b")}
     paired_metrics = [name for name, spec in sm.registry().items() if spec.interval and spec.interval.paired]
     yield "paired", lambda: sm.to_sql([m.replace("@k", "@3") for m in paired_metrics], source="t", **paired)

@@ -86,7 +86,10 @@ EXPECTED = {
         "pl.DataFrame",
     ),
     "curve_sql": (("kind: 'str'", "*", "source: 'Any'", *CURVE, "**params: 'Any'"), "str"),
-    "interval_methods": (("metrics: 'Metrics'", "*", "ci: 'float' = 0.95", *RESAMPLING), "pl.DataFrame"),
+    "interval_methods": (
+        ("metrics: 'Metrics'", "*", "ci: 'float' = 0.95", *RESAMPLING, "prediction: 'str | None' = None", CLASS_SCORES),
+        "pl.DataFrame",
+    ),
 }
 
 

@@ -359,7 +359,8 @@ def _table_cells(html: str) -> list[list[str]]:
 def test_reports_of_multiclass_one_vs_rest_and_judged_runs(tmp_path):
     """A prediction, class scores or judgments report those metrics (each value as
     evaluate gives it; no curves, which are binary); arms of predicted classes are
-    compared by the bootstrap; class scores are not compared yet (a clear error)."""
+    compared by the delta method over the confusion matrix (their analytic interval);
+    class scores are not compared yet (a clear error)."""
     rng = np.random.default_rng(5)
     n = 300
     probabilities = rng.dirichlet([1, 1, 1], n)
@@ -378,7 +379,7 @@ def test_reports_of_multiclass_one_vs_rest_and_judged_runs(tmp_path):
     expected = sm.evaluate(frame, ["accuracy", "f1"], label="y", prediction="p", by=["day", "arm"])
     shown = [row[4:6] for row in _table_cells(html)[1:5]]  # day, arm, n_rows, n_excluded, accuracy, f1
     assert shown == [[number(v) for v in values] for values in expected.select("accuracy", "f1").rows()]
-    assert "<svg" in html and "ROC" not in html and "arms bootstrap: percentile" in html
+    assert "<svg" in html and "ROC" not in html and "arms, normal: delta method" in html
     class_scores = {c: f"p_{c}" for c in "abc"}
     html = sm.report(frame, ["auc"], label="y", class_scores=class_scores, output=tmp_path / "o.html").read_text()
     auc = sm.evaluate(frame, ["auc"], label="y", class_scores=class_scores)["auc"].item()

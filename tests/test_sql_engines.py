@@ -141,7 +141,8 @@ def test_postgres_reads_a_table_replaced_between_calls(postgres_engine):
 
 def test_intervals(engine):
     """DeLong's interval and the t intervals over queries, with the t table and the
-    expansion beyond it, computed by each engine from the same statement."""
+    expansion beyond it, and the delta method's intervals (binary, κ, the multi-class
+    metrics), computed by each engine from the same statement."""
     frame = impressions(7)
     binary = [name for name, spec in sm.registry().items() if spec.family == "classification" and spec.interval]
     check(engine, {"src": frame}, binary, label="label", score="score", query="q", weight="w", by="s", ci=0.9)
@@ -151,6 +152,9 @@ def test_intervals(engine):
     check(engine, {"src": frame}, ranking, label="rel", score="score", query="q", item="item", ci=0.99)
     kappas = [sm.cohen_kappa(), sm.cohen_kappa(weights="quadratic")]
     check(engine, {"src": frame}, kappas, label="y", prediction="pred", weight="w", by="s", ci=0.9)
+    averaged = [sm.multiclass_precision(average="weighted"), sm.multiclass_fbeta(beta=2, average="micro")]
+    classes = ["accuracy", "precision", "recall", "f1", "balanced_accuracy", "mcc", *averaged]
+    check(engine, {"src": frame}, classes, label="y", prediction="pred", weight="w", by="s", ci=0.9)
 
 
 @pytest.mark.parametrize("name", ["spark", "postgres"])

@@ -21,6 +21,10 @@ column. A metric's spec declares its analytic interval (``ci_method="analytic"``
   (``confusion_delta.sql``);
 * ``kappa_delta`` (cohen_kappa): the delta method over the confusion matrix's cells
   (``kappa_delta.sql``);
+* ``class_confusion_delta`` (the multi-class accuracy, precision, recall, F-scores in
+  every average, balanced accuracy and mcc): the delta method over the confusion
+  matrix's cells, each metric declaring the class terms of its gradient
+  (``class_confusion_delta.sql``);
 * ``histogram_delta`` (calibration): the delta method over the rows' means, each row's
   influence declared by the metric, read from the score histogram
   (``histogram_delta.sql``).

@@ -81,10 +81,12 @@ def resampled(
 
 
 def interval_of(call: MetricCall) -> Interval | None:
-    """The call's analytic interval, if it has one (micro averages have none yet)."""
-    if call.kwargs.get("average") == "micro":
+    """The call's analytic interval, if it has one (a micro average only where the
+    interval says it serves it: the multi-class metrics', not hit_rate's)."""
+    interval = call.spec.interval
+    if interval is None or (call.kwargs.get("average") == "micro" and not interval.micro):
         return None
-    return call.spec.interval
+    return interval
 
 
 def clustered_of(call: MetricCall) -> ClusteredInterval | None:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import polars as pl
 
+from sqlmetrics.intervals.class_confusion_delta import multinomial_se
 from sqlmetrics.spec import Interval, MetricCall
 
 
@@ -44,10 +45,4 @@ def kappa_spread(cells: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
     )
     expected = pl.col("expected")
     g = pl.when(expected != 0).then((pl.col("observed") * (pl.col("a") + pl.col("b")) - d * expected) / expected**2)
-    cells = cells.with_columns(g=g)
-    g_mean = (pl.col("q") * pl.col("g")).sum()
-    spread = (pl.col("q") * (pl.col("g") - g_mean) ** 2).sum() / pl.col("n").first()
-    se = pl.when(pl.col("expected").first() != 0).then(spread.sqrt())  # NULL as κ is, not 0
-    totals = cells.filter(pl.col("n") > 0)
-    aggregated = totals.group_by(slices).agg(se=se) if slices else totals.select(se=se)
-    return aggregated.with_columns(df=pl.lit(None, pl.Int64))
+    return multinomial_se(cells.with_columns(g=g), slices, expected.first() != 0)  # NULL as κ is, not 0

@@ -27,10 +27,11 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from sqlmetrics.intervals.class_confusion_delta import class_confusion_delta
 from sqlmetrics.metrics.classification._binary import fscore_weights, ratio
 from sqlmetrics.rules.schema import check_classes
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Param
+from sqlmetrics.spec import Interval, Param
 
 AVERAGE = Param(
     "average",
@@ -108,6 +109,66 @@ def averaged(numerator: pl.Expr, denominator: pl.Expr, support: pl.Expr, average
         return per_class.mean()
     weights = support.filter(per_class.is_not_null()).sum()
     return pl.when(weights > 0).then((per_class * support).sum() / weights).otherwise(per_class.mean())
+
+
+def used_tables(rows: pl.LazyFrame, by: Sequence[str]) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """The confusion matrix (slices, ``true_class``, ``predicted_class``, ``w``) and the
+    class counts of the used rows the polars engine gives an interval (one per used row,
+    with its weight ``w``)."""
+    confusion = rows.group_by([*by, *CLASS_KEYS]).agg(pl.col("w").sum())
+    return confusion, class_counts(confusion, by)
+
+
+def _share(numerator: str, denominator: str) -> str:
+    return f"{numerator} / CAST(NULLIF({denominator}, 0) AS DOUBLE)"
+
+
+# The per-class values and their derivatives in the cells' shares, for the delta
+# method's interval (intervals/class_confusion_delta.py), as SQL over one class's shares
+# tp, support and predicted and its value class_value: (value, δ, τ, π) with
+# ∂m_k/∂q_ij = [i = j = k]·δ_k + [i = k]·τ_k + [j = k]·π_k.
+# precision_k = tp_k / predicted_k
+PRECISION_GRADIENT = (_share("tp", "predicted"), _share("1", "predicted"), "0", _share("-class_value", "predicted"))
+# recall_k = tp_k / support_k
+RECALL_GRADIENT = (_share("tp", "support"), _share("1", "support"), _share("-class_value", "support"), "0")
+
+
+def fscore_gradient(r: str, q: str) -> tuple[str, str, str, str]:
+    """F_k = tp_k / (r·support_k + q·predicted_k), ``r`` and ``q`` SQL (``fscore_weights``)."""
+    d = f"({r} * support + {q} * predicted)"
+    return _share("tp", d), _share("1", d), _share(f"-{r} * class_value", d), _share(f"-{q} * class_value", d)
+
+
+def averaged_gradient(
+    value: str, diagonal: str, true: str, predicted: str, average: str = "{{ average }}"
+) -> tuple[str, str, str, str]:
+    """The class terms of the gradient of a per-class value (``value`` and its
+    derivatives δ, τ, π: see ``PRECISION_GRADIENT``) averaged as ``averaged`` does, for
+    ``class_confusion_delta`` (``average`` is SQL: the parameter, or a literal):
+
+    * ``macro``: (1/K)·Σ_k m_k over the K classes with a value, whose gradient is each
+      term over K;
+    * ``weighted``: Σ_k s_k·m_k / S over those classes, S = Σ s_k their support (which
+      depends on the shares: ∂s_k/∂q_ij = [i = k]), so the true term gains
+      (m_k − f)/S; while S = 0 the metric is their plain mean (``macro``'s terms);
+    * ``micro``: Σ tp / n, accuracy: 1 on the diagonal.
+
+    A class without a value adds nothing."""
+    terms = []
+    for side, term, micro in (("diagonal", diagonal, "1"), ("true", true, "0"), ("predicted", predicted, "0")):
+        weighted = f"support * {term}" + (" + class_value - covered_mean" if side == "true" else "")
+        terms.append(
+            f"CASE WHEN {average} = 'micro' THEN {micro} WHEN class_value IS NULL THEN 0 "
+            f"WHEN {average} = 'weighted' AND covered > 0 THEN {_share(f'({weighted})', 'covered')} "
+            f"ELSE {_share(term, 'classes')} END"
+        )
+    return (value, *terms)
+
+
+def class_interval(value: str, g_diagonal: str, g_true: str, g_predicted: str) -> Interval:
+    """The delta method's interval (``class_confusion_delta``) of a metric of the
+    confusion matrix with these class terms of its gradient."""
+    return class_confusion_delta(value, g_diagonal, g_true, g_predicted, used_tables)
 
 
 def class_rows(data: Frame, *, label: str, prediction: str, weight: str | None, by: Sequence[str]) -> Frame:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import ratio
-from sqlmetrics.metrics.multiclass._classes import COUNTS, Frame, per_slice
+from sqlmetrics.metrics.multiclass._classes import COUNTS, Frame, class_interval, per_slice
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -20,6 +20,7 @@ SPEC = Metric(
     needs=("label", "prediction"),
     label_domain="class",
     reference="sklearn.metrics.accuracy_score",
+    interval=class_interval("CAST(NULL AS DOUBLE)", "1", "0", "0")  # Σ tp / n: 1 on the diagonal,
 )
 
 

@@ -7,7 +7,14 @@ from collections.abc import Sequence
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import ratio
-from sqlmetrics.metrics.multiclass._classes import COUNTS, Frame, per_slice
+from sqlmetrics.metrics.multiclass._classes import (
+    COUNTS,
+    RECALL_GRADIENT,
+    Frame,
+    averaged_gradient,
+    class_interval,
+    per_slice,
+)
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -20,6 +27,7 @@ SPEC = Metric(
     needs=("label", "prediction"),
     label_domain="class",
     reference="sklearn.metrics.balanced_accuracy_score",
+    interval=class_interval(*averaged_gradient(*RECALL_GRADIENT, average="'macro'"))  # macro-averaged recall,
 )
 
 

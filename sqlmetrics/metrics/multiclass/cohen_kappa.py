@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from sqlmetrics.intervals.kappa_delta import kappa_delta
-from sqlmetrics.metrics.multiclass._classes import Frame, class_confusion, class_counts, class_rows
+from sqlmetrics.metrics.multiclass._classes import Frame, class_confusion, class_counts, class_rows, used_tables
 from sqlmetrics.sources import in_kind
 from sqlmetrics.spec import Metric, MetricCall, Param
 
@@ -96,7 +96,7 @@ def cells(confusion: pl.LazyFrame, by: Sequence[str], weights: str) -> pl.LazyFr
 
 def _interval_cells(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
     """``cells`` of the used rows' confusion matrix, for κ's interval (kappa_delta)."""
-    confusion = rows.group_by([*slices, "true_class", "predicted_class"]).agg(pl.col("w").sum())
+    confusion, _ = used_tables(rows, slices)
     return cells(confusion, slices, call.kwargs["weights"])
 
 

@@ -6,8 +6,17 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from sqlmetrics.metrics.classification.f1 import HALF
 from sqlmetrics.metrics.multiclass import fbeta
-from sqlmetrics.metrics.multiclass._classes import AVERAGE, COUNTS, Frame, per_slice
+from sqlmetrics.metrics.multiclass._classes import (
+    AVERAGE,
+    COUNTS,
+    Frame,
+    averaged_gradient,
+    class_interval,
+    fscore_gradient,
+    per_slice,
+)
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -22,6 +31,7 @@ SPEC = Metric(
     label_domain="class",
     per_class="fscore",  # its column of per_class_scores (at beta 1)
     reference="sklearn.metrics.f1_score(zero_division=np.nan)",
+    interval=class_interval(*averaged_gradient(*fscore_gradient(HALF, HALF))),
 )
 
 

@@ -6,8 +6,18 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from sqlmetrics.metrics.classification.fbeta import BETA
-from sqlmetrics.metrics.multiclass._classes import AVERAGE, COUNTS, Frame, averaged, fscore_terms, per_slice
+from sqlmetrics.metrics.classification.fbeta import BETA, Q, R
+from sqlmetrics.metrics.multiclass._classes import (
+    AVERAGE,
+    COUNTS,
+    Frame,
+    averaged,
+    averaged_gradient,
+    class_interval,
+    fscore_gradient,
+    fscore_terms,
+    per_slice,
+)
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -22,6 +32,7 @@ SPEC = Metric(
     label_domain="class",
     per_class="fscore",  # its column of per_class_scores (at its beta)
     reference="sklearn.metrics.fbeta_score(zero_division=np.nan)",
+    interval=class_interval(*averaged_gradient(*fscore_gradient(R, Q))),
 )
 
 

@@ -7,8 +7,25 @@ from collections.abc import Sequence
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import ratio
-from sqlmetrics.metrics.multiclass._classes import COUNTS, Frame, per_slice
+from sqlmetrics.metrics.multiclass._classes import COUNTS, Frame, class_interval, per_slice
 from sqlmetrics.spec import Metric
+
+# The class terms of mcc's gradient in the cells' shares (intervals/class_confusion_delta.py).
+# Over shares (n = 1), mcc = (C − Σ t_k·p_k) / √(A·B), A = 1 − Σ p_k², B = 1 − Σ t_k²,
+# C = Σ tp_k: with the homogeneous form (C·n − Σ t·p) / √((n² − Σ p²)(n² − Σ t²)),
+#   ∂mcc/∂q_ij = ([i = j] + C − p_i − t_j) / √(A·B) − mcc·((1 − p_j)/A + (1 − t_i)/B),
+# so the diagonal term is 1/√(A·B), the true class i's (C − p_i)/√(A·B) − mcc·(1 − t_i)/B
+# and the predicted class j's −t_j/√(A·B) − mcc·(1 − p_j)/A (t: support, p: predicted).
+_ROOT = "SQRT((1 - predicted_squares) * (1 - support_squares))"
+_MCC = f"((correct - agreement) / CAST(NULLIF({_ROOT}, 0) AS DOUBLE))"
+GRADIENT = (
+    "CAST(NULL AS DOUBLE)",
+    f"1 / CAST(NULLIF({_ROOT}, 0) AS DOUBLE)",
+    f"(correct - predicted) / CAST(NULLIF({_ROOT}, 0) AS DOUBLE)"
+    f" - {_MCC} * (1 - support) / CAST(NULLIF(1 - support_squares, 0) AS DOUBLE)",
+    f"-support / CAST(NULLIF({_ROOT}, 0) AS DOUBLE)"
+    f" - {_MCC} * (1 - predicted) / CAST(NULLIF(1 - predicted_squares, 0) AS DOUBLE)",
+)
 
 SPEC = Metric(
     name="multiclass_mcc",
@@ -21,6 +38,7 @@ SPEC = Metric(
     label_domain="class",
     range=(-1.0, 1.0),
     reference="sklearn.metrics.matthews_corrcoef",
+    interval=class_interval(*GRADIENT),
 )
 
 

@@ -6,7 +6,17 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from sqlmetrics.metrics.multiclass._classes import AVERAGE, COUNTS, Frame, averaged, per_slice, recall_terms
+from sqlmetrics.metrics.multiclass._classes import (
+    AVERAGE,
+    COUNTS,
+    RECALL_GRADIENT,
+    Frame,
+    averaged,
+    averaged_gradient,
+    class_interval,
+    per_slice,
+    recall_terms,
+)
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -21,6 +31,7 @@ SPEC = Metric(
     label_domain="class",
     per_class="recall",  # its column of per_class_scores
     reference="sklearn.metrics.recall_score(zero_division=np.nan)",
+    interval=class_interval(*averaged_gradient(*RECALL_GRADIENT)),
 )
 
 

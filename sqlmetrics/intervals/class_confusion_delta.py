@@ -1,0 +1,108 @@
+"""The delta method's interval of a smooth function of the K×K confusion matrix (the
+multi-class accuracy, precision, recall, F-scores, balanced accuracy and MCC;
+``sql/intervals/class_confusion_delta.sql``): the cells' shares q_ij are multinomial,
+and se² = Σ q·(g − ḡ)² / n with g the metric's gradient in the shares. Every such
+gradient here is g_ij = [i = j]·diagonal_i + true_i + predicted_j: each metric declares
+the three terms of a class as SQL over the class's shares ``tp``, ``support`` and
+``predicted``, its value ``class_value`` (declared too) and the slice's sums over its
+classes (``classes``, ``covered``, ``covered_mean``, ``correct``, ``agreement``,
+``support_squares``, ``predicted_squares``: see the template), read by polars through
+``pl.sql_expr``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import polars as pl
+
+from sqlmetrics import templates
+from sqlmetrics.spec import Interval, MetricCall
+
+TERMS = ("g_diagonal", "g_true", "g_predicted")
+
+
+Tables = Callable[[pl.LazyFrame, list[str]], tuple[pl.LazyFrame, pl.LazyFrame]]
+
+
+def class_confusion_delta(class_value: str, g_diagonal: str, g_true: str, g_predicted: str, tables: Tables) -> Interval:
+    """The delta method's interval of a metric of the confusion matrix whose gradient in
+    the cells' shares has the class terms ``g_*`` (SQL, with the metric's parameters as
+    ``{{ name }}``); ``class_value`` is the per-class value the slice's sums read (SQL
+    NULL for a metric without one). Its polars form reads ``tables(rows, slices)``: the
+    used rows' ``class_confusion`` and ``class_counts``, as the metrics build them."""
+
+    def spread(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+        return class_confusion_spread(call, *tables(rows, slices), slices)
+
+    return Interval(
+        "class_confusion_delta",
+        "intervals/class_confusion_delta.sql",
+        "delta method",
+        comparison="delta method",
+        values=(("class_value", class_value), ("g_diagonal", g_diagonal), ("g_true", g_true), ("g_predicted", g_predicted)),
+        polars=spread,
+        micro=True,
+    )
+
+
+def class_terms(call: MetricCall, counts: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """Per slice and class (``class_counts``' rows) the gradient's terms, as the template's
+    subquery ``terms``: the shares, the class's value, the slice's sums, the terms."""
+    parameters = {name: templates.literal(value) for name, value in call.kwargs.items()}
+    declared = {key: pl.sql_expr(templates.fill(sql, parameters)) for key, sql in call.spec.interval.values}
+
+    def over(expr: pl.Expr) -> pl.Expr:
+        return expr.over(slices) if slices else expr
+
+    n = over(pl.col("support").sum())
+    shares = counts.with_columns(n=n).filter(pl.col("n") > 0)
+    shares = shares.with_columns(pl.col(c) / pl.col("n") for c in ("tp", "support", "predicted"))
+    valued = shares.with_columns(class_value=declared["class_value"].cast(pl.Float64))
+    value, support, predicted = pl.col("class_value"), pl.col("support"), pl.col("predicted")
+    covered = over(support.filter(value.is_not_null()).sum())
+    summed = valued.with_columns(
+        classes=over(value.count()),
+        covered=covered,
+        covered_mean=pl.when(covered != 0).then(over((support * value).sum()) / covered),
+        correct=over(pl.col("tp").sum()),
+        agreement=over((support * predicted).sum()),
+        support_squares=over((support * support).sum()),
+        predicted_squares=over((predicted * predicted).sum()),
+    )
+    return summed.select(*slices, "class", *(declared[term].cast(pl.Float64).alias(term) for term in TERMS))
+
+
+def class_confusion_spread(
+    call: MetricCall, confusion: pl.LazyFrame, counts: pl.LazyFrame, slices: list[str]
+) -> pl.LazyFrame:
+    """class_confusion_delta.sql over a confusion matrix (slices, ``true_class``,
+    ``predicted_class``, ``w``) and its class counts."""
+    terms = class_terms(call, counts, slices)
+    class_type = counts.collect_schema()["class"]
+    by = slices or None
+    cells = confusion.with_columns(
+        pl.col("true_class", "predicted_class").cast(class_type),
+        n=pl.col("w").sum().over(by) if by else pl.col("w").sum(),
+    )
+    cells = cells.filter(pl.col("n") > 0).with_columns(q=pl.col("w") / pl.col("n"))
+    true_side = terms.select(*slices, "g_true", "g_diagonal", true_class="class")
+    predicted_side = terms.select(*slices, "g_predicted", predicted_class="class")
+    for side, key in ((true_side, "true_class"), (predicted_side, "predicted_class")):
+        cells = cells.join(side, on=[*slices, key], how="inner", nulls_equal=True)
+    own = pl.when(pl.col("true_class") == pl.col("predicted_class"))
+    g = own.then(pl.col("g_true") + pl.col("g_diagonal")).otherwise(pl.col("g_true")) + pl.col("g_predicted")
+    return multinomial_se(cells.with_columns(g=g), slices, pl.lit(True))
+
+
+def multinomial_se(cells: pl.LazyFrame, slices: list[str], defined: pl.Expr) -> pl.LazyFrame:
+    """Per slice of ``cells`` (each with its share ``q``, gradient ``g`` and the slice's
+    weight ``n``) the delta method's se = √(Σ q·(g − ḡ)² / n), ḡ = Σ q·g, NULL where
+    ``defined`` (an aggregation) is not or an occurring cell's gradient is NULL; and
+    ``df`` NULL (the normal interval)."""
+    q, g = pl.col("q"), pl.col("g")
+    spread = (q * (g - (q * g).sum()) ** 2).sum() / pl.col("n").first()
+    undefined = (q > 0) & g.is_null()
+    se = pl.when(defined & ~undefined.any()).then(spread.sqrt())
+    used = cells.filter(pl.col("n") > 0)
+    aggregated = used.group_by(slices).agg(se=se) if slices else used.select(se=se)
+    return aggregated.with_columns(df=pl.lit(None, pl.Int64))
