@@ -145,7 +145,7 @@ def test_intervals(engine):
     frame = impressions(7)
     binary = [name for name, spec in sm.registry().items() if spec.family == "classification" and spec.interval]
     check(engine, {"src": frame}, binary, label="label", score="score", query="q", weight="w", by="s", ci=0.9)
-    regression = ["mae", "mse", "rmse", "mean_error", "mape"]  # their target: rel
+    regression = ["mae", "mse", "rmse", "mean_error", "mape", "r2"]  # their target: rel
     check(engine, {"src": frame}, regression, label="rel", score="score", weight="w", by="s", ci=0.9)
     ranking = ["ndcg@3", "mrr", "map", "hit_rate@2", "precision@2", "recall@3", "rank_corr", "err@3"]
     check(engine, {"src": frame}, ranking, label="rel", score="score", query="q", item="item", ci=0.99)

@@ -24,6 +24,8 @@ column. A metric's spec declares its analytic interval (``ci_method="analytic"``
 * ``histogram_delta`` (calibration): the delta method over the rows' means, each row's
   influence declared by the metric, read from the score histogram
   (``histogram_delta.sql``).
+* ``r2_delta`` (r2): the delta method over the rows' squared errors and squared
+  deviations of the target (``r2_delta.sql``).
 
 Paired forms (``sm.compare(scores=...)``): DeLong's (``paired_delong.sql``), the paired t
 over queries (``paired_query_mean.sql``) and the rows' differences of a mean over rows
