@@ -292,7 +292,8 @@ REGRESSION_SLICES = st.lists(
 @given(rows=REGRESSION_SLICES)
 def test_engines_agree_on_regression_intervals(rows):
     """Every regression metric with an analytic interval, by slice (a NULL slice too), with
-    NULL scores, targets and weights, weights of 0 and below 1: DuckDB and polars agree."""
+    NULL scores, targets and weights, weights of 0 and below 1, and the paired difference
+    of two predictions: DuckDB and polars agree."""
     frame = pl.DataFrame(
         rows, schema={"s": pl.String, "p": pl.Float64, "y": pl.Float64, "w": pl.Float64}, orient="row"
     )
@@ -301,6 +302,14 @@ def test_engines_agree_on_regression_intervals(rows):
     assert_frame_equal(
         sm.evaluate(frame, metrics, **kwargs),
         sm.evaluate(frame, metrics, engine="polars", **kwargs),
+        abs_tol=1e-9,
+        check_dtypes=False,
+    )
+    paired = frame.with_columns(q=(pl.col("p") * 0.5 + 0.25))  # a second prediction of the same rows
+    del kwargs["score"]
+    assert_frame_equal(
+        sm.compare(paired, metrics, scores=("p", "q"), **kwargs),
+        sm.compare(paired, metrics, scores=("p", "q"), engine="polars", **kwargs),
         abs_tol=1e-9,
         check_dtypes=False,
     )

@@ -28,8 +28,9 @@ column. A metric's spec declares its analytic interval (``ci_method="analytic"``
   deviations of the target (``r2_delta.sql``).
 
 Paired forms (``sm.compare(scores=...)``): DeLong's (``paired_delong.sql``), the paired t
-over queries (``paired_query_mean.sql``) and the rows' differences of a mean over rows
-(``paired_row_mean.sql``).
+over queries (``paired_query_mean.sql``), the rows' differences of a mean over rows
+(``paired_row_mean.sql``) and the delta method over the rows' influences for the
+regression metrics (``paired_residual_mean.sql``, ``paired_r2_delta.sql``).
 
 Every interval's bounds are clipped to the finite ends of the metric's range.
 

@@ -1,13 +1,15 @@
 """The delta method's interval of R² = 1 − SSE/SST (``sql/intervals/r2_delta.sql``):
 each row's influence u = −[(e² − A) − (A/B)·((y − ȳ)² − B)] / B, with A = SSE/W and
 B = SST/W, and se² = Σ w·u² / (W·(W − 1)), weights counting as frequencies; the normal
-interval, NULL where the targets are all equal (SST = 0)."""
+interval, NULL where the targets are all equal (SST = 0). Its paired form
+(``paired_r2_delta.sql``): the same over d = u₂ − u₁, each score's influence on its R²."""
 
 from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.spec import Interval, MetricCall
+from sqlmetrics.intervals.row_mean import first_score_rows, influence_spread, on_second_score
+from sqlmetrics.spec import Interval, MetricCall, PairedInterval
 
 
 def r2_delta() -> Interval:
@@ -18,6 +20,12 @@ def r2_delta() -> Interval:
         "delta method",
         comparison="delta method",
         polars=r2_delta_polars,
+        paired=PairedInterval(
+            "intervals/paired_r2_delta.sql",
+            "paired, normal: delta method",
+            over_rows=True,
+            polars=paired_r2_delta_polars,
+        ),
     )
 
 
@@ -28,6 +36,18 @@ def r2_delta_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> 
         *slices, "w", u=r2_influence(scaled_squared_error("score"), pl.col("mse"))
     )
     return influence_spread(influences, slices)
+
+
+def paired_r2_delta_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame:
+    """paired_r2_delta.sql over the used rows of two paired scores (the slice ``pair``
+    says which, 1 or 2; each row of 1 carries ``score_1`` and ``score_2``): per slice
+    ``se`` of the difference of the two R², on the rows of 2."""
+    used, groups = first_score_rows(rows, slices, pair)
+    errors = {f"mse_{k}": scaled_squared_error(f"score_{k}") for k in (1, 2)}
+    moments = r2_moments(used, groups, errors)
+    second, first = (r2_influence(scaled_squared_error(f"score_{k}"), pl.col(f"mse_{k}")) for k in (2, 1))
+    influences = used.join(moments, on=groups, nulls_equal=True).select(*groups, "w", u=second - first)
+    return on_second_score(influence_spread(influences, groups), slices, pair)
 
 
 def scaled_squared_error(score: str) -> pl.Expr:
@@ -81,11 +101,3 @@ def r2_influence(squared_error: pl.Expr, mse: pl.Expr) -> pl.Expr:
     centred = (pl.col("label") * pl.col("scale") - pl.col("mean_label")) ** 2
     return -((squared_error - mse) - mse / spread * (centred - spread)) / spread
 
-
-def influence_spread(influences: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-    """Per slice, ``se`` = √(Σ w·u² / (W·(W − 1))) of the influences ``u`` of rows of
-    weight ``w`` (W their sum; the caller keeps the slices of W > 1), ``df`` NULL (the
-    normal interval)."""
-    w, u = pl.col("w"), pl.col("u")
-    total = w.sum()
-    return influences.group_by(slices).agg(se=((w * u * u).sum() / total / (total - 1)).sqrt(), df=pl.lit(None, pl.Int64))
