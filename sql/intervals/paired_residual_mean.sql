@@ -14,49 +14,36 @@
 --
 -- reads:  paired_rows({{ by }}, label, score_1, score_2, w)
 -- output: {{ by }}, {{ pair }}, se, df (NULL: the normal interval)
-SELECT {{ by(v) }}, 2 AS {{ pair }},
-       SQRT(SUM(v.w * (s.slope_2 * (v.x_2 - s.mean_2) - s.slope_1 * (v.x_1 - s.mean_1))
-                    * (s.slope_2 * (v.x_2 - s.mean_2) - s.slope_1 * (v.x_1 - s.mean_1)))
-            / CAST(MIN(s.total) AS DOUBLE) / CAST(MIN(s.total) - 1 AS DOUBLE)) AS se,
+SELECT {{ by }}, 2 AS {{ pair }},
+       SQRT(SUM(w * d * d) / CAST(MIN(total) AS DOUBLE) / CAST(MIN(total) - 1 AS DOUBLE)) AS se,
        CAST(NULL AS BIGINT) AS df
 FROM (
-    SELECT {{ by }}, w, x_1, {{ value }} AS x_2
+    -- the second score's influence, its slope at mean = m₂, less the first's
+    SELECT {{ by }}, w, total, ({{ slope }}) * (x_2 - mean) - u_1 AS d
     FROM (
-        SELECT {{ by }}, w, label, x_1, score_2 AS score
+        SELECT {{ by }}, w, total, x_2, mean_2 AS mean, u_1
         FROM (
-            SELECT {{ by }}, w, label, score_2, {{ value }} AS x_1
-            FROM (SELECT {{ by }}, w, label, score_1 AS score, score_2 FROM paired_rows WHERE w IS NOT NULL) AS first
-            WHERE {{ where }}
-        ) AS valued
-    ) AS second
-) AS v
-JOIN (
-    -- each slice's means and the slope at each (the slope is SQL over a column mean)
-    SELECT {{ by }}, total, mean_1, mean_2, slope_1, {{ slope }} AS slope_2
-    FROM (
-        SELECT {{ by }}, total, mean_1, mean_2, slope_1, mean_2 AS mean
-        FROM (
-            SELECT {{ by }}, total, mean_1, mean_2, {{ slope }} AS slope_1
+            -- the first score's influence, its slope at mean = m₁ (the slope is SQL over a column mean)
+            SELECT {{ by }}, w, total, x_2, mean_2, ({{ slope }}) * (x_1 - mean) AS u_1
             FROM (
-                SELECT {{ by }}, CAST(SUM(w) AS DOUBLE) AS total, SUM(w * x_1) / CAST(SUM(w) AS DOUBLE) AS mean_1,
-                       SUM(w * x_2) / CAST(SUM(w) AS DOUBLE) AS mean_2, SUM(w * x_1) / CAST(SUM(w) AS DOUBLE) AS mean
+                -- each slice's means, for the influences about them (two passes)
+                SELECT {{ by }}, w, x_1, x_2, SUM(w) OVER (PARTITION BY {{ by }}) AS total,
+                       SUM(w * x_1) OVER (PARTITION BY {{ by }}) / CAST(SUM(w) OVER (PARTITION BY {{ by }}) AS DOUBLE) AS mean,
+                       SUM(w * x_2) OVER (PARTITION BY {{ by }}) / CAST(SUM(w) OVER (PARTITION BY {{ by }}) AS DOUBLE) AS mean_2
                 FROM (
                     SELECT {{ by }}, w, x_1, {{ value }} AS x_2
                     FROM (
                         SELECT {{ by }}, w, label, x_1, score_2 AS score
                         FROM (
                             SELECT {{ by }}, w, label, score_2, {{ value }} AS x_1
-                            FROM (
-                                SELECT {{ by }}, w, label, score_1 AS score, score_2 FROM paired_rows WHERE w IS NOT NULL
-                            ) AS first
+                            FROM (SELECT {{ by }}, w, label, score_1 AS score, score_2 FROM paired_rows WHERE w IS NOT NULL) AS first
                             WHERE {{ where }}
                         ) AS valued
                     ) AS second
                 ) AS row_values
-                GROUP BY {{ by }}
-                HAVING SUM(w) > 1
-            ) AS means
-        ) AS first_slope
+            ) AS centred
+        ) AS first_influence
     ) AS renamed
-) AS s ON {{ same_slice(v, s) }}
-GROUP BY {{ by(v) }}
+) AS influences
+GROUP BY {{ by }}
+HAVING MIN(total) > 1
