@@ -90,8 +90,8 @@ def evaluate(
     logloss, brier, score_mean, label_mean and the regression errors mae, mse, mape and
     mean_error, and for rmse mse's through the delta method, the delta method's for f1,
     fbeta, balanced_accuracy and mcc (over the confusion cells), for cohen_kappa (over
-    the confusion matrix) and for calibration (over the rows' means)
-    (``ci_method="analytic"``; ``docs/intervals.md``); for the other metrics ``ci_method="auto"`` (the default)
+    the confusion matrix), for calibration (over the rows' means) and for r2 (over the
+    rows' squared errors and deviations) (``ci_method="analytic"``; ``docs/intervals.md``); for the other metrics ``ci_method="auto"`` (the default)
     takes the percentile interval of a Poisson bootstrap of ``resamples`` replicates
     drawn from ``seed`` (an integer from 0 to 2**31 - 2; ``sqlmetrics.bootstrap``),
     which ``ci_method="bootstrap"`` takes for every metric; ``ci_unit`` (a column, e.g.
