@@ -64,13 +64,13 @@ def one_relevant(queries: int, length: int) -> Draw:
     return draw
 
 
-def regression(rows: int) -> Draw:
-    """Targets N(0, 1) predicted with an error e ~ N(0, 1): MAE = E|e| = √(2/π), MSE = 1,
-    mean error 0."""
+def regression(rows: int, error_sd: float = 1.0) -> Draw:
+    """Targets N(0, 1) predicted with an error e ~ N(0, σ²), σ = ``error_sd``: MAE = E|e| =
+    σ·√(2/π), MSE = σ², mean error 0, R² = 1 − E[e²]/Var(y) = 1 − σ²."""
 
     def draw(rng: np.random.Generator) -> pl.DataFrame:
         target = rng.normal(size=rows)
-        return pl.DataFrame({"label": target, "score": target + rng.normal(size=rows)})
+        return pl.DataFrame({"label": target, "score": target + rng.normal(scale=error_sd, size=rows)})
 
     return draw
 
@@ -141,6 +141,18 @@ def paired_probabilities(rows: int) -> Draw:
         a = 0.4 + rng.uniform(-0.1, 0.1, rows)
         b = np.where(labels == 1, 0.6, 0.3) + rng.uniform(-0.1, 0.1, rows)
         return pl.DataFrame({"label": labels, "a": a, "b": b})
+
+    return draw
+
+
+def paired_regression(rows: int) -> Draw:
+    """Targets N(0, 1) predicted by ``a`` with an error N(0, 1) and by ``b`` with an
+    independent error N(0, 0.5²): MSE_b − MSE_a = 0.25 − 1 = −0.75, R²_b − R²_a = 0.75."""
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        target = rng.normal(size=rows)
+        a, b = target + rng.normal(size=rows), target + rng.normal(scale=0.5, size=rows)
+        return pl.DataFrame({"label": target, "a": a, "b": b})
 
     return draw
 
@@ -224,8 +236,8 @@ def class_studies() -> list[tuple[str, sm.MetricCall, float, Draw, dict]]:
 
 
 def delta_studies() -> list[tuple[str, str, float, Draw, dict]]:
-    """The delta method's intervals: metrics of the confusion counts, and calibration
-    (E[score] / E[label] = 0.4·μ / 0.4 = μ for binormal scores)."""
+    """The delta method's intervals: metrics of the confusion counts, calibration
+    (E[score] / E[label] = 0.4·μ / 0.4 = μ for binormal scores), κ and r2."""
     tp, fp, tn, fn = confusion_at_half(0.4, 1.0)
     f1 = 2 * tp / (2 * tp + fp + fn)
     f2 = 5 * tp / (5 * tp + 4 * fn + fp)
@@ -240,6 +252,7 @@ def delta_studies() -> list[tuple[str, str, float, Draw, dict]]:
         ("calibration, 300 rows, μ = 1", "calibration", 1.0, draw, {}),
         ("calibration, 60 rows, 20% positives, μ = 1", "calibration", 1.0, binormal(60, 0.2, 1.0), {}),
         ("cohen_kappa, 200 rows, 3 classes", "cohen_kappa", 0.6, three_classes(200), {"prediction": "prediction"}),
+        ("r2, 200 rows, errors N(0, 0.5²)", "r2", 0.75, regression(200, 0.5), {}),
     ]
 
 
@@ -266,6 +279,8 @@ def paired_studies() -> list[tuple[str, str, float, Draw, dict]]:
         ("paired auc, 80 rows, 20% positives", "auc", auc_b - auc_a, paired_binormal(80, 0.2), {}),
         ("paired mrr, 40 lists of 5", "mrr", mrr, paired_one_relevant(40, 5), {"query": "query"}),
         ("paired brier, 300 rows", "brier", -0.122, paired_probabilities(300), {}),
+        ("paired mse, 200 rows, errors N(0, 1) and N(0, 0.5²)", "mse", -0.75, paired_regression(200), {}),
+        ("paired r2, 200 rows, errors N(0, 1) and N(0, 0.5²)", "r2", 0.75, paired_regression(200), {}),
     ]
 
 

@@ -214,6 +214,107 @@ def test_regression_mean_interval_is_the_standard_error_of_the_mean(engine, metr
     assert row[f"{metric}_hi"] == pytest.approx(clipped(metric, center + half), abs=1e-9)
 
 
+R2_METRICS = {"r2": skm.r2_score}  # the metrics of r2_delta, as scikit-learn computes them from weighted rows
+
+
+def infinitesimal_jackknife_se(metric, y: np.ndarray, p: np.ndarray, w: np.ndarray) -> float:
+    """The delta method's standard error of a smooth function of weighted means, from the
+    metric itself (scikit-learn's) differentiated numerically in each row's weight: a
+    row's influence is u_j = W·∂f/∂w_j (the gradient in the means times the row's values
+    less their means, which is what moving a row's weight does to the means), and
+    se² = Σ w·u² / (W·(W − 1)), weights counting as frequencies."""
+    total, influences = w.sum(), np.zeros(len(w))
+    for j in range(len(w)):
+        step = np.zeros(len(w))
+        step[j] = 1e-6 * w[j]
+        influences[j] = total * (metric(y, p, sample_weight=w + step) - metric(y, p, sample_weight=w - step)) / (
+            2 * step[j]
+        )
+    return math.sqrt((w * influences**2).sum() / (total * (total - 1)))
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", with_interval("r2_delta"))
+@given(rows=REGRESSION_ROWS, weighted=st.booleans())
+def test_r2_interval_is_the_delta_method_of_scikit_learns_r2(engine, metric, rows, weighted):
+    """r2 = 1 − SSE/SST: the normal interval with the delta method's se, against
+    scikit-learn's r2_score differentiated numerically in each row's weight (weights
+    counting as repeated rows); NULL where SST = 0 (one target) or W ≤ 1."""
+    frame = pl.DataFrame(rows, schema={"score": pl.Float64, "label": pl.Float64, "w": pl.Int64}, orient="row")
+    out = sm.evaluate(frame, [metric], score="score", weight="w" if weighted else None, ci=0.9, ci_method="analytic",
+                      engine=engine)  # fmt: skip
+    row = out.row(0, named=True)
+    y, p = frame["label"].to_numpy(), frame["score"].to_numpy()
+    w = frame["w"].to_numpy().astype(float) if weighted else np.ones(len(frame))
+    if w.sum() < 2 or len(np.unique(y)) < 2:  # one target: SST = 0, r2 undefined
+        assert row[f"{metric}_lo"] is None and row[f"{metric}_hi"] is None
+        return
+    value = R2_METRICS[metric](y, p, sample_weight=w)
+    half = stats.norm.ppf(0.95) * infinitesimal_jackknife_se(R2_METRICS[metric], y, p, w)
+    assert row[metric] == pytest.approx(value, abs=1e-12)
+    assert row[f"{metric}_lo"] == pytest.approx(clipped(metric, value - half), rel=1e-6, abs=1e-7)
+    assert row[f"{metric}_hi"] == pytest.approx(clipped(metric, value + half), rel=1e-6, abs=1e-7)
+
+
+def test_r2_interval_is_numpys_delta_method_over_the_sums():
+    """The same se from the sums' covariance: r2 = 1 − m_e²/(m_y² − m_y²) of the means of
+    each row's (e², y, y²), g its gradient (central differences), S numpy's sample
+    covariance of those values, se² = g'·S·g / n; 500 rows, both engines."""
+    rng = np.random.default_rng(11)
+    y = rng.normal(2.0, 1.5, 500)
+    p = 0.7 * y + rng.normal(0.0, 1.0, 500)
+    values = np.stack([(p - y) ** 2, y, y**2])
+    means = values.mean(axis=1)
+
+    def r2(m):
+        return 1 - m[0] / (m[2] - m[1] ** 2)
+
+    gradient = np.array([(r2(means + step) - r2(means - step)) / 2e-7 for step in np.eye(3) * 1e-7])
+    se = math.sqrt(gradient @ np.cov(values, ddof=1) @ gradient / len(y))
+    frame = pl.DataFrame({"y": y, "p": p})
+    for engine in ("duckdb", "polars"):
+        row = sm.evaluate(frame, ["r2"], label="y", score="p", ci=0.95, engine=engine).row(0, named=True)
+        assert row["r2"] == pytest.approx(skm.r2_score(y, p), abs=1e-12)
+        assert row["r2_hi"] - row["r2"] == pytest.approx(stats.norm.ppf(0.975) * se, rel=1e-6)
+
+
+REGRESSION_SLICES = st.lists(
+    st.tuples(
+        st.sampled_from(["x", "y", None]),
+        st.sampled_from([-1.5, 0.0, 0.25, 2.0, None]),
+        st.sampled_from([-1.0, 0.0, 0.5, 3.0, None]),
+        st.sampled_from([0.0, 0.5, 1.0, 2.5, None]),
+    ),
+    max_size=40,
+)
+
+
+@given(rows=REGRESSION_SLICES)
+def test_engines_agree_on_regression_intervals(rows):
+    """Every regression metric with an analytic interval, by slice (a NULL slice too), with
+    NULL scores, targets and weights, weights of 0 and below 1, and the paired difference
+    of two predictions: DuckDB and polars agree."""
+    frame = pl.DataFrame(
+        rows, schema={"s": pl.String, "p": pl.Float64, "y": pl.Float64, "w": pl.Float64}, orient="row"
+    )
+    metrics = [name for name, spec in registry().items() if spec.family == "regression" and spec.interval]
+    kwargs = dict(label="y", score="p", weight="w", by="s", ci=0.8, ci_method="analytic")
+    assert_frame_equal(
+        sm.evaluate(frame, metrics, **kwargs),
+        sm.evaluate(frame, metrics, engine="polars", **kwargs),
+        abs_tol=1e-9,
+        check_dtypes=False,
+    )
+    paired = frame.with_columns(q=(pl.col("p") * 0.5 + 0.25))  # a second prediction of the same rows
+    del kwargs["score"]
+    assert_frame_equal(
+        sm.compare(paired, metrics, scores=("p", "q"), **kwargs),
+        sm.compare(paired, metrics, scores=("p", "q"), engine="polars", **kwargs),
+        abs_tol=1e-9,
+        check_dtypes=False,
+    )
+
+
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 @pytest.mark.parametrize("metric", with_interval("proportion"))
 @given(rows=ROWS, weighted=st.booleans())
@@ -508,6 +609,7 @@ REFERENCE_TESTS = {  # interval method -> its test against an independent refere
     "histogram_delta": test_histogram_delta_interval_is_the_delta_method_over_rows,
     "kappa_delta": test_kappa_interval_is_the_multinomial_delta_method,
     "class_confusion_delta": test_class_confusion_delta_interval_is_the_multinomial_delta_method,
+    "r2_delta": test_r2_interval_is_the_delta_method_of_scikit_learns_r2,
 }
 
 
@@ -522,6 +624,7 @@ def test_every_interval_method_and_metric_has_a_reference():
     assert sorted(CONFUSION_METRICS) == with_interval("confusion_delta")
     assert sorted(HISTOGRAM_METRICS) == with_interval("histogram_delta")
     assert sorted(CLASS_METRICS) == with_interval("class_confusion_delta")
+    assert sorted(R2_METRICS) == with_interval("r2_delta")
 
 
 @given(frame=impressions(max_rows=60))

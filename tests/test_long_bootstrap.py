@@ -58,14 +58,15 @@ def test_the_warning_fires_above_the_threshold_and_not_at_it(threshold, engine):
 
 
 def test_the_warning_says_why_each_metric_is_resampled(threshold):
-    (explicit,) = _warned(lambda: sm.evaluate(_frame(), ["auc", "r2"], ci=0.9, ci_method="bootstrap", resamples=30))
-    assert "auc (ci_method 'bootstrap'" in str(explicit) and "r2 (no analytic interval)" in str(explicit)
+    metrics = ["auc", "max_error"]  # max_error has no analytic interval
+    (explicit,) = _warned(lambda: sm.evaluate(_frame(), metrics, ci=0.9, ci_method="bootstrap", resamples=30))
+    assert "auc (ci_method 'bootstrap'" in str(explicit) and "max_error (no analytic interval)" in str(explicit)
     (clustered,) = _warned(lambda: sm.evaluate(_frame(), ["auc"], ci=0.9, ci_unit="user", resamples=30))
     assert "auc (ci_unit 'user'" in str(clustered)
     (paired,) = _warned(
-        lambda: sm.compare(_frame(), ["f1", "auc"], scores=("score", "b"), resamples=30)
-    )  # paired auc is DeLong's, f1 resampled
-    assert paired.metrics == ("f1",) and "50 rows × 30 resamples" in str(paired)
+        lambda: sm.compare(_frame(), ["average_precision", "auc"], scores=("score", "b"), resamples=30)
+    )  # paired auc is DeLong's, average_precision resampled
+    assert paired.metrics == ("average_precision",) and "50 rows × 30 resamples" in str(paired)
 
 
 def test_no_warning_without_a_bootstrap_or_a_cheap_row_count(threshold):

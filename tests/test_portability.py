@@ -86,7 +86,7 @@ def calls():
     yield "intervals", lambda: sm.to_sql(with_intervals, source="t", **roles)
     yield (
         "regression-intervals",
-        lambda: sm.to_sql(["mae", "mape"], source="t", label="y", score="yhat", by="s", ci=0.9),
+        lambda: sm.to_sql(["mae", "mape", "r2"], source="t", label="y", score="yhat", by="s", ci=0.9),
     )
     kappa = sm.metric("cohen_kappa", weights="quadratic")
     classes = [kappa, "accuracy", sm.metric("multiclass_fbeta", beta=2, average="weighted"), "mcc"]

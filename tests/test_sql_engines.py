@@ -146,7 +146,7 @@ def test_intervals(engine):
     frame = impressions(7)
     binary = [name for name, spec in sm.registry().items() if spec.family == "classification" and spec.interval]
     check(engine, {"src": frame}, binary, label="label", score="score", query="q", weight="w", by="s", ci=0.9)
-    regression = ["mae", "mse", "rmse", "mean_error", "mape"]  # their target: rel
+    regression = ["mae", "mse", "rmse", "mean_error", "mape", "r2"]  # their target: rel
     check(engine, {"src": frame}, regression, label="rel", score="score", weight="w", by="s", ci=0.9)
     ranking = ["ndcg@3", "mrr", "map", "hit_rate@2", "precision@2", "recall@3", "rank_corr", "err@3"]
     check(engine, {"src": frame}, ranking, label="rel", score="score", query="q", item="item", ci=0.99)
@@ -161,7 +161,8 @@ def test_intervals(engine):
 def test_paired_compare(name, request):
     """sm.compare(scores=...) on Spark and PostgreSQL equals DuckDB's: the paired input,
     DeLong's paired windows over the rows, the paired t over queries (also of a judged
-    run) and the paired bootstrap (rows, and units), in each dialect."""
+    run), the regression metrics' delta method over the rows and the paired bootstrap
+    (rows, and units), in each dialect."""
     engine = request.getfixturevalue(f"{name}_engine")
     frame = impressions(9)
     frame = frame.with_columns(score_b=(pl.col("score") * 0.6 + pl.col("rel").cast(pl.Float64) / 10).round(2))
@@ -170,6 +171,7 @@ def test_paired_compare(name, request):
     for metrics, roles in (
         (["auc", "gauc", "logloss", "brier"], {"label": "label", "query": "q", "weight": "w", "by": "s"}),
         (["ndcg@3", "mrr", "map"], {"label": "rel", "query": "q", "item": "item"}),
+        (["mae", "rmse", "mape", "r2"], {"label": "rel", "weight": "w", "by": "s"}),  # regression: target rel
         (["auc", "f1", "logloss"], {"label": "label", "query": "q", "by": "s", "resamples": 6, "ci_unit": "q"}),
         (["f1"], {"label": "label", "weight": "w", "resamples": 6, "ci_method": "bootstrap"}),
     ):

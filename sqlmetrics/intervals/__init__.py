@@ -28,12 +28,15 @@ column. A metric's spec declares its analytic interval (``ci_method="analytic"``
 * ``histogram_delta`` (calibration): the delta method over the rows' means, each row's
   influence declared by the metric, read from the score histogram
   (``histogram_delta.sql``).
+* ``r2_delta`` (r2): the delta method over the rows' squared errors and squared
+  deviations of the target (``r2_delta.sql``).
 
 Paired forms (``sm.compare(scores=...)``): DeLong's (``paired_delong.sql``), the paired t
 over queries (``paired_query_mean.sql``), the rows' differences of a mean over rows
 (``paired_row_mean.sql``), the delta method over the joint confusion cells of both
-scores (``paired_confusion_delta.sql``) and over the rows' differences of influence
-(``paired_histogram_delta.sql``).
+scores (``paired_confusion_delta.sql``), over the rows' differences of influence
+(``paired_histogram_delta.sql``) and over the rows' influences for the regression
+metrics (``paired_residual_mean.sql``, ``paired_r2_delta.sql``).
 
 Clustered forms (``ci_unit=``, ``clustered.py``): each unit's part of the metric's
 linearization summed, se² = C/(C − 1)·Σ part², for DeLong's (``clustered_delong.sql``),

@@ -39,7 +39,12 @@ def class_confusion_delta(class_value: str, g_diagonal: str, g_true: str, g_pred
         "intervals/class_confusion_delta.sql",
         "delta method",
         comparison="delta method",
-        values=(("class_value", class_value), ("g_diagonal", g_diagonal), ("g_true", g_true), ("g_predicted", g_predicted)),
+        values=(
+            ("class_value", class_value),
+            ("g_diagonal", g_diagonal),
+            ("g_true", g_true),
+            ("g_predicted", g_predicted),
+        ),
         polars=spread,
         micro=True,
     )

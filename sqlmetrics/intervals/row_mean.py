@@ -85,14 +85,39 @@ def paired_row_mean_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[st
     says which, 1 or 2; each row of 1 carries both, ``score_1`` and ``score_2``): per
     slice ``se`` of the difference of the two means, on the rows of 2."""
     values = dict(call.spec.interval.values)
-    groups = [column for column in slices if column != pair]
+    used, groups = first_score_rows(rows, slices, pair)
     positive = pl.col("label") == 1
     value = pl.when(positive).then(pl.sql_expr(values["positive"])).otherwise(pl.sql_expr(values["negative"]))
-    used = rows.filter(pl.col(pair) == 1)
     first = used.with_columns(score=pl.col("score_1")).with_columns(x_1=value.cast(pl.Float64))
     both = first.with_columns(score=pl.col("score_2")).with_columns(x=value.cast(pl.Float64) - pl.col("x_1"))
-    if not groups:  # one slice: a constant key to group by
-        both, groups = both.with_columns(sqlmetrics_all=pl.lit(0)), ["sqlmetrics_all"]
-    spread = weighted_mean_spread(both.select(*groups, "w", "x"), groups, pl.lit(1.0))
-    spread = spread.drop("sqlmetrics_all") if groups == ["sqlmetrics_all"] else spread
+    return on_second_score(weighted_mean_spread(both.select(*groups, "w", "x"), groups, pl.lit(1.0)), slices, pair)
+
+
+def first_score_rows(rows: pl.LazyFrame, slices: list[str], pair: str) -> tuple[pl.LazyFrame, list[str]]:
+    """The used rows of two paired scores as their paired templates read ``paired_rows``:
+    the rows of the first score (each carries both, ``score_1`` and ``score_2``), and the
+    slices to group them by (all but ``pair``; a constant key ``sqlmetrics_all`` when
+    there is none)."""
+    groups = [column for column in slices if column != pair]
+    used = rows.filter(pl.col(pair) == 1)
+    if not groups:
+        return used.with_columns(sqlmetrics_all=pl.lit(0)), ["sqlmetrics_all"]
+    return used, groups
+
+
+def on_second_score(spread: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame:
+    """A paired spread per ``first_score_rows`` group (``se``, ``df``) given on the rows
+    of the second score: the slice ``pair`` = 2."""
+    spread = spread.drop("sqlmetrics_all", strict=False)
     return spread.with_columns(pl.lit(2, pl.Int32).alias(pair)).select(*slices, "se", "df")
+
+
+def influence_spread(influences: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """Per slice, ``se`` = √(Σ w·u² / (W·(W − 1))) of the influences ``u`` (each row's on
+    the metric, averaging 0) of rows of weight ``w``, W their sum (the caller keeps the
+    slices of W > 1); NULL where every u is (SQL's SUM of NULLs: a slope undefined
+    there), ``df`` NULL (the normal interval)."""
+    w, u = pl.col("w"), pl.col("u")
+    total = w.sum()
+    se = pl.when(u.count() > 0).then(((w * u * u).sum() / total / (total - 1)).sqrt())
+    return influences.group_by(slices).agg(se=se, df=pl.lit(None, pl.Int64))

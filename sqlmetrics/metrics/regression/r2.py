@@ -6,6 +6,7 @@ import math
 
 import polars as pl
 
+from sqlmetrics.intervals.r2_delta import r2_delta
 from sqlmetrics.metrics.classification._binary import IntoExpr, col
 from sqlmetrics.metrics.regression._residuals import residual_weights, weighted_mean
 from sqlmetrics.spec import Metric
@@ -21,6 +22,7 @@ SPEC = Metric(
     score_domain="finite",
     range=(float("-inf"), 1.0),
     reference="sklearn.metrics.r2_score",
+    interval=r2_delta(),
 )
 
 
