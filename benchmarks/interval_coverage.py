@@ -157,6 +157,30 @@ def paired_regression(rows: int) -> Draw:
     return draw
 
 
+def users(count: int, rows: int, mu: float = 1.0) -> Draw:
+    """``count`` users of ``rows`` impressions each: every user has an effect b ~ N(0, 1)
+    on its scores, s = b + mu·y + e (e ~ N(0, 1), labels 40% positive), and its own
+    click rate p ~ Beta(2, 3) (mean 0.4) with ``probability``, a score p whose labels are
+    Bernoulli(p): rows of a user are correlated, users independent. AUC = Φ(mu/2) (a
+    positive and a negative of any users: N(mu, 4)); E[probability]/E[label] = 1."""
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        user = np.repeat(np.arange(count), rows)
+        effect, rate = rng.normal(0, 1, count)[user], rng.beta(2, 3, count)[user]
+        labels = rng.random(count * rows) < 0.4
+        return pl.DataFrame(
+            {
+                "user": user,
+                "label": labels.astype(int),
+                "score": effect + mu * labels + rng.normal(0, 1, count * rows),
+                "clicked": (rng.random(count * rows) < rate).astype(int),
+                "probability": rate,
+            }
+        )
+
+    return draw
+
+
 def confusion_at_half(share: float, mu: float) -> tuple[float, float, float, float]:
     """The population shares (tp, fp, tn, fn) of binormal scores cut at 0.5: a positive,
     N(mu, 1), is predicted positive with probability Φ(mu − 0.5), a negative, N(0, 1),
@@ -284,6 +308,27 @@ def paired_studies() -> list[tuple[str, str, float, Draw, dict]]:
     ]
 
 
+def clustered_studies() -> list[tuple[str, str, float, Draw, dict]]:
+    """Intervals clustered by user (``ci_unit``) on users whose rows are correlated; each
+    also without ``ci_unit``, whose interval takes the rows as independent."""
+    draw, phi = users(60, 10), NormalDist().cdf
+    # at threshold 0.5 a positive (s ~ N(1, 2)) is predicted 1 with probability Φ(0.5/√2),
+    # a negative (N(0, 2)) with Φ(−0.5/√2)
+    recall, fallout = phi(0.5 / math.sqrt(2)), phi(-0.5 / math.sqrt(2))
+    tp, fp, fn = 0.4 * recall, 0.6 * fallout, 0.4 * (1 - recall)
+    clicks = {"label": "clicked", "score": "probability"}
+    return [
+        (f"{name}, 60 users × 10 rows{how}", metric, truth, draw, {**roles, **unit})
+        for name, metric, truth, roles in (
+            ("auc", "auc", phi(0.5), {}),
+            ("f1", "f1", 2 * tp / (2 * tp + fp + fn), {}),
+            ("label_mean (click rate Beta(2, 3))", "label_mean", 0.4, clicks),
+            ("calibration (click rate Beta(2, 3))", "calibration", 1.0, clicks),
+        )
+        for how, unit in ((": clustered by user", {"ci_unit": "user"}), (": rows as independent", {}))
+    ]
+
+
 def studies() -> list[tuple[str, str, float, Draw, dict]]:
     auc = NormalDist().cdf(1 / math.sqrt(2))
     mrr = sum(1 / p for p in range(1, 6)) / 5
@@ -324,7 +369,7 @@ def coverage(metric, truth: float, draw: Draw, runs: int, engine: str, **roles) 
     for seed in range(runs):
         frame = draw(np.random.default_rng(seed))
         # the bootstrap's own seed per run: one seed for all would share its Monte Carlo error
-        scored = {} if "prediction" in roles else {"score": "score"}
+        scored = {} if "prediction" in roles or "score" in roles else {"score": "score"}
         row = sm.evaluate(frame, [metric], **scored, ci=0.95, engine=engine, seed=seed, **roles)
         lo, hi = row.row(0, named=True)[f"{column}_lo"], row.row(0, named=True)[f"{column}_hi"]
         covered += lo <= truth <= hi
@@ -381,7 +426,7 @@ def main() -> None:
     print(f"| {study} | population value | coverage | mean width |")
     print("|---|---:|---:|---:|")
     started = time.perf_counter()
-    for name, metric, truth, draw, roles in [*studies(), *delta_studies()]:
+    for name, metric, truth, draw, roles in [*studies(), *delta_studies(), *clustered_studies()]:
         if args.only not in name:
             continue
         share, width = coverage(metric, truth, draw, args.runs, args.engine, **roles)

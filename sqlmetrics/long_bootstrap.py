@@ -57,18 +57,21 @@ def _message(binding: Binding, calls: list[MetricCall], rows: int) -> str:
         f"a long bootstrap: {rows:,} rows × {resamples:,} resamples = {rows * resamples:,} row-replicates (more "
         f"than {LONG_BOOTSTRAP:,}), each of {metrics} evaluated on every row once per resample. To make it "
         f"cheaper: fewer resamples (each costs a pass over the rows; a few hundred give a 95% interval), or an "
-        f"analytic interval where the metric has one (ci_method 'auto' or 'analytic', without ci_unit)"
+        f"analytic interval where the metric has one (ci_method 'auto' or 'analytic'; docs/intervals.md lists them, "
+        f"and those clustered by a ci_unit)"
     )
 
 
 def _why(binding: Binding, call: MetricCall) -> str:
     """Why the call is resampled: it has no analytic interval (of the difference, when
-    paired), the bootstrap was asked for, or its units are clustered."""
+    paired), none clustered by the bootstrap's unit, or the bootstrap was asked for."""
     analytic = intervals.paired_of(call) if binding.paired_scores else intervals.interval_of(call)
+    unit = binding.bootstrap.unit
     if analytic is None:
         return "no analytic interval"
-    if binding.bootstrap.unit is not None:
-        return f"ci_unit {binding.bootstrap.unit!r} clusters it: the analytic intervals take rows as independent"
+    if unit is not None and (binding.paired_scores or intervals.interval_of(call).clustered is None):
+        paired = " of a paired difference" if binding.paired_scores else ""
+        return f"ci_unit {unit!r}: it has no analytic interval{paired} clustered by a unit"
     return "ci_method 'bootstrap'; it has an analytic interval"
 
 

@@ -303,7 +303,7 @@ def test_bad_input_error_counts_the_rows_once():
         (
             {"ci_method": "analytic", "ci_unit": "user", "metrics": ["auc", "average_precision"]},
             InvalidParameterError,
-            "no analytic interval clustered by 'user' for average_precision: clustered intervals exist for accuracy, auc",
+            "ci_unit='user': no analytic interval clustered by it for average_precision: clustered intervals exist",
         ),
         (
             {"ci_method": "analytic", "metrics": ["average_precision"]},

@@ -61,8 +61,11 @@ def test_the_warning_says_why_each_metric_is_resampled(threshold):
     metrics = ["auc", "max_error"]  # max_error has no analytic interval
     (explicit,) = _warned(lambda: sm.evaluate(_frame(), metrics, ci=0.9, ci_method="bootstrap", resamples=30))
     assert "auc (ci_method 'bootstrap'" in str(explicit) and "max_error (no analytic interval)" in str(explicit)
-    (clustered,) = _warned(lambda: sm.evaluate(_frame(), ["auc"], ci=0.9, ci_unit="user", resamples=30))
-    assert "auc (ci_unit 'user'" in str(clustered)
+    by_user = {"ci": 0.9, "ci_unit": "user", "resamples": 30}
+    assert _warned(lambda: sm.evaluate(_frame(), ["auc"], **by_user)) == []  # DeLong's clustered by user
+    (clustered,) = _warned(lambda: sm.evaluate(_frame(), ["auc", "gauc"], query="user", **by_user))
+    assert clustered.metrics == ("gauc",)
+    assert "gauc (ci_unit 'user': it has no analytic interval clustered by a unit)" in str(clustered)
     (paired,) = _warned(
         lambda: sm.compare(_frame(), ["average_precision", "auc"], scores=("score", "b"), resamples=30)
     )  # paired auc is DeLong's, average_precision resampled

@@ -671,7 +671,8 @@ def test_comparisons_match_references(compared, engine):
     close(row["delta_hi"], cand - base + z * math.hypot(se_base, se_cand), f"arms delta_hi on {engine}")
 
     resampled = sm.compare(path, ["brier"], arm="arm", baseline="v1", label="label", score="score", ci=0.9,
-                           ci_unit="unit", resamples=3, seed=5, engine=engine).row(0, named=True)  # fmt: skip
+                           ci_unit="unit", ci_method="bootstrap", resamples=3, seed=5,
+                           engine=engine).row(0, named=True)  # fmt: skip
     differences = []
     for r in range(1, 4):
         counts = {unit: reference_count(unit + 1, r, 5) for unit in range(300)}  # DENSE_RANK of unit
@@ -682,3 +683,69 @@ def test_comparisons_match_references(compared, engine):
         differences.append(values[1] - values[0])
     close(resampled["delta_lo"], float(np.quantile(differences, 0.05)), f"arms bootstrap delta_lo on {engine}")
     close(resampled["delta_hi"], float(np.quantile(differences, 0.95)), f"arms bootstrap delta_hi on {engine}")
+
+
+def _gradient(metric, q: np.ndarray) -> np.ndarray:
+    """The metric's gradient in the cells' shares ``q``, by central differences."""
+    steps = np.eye(len(q)) * 1e-7
+    return np.array([(metric(q + step) - metric(q - step)) / 2e-7 for step in steps])
+
+
+def test_clustered_and_paired_delta_intervals_match_references(compared, engine):
+    """At scale, from Parquet on disk, over 300,000 continuous scores: the intervals
+    clustered by 300 units of 1,000 rows (DeLong's placements from fast DeLong's midranks,
+    logloss's values and f1's gradient by scikit-learn, each summed by unit: se² =
+    C/(C − 1)·Σ s_k²), and the paired f1 over the eight joint cells and the paired
+    calibration over the rows' influences (numpy)."""
+    from scipy import stats
+    from test_intervals import CONFUSION_METRICS
+
+    frame, path = compared
+    y, s, units = frame["label"].to_numpy(), frame["score"].to_numpy(), frame["unit"].to_numpy()
+    n, z = len(y), stats.norm.ppf(0.975)
+
+    def clustered_se(influence: np.ndarray) -> float:  # each row's w·u / W, summed by unit
+        parts = np.bincount(units, weights=influence)
+        return math.sqrt(len(parts) / (len(parts) - 1) * (parts**2).sum())
+
+    auc, positives, negatives = _placements(s, y)
+    placement = np.empty(n)
+    placement[y == 1], placement[y == 0] = positives, negatives
+    auc_influence = np.where(y == 1, (placement - auc) / (y == 1).sum(), (placement - auc) / (y == 0).sum())
+    eps = np.finfo(float).eps
+    loss = -np.where(y == 1, np.log(np.clip(s, eps, 1 - eps)), np.log(1 - np.clip(s, eps, 1 - eps)))
+    cell = np.where(y == 1, np.where(s >= 0.5, 0, 3), np.where(s >= 0.5, 1, 2))  # tp, fp, tn, fn
+    shares = np.bincount(cell, minlength=4) / n
+    g = _gradient(CONFUSION_METRICS["f1"], shares)
+    expected = {
+        "auc": (auc, clustered_se(auc_influence)),
+        "logloss": (loss.mean(), clustered_se((loss - loss.mean()) / n)),
+        "f1": (CONFUSION_METRICS["f1"](shares), clustered_se((g[cell] - shares @ g) / n)),
+    }
+    got = sm.evaluate(path, list(expected), label="label", score="score", ci=0.95, ci_unit="unit", engine=engine)
+    for metric, (value, se) in expected.items():
+        close(got[f"{metric}_lo"].item(), value - z * se, f"clustered {metric}_lo on {engine}")
+        close(got[f"{metric}_hi"].item(), value + z * se, f"clustered {metric}_hi on {engine}")
+
+    b = frame["score_b"].to_numpy()
+    joint = (y == 1) * 4 + (s >= 0.5) * 2 + (b >= 0.5)  # label, first and second prediction
+    labels, first, second = np.array([(j >= 4, (j // 2) % 2, j % 2) for j in range(8)], int).T
+
+    def f1_difference(q):
+        cells = [skm.f1_score(labels, predicted, sample_weight=q) for predicted in (first, second)]
+        return cells[1] - cells[0]
+
+    q = np.bincount(joint, minlength=8) / n
+    h = _gradient(f1_difference, q)
+    f1 = sm.compare(path, ["f1"], scores=("score", "score_b"), label="label", engine=engine).row(0, named=True)
+    se = math.sqrt((q @ h**2 - (q @ h) ** 2) / n)
+    close(f1["delta"], f1_difference(q), f"paired f1 delta on {engine}")
+    close(f1["delta_lo"], f1_difference(q) - z * se, f"paired f1 delta_lo on {engine}")
+    mean_label = y.mean()
+    influence = [(score - score.mean() / mean_label * y) / mean_label for score in (s, b)]
+    d = influence[1] - influence[0]
+    calibration = sm.compare(path, ["calibration"], scores=("score", "score_b"), label="label", engine=engine)
+    row = calibration.row(0, named=True)
+    close(row["delta"], (b.mean() - s.mean()) / mean_label, f"paired calibration delta on {engine}")
+    se = math.sqrt((d**2).sum() / (n * (n - 1)))
+    close(row["delta_hi"], row["delta"] + z * se, f"paired calibration delta_hi on {engine}")

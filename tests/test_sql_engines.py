@@ -141,8 +141,9 @@ def test_postgres_reads_a_table_replaced_between_calls(postgres_engine):
 
 def test_intervals(engine):
     """DeLong's interval and the t intervals over queries, with the t table and the
-    expansion beyond it, and the delta method's intervals (binary, κ, the multi-class
-    metrics), computed by each engine from the same statement."""
+    expansion beyond it, the delta method's intervals (binary, κ, the multi-class
+    metrics) and the intervals clustered by a unit, computed by each engine from the
+    same statement."""
     frame = impressions(7)
     binary = [name for name, spec in sm.registry().items() if spec.family == "classification" and spec.interval]
     check(engine, {"src": frame}, binary, label="label", score="score", query="q", weight="w", by="s", ci=0.9)
@@ -155,13 +156,17 @@ def test_intervals(engine):
     averaged = [sm.multiclass_precision(average="weighted"), sm.multiclass_fbeta(beta=2, average="micro")]
     classes = ["accuracy", "precision", "recall", "f1", "balanced_accuracy", "mcc", *averaged]
     check(engine, {"src": frame}, classes, label="y", prediction="pred", weight="w", by="s", ci=0.9)
+    clustered = [name for name in binary if sm.registry()[name].interval.clustered]  # by the query's units
+    check(engine, {"src": frame}, clustered, label="label", score="score", weight="w", by="s", ci=0.9, ci_unit="q")
+    check(engine, {"src": frame}, ["mae", "rmse", "mape"], label="rel", score="score", by="s", ci=0.9, ci_unit="q")
 
 
 @pytest.mark.parametrize("name", ["spark", "postgres"])
 def test_paired_compare(name, request):
     """sm.compare(scores=...) on Spark and PostgreSQL equals DuckDB's: the paired input,
     DeLong's paired windows over the rows, the paired t over queries (also of a judged
-    run), the regression metrics' delta method over the rows and the paired bootstrap
+    run), the delta method over the joint confusion cells, calibration's and the
+    regression metrics' over the rows, and the paired bootstrap
     (rows, and units), in each dialect."""
     engine = request.getfixturevalue(f"{name}_engine")
     frame = impressions(9)
@@ -170,6 +175,7 @@ def test_paired_compare(name, request):
     connection = {"con": engine.connection} if name == "postgres" else {"spark": engine.session}
     for metrics, roles in (
         (["auc", "gauc", "logloss", "brier"], {"label": "label", "query": "q", "weight": "w", "by": "s"}),
+        (["f1", "mcc", "precision", "calibration"], {"label": "label", "weight": "w", "by": "s"}),  # delta method
         (["ndcg@3", "mrr", "map"], {"label": "rel", "query": "q", "item": "item"}),
         (["mae", "rmse", "mape", "r2"], {"label": "rel", "weight": "w", "by": "s"}),  # regression: target rel
         (["auc", "f1", "logloss"], {"label": "label", "query": "q", "by": "s", "resamples": 6, "ci_unit": "q"}),

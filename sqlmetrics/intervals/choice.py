@@ -43,7 +43,7 @@ def resampled(
         if unclustered:
             having = ", ".join(name for name, spec in registry().items() if spec.interval and spec.interval.clustered)
             raise InvalidParameterError(
-                f"no analytic interval clustered by {unit!r} for {', '.join(unclustered)}"
+                Keyword("ci_unit", unit), f": no analytic interval clustered by it for {', '.join(unclustered)}"
                 f"{' (a paired comparison)' if paired else ''}: clustered intervals exist for {having}; ",
                 Keyword("ci_method", "auto"), " or ", Value("bootstrap"), " resamples the others by unit",
             )  # fmt: skip
