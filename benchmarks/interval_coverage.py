@@ -384,7 +384,7 @@ def joint_coverage(studies: list[tuple[str, sm.MetricCall, float, Draw, dict]], 
     covered, widths = np.zeros(len(calls)), [[] for _ in calls]
     for seed in range(runs):
         row = sm.evaluate(draw(np.random.default_rng(seed)), calls, ci=0.95, engine=engine, **roles).row(0, named=True)
-        for index, (name, call, truth, _, _) in enumerate(studies):
+        for index, (_, call, truth, _, _) in enumerate(studies):
             lo, hi = row[f"{call.column}_lo"], row[f"{call.column}_hi"]
             covered[index] += lo <= truth <= hi
             widths[index].append(hi - lo)

@@ -211,9 +211,9 @@ def check_no_overflow(binding: Binding, result: pl.DataFrame) -> None:
         )
     if calls:  # r2 scales its sums, so only its value itself can leave the float range
         raise InvalidInputError(
-            f"{calls[0].column}: R² = 1 − Σ w·e² / Σ w·(y − ȳ)² is below −1.8e308 and cannot be represented: the squared "
-            "errors exceed the target's spread by more than the float range (e.g. targets near 1e-320 against "
-            "predictions near 1); check that label and score are in the same units"
+            f"{calls[0].column}: R² = 1 − Σ w·e² / Σ w·(y − ȳ)² is below −1.8e308 and cannot be represented: "
+            "the squared errors exceed the target's spread by more than the float range (e.g. targets near 1e-320 "
+            "against predictions near 1); check that label and score are in the same units"
         )
 
 

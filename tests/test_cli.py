@@ -21,7 +21,7 @@ from polars.testing import assert_frame_equal
 
 import sqlmetrics as sm
 from sqlmetrics import cli, progress
-from sqlmetrics.cli import messages, output
+from sqlmetrics.cli import messages
 from sqlmetrics.registry import parse_metric, parse_value
 
 BINDING = ["--label", "click", "--score", "pctr", "--query", "user_id"]
@@ -386,7 +386,8 @@ def test_a_source_with_rows_used_gives_no_warning(capsys, logs):
         (["-m", "ndcg", *BINDING, "--weight", "w"], "in a call without --weight"),
         (["-m", "multiclass_f1", "--label", "click"], "pass --prediction <the predicted class column>"),
         (["-m", "multiclass_auc", "--label", "click"], "pass --class-scores CLASS=COLUMN,... or --long-scores PATH"),
-        (["-m", "average_precision", *BINDING, "--ci", "0.9", "--ci-method", "analytic"], "--ci-method bootstrap (or auto) resamples"),
+        (["-m", "average_precision", *BINDING, "--ci", "0.9", "--ci-method", "analytic"],
+         "--ci-method bootstrap (or auto) resamples"),
         (["-m", "auc,average_precision", *BINDING, "--ci", "0.9", "--ci-method", "analytic", "--ci-unit", "user_id"],
          "--ci-unit user_id: no analytic interval clustered by it for average_precision: clustered intervals exist"),
         (["-m", "f1", *BINDING, "--ci", "0.9", "--resamples", "1"], "--resamples must be an integer from 2 to 10,000"),

@@ -172,7 +172,9 @@ def test_metrics_without_a_clustered_form_are_resampled_by_unit():
     ]
     result = sm.evaluate(frame, ["auc", "average_precision"], ci=0.9, ci_unit="user", resamples=20)
     assert result.select("auc_lo", "average_precision_lo").null_count().row(0) == (0, 0)
-    with pytest.raises(InvalidParameterError, match="ci_unit='user': no analytic interval clustered by it for average_precision"):
+    with pytest.raises(
+        InvalidParameterError, match="ci_unit='user': no analytic interval clustered by it for average_precision"
+    ):
         sm.evaluate(frame, ["auc", "average_precision"], ci=0.9, ci_unit="user", ci_method="analytic")
     with pytest.raises(InvalidParameterError, match=r"for auc \(a paired comparison\)"):
         sm.compare(frame.with_columns(b=pl.col("score") ** 2), ["auc"], scores=("score", "b"), ci_unit="user",

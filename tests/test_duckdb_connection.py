@@ -116,7 +116,11 @@ def test_the_command_line_runs_on_the_private_database(tmp_path, monkeypatch, ca
 
     given = []
     run = duckdb_engine.run
-    monkeypatch.setattr(duckdb_engine, "run", lambda binding, source, con, *more: given.append(con) or run(binding, source, con, *more))
+    def recorded(binding, source, con, *more):
+        given.append(con)
+        return run(binding, source, con, *more)
+
+    monkeypatch.setattr(duckdb_engine, "run", recorded)
     pl.DataFrame({"label": [0, 1], "score": [0.2, 0.7]}).write_parquet(tmp_path / "logs.parquet")
     assert cli.main(["eval", str(tmp_path / "logs.parquet"), "-m", "auc", "--format", "csv"]) == 0
     assert given == [None]

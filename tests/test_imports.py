@@ -299,5 +299,6 @@ def test_every_subpackage_ships_in_the_wheel():
     package (CI's test run imports it), though every test of the checkout passes."""
     checkout = Path(__file__).resolve().parent.parent
     listed = set(tomllib.loads((checkout / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {".".join(init.parent.relative_to(checkout).parts) for init in (checkout / "sqlmetrics").rglob("__init__.py")}
+    inits = (checkout / "sqlmetrics").rglob("__init__.py")
+    found = {".".join(init.parent.relative_to(checkout).parts) for init in inits}
     assert found - listed == set()

@@ -303,5 +303,6 @@ def _binding_options(table: bool = False) -> argparse.ArgumentParser:
         help="resample this column's units (e.g. user_id) rather than rows: the clustered bootstrap",
     )
     options.add_argument("--resamples", type=int, default=200, help="bootstrap resamples (default: %(default)s)")
-    options.add_argument("--seed", type=int, default=0, help="bootstrap seed, an integer from 0 to 2147483646 (default: %(default)s)")
+    seed = "bootstrap seed, an integer from 0 to 2147483646 (default: %(default)s)"
+    options.add_argument("--seed", type=int, default=0, help=seed)
     return options

@@ -45,7 +45,8 @@ def run_report(args: argparse.Namespace) -> None:
                 f"{PROG}: warning: the report shows the first {shown:,} of the {total:,} slices: every slice with "
                 f"'{PROG} eval' and the same options, or a report with a larger --max-slices (or 'all')\n"
             )
-        if not isinstance(warning.message, (NoRowsUsedWarning, SlicesNotShownWarning)) and str(warning.message) not in notices:
+        quiet = isinstance(warning.message, (NoRowsUsedWarning, SlicesNotShownWarning))
+        if not quiet and str(warning.message) not in notices:
             # e.g. skipped files, once although the report reads the source for each of its parts
             notices.add(str(warning.message))
             warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)

@@ -90,7 +90,8 @@ def shared_steps(
     ranking and class-score steps and the intermediates the metrics read (curves end
     with their own). ``second_sql`` reads the judgments or the long class scores."""
     ctes = input_steps(binding, source_sql, second_sql)
-    ctes |= {"base": base_sql(binding), "checks": checks_sql(binding, base_keys(binding)), "row_counts": row_counts_sql(binding)}
+    ctes |= {"base": base_sql(binding), "checks": checks_sql(binding, base_keys(binding))}
+    ctes["row_counts"] = row_counts_sql(binding)
     if binding.ranking:
         ctes["ideal_rows"] = ideal_rows_sql(binding)
     if ranks_lists(binding):

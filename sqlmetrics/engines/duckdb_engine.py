@@ -21,6 +21,9 @@ from sqlmetrics.binding import Binding
 from sqlmetrics.compose import compose
 from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError, SqlMetricsError, shown
 from sqlmetrics.interrupt import interruptible
+from sqlmetrics.rules.columns import ERROR_PREFIX
+from sqlmetrics.rules.schema import check_schema, check_second_schema
+from sqlmetrics.rules.tables import class_score_rules, with_keywords
 from sqlmetrics.sources import (
     FRAME_VIEW,
     BoundSql,
@@ -34,9 +37,6 @@ from sqlmetrics.sources import (
     second_view,
     table_sql,
 )
-from sqlmetrics.rules.columns import ERROR_PREFIX
-from sqlmetrics.rules.schema import check_schema, check_second_schema
-from sqlmetrics.rules.tables import class_score_rules, with_keywords
 
 
 @names_unreadable_files

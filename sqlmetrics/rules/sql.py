@@ -57,7 +57,8 @@ def checks_sql(binding: Binding, base_roles: Sequence[str]) -> str:
         totals = f"SELECT SUM(w) AS total FROM base GROUP BY {', '.join(binding.slices)}"
         largest = f"(SELECT MAX(total) FROM ({totals}) AS slice_weights)"
         before, after = weight_total_message(binding.weight)
-        message = f"{templates.literal(ERROR_PREFIX + before)} || CAST({largest} AS VARCHAR) || {templates.literal(after)}"
+        said = templates.literal(ERROR_PREFIX + before), templates.literal(after)
+        message = f"{said[0]} || CAST({largest} AS VARCHAR) || {said[1]}"
         cases.append(f"    WHEN {largest} >= {templates.literal(MAX_WEIGHT_TOTAL)} THEN error({message})")
     if not cases:  # multi-class metrics without weights: no rule to check
         return "SELECT NULL AS failure"

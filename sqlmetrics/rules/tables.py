@@ -14,8 +14,8 @@ import polars as pl
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.rules.columns import LABEL_RELEVANCE, Check, checks_for, number_text, number_text_sql
 from sqlmetrics.errors import InvalidInputError, Keyword, Part
+from sqlmetrics.rules.columns import LABEL_RELEVANCE, Check, checks_for, number_text, number_text_sql
 from sqlmetrics.spec import MetricCall
 
 
