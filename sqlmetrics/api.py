@@ -119,6 +119,7 @@ def interval_methods(
     seed: int = 0,
     prediction: str | None = None,
     class_scores: ClassScores | None = None,
+    query: str | None = None,
 ) -> pl.DataFrame:
     """Which method ``evaluate`` takes for each metric's interval with these arguments, one
     row per metric's result column: ``method`` (DeLong, Student's t over queries,
@@ -129,7 +130,8 @@ def interval_methods(
     one, a bootstrap of a metric that takes no weights, ...). ``prediction`` and
     ``class_scores``, as given to ``evaluate``, route the names as it does: with a
     prediction column ``"f1"`` is ``multiclass_f1``, with class scores ``"auc"`` is
-    ``multiclass_auc`` (only whether they are given matters).
+    ``multiclass_auc`` (only whether they are given matters); ``query``, the query column,
+    says whether ``ci_unit`` is the queries (a mean over queries then keeps its t).
 
     >>> import sqlmetrics as sm
     >>> sm.interval_methods(["auc", "average_precision"], resamples=500)["method"].to_list()
@@ -137,7 +139,7 @@ def interval_methods(
     """
     bootstrap.check(resamples, seed, ci_unit)
     calls = resolve(metrics, multiclass=prediction is not None, class_scores=class_scores is not None)
-    return intervals.described(calls, ci, ci_method, ci_unit, resamples, seed)
+    return intervals.described(calls, ci, ci_method, ci_unit, resamples, seed, query)
 
 
 def evaluate_request(
@@ -221,7 +223,7 @@ def prepare(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     """The binding of ``evaluate``'s ``request`` (its ``scores`` and ``arm`` left aside),
     with its intervals, and its second table (the judgments, or long class scores)."""
     binding, second = _bound(metrics, request)
-    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.ci_unit)
+    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.ci_unit, query=request.query)
     clustered = request.ci is not None and request.ci_unit is not None and len(resampled) < len(binding.calls)
     binding = dataclasses.replace(binding, ci=request.ci, cluster=request.ci_unit if clustered else None)
     return _resampling(binding, resampled, request), second
@@ -268,7 +270,9 @@ def prepare_paired(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     scores = _checked_scores(request)
     pairs = dataclasses.replace(request, score=scores[0], by=[*request.slices, PAIRED_SLICE], class_scores=None)
     binding, second = _bound(metrics, pairs)
-    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.ci_unit, paired=True)
+    resampled = intervals.resampled(
+        request.ci, request.ci_method, binding.calls, request.ci_unit, paired=True, query=request.query
+    )
     binding = dataclasses.replace(binding, ci=request.ci, spread_columns=True, paired_scores=scores)
     return _resampling(binding, resampled, request), second
 

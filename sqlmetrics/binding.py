@@ -256,9 +256,7 @@ def _check_column_names(**roles: str | None) -> None:
         )
     for role, column in roles.items():
         if column is not None and not isinstance(column, str):
-            raise InvalidParameterError(
-                f"{role} must be a column name (a string), got {shown(column)}", parameter=role
-            )
+            raise InvalidParameterError(f"{role} must be a column name (a string), got {shown(column)}", parameter=role)
 
 
 def _check_ranking_roles(binding: Binding) -> None:

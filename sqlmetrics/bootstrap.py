@@ -78,7 +78,7 @@ def check(resamples: object, seed: object, unit: object) -> None:
         raise InvalidParameterError(
             Keyword("seed"),
             f" must be an integer from 0 to {MAX_SEED} (2**31 - 2: the bootstrap's hash reads it modulo "
-            f"2**31 - 1, the same in every dialect), got {seed!r}"
+            f"2**31 - 1, the same in every dialect), got {seed!r}",
         )
     if unit is not None and not isinstance(unit, str):
         raise InvalidParameterError(Keyword("ci_unit"), f" must be a column name (a string), got {shown(unit)}")

@@ -179,3 +179,26 @@ def test_metrics_without_a_clustered_form_are_resampled_by_unit():
     with pytest.raises(InvalidParameterError, match=r"for auc \(a paired comparison\)"):
         sm.compare(frame.with_columns(b=pl.col("score") ** 2), ["auc"], scores=("score", "b"), ci_unit="user",
                    ci_method="analytic")  # fmt: skip
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_mean_over_queries_clustered_by_its_own_queries_keeps_its_t(engine):
+    """ci_unit naming the query column: the t over queries already takes each query as
+    an independent unit, so gauc and ndcg keep it (the same bounds as without ci_unit),
+    paired too, while auc is clustered by the same column."""
+    rng = np.random.default_rng(5)
+    frame = pl.DataFrame(
+        {"label": rng.integers(0, 2, 600), "score": rng.random(600).round(2), "user": rng.integers(0, 40, 600)}
+    ).with_columns(b=(pl.col("score") + 0.1 * pl.col("label")).round(2))
+    roles = {"query": "user", "ci": 0.9, "engine": engine}
+    clustered = sm.evaluate(frame, ["gauc", "ndcg@5", "auc"], ci_unit="user", **roles)
+    alone = sm.evaluate(frame, ["gauc", "ndcg@5"], **roles)
+    bounds = ["gauc_lo", "gauc_hi", "ndcg_at_5_lo", "ndcg_at_5_hi"]
+    assert clustered.select(bounds).row(0) == pytest.approx(alone.select(bounds).row(0), abs=1e-12)
+    methods = sm.interval_methods(["gauc", "auc"], ci_unit="user", query="user")
+    assert methods.select("method", "unit").rows() == [("Student's t over queries", "user"), ("DeLong", "user")]
+    paired = sm.compare(frame, ["gauc"], scores=("score", "b"), ci_unit="user", ci_method="analytic", **roles)
+    unclustered = sm.compare(frame, ["gauc"], scores=("score", "b"), **roles)
+    spread = ["delta_lo", "delta_hi", "p_value", "method"]
+    assert paired.select(spread).row(0)[:3] == pytest.approx(unclustered.select(spread).row(0)[:3], abs=1e-12)
+    assert paired["method"].item() == unclustered["method"].item() == "paired t over queries"

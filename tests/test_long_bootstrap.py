@@ -63,7 +63,7 @@ def test_the_warning_says_why_each_metric_is_resampled(threshold):
     assert "auc (ci_method 'bootstrap'" in str(explicit) and "max_error (no analytic interval)" in str(explicit)
     by_user = {"ci": 0.9, "ci_unit": "user", "resamples": 30}
     assert _warned(lambda: sm.evaluate(_frame(), ["auc"], **by_user)) == []  # DeLong's clustered by user
-    (clustered,) = _warned(lambda: sm.evaluate(_frame(), ["auc", "gauc"], query="user", **by_user))
+    (clustered,) = _warned(lambda: sm.evaluate(_frame(), ["auc", "gauc"], query="b", **by_user))  # queries: not units
     assert clustered.metrics == ("gauc",)
     assert "gauc (ci_unit 'user': it has no analytic interval clustered by a unit)" in str(clustered)
     (paired,) = _warned(

@@ -87,7 +87,10 @@ EXPECTED = {
     ),
     "curve_sql": (("kind: 'str'", "*", "source: 'Any'", *CURVE, "**params: 'Any'"), "str"),
     "interval_methods": (
-        ("metrics: 'Metrics'", "*", "ci: 'float' = 0.95", *RESAMPLING, "prediction: 'str | None' = None", CLASS_SCORES),
+        (
+            "metrics: 'Metrics'", "*", "ci: 'float' = 0.95", *RESAMPLING, "prediction: 'str | None' = None",
+            CLASS_SCORES, "query: 'str | None' = None",
+        ),  # fmt: skip
         "pl.DataFrame",
     ),
 }

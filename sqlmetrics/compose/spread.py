@@ -40,7 +40,7 @@ def _spread_sql(call: MetricCall, binding: Binding, values: dict[str, str]) -> s
     slice ``pair_slice`` says which score a row is evaluated with."""
     interval, slices = intervals.interval_of(call), binding.slices
     filled = {key: templates.fill(sql, values) for key, sql in interval.values}
-    if binding.cluster and not binding.paired_scores:
+    if binding.cluster and not binding.paired_scores and interval.clustered is not None:
         influences = templates.render(interval.clustered.template, values | filled, slices)
         return templates.render("intervals/clustered.sql", values | {"influences": indent(influences, " " * 8)}, slices)
     if not binding.paired_scores:

@@ -57,9 +57,7 @@ def indent(sql: str, prefix: str = "  ") -> str:
     """
     lines = sql.split("\n")
     inside = _quoted_line_starts(sql)
-    return "\n".join(
-        prefix + line if line and not quoted else line for line, quoted in zip(lines, inside, strict=True)
-    )
+    return "\n".join(prefix + line if line and not quoted else line for line, quoted in zip(lines, inside, strict=True))
 
 
 # The lexemes that decide whether a newline falls inside a quoted identifier or literal:
@@ -73,7 +71,7 @@ def _quoted_line_starts(sql: str) -> list[bool]:
     quoted identifier or string literal."""
     inside = [False] * (sql.count("\n") + 1)
     for match in _LEXEME.finditer(sql):
-        if match.group().startswith(("\"", "'")):
+        if match.group().startswith(('"', "'")):
             first = sql.count("\n", 0, match.start()) + 1
             for line in range(first, first + match.group().count("\n")):
                 inside[line] = True

@@ -21,7 +21,12 @@ def check_level(ci: object) -> None:
 
 
 def resampled(
-    ci: float | None, ci_method: str, calls: Sequence[MetricCall], unit: str | None, paired: bool = False
+    ci: float | None,
+    ci_method: str,
+    calls: Sequence[MetricCall],
+    unit: str | None,
+    paired: bool = False,
+    query: str | None = None,
 ) -> list[MetricCall]:
     """The calls whose interval is the bootstrap's (``sqlmetrics.bootstrap``): all of them
     for ``"bootstrap"``, for ``"auto"`` those without an analytic interval (with a
@@ -29,7 +34,8 @@ def resampled(
     ``"analytic"``. Raise for a level outside (0, 1), an unknown method, an analytic
     interval asked for a metric without one, or a bootstrap of a metric that takes no
     weights. ``paired``: the intervals of the difference of two paired scores
-    (``Interval.paired``, never clustered) rather than of a metric."""
+    (``Interval.paired``) rather than of a metric; ``query``: the query column (a mean
+    over queries clustered by its own queries is its t over queries)."""
     if ci is None:
         return []
     check_level(ci)
@@ -39,7 +45,7 @@ def resampled(
         )
     without = [call for call in calls if (paired_of(call) if paired else interval_of(call)) is None]
     if ci_method == "analytic" and unit is not None:
-        unclustered = [call.column for call in calls if paired or clustered_of(call) is None]
+        unclustered = [call.column for call in calls if not clusters(call, unit, query, paired)]
         if unclustered:
             having = ", ".join(name for name, spec in registry().items() if spec.interval and spec.interval.clustered)
             raise InvalidParameterError(
@@ -64,10 +70,10 @@ def resampled(
                 Value("auto"), ") resamples the others",
             )  # fmt: skip
         return []
-    if ci_method == "bootstrap" or (unit is not None and paired):
+    if ci_method == "bootstrap":
         chosen = list(calls)
     elif unit is not None:
-        chosen = [call for call in calls if clustered_of(call) is None]
+        chosen = [call for call in calls if not clusters(call, unit, query, paired)]
     else:
         chosen = without
     unweighted = [call.column for call in chosen if not call.spec.weighted]
@@ -95,6 +101,19 @@ def clustered_of(call: MetricCall) -> ClusteredInterval | None:
     return None if interval is None else interval.clustered
 
 
+def clusters(call: MetricCall, unit: str, query: str | None, paired: bool = False) -> bool:
+    """Whether the call's analytic interval (of a paired difference, ``paired``) holds
+    with the rows clustered by column ``unit``: a mean over queries whose queries are the
+    units (its t over queries already takes them as independent), or, unpaired, an
+    interval with a clustered form."""
+    interval = interval_of(call)
+    if interval is None:
+        return False
+    if interval.name == "query_mean" and unit == query:
+        return True
+    return not paired and interval.clustered is not None
+
+
 def paired_of(call: MetricCall) -> PairedInterval | None:
     """The spread of the call's difference under two paired scores, if it has one."""
     interval = interval_of(call)
@@ -113,14 +132,20 @@ METHOD_SCHEMA = {
 
 
 def described(
-    calls: Sequence[MetricCall], ci: float, ci_method: str, unit: str | None, resamples: int, seed: int
+    calls: Sequence[MetricCall],
+    ci: float,
+    ci_method: str,
+    unit: str | None,
+    resamples: int,
+    seed: int,
+    query: str | None = None,
 ) -> pl.DataFrame:
     """One row per call: which method gives its interval (``Interval.method`` or the
     bootstrap), the interval's kind (normal, Student's t, percentile), the level, and for
     the bootstrap its resamples, seed and unit (``unit``: ``"row"`` without ``ci_unit``;
     the means over queries take the query as theirs; an analytic interval clustered by
     ``ci_unit`` names it)."""
-    resampled_columns = {call.column for call in resampled(ci, ci_method, calls, unit)}
+    resampled_columns = {call.column for call in resampled(ci, ci_method, calls, unit, query=query)}
     rows = []
     for call in calls:
         if call.column in resampled_columns:

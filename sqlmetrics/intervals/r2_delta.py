@@ -100,4 +100,3 @@ def r2_influence(squared_error: pl.Expr, mse: pl.Expr) -> pl.Expr:
     spread = pl.col("spread")
     centred = (pl.col("label") * pl.col("scale") - pl.col("mean_label")) ** 2
     return -((squared_error - mse) - mse / spread * (centred - spread)) / spread
-

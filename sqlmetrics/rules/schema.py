@@ -68,7 +68,6 @@ def check_classes(label: str, label_type: str, prediction: str, prediction_type:
     return kinds[0]
 
 
-
 def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool = False) -> None:
     """Raise for a bound column the source (or the judgments) lacks, a score or weight
     that is not numeric, a label that is not numeric where a metric reads it as a number,

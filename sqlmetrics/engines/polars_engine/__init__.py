@@ -119,7 +119,7 @@ def _with_intervals(
     for call in binding.analytic_calls:
         if binding.paired_scores:
             spread = intervals.paired_row_spread_polars(call, used_rows, slices, binding.pair_slice)
-        elif binding.cluster:
+        elif binding.cluster and intervals.interval_of(call).clustered is not None:
             spread = intervals.clustered_spread_polars(call, used_rows, slices)
         else:
             spread = intervals.row_spread_polars(call, used_rows, histogram, slices)

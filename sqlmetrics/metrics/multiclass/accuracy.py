@@ -20,7 +20,7 @@ SPEC = Metric(
     needs=("label", "prediction"),
     label_domain="class",
     reference="sklearn.metrics.accuracy_score",
-    interval=class_interval("CAST(NULL AS DOUBLE)", "1", "0", "0")  # Σ tp / n: 1 on the diagonal,
+    interval=class_interval("CAST(NULL AS DOUBLE)", "1", "0", "0"),  # Σ tp / n: 1 on the diagonal,
 )
 
 

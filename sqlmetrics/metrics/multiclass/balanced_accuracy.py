@@ -27,7 +27,7 @@ SPEC = Metric(
     needs=("label", "prediction"),
     label_domain="class",
     reference="sklearn.metrics.balanced_accuracy_score",
-    interval=class_interval(*averaged_gradient(*RECALL_GRADIENT, average="'macro'"))  # macro-averaged recall,
+    interval=class_interval(*averaged_gradient(*RECALL_GRADIENT, average="'macro'")),  # macro-averaged recall,
 )
 
 
