@@ -60,6 +60,10 @@ def planned(binding: Binding, source: Any) -> Binding:
         return binding
     if not any(reads("score_hist", call.spec.intermediates) for call in binding.calls):
         return binding
+    if binding.bootstrap and not any(reads("score_cum", call.spec.intermediates) for call in binding.calls):
+        # sums over the resampled rows (logloss, calibration, ...): a histogram per replicate
+        # would hold every distinct score R times (5 GB at 2M rows × 200 resamples)
+        return dataclasses.replace(binding, distinct_scores=True)
     return dataclasses.replace(binding, distinct_scores=distinct_scores(source, binding.score))
 
 

@@ -89,6 +89,24 @@ def test_evidence_picks_rows_for_continuous_scores(tmp_path):
     assert not source_evidence.distinct_scores(str(tmp_path / "missing.parquet"), "continuous")
 
 
+def test_a_bootstrap_of_sums_reads_the_resampled_rows_not_a_histogram_per_replicate():
+    """logloss and calibration resampled are sums over the rows: a histogram per replicate
+    would hold every distinct score R times (5 GB at 2M rows of 4-decimal scores × 200
+    resamples), so their plan is the rows'; auc, which sorts the scores, keeps the
+    evidence's choice. Both plans give the same numbers (test_both_plans_give_the_same_numbers)."""
+    from sqlmetrics.api import prepare
+    from sqlmetrics.request import Request
+
+    frame = pl.DataFrame({"label": [0, 1] * 50, "score": [round(i / 100, 1) for i in range(100)]})  # repeated
+    request = Request(label="label", score="score", ci=0.9, ci_method="bootstrap", resamples=5)
+    sums, _ = prepare(["logloss", "calibration"], request)
+    assert source_evidence.planned(sums, frame).distinct_scores
+    sorted_scores, _ = prepare(["logloss", "auc"], request)
+    assert not source_evidence.planned(sorted_scores, frame).distinct_scores
+    unresampled, _ = prepare(["logloss"], Request(label="label", score="score"))
+    assert not source_evidence.planned(unresampled, frame).distinct_scores
+
+
 def test_the_row_count_comes_from_footers_or_the_frame(tmp_path):
     frame = _frame(rows=1000)
     frame.head(600).write_parquet(tmp_path / "a.parquet")
