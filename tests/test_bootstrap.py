@@ -247,26 +247,29 @@ def test_the_most_resamples_run_and_the_statement_does_not_grow_with_them(engine
     assert len(many) - len(few) < 10  # only the numbers' digits differ (the series' end, the comment's)
 
 
+def recorded_bindings(monkeypatch, engine: str) -> list:
+    """The bindings ``engine`` runs from now on, each appended as it runs (a statement each)."""
+    from sqlmetrics import api
+
+    statements, module = [], getattr(api, f"{engine}_engine")
+    engine_run = module.run
+    monkeypatch.setattr(module, "run", lambda binding, *rest: statements.append(binding) or engine_run(binding, *rest))
+    return statements
+
+
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 def test_only_the_resampled_metrics_run_per_replicate(engine, monkeypatch):
     """A bootstrap serving some of a call's metrics replicates only those: the others run
     once, in a statement of their own, with their analytic intervals (before, every
     metric ran once per replicate: 5 to 14 times slower). The result is the two calls'
     apart, joined by slice, in the call's column order."""
-    from sqlmetrics import api
 
     rng = np.random.default_rng(8)
     frame = pl.DataFrame(
         {"label": rng.integers(0, 2, 400), "score": rng.random(400).round(2), "q": rng.integers(0, 40, 400),
          "g": rng.integers(0, 3, 400)}
     )  # fmt: skip
-    statements = []
-    engine_run = getattr(api, f"{engine}_engine").run
-    monkeypatch.setattr(
-        getattr(api, f"{engine}_engine"),
-        "run",
-        lambda binding, *rest: statements.append(binding) or engine_run(binding, *rest),
-    )
+    statements = recorded_bindings(monkeypatch, engine)
     roles = {"score": "score", "query": "q", "by": "g", "ci": 0.9, "engine": engine}
     metrics = ["average_precision", "ndcg@3", "auc", "logloss"]
     result = sm.evaluate(frame, metrics, **roles, resamples=20, seed=1)

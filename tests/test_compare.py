@@ -816,15 +816,9 @@ def test_only_the_resampled_metrics_are_compared_per_replicate(engine, paired, m
     every metric ran once per replicate: a 3M-row paired compare of f1 beside auc and
     logloss took 20 GB and 56 GB of spill). The rows are the two comparisons' apart, in
     the call's metric order."""
-    from sqlmetrics import api
+    from test_bootstrap import recorded_bindings
 
-    statements = []
-    engine_run = getattr(api, f"{engine}_engine").run
-    monkeypatch.setattr(
-        getattr(api, f"{engine}_engine"),
-        "run",
-        lambda binding, *rest: statements.append(binding) or engine_run(binding, *rest),
-    )
+    statements = recorded_bindings(monkeypatch, engine)
     frame = _paired_frame(9, 300).with_columns(arm=pl.Series(np.random.default_rng(9).choice(["v1", "v2"], 300)))
     who = {"scores": ("a", "b")} if paired else {"arm": "arm", "baseline": "v1", "score": "a"}
     call = {**who, "by": "user", "ci": 0.9, "resamples": 20, "seed": 4, "engine": engine}
