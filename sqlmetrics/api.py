@@ -98,7 +98,10 @@ def evaluate(
     takes the percentile interval of a Poisson bootstrap of ``resamples`` replicates
     drawn from ``seed`` (an integer from 0 to 2**31 - 2; ``sqlmetrics.bootstrap``),
     which ``ci_method="bootstrap"`` takes for every metric; ``ci_unit`` (a column, e.g.
-    the user) resamples its units rather than rows.
+    the user, whose rows are not independent) clusters the analytic intervals of auc,
+    the means over rows, the metrics of the confusion counts and calibration by it (the
+    units' sums: ``sqlmetrics/intervals/clustered.py``), keeps a mean over queries' t
+    when the queries are its units, and resamples the others' units rather than rows.
 
     >>> import polars as pl, sqlmetrics as sm
     >>> df = pl.DataFrame({"click": [0, 1, 1, 0, 0, 1, 1],

@@ -100,17 +100,21 @@ def compare(
       under both scores), normal; a mean over queries (gauc, ndcg, mrr, ...) the paired
       t-test over the queries both use (``scipy.stats.ttest_rel`` with equal query
       weights), Student's t; a mean over rows (logloss, brier, ...) the normal test of
-      the rows' differences; the other metrics (or all, with ``ci_method="bootstrap"``)
-      the paired bootstrap: both scores on the same resampled rows (``resamples``,
-      ``seed``; units of ``ci_unit``), the percentile interval of the differences and a
-      Monte Carlo p-value. A row with either score NULL is excluded. A run with
+      the rows' differences; a metric of the confusion counts (f1, mcc, precision, ...)
+      the delta method over the joint cells of the label and both predictions;
+      calibration and the regression metrics the delta method over the rows'
+      influences; the other metrics (or all, with ``ci_method="bootstrap"``, and with a
+      ``ci_unit`` all but the means over queries whose queries are its units) the paired
+      bootstrap: both scores on the same resampled rows (``resamples``, ``seed``; units
+      of ``ci_unit``), the percentile interval of the differences and a Monte Carlo
+      p-value. A row with either score NULL is excluded. A run with
       ``judgments`` (two scores of its rows: a re-ranker against the first stage) is
       compared by its queries' values, each list's ideal ranking from its judgments.
     * Arms (``arm``, ``baseline``): the arms saw different rows, so the difference's
       variance is the sum of the arms' variances, from each metric's analytic interval
-      (``docs/intervals.md``), normal; the other metrics (or all, with
-      ``ci_method="bootstrap"`` or a ``ci_unit``) by the bootstrap: every row (or unit)
-      resampled independently, each arm's metric per replicate, the percentile interval
+      (``docs/intervals.md``; clustered by ``ci_unit`` where it has a clustered form),
+      normal; the other metrics (or all, with ``ci_method="bootstrap"``) by the
+      bootstrap: every row (or unit) resampled independently, each arm's metric per replicate, the percentile interval
       of the differences and a Monte Carlo p-value. A ``baseline`` given as text also
       names the value of a numeric arm column that prints as it (``"2"`` for the arm 2).
       Every slice has a row per candidate arm (every arm but the baseline), even one
