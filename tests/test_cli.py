@@ -429,7 +429,7 @@ def test_compare_errors_name_the_command_line_options(capsys, logs, argv, fragme
         ({"ci": 0.9, "resamples": 1}, "resamples"),
         ({"ci": 0.9, "seed": -1}, "seed"),
         ({"ci": 1.5}, "ci"),
-        ({"ci": 0.9, "ci_method": "analytic", "ci_unit": "user_id"}, "ci_unit"),
+        ({"ci": 0.9, "ci_method": "analytic", "ci_unit": "country"}, "ci_unit"),  # gauc over users
         ({"query": None}, "query"),
     ],
 )
