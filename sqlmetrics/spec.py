@@ -187,13 +187,17 @@ class Interval:
     ``paired`` the spread of a paired difference, if it has one; ``micro``: whether it
     serves the metric's ``average="micro"`` too (a pooled value, which a mean over
     queries does not give); ``clustered`` its form clustered by a unit (``ci_unit``), if
-    it has one."""
+    it has one. ``steps`` are templates that its templates (``template``, the clustered
+    one) read as subqueries, each under the placeholder of its name, rendered with
+    ``values`` (the gradient of a metric of the confusion matrix cell by cell, which
+    both read)."""
 
     name: str
     template: str
     method: str
     comparison: str
     values: tuple[tuple[str, str], ...] = ()
+    steps: tuple[tuple[str, str], ...] = ()
     student: bool = False
     polars: Callable[..., Any] | None = None
     reads_histogram: bool = False

@@ -7,6 +7,7 @@ clustered analytically, which resampled, and the refusals."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -17,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 from test_compare import PAIRED_CONFUSION, _undefined_as_nan
-from test_intervals import RESIDUAL_VALUES, ROW_VALUES, clipped
+from test_intervals import CLASS_METRICS, RESIDUAL_VALUES, ROW_VALUES, class_calls, clipped
 
 import sqlmetrics as sm
 from sqlmetrics.errors import InvalidParameterError
@@ -26,7 +27,8 @@ from strategies import examples
 
 CLUSTERED = sorted(name for name, spec in sm.registry().items() if spec.interval and spec.interval.clustered)
 REGRESSION = sorted(name for name in CLUSTERED if sm.registry()[name].family == "regression")
-CLASSIFICATION = sorted(set(CLUSTERED) - set(REGRESSION))
+MULTICLASS = sorted(name for name in CLUSTERED if sm.registry()[name].family == "multiclass")
+CLASSIFICATION = sorted(set(CLUSTERED) - set(REGRESSION) - set(MULTICLASS))
 
 
 def _auc(y, s, w):
@@ -53,12 +55,37 @@ def _confusion(name):
     return lambda y, s, w: _undefined_as_nan(name)(y, (s >= 0.5).astype(int), w)
 
 
-REFERENCES = {  # each metric of (label, score, weights), NaN where it is undefined
+def _class_metric(name):
+    """scikit-learn's multi-class metric (zero_division=np.nan: precision_score, f1_score,
+    ..., balanced_accuracy_score, matthews_corrcoef) of (label, prediction, weights) under
+    the call's parameters (average=..., beta=...)."""
+    return lambda y, p, w, **kwargs: CLASS_METRICS[name](y, p, sample_weight=w, **kwargs)
+
+
+def _kappa(y, p, w, weights="none"):
+    """scikit-learn's cohen_kappa_score; NaN where every weight is on one class on both
+    sides (the expected disagreement is 0: κ is NULL)."""
+    if len(set(y[w > 0]) | set(p[w > 0])) < 2:
+        return np.nan
+    return skm.cohen_kappa_score(y, p, weights=None if weights == "none" else weights, sample_weight=w)
+
+
+def _r2(y, p, w):
+    """scikit-learn's r2_score; NaN where the targets of positive weight are all equal
+    (SST = 0: r2 is NULL)."""
+    targets = y[w > 0]
+    return skm.r2_score(y, p, sample_weight=w) if len(targets) and targets.min() < targets.max() else np.nan
+
+
+REFERENCES = {  # each metric of (label, score or prediction, weights), NaN where it is undefined
     "auc": _auc,
     "calibration": lambda y, s, w: (w * s).sum() / (w * y).sum() if (w * y).sum() > 0 else np.nan,
     **{name: _mean(values) for name, values in ROW_VALUES.items()},
     **{name: _confusion(name) for name in PAIRED_CONFUSION},
     **{name: _residual_mean(name) for name in RESIDUAL_VALUES},
+    **{name: _class_metric(name) for name in CLASS_METRICS},
+    "cohen_kappa": _kappa,
+    "r2": _r2,
 }
 CALLS = {"fbeta": {"beta": 2.0}}
 
@@ -123,6 +150,45 @@ def test_clustered_regression_interval_is_the_linearization_over_units(engine, m
         frame = frame.filter(pl.col("y") != 0)
     y, p, w, units = (frame[c].to_numpy().astype(float) for c in ("y", "p", "w", "unit"))
     _check(out.row(0, named=True), metric, metric, REFERENCES[metric], y, p, w, units)
+
+
+CLASS_UNIT_ROWS = st.lists(  # unit, label, prediction (NULL: the row is left out), weight
+    st.tuples(
+        st.integers(0, 5), st.one_of(st.none(), st.integers(0, 3)), st.one_of(st.none(), st.integers(0, 3)),
+        st.integers(1, 3),
+    ),
+    max_size=40,
+)  # fmt: skip
+
+
+def _multiclass_calls(metric: str) -> list[sm.MetricCall]:
+    """The metric under every average (β = 2), κ under every weighting."""
+    if metric == "cohen_kappa":
+        return [sm.metric(metric, weights=weights) for weights in ("none", "linear", "quadratic")]
+    return class_calls(metric)
+
+
+# scikit-learn warns where a class has no value (zero_division) or the metric none
+@pytest.mark.filterwarnings(
+    "ignore::RuntimeWarning", "ignore::UserWarning", "ignore::sklearn.exceptions.UndefinedMetricWarning"
+)
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", MULTICLASS)
+@examples(25)
+@given(rows=CLASS_UNIT_ROWS)
+def test_clustered_multiclass_interval_is_the_linearization_over_units(engine, metric, rows):
+    """The metrics of the confusion matrix (every average, κ under every weighting): rows
+    with a NULL label or prediction are left out, with their units; NULL bounds where the
+    metric is undefined or one unit is left."""
+    frame = pl.DataFrame(rows, schema={"unit": pl.Int64, "y": pl.Int64, "p": pl.Int64, "w": pl.Int64}, orient="row")
+    calls = _multiclass_calls(metric)
+    out = sm.evaluate(frame, calls, label="y", prediction="p", weight="w", ci=0.9, ci_unit="unit", engine=engine)
+    assert sm.interval_methods(calls, ci=0.9, ci_unit="unit")["unit"].to_list() == ["unit"] * len(calls)
+    used = frame.drop_nulls()
+    y, p, units = (used[c].to_numpy() for c in ("y", "p", "unit"))
+    for call in calls:
+        reference = functools.partial(REFERENCES[metric], **call.kwargs)
+        _check(out.row(0, named=True), call.column, metric, reference, y, p, used["w"].to_numpy().astype(float), units)
 
 
 def test_every_clustered_metric_has_a_reference():

@@ -98,7 +98,9 @@ def calls():
     classified = [name for name in clustered if sm.registry()[name].family == "classification"]
     yield "clustered", lambda: sm.to_sql(classified, source="t", ci_unit="u", **roles)
     regression = {"label": "y", "score": "yhat", "by": "s", "ci": 0.9, "ci_unit": "u"}
-    yield "clustered-regression", lambda: sm.to_sql(["mape", "rmse"], source="t", **regression)
+    yield "clustered-regression", lambda: sm.to_sql(["mape", "rmse", "r2"], source="t", **regression)
+    by_class = {"label": "y", "prediction": "pred", "by": "s", "ci": 0.9, "ci_unit": "u"}
+    yield "clustered-multiclass", lambda: sm.to_sql(classes, source="t", **by_class)
     bootstrap = {**roles, "ci_method": "bootstrap", "resamples": 3}
     yield "bootstrap", lambda: sm.to_sql(["auc", "f1", "logloss", "mae"], source="t", **bootstrap)
     yield "bootstrap-units", lambda: sm.to_sql(["auc", "gauc"], source="t", ci_unit="q", **bootstrap)

@@ -158,7 +158,10 @@ def test_intervals(engine):
     check(engine, {"src": frame}, classes, label="y", prediction="pred", weight="w", by="s", ci=0.9)
     clustered = [name for name in binary if sm.registry()[name].interval.clustered]  # by the query's units
     check(engine, {"src": frame}, clustered, label="label", score="score", weight="w", by="s", ci=0.9, ci_unit="q")
-    check(engine, {"src": frame}, ["mae", "rmse", "mape"], label="rel", score="score", by="s", ci=0.9, ci_unit="q")
+    regression = ["mae", "rmse", "mape", "r2"]
+    check(engine, {"src": frame}, regression, label="rel", score="score", by="s", ci=0.9, ci_unit="q")
+    by_class = {"label": "y", "prediction": "pred", "weight": "w", "by": "s", "ci": 0.9, "ci_unit": "q"}
+    check(engine, {"src": frame}, [*classes, *kappas], **by_class)
 
 
 @pytest.mark.parametrize("name", ["spark", "postgres"])

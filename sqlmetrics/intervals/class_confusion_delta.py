@@ -1,7 +1,10 @@
 """The delta method's interval of a smooth function of the K×K confusion matrix (the
 multi-class accuracy, precision, recall, F-scores, balanced accuracy and MCC;
-``sql/intervals/class_confusion_delta.sql``): the cells' shares q_ij are multinomial,
-and se² = Σ q·(g − ḡ)² / n with g the metric's gradient in the shares. Every such
+``sql/intervals/class_confusion_delta.sql``, the gradient cell by cell, read by
+``multinomial_delta.sql``): the cells' shares q_ij are multinomial, and
+se² = Σ q·(g − ḡ)² / n with g the metric's gradient in the shares; clustered by a unit
+(``clustered_multinomial_delta.sql``), each unit's part Σ_ij n_k,ij·(g_ij − ḡ) / n from
+its cells' weights n_k,ij (the form κ's interval shares). Every such
 gradient here is g_ij = [i = j]·diagonal_i + true_i + predicted_j: each metric declares
 the three terms of a class as SQL over the class's shares ``tp``, ``support`` and
 ``predicted``, its value ``class_value`` (declared too) and the slice's sums over its
@@ -16,12 +19,13 @@ from collections.abc import Callable
 import polars as pl
 
 from sqlmetrics import templates
-from sqlmetrics.spec import Interval, MetricCall
+from sqlmetrics.spec import ClusteredInterval, Interval, MetricCall
 
 TERMS = ("g_diagonal", "g_true", "g_predicted")
 
 
 Tables = Callable[[pl.LazyFrame, list[str]], tuple[pl.LazyFrame, pl.LazyFrame]]
+Spread = Callable[[MetricCall, pl.LazyFrame, list[str]], pl.LazyFrame]
 
 
 def class_confusion_delta(class_value: str, g_diagonal: str, g_true: str, g_predicted: str, tables: Tables) -> Interval:
@@ -32,21 +36,43 @@ def class_confusion_delta(class_value: str, g_diagonal: str, g_true: str, g_pred
     used rows' ``class_confusion`` and ``class_counts``, as the metrics build them."""
 
     def spread(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-        return class_confusion_spread(call, *tables(rows, slices), slices)
+        return multinomial_se(class_cell_gradients(call, *tables(rows, slices), slices), slices, pl.lit(True))
 
-    return Interval(
+    def parts(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+        used = rows.filter(pl.col("w").is_not_null())
+        return unit_parts(class_cell_gradients(call, *tables(used, slices), slices), used, slices)
+
+    return multinomial_delta(
         "class_confusion_delta",
-        "intervals/class_confusion_delta.sql",
-        "delta method",
-        comparison="delta method",
-        values=(
+        (
             ("class_value", class_value),
             ("g_diagonal", g_diagonal),
             ("g_true", g_true),
             ("g_predicted", g_predicted),
         ),
-        polars=spread,
+        spread,
+        parts,
         micro=True,
+    )
+
+
+def multinomial_delta(
+    name: str, values: tuple[tuple[str, str], ...], spread: Spread, parts: Spread, micro: bool = False
+) -> Interval:
+    """The delta method's interval of a metric of the confusion matrix whose gradient in
+    the cells' shares, cell by cell, is ``sql/intervals/<name>.sql`` (filled with
+    ``values``): its se by ``multinomial_delta.sql`` (in polars ``spread``), and clustered
+    by a unit its units' parts by ``clustered_multinomial_delta.sql`` (``parts``)."""
+    return Interval(
+        name,
+        "intervals/multinomial_delta.sql",
+        "delta method",
+        comparison="delta method",
+        values=values,
+        steps=(("cells", f"intervals/{name}.sql"),),
+        polars=spread,
+        micro=micro,
+        clustered=ClusteredInterval("intervals/clustered_multinomial_delta.sql", parts),
     )
 
 
@@ -77,11 +103,12 @@ def class_terms(call: MetricCall, counts: pl.LazyFrame, slices: list[str]) -> pl
     return summed.select(*slices, "class", *(declared[term].cast(pl.Float64).alias(term) for term in TERMS))
 
 
-def class_confusion_spread(
+def class_cell_gradients(
     call: MetricCall, confusion: pl.LazyFrame, counts: pl.LazyFrame, slices: list[str]
 ) -> pl.LazyFrame:
     """class_confusion_delta.sql over a confusion matrix (slices, ``true_class``,
-    ``predicted_class``, ``w``) and its class counts."""
+    ``predicted_class``, ``w``) and its class counts: each cell's share ``q``, gradient
+    ``g`` and the slice's weight ``n``."""
     terms = class_terms(call, counts, slices)
     class_type = counts.collect_schema()["class"]
     by = slices or None
@@ -96,7 +123,7 @@ def class_confusion_spread(
         cells = cells.join(side, on=[*slices, key], how="inner", nulls_equal=True)
     own = pl.when(pl.col("true_class") == pl.col("predicted_class"))
     g = own.then(pl.col("g_true") + pl.col("g_diagonal")).otherwise(pl.col("g_true")) + pl.col("g_predicted")
-    return multinomial_se(cells.with_columns(g=g), slices, pl.lit(True))
+    return cells.with_columns(g=g)
 
 
 def multinomial_se(cells: pl.LazyFrame, slices: list[str], defined: pl.Expr) -> pl.LazyFrame:
@@ -111,3 +138,21 @@ def multinomial_se(cells: pl.LazyFrame, slices: list[str], defined: pl.Expr) -> 
     used = cells.filter(pl.col("n") > 0)
     aggregated = used.group_by(slices).agg(se=se) if slices else used.select(se=se)
     return aggregated.with_columns(df=pl.lit(None, pl.Int64))
+
+
+def unit_parts(cells: pl.LazyFrame, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """clustered_multinomial_delta.sql: each unit's part Σ_ij n_k,ij·(g_ij − ḡ) / n, from
+    the ``cells`` (slices, ``true_class``, ``predicted_class``, share ``q``, gradient
+    ``g``, the slice's weight ``n``) and the used rows (with ``unit_id``); NULL where a
+    cell the unit weighs has no gradient."""
+    q, g = pl.col("q"), pl.col("g")
+    keys = [*slices, "true_class", "predicted_class"]
+    centred = cells.filter(pl.col("n") > 0).with_columns(g_mean=(q * g).sum().over(slices))
+    class_type = centred.collect_schema()["true_class"]
+    units = rows.group_by(*keys, "unit_id").agg(pl.col("w").sum())
+    units = units.with_columns(pl.col("true_class", "predicted_class").cast(class_type))
+    joined = units.join(centred.select(*keys, "n", "g", "g_mean"), on=keys, nulls_equal=True)
+    weighed = pl.col("w") != 0
+    part = (pl.col("w") * (g - pl.col("g_mean"))).filter(weighed).sum() / pl.col("n").first()
+    undefined = (weighed & g.is_null()).any()
+    return joined.group_by(*slices, "unit_id").agg(part=pl.when(~undefined).then(part))

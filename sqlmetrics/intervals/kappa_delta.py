@@ -1,7 +1,10 @@
-"""The delta method's interval of Cohen's κ (``sql/intervals/kappa_delta.sql``): the
-confusion matrix's cell shares are multinomial, and κ = 1 − O/E has the gradient
-g_ij = (O·(a_i + b_j) − d_ij·E) / E² in them, so se² = Σ q·(g − ḡ)² / n, the large-sample
-variance of κ (Fleiss, Cohen & Everitt, 1969), for any disagreement weights d."""
+"""The delta method's interval of Cohen's κ (``sql/intervals/kappa_delta.sql``, the
+gradient cell by cell, read by ``multinomial_delta.sql``): the confusion matrix's cell
+shares are multinomial, and κ = 1 − O/E has the gradient g_ij = (O·(a_i + b_j) − d_ij·E) / E²
+in them, so se² = Σ q·(g − ḡ)² / n, the large-sample variance of κ (Fleiss, Cohen &
+Everitt, 1969), for any disagreement weights d; clustered by a unit
+(``clustered_multinomial_delta.sql``), each unit's part Σ_ij n_k,ij·(g_ij − ḡ) / n, as
+for the other metrics of the confusion matrix."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from collections.abc import Callable
 
 import polars as pl
 
-from sqlmetrics.intervals.class_confusion_delta import multinomial_se
+from sqlmetrics.intervals.class_confusion_delta import multinomial_delta, multinomial_se, unit_parts
 from sqlmetrics.spec import Interval, MetricCall
 
 
@@ -20,15 +23,20 @@ def kappa_delta(cells: Callable[[MetricCall, pl.LazyFrame, list[str]], pl.LazyFr
     and the slice's weight ``n`` (the metric builds them as its own value does)."""
 
     def spread(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-        return kappa_spread(cells(call, rows, slices), slices)
+        gradients = kappa_cell_gradients(cells(call, rows, slices), slices)
+        return multinomial_se(gradients, slices, pl.col("expected").first() != 0)  # NULL as κ is, not 0
 
-    return Interval(
-        "kappa_delta", "intervals/kappa_delta.sql", "delta method", comparison="delta method", polars=spread
-    )
+    def parts(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+        used = rows.filter(pl.col("w").is_not_null())
+        return unit_parts(kappa_cell_gradients(cells(call, used, slices), slices), used, slices)
+
+    return multinomial_delta("kappa_delta", (), spread, parts)
 
 
-def kappa_spread(cells: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-    """kappa_delta.sql over the cells (``d``, ``t``, ``p``, ``w``, ``n`` per pair of classes)."""
+def kappa_cell_gradients(cells: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """kappa_delta.sql over the cells (``d``, ``t``, ``p``, ``w``, ``n`` per pair of
+    classes): each pair's share ``q`` and gradient ``g`` (NULL where E = 0), with the
+    slice's ``expected`` disagreement E."""
     by = slices or None
 
     def per(*keys: str) -> list[str] | None:
@@ -45,4 +53,4 @@ def kappa_spread(cells: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
     )
     expected = pl.col("expected")
     g = pl.when(expected != 0).then((pl.col("observed") * (pl.col("a") + pl.col("b")) - d * expected) / expected**2)
-    return multinomial_se(cells.with_columns(g=g), slices, expected.first() != 0)  # NULL as κ is, not 0
+    return cells.with_columns(g=g)

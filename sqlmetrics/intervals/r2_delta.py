@@ -1,15 +1,23 @@
 """The delta method's interval of R² = 1 − SSE/SST (``sql/intervals/r2_delta.sql``):
 each row's influence u = −[(e² − A) − (A/B)·((y − ȳ)² − B)] / B, with A = SSE/W and
-B = SST/W, and se² = Σ w·u² / (W·(W − 1)), weights counting as frequencies; the normal
-interval, NULL where the targets are all equal (SST = 0). Its paired form
-(``paired_r2_delta.sql``): the same over d = u₂ − u₁, each score's influence on its R²."""
+B = SST/W (``r2_moments.sql``), and se² = Σ w·u² / (W·(W − 1)), weights counting as
+frequencies; the normal interval, NULL where the targets are all equal (SST = 0). Its
+paired form (``paired_r2_delta.sql``): the same over d = u₂ − u₁, each score's influence
+on its R²; clustered by a unit (``clustered_r2_delta.sql``): each unit's part
+Σ_k w·u / W."""
 
 from __future__ import annotations
 
 import polars as pl
 
 from sqlmetrics.intervals.row_mean import first_score_rows, influence_spread, on_second_score
-from sqlmetrics.spec import Interval, MetricCall, PairedInterval
+from sqlmetrics.spec import ClusteredInterval, Interval, MetricCall, PairedInterval
+
+# a row's influence on R² (r2_delta.sql's u) as SQL over the row (i) and its slice's moments (s, r2_moments.sql)
+INFLUENCE = """-(((i.score * s.scale - i.label * s.scale) * (i.score * s.scale - i.label * s.scale) - s.mse)
+             - s.mse / CAST(s.spread AS DOUBLE)
+               * ((i.label * s.scale - s.mean_label) * (i.label * s.scale - s.mean_label) - s.spread))
+           / CAST(s.spread AS DOUBLE)"""
 
 
 def r2_delta() -> Interval:
@@ -19,6 +27,8 @@ def r2_delta() -> Interval:
         "intervals/r2_delta.sql",
         "delta method",
         comparison="delta method",
+        values=(("influence", INFLUENCE),),
+        steps=(("moments", "intervals/r2_moments.sql"),),
         polars=r2_delta_polars,
         paired=PairedInterval(
             "intervals/paired_r2_delta.sql",
@@ -26,16 +36,30 @@ def r2_delta() -> Interval:
             over_rows=True,
             polars=paired_r2_delta_polars,
         ),
+        clustered=ClusteredInterval("intervals/clustered_r2_delta.sql", clustered_r2_delta_polars),
     )
 
 
 def r2_delta_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
     """r2_delta.sql over the used rows (``score``, ``label``, ``w``)."""
+    return influence_spread(_influences(rows, slices), slices)
+
+
+def clustered_r2_delta_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """clustered_r2_delta.sql over the used rows (with ``unit_id``): each unit's part
+    Σ_k w·u / W of its rows' influences."""
+    influences = _influences(rows.filter(pl.col("w").is_not_null()), slices, "unit_id", "total")
+    part = (pl.col("w") * pl.col("u")).sum() / pl.col("total").first()
+    return influences.group_by(*slices, "unit_id").agg(part=part)
+
+
+def _influences(rows: pl.LazyFrame, slices: list[str], *kept: str) -> pl.LazyFrame:
+    """Each used row's ``w`` and influence ``u`` on its slice's R² (with the columns
+    ``kept``), in the slices where R² is defined."""
     moments = r2_moments(rows, slices, {"mse": scaled_squared_error("score")})
-    influences = rows.join(moments, on=slices, nulls_equal=True).select(
-        *slices, "w", u=r2_influence(scaled_squared_error("score"), pl.col("mse"))
+    return rows.join(moments, on=slices, nulls_equal=True).select(
+        *slices, "w", *kept, u=r2_influence(scaled_squared_error("score"), pl.col("mse"))
     )
-    return influence_spread(influences, slices)
 
 
 def paired_r2_delta_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame:
