@@ -20,16 +20,16 @@ column. A metric's spec declares its analytic interval (``ci_method="analytic"``
   confusion cells' multinomial shares, each metric declaring its gradient
   (``confusion_delta.sql``);
 * ``kappa_delta`` (cohen_kappa): the delta method over the confusion matrix's cells
-  (``kappa_delta.sql``);
+  (``kappa_delta.sql``, its gradient cell by cell, and ``multinomial_delta.sql``);
 * ``class_confusion_delta`` (the multi-class accuracy, precision, recall, F-scores in
   every average, balanced accuracy and mcc): the delta method over the confusion
   matrix's cells, each metric declaring the class terms of its gradient
-  (``class_confusion_delta.sql``);
+  (``class_confusion_delta.sql``, the gradient cell by cell, and ``multinomial_delta.sql``);
 * ``histogram_delta`` (calibration): the delta method over the rows' means, each row's
   influence declared by the metric, read from the score histogram
   (``histogram_delta.sql``).
 * ``r2_delta`` (r2): the delta method over the rows' squared errors and squared
-  deviations of the target (``r2_delta.sql``).
+  deviations of the target (``r2_delta.sql``, over the slice's ``r2_moments.sql``).
 
 Paired forms (``sm.compare(scores=...)``): DeLong's (``paired_delong.sql``), the paired t
 over queries (``paired_query_mean.sql``), the rows' differences of a mean over rows
@@ -41,7 +41,10 @@ metrics (``paired_residual_mean.sql``, ``paired_r2_delta.sql``).
 Clustered forms (``ci_unit=``, ``clustered.py``): each unit's part of the metric's
 linearization summed, se² = C/(C − 1)·Σ part², for DeLong's (``clustered_delong.sql``),
 the means over rows (``clustered_mean.sql``), the confusion counts' metrics
-(``clustered_confusion_delta.sql``) and calibration (``clustered_histogram_delta.sql``).
+(``clustered_confusion_delta.sql``), the multi-class metrics and κ (their gradients cell
+by cell, ``class_confusion_delta.sql`` and ``kappa_delta.sql``, read by
+``clustered_multinomial_delta.sql``; unclustered by ``multinomial_delta.sql``), r2
+(``clustered_r2_delta.sql``) and calibration (``clustered_histogram_delta.sql``).
 
 Every interval's bounds are clipped to the finite ends of the metric's range.
 
