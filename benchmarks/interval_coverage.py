@@ -181,6 +181,32 @@ def users(count: int, rows: int, mu: float = 1.0) -> Draw:
     return draw
 
 
+def user_classes(count: int, rows: int) -> Draw:
+    """``count`` users of ``rows`` rows: labels uniform over three classes, each user's
+    rows predicted right with its own probability p ~ Beta(6, 4) (else one of the two
+    other classes at random), and regression targets N(0, 1) predicted with the user's
+    own bias b ~ N(0, 0.3²) plus an error N(0, 0.4²): accuracy E[p] = 0.6, R² = 1 −
+    (0.3² + 0.4²) = 0.75; the rows of a user are correlated through p and b."""
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        user = np.repeat(np.arange(count), rows)
+        right, bias = rng.beta(6, 4, count)[user], rng.normal(0, 0.3, count)[user]
+        label = rng.integers(0, 3, count * rows)
+        wrong = (label + rng.integers(1, 3, count * rows)) % 3
+        target = rng.normal(0, 1, count * rows)
+        return pl.DataFrame(
+            {
+                "user": user,
+                "label": label,
+                "prediction": np.where(rng.random(count * rows) < right, label, wrong),
+                "target": target,
+                "estimate": target + bias + rng.normal(0, 0.4, count * rows),
+            }
+        )
+
+    return draw
+
+
 def confusion_at_half(share: float, mu: float) -> tuple[float, float, float, float]:
     """The population shares (tp, fp, tn, fn) of binormal scores cut at 0.5: a positive,
     N(mu, 1), is predicted positive with probability Φ(mu − 0.5), a negative, N(0, 1),
@@ -317,7 +343,16 @@ def clustered_studies() -> list[tuple[str, str, float, Draw, dict]]:
     recall, fallout = phi(0.5 / math.sqrt(2)), phi(-0.5 / math.sqrt(2))
     tp, fp, fn = 0.4 * recall, 0.6 * fallout, 0.4 * (1 - recall)
     clicks = {"label": "clicked", "score": "probability"}
-    return [
+    classes, regression = {"prediction": "prediction"}, {"label": "target", "score": "estimate"}
+    grouped = [
+        (f"{name}, 60 users × 10 rows{how}", metric, truth, user_classes(60, 10), {**roles, **unit})
+        for name, metric, truth, roles in (
+            ("multiclass accuracy (each user right with p ~ Beta(6, 4))", "multiclass_accuracy", 0.6, classes),
+            ("r2 (each user's bias N(0, 0.3²))", "r2", 0.75, regression),
+        )
+        for how, unit in ((": clustered by user", {"ci_unit": "user"}), (": rows as independent", {}))
+    ]
+    return grouped + [
         (f"{name}, 60 users × 10 rows{how}", metric, truth, draw, {**roles, **unit})
         for name, metric, truth, roles in (
             ("auc", "auc", phi(0.5), {}),
