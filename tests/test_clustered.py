@@ -268,3 +268,24 @@ def test_a_mean_over_queries_clustered_by_its_own_queries_keeps_its_t(engine):
     spread = ["delta_lo", "delta_hi", "p_value", "method"]
     assert paired.select(spread).row(0)[:3] == pytest.approx(unclustered.select(spread).row(0)[:3], abs=1e-12)
     assert paired["method"].item() == unclustered["method"].item() == "paired t over queries"
+
+
+def test_the_command_line_says_which_intervals_are_clustered(tmp_path, capsys):
+    """sqlmetrics eval --ci-unit: the table as evaluate returns it, and the intervals line
+    names each interval's unit: gauc's queries are its users (before, the line asked
+    interval_methods without the query and failed after the table was written)."""
+    from sqlmetrics import cli
+
+    rng = np.random.default_rng(2)
+    frame = pl.DataFrame({"click": rng.integers(0, 2, 300), "pctr": rng.random(300), "user": rng.integers(0, 30, 300)})
+    frame.write_parquet(tmp_path / "logs.parquet")
+    argv = ["eval", str(tmp_path / "logs.parquet"), "-m", "auc,gauc,ndcg@5", "--label", "click", "--score", "pctr"]
+    assert cli.main([*argv, "--query", "user", "--ci", "0.9", "--ci-unit", "user", "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    expected = sm.evaluate(frame, ["auc", "gauc", "ndcg@5"], label="click", score="pctr", query="user", ci=0.9,
+                           ci_unit="user")  # fmt: skip
+    assert pl.read_csv(out.encode()).row(0) == pytest.approx(expected.row(0), abs=1e-9)
+    assert (
+        "intervals at 90%: auc DeLong (normal, clustered by user); gauc Student's t over queries (Student's t, "
+        "clustered by user); ndcg_at_5 Student's t over queries (Student's t, clustered by user)"
+    ) in err

@@ -21,16 +21,19 @@ def run_eval(args: argparse.Namespace) -> None:
 
 def intervals_line(calls: list, args: argparse.Namespace) -> str:
     """Which method gave each metric's interval (``sm.interval_methods``), in one line:
-    ``intervals at 95%: auc DeLong (normal); ...; f1 bootstrap (percentile, 200
-    resamples of user_id, seed 0)``."""
+    ``intervals at 95%: auc DeLong (normal, clustered by user_id); ...; f1 bootstrap
+    (percentile, 200 resamples of user_id, seed 0)``."""
     methods = sqlmetrics.interval_methods(
-        calls, ci=args.ci, ci_method=args.ci_method, ci_unit=args.ci_unit, resamples=args.resamples, seed=args.seed
-    )
+        calls, ci=args.ci, ci_method=args.ci_method, ci_unit=args.ci_unit, resamples=args.resamples, seed=args.seed,
+        query=args.query,
+    )  # fmt: skip
     described = []
     for row in methods.iter_rows(named=True):
         how = row["interval"]
         if row["resamples"] is not None:
             unit = "rows" if row["unit"] == "row" else row["unit"]
             how += f", {row['resamples']} resamples of {unit}, seed {row['seed']}"
+        elif args.ci_unit is not None:
+            how += f", clustered by {args.ci_unit}"
         described.append(f"{row['metric']} {row['method']} ({how})")
     return f"intervals at {args.ci * 100:g}%: " + "; ".join(described)
