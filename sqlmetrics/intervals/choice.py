@@ -8,7 +8,7 @@ import polars as pl
 
 from sqlmetrics.errors import InvalidParameterError, Keyword, Value
 from sqlmetrics.registry import registry
-from sqlmetrics.spec import ClusteredInterval, Interval, MetricCall, PairedInterval
+from sqlmetrics.spec import Interval, MetricCall, PairedInterval
 
 CI_METHODS = ("auto", "analytic", "bootstrap")
 
@@ -93,12 +93,6 @@ def interval_of(call: MetricCall) -> Interval | None:
     if interval is None or (call.kwargs.get("average") == "micro" and not interval.micro):
         return None
     return interval
-
-
-def clustered_of(call: MetricCall) -> ClusteredInterval | None:
-    """The call's analytic interval clustered by a unit, if it has one."""
-    interval = interval_of(call)
-    return None if interval is None else interval.clustered
 
 
 def clusters(call: MetricCall, unit: str, query: str | None, paired: bool = False) -> bool:
