@@ -35,6 +35,7 @@ from sqlmetrics.errors import (
 from sqlmetrics.html_report import report
 from sqlmetrics.registry import metric, registry
 from sqlmetrics.spec import Metric, MetricCall
+from sqlmetrics.states import rollup, state
 from sqlmetrics.trec import read_trec_qrels, read_trec_run
 
 __all__ = [
@@ -67,6 +68,8 @@ __all__ = [
     "registry",
     "report",
     "roc_curve",
+    "rollup",
+    "state",
     "to_sql",
 ]
 __version__ = _installed_version("sqlmetrics")  # written once, in pyproject.toml

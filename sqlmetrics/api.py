@@ -378,6 +378,18 @@ def request_sql(metrics: Metrics, source: Any, request: Request, dialect: str = 
     else:
         binding, second_source = prepare(metrics, request)
     binding = source_evidence.planned(binding, source)  # the plan evaluate takes for the same source
+    return statement(binding, source, second_source, dialect)
+
+
+def statement(
+    binding: Binding,
+    source: Any,
+    second_source: Any,
+    dialect: str,
+    composer: Callable[[Binding, str, str | None], str] | None = None,
+) -> str:
+    """The statement of ``binding`` over ``source`` (and ``second_source``) in ``dialect``,
+    written by ``composer`` (default: ``compose``, the metrics' statement)."""
     second = None
     if second_source is not None:
         long = binding.long_scores is not None
@@ -388,7 +400,8 @@ def request_sql(metrics: Metrics, source: Any, request: Request, dialect: str = 
         )
         second = _statement_source(second_source, dialect, second_view(long), reads)
     reads = ("a table or view: pass ", _SOURCE_TABLE)
-    sql = compose(binding, _statement_source(source, dialect, FRAME_VIEW, reads), second, dialect)
+    source_sql = _statement_source(source, dialect, FRAME_VIEW, reads)
+    sql = compose(binding, source_sql, second, dialect) if composer is None else composer(binding, source_sql, second)
     return transpile(sql, dialect)
 
 

@@ -175,6 +175,27 @@ class ClusteredInterval:
 
 
 @dataclass(frozen=True)
+class PerQuery:
+    """What a metric averaged over queries keeps of each query, in its template: the step
+    ``step``, one row per query of every slice (kept or left out), and SQL over it:
+    ``value`` (the query's value, NULL for a query left out) and ``weight`` (its weight in
+    the mean); ``pooled``, the (value, weight) whose weighted mean is the metric with
+    ``average="micro"`` (a ratio of sums Σ a / Σ b: each query's a / b weighted by b).
+    The interval over queries reads them (``intervals.query_mean``), and a state keeps
+    them (``sm.state``), to be averaged again by ``sm.rollup``."""
+
+    step: str
+    value: str
+    weight: str = "1"
+    pooled: tuple[str, str] | None = None
+
+    def of(self, call: MetricCall) -> tuple[str, str]:
+        """The (value, weight) SQL of ``call``: the pooled ones for a micro average."""
+        pooled = call.kwargs.get("average") == "micro" and self.pooled is not None
+        return self.pooled if pooled else (self.value, self.weight)
+
+
+@dataclass(frozen=True)
 class Interval:
     """How a metric's interval is computed, in both forms: ``template`` (SQL reading the
     metric's steps, filled with ``values``, giving ``se`` and ``df`` per slice) and
@@ -234,6 +255,7 @@ class Metric:
     * ``best_reached``: whether perfect scores attain the best end of ``range`` (not for
       precision@k, which needs k relevant items per list, rank_corr, where pairs tied in
       label earn ½, or err, whose R stays below 1);
+    * ``per_query``: for a mean over queries, what it keeps of each query (``PerQuery``);
     * ``reference``: the independent implementation the tests compare with.
     """
 
@@ -257,6 +279,7 @@ class Metric:
     reference: str = ""
     row_plan: bool = True
     per_class: str = ""
+    per_query: PerQuery | None = None
     # the analytic confidence interval (sqlmetrics/intervals/), if the metric has one
     interval: Interval | None = None
     module: Any = field(default=None, compare=False, repr=False)

@@ -53,7 +53,8 @@ class Intermediate:
     (``score_hist`` of the engine's ``base``, ``class_counts`` of ``class_confusion``), or
     for the ranking steps of the call's ``Lists`` and the step's ``each`` parameters.
     ``folded`` says instead which polars form computes the step inside its metrics
-    (``Folded``): a step has one or the other (``tests/test_steps.py``).
+    (``Folded``): a step has one or the other (``tests/test_steps.py``). ``polars_sums``
+    gives ``base_aggregates`` as polars expressions, for a state's base part.
     """
 
     template: str
@@ -70,6 +71,9 @@ class Intermediate:
     floor: Callable[[str, int | None, float, bool], str] | None = None
     polars: Callable[..., Any] | None = None
     folded: Folded | None = None
+    # the polars expressions of ``base_aggregates``, by the same names and with SQL's NULLs
+    # (a state's base part built by the polars engine: ``sm.state``)
+    polars_sums: Callable[[], list[Any]] | None = None
 
 
 def cumulative(hist: str, folded: Folded, keys: tuple[str, ...] = (), distinct: str = "") -> Intermediate:

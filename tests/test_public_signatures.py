@@ -86,6 +86,11 @@ EXPECTED = {
         "pl.DataFrame",
     ),
     "curve_sql": (("kind: 'str'", "*", "source: 'Any'", *CURVE, "**params: 'Any'"), "str"),
+    "state": ((*SOURCE, "*", *COLUMNS, "engine: 'str' = 'duckdb'", "con: 'Any' = None"), "pl.DataFrame"),
+    "rollup": (
+        ("states: 'Any'", "*", COLUMNS[6], "metrics: 'Metrics | None' = None", "ci: 'float | None' = None"),
+        "pl.DataFrame",
+    ),
     "interval_methods": (
         (
             "metrics: 'Metrics'", "*", "ci: 'float' = 0.95", *RESAMPLING, "prediction: 'str | None' = None",

@@ -56,14 +56,16 @@ per_query AS (
         )
     ) AS ranked
     GROUP BY {{ by }}, query
+),
+queries AS (
+    -- every query: the two-class ones with their AUC, the one-class ones left out (NULL)
+    SELECT {{ by }}, query, auc, group_weight FROM per_query
+    UNION ALL
+    SELECT {{ by }}, query, NULL, NULL FROM totals WHERE NOT (pos > 0 AND neg > 0)
 )
 SELECT {{ by }},
        SUM(group_weight * auc) / CAST(NULLIF(SUM(group_weight), 0) AS DOUBLE) AS gauc,
-       CAST(SUM(used) AS BIGINT) AS gauc_groups,
-       CAST(SUM(1 - used) AS BIGINT) AS gauc_skipped
-FROM (
-    SELECT {{ by }}, auc, group_weight, 1 AS used FROM per_query
-    UNION ALL
-    SELECT {{ by }}, NULL, NULL, 0 FROM totals WHERE NOT (pos > 0 AND neg > 0)
-) AS queries
+       COUNT(auc) AS gauc_groups,
+       COUNT(*) - COUNT(auc) AS gauc_skipped
+FROM queries
 GROUP BY {{ by }}

@@ -196,9 +196,7 @@ def base_sql(binding: Binding) -> str:
     checks and the row counts need. Labels are keys rather than summed into positive
     and negative weights: fewer aggregate states per group, which is what costs when
     nearly every score is distinct, and bad labels show up as groups."""
-    aggregates = ["COUNT(*) AS n_all", "COUNT(w) AS n", "SUM(w) AS w"]
-    for name in needed(binding):
-        aggregates += step(binding, name).base_aggregates
+    aggregates = base_sums(binding)
     base_roles = base_keys(binding)
     for check, _ in checks_for(binding.calls, binding.weight is not None):
         if check.role not in base_roles:
@@ -210,6 +208,16 @@ def base_sql(binding: Binding) -> str:
     columns = [*(() if binding.by else ("0 AS slice_0",)), *keys, *aggregates]
     group = f"\nGROUP BY {', '.join(keys)}" if keys else ""  # no keys: one row, even for no rows
     return f"SELECT {', '.join(columns)}\nFROM input{group}"
+
+
+def base_sums(binding: Binding) -> list[str]:
+    """base's aggregates that the steps read (``<SUM, COUNT, MIN or MAX of the rows> AS
+    <name>``): all rows, used rows, their weight and the sums the intermediates declare.
+    A state keeps them (``sm.state``), and a roll-up merges them (``compose/rollup.py``)."""
+    aggregates = ["COUNT(*) AS n_all", "COUNT(w) AS n", "SUM(w) AS w"]
+    for name in needed(binding):
+        aggregates += step(binding, name).base_aggregates
+    return aggregates
 
 
 def row_counts_sql(binding: Binding) -> str:

@@ -14,8 +14,9 @@ def user_slices(binding: Binding, relation: str) -> list[str]:
     return [f"{relation}.{s} AS {templates.quote(user)}" for s, user in zip(binding.slices, binding.by)]
 
 
-def final_select(binding: Binding) -> str:
-    """One row per slice: the row counts, then each metric's columns."""
+def final_select(binding: Binding, checks: list[str] | None = None) -> str:
+    """One row per slice: the row counts, then each metric's columns; ``checks``: the
+    steps whose ``failure`` must be NULL (default: the input rules', ``check_steps``)."""
     slices = binding.slices
     columns = [*user_slices(binding, "row_counts"), "row_counts.n_rows", "row_counts.n_excluded"]
     joins = []
@@ -28,12 +29,12 @@ def final_select(binding: Binding) -> str:
         columns += [f"COALESCE({cte}.{name}_{out}, 0) AS {call.column}_{out}" for out in call.spec.outputs]
         joins.append(f"LEFT JOIN {cte} ON {templates.same_slice(slices, 'row_counts', cte)}")
     order = f"\nORDER BY {templates.ascending(f'row_counts.{s}' for s in slices)}" if binding.by else ""
-    checks = check_steps(binding)
+    checks = check_steps(binding) if checks is None else checks
+    where = "\nWHERE " + " AND ".join(f"{name}.failure IS NULL" for name in checks) if checks else ""
     return (
         f"SELECT {', '.join(columns)}\nFROM row_counts\n"
         + "\n".join(joins)
         + "".join(f"\nCROSS JOIN {name}" for name in checks)
-        + "\nWHERE "
-        + " AND ".join(f"{name}.failure IS NULL" for name in checks)
+        + where
         + order
     )

@@ -75,6 +75,18 @@ def run(
         return _restore_time_zones(result, binding, source)
 
 
+def run_statement(sql: str, frames: dict[str, Any]) -> pl.DataFrame:
+    """The rows of ``sql`` reading ``frames`` under their view names (a roll-up's states),
+    on a private cursor."""
+    with _connection(None, ()) as connection, _registered(connection, frames) as views:
+        for view, name in views.items():
+            sql = sql.replace(view, name)
+        try:
+            return _execute(connection, sql, {})
+        except InvalidInputError as error:
+            raise error from None
+
+
 @contextmanager
 def _connection(con: duckdb.DuckDBPyConnection | None, tables: tuple[Any, ...]) -> Iterator[duckdb.DuckDBPyConnection]:
     """Where the call runs: without ``con``, a private cursor of the process's database;

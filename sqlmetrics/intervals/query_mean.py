@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.spec import Interval, PairedInterval
+from sqlmetrics.spec import Interval, PairedInterval, PerQuery
 
 
-def query_mean(per_query: str, value: str, weight: str = "1") -> Interval:
-    """The interval of a (weighted) mean over queries: ``value`` and ``weight`` are SQL
-    over the metric's per-query step ``per_query`` (value NULL for a query left out)."""
+def query_mean(per_query: PerQuery) -> Interval:
+    """The interval of a (weighted) mean over queries: the ``value`` and ``weight`` of the
+    metric's per-query step (value NULL for a query left out)."""
     return Interval(
         "query_mean",
         "intervals/query_mean.sql",
         "Student's t over queries",
         comparison="mean over queries",
-        values=(("per_query", per_query), ("value", value), ("weight", weight)),
+        values=(("per_query", per_query.step), ("value", per_query.value), ("weight", per_query.weight)),
         student=True,
         paired=PairedInterval("intervals/paired_query_mean.sql", "paired t over queries"),
     )

@@ -32,11 +32,16 @@ from sqlmetrics.spec import MetricCall
 
 
 def checked_base(
-    binding: Binding, source: Any, second: Any = None, keys: tuple[str, ...] | None = None
+    binding: Binding,
+    source: Any,
+    second: Any = None,
+    keys: tuple[str, ...] | None = None,
+    sums: tuple[pl.Expr, ...] = (),
 ) -> tuple[pl.LazyFrame, pl.DataFrame, Any]:
     """The source's rows under canonical names, ``base`` (collected, keyed by ``keys``,
-    default ``base_keys``) once the input rules hold, and the second table under
-    canonical names: the judgments or the long class scores (None without)."""
+    default ``base_keys``, with the aggregates ``sums`` too) once the input rules hold,
+    and the second table under canonical names: the judgments or the long class scores
+    (None without)."""
     lf = polars_source(source, binding.source_columns)
     schema = {name: str(dtype) for name, dtype in lf.collect_schema().items()}
     check_schema(binding, schema)
@@ -48,7 +53,7 @@ def checked_base(
     checks = checks_for(binding.calls, binding.weight is not None)
     rows = _input(binding, lf, judged)
     keys = base_keys(binding) if keys is None else keys
-    base = _base(binding, rows, checks, keys).collect(engine="streaming")
+    base = _base(binding, rows, checks, keys, sums).collect(engine="streaming")
     original = base.filter(pl.col(binding.replicate_slice) == 0) if binding.bootstrap else base  # as rules/sql.py
     raise_failed(original, rows, checks, keys, binding.role_columns)
     if binding.weight is not None:
@@ -229,7 +234,9 @@ def base_keys(binding: Binding) -> tuple[str, ...]:
     return (*histogram, *binding.class_keys)
 
 
-def _base(binding: Binding, rows: pl.LazyFrame, checks: list, keys: tuple[str, ...]) -> pl.LazyFrame:
+def _base(
+    binding: Binding, rows: pl.LazyFrame, checks: list, keys: tuple[str, ...], sums: tuple[pl.Expr, ...] = ()
+) -> pl.LazyFrame:
     """One row per slice and distinct score (or per slice): used rows, their weight and
     positive weight."""
     w = pl.col("w")
@@ -239,6 +246,7 @@ def _base(binding: Binding, rows: pl.LazyFrame, checks: list, keys: tuple[str, .
         w.sum().alias("w"),
         *([(w * pl.col("label")).sum().alias("w_pos")] if binding.numeric_label else []),
         *row_counters_polars(checks, keys),
+        *sums,
     ]
     return rows.group_by([*binding.slices, *keys]).agg(aggregates)
 

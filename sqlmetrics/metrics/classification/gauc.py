@@ -10,7 +10,7 @@ from sqlmetrics.intervals.query_mean import paired_spread, query_mean, spread_ex
 from sqlmetrics.metrics.classification import auc
 from sqlmetrics.metrics.classification._binary import binary_weights, ratio
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric, Param
+from sqlmetrics.spec import Metric, Param, PerQuery
 
 WEIGHTING = Param(
     "weighting",
@@ -19,6 +19,9 @@ WEIGHTING = Param(
     "how queries are weighted: impressions (rows or summed weight), positives, uniform",
     choices=("impressions", "positives", "uniform"),
 )
+
+# each query's AUC (NULL: one class, left out) and its weight g_u
+PER_QUERY = PerQuery("queries", "auc", "group_weight")
 
 SPEC = Metric(
     name="gauc",
@@ -31,7 +34,8 @@ SPEC = Metric(
     params=(WEIGHTING,),
     outputs=("groups", "skipped"),
     reference="per-query sklearn.metrics.roc_auc_score, averaged in Python",
-    interval=query_mean("per_query", "auc", "group_weight"),
+    per_query=PER_QUERY,
+    interval=query_mean(PER_QUERY),
 )
 
 
@@ -71,19 +75,7 @@ def frame(
     >>> smp.gauc(df, score="score", label="click", query="user").row(0)
     (0.6, 2, 1)
     """
-    keys = list(dict.fromkeys([*by, query]))  # slicing by the query itself: a slice per query
-    _, w_pos, w_neg = binary_weights(score, label, weight)
-    rows = data.filter(*(pl.col(c).is_not_null() for c in (score, label, query, weight) if c is not None))
-    totals = rows.group_by(keys).agg(pos=w_pos.sum(), neg=w_neg.sum())
-    two_class = totals.filter((pl.col("pos") > 0) & (pl.col("neg") > 0)).select(keys)
-    # rows are free of NULLs here: without weights, the one-sort rank-sum form applies
-    query_auc = auc.rank_sum(pl.col(score), pl.col(label) == 1) if weight is None else auc.expr(score, label, weight)
-    aucs = rows.join(two_class, on=keys, how="semi", nulls_equal=True).group_by(keys).agg(auc=query_auc)
-    pos, neg = pl.col("pos"), pl.col("neg")
-    group_weight = {"impressions": pos + neg, "positives": pos, "uniform": pl.lit(1.0)}
-    per_query = totals.join(aucs, on=keys, how="left", nulls_equal=True).with_columns(
-        group_weight=group_weight[WEIGHTING.validate("gauc", weighting)]
-    )
+    per_query = queries(data, score=score, label=label, query=query, weight=weight, by=by, weighting=weighting)
     value, g = pl.col("auc"), pl.col("group_weight")
     summary = [
         ratio((g * value).sum(), g.filter(value.is_not_null()).sum()).alias("gauc"),
@@ -98,3 +90,31 @@ def frame(
         spreads = paired_spread(per_query.rename({query: "query"}), list(by), spread, value, g, "gauc")
         result = result.join(spreads, on=list(by), how="left", nulls_equal=True)
     return result
+
+
+def queries(
+    data: Frame,
+    *,
+    score: str,
+    label: str,
+    query: str,
+    weight: str | None = None,
+    by: Sequence[str] = (),
+    weighting: str = "impressions",
+) -> Frame:
+    """Every query of every slice of ``by`` (its slices and ``query``) with its ``auc``
+    (NULL for a one-class query, left out) and ``group_weight`` g_u: what a state keeps of
+    gauc (``PER_QUERY``), and what ``frame`` averages."""
+    keys = list(dict.fromkeys([*by, query]))  # slicing by the query itself: a slice per query
+    _, w_pos, w_neg = binary_weights(score, label, weight)
+    rows = data.filter(*(pl.col(c).is_not_null() for c in (score, label, query, weight) if c is not None))
+    totals = rows.group_by(keys).agg(pos=w_pos.sum(), neg=w_neg.sum())
+    two_class = totals.filter((pl.col("pos") > 0) & (pl.col("neg") > 0)).select(keys)
+    # rows are free of NULLs here: without weights, the one-sort rank-sum form applies
+    query_auc = auc.rank_sum(pl.col(score), pl.col(label) == 1) if weight is None else auc.expr(score, label, weight)
+    aucs = rows.join(two_class, on=keys, how="semi", nulls_equal=True).group_by(keys).agg(auc=query_auc)
+    pos, neg = pl.col("pos"), pl.col("neg")
+    group_weight = {"impressions": pos + neg, "positives": pos, "uniform": pl.lit(1.0)}
+    return totals.join(aucs, on=keys, how="left", nulls_equal=True).with_columns(
+        group_weight=group_weight[WEIGHTING.validate("gauc", weighting)]
+    )

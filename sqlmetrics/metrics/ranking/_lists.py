@@ -51,6 +51,9 @@ class Lists:
     # a slice name: that slice holds two paired scores (1, 2), give the spread of their
     # difference on the rows of 2 (sm.compare)
     spread: bool | str = False
+    # give each list's value and weight in the mean rather than the mean (a state's
+    # queries: ``sm.state``)
+    per_query: bool = False
 
     def reached_by(self, calls: Sequence[MetricCall]) -> Lists:
         """These lists, ranking only the rows the ranking metrics of ``calls`` read."""
@@ -129,6 +132,8 @@ class Lists:
         counts of lists used (``<name>_queries``) and skipped (``<name>_skipped``), and
         with ``spread`` the mean's ``<name>_se`` and ``<name>_df`` (intervals.py)."""
         extra, used_value = [], pl.when(pl.col("used")).then(value)
+        if self.per_query:
+            return self.queries(per_list, used_value, pl.lit(1.0))
         if self.spread is True:
             se, df = spread_expr(used_value)
             extra = [se.alias(f"{name}_se"), df.alias(f"{name}_df")]
@@ -137,6 +142,21 @@ class Lists:
             spreads = paired_spread(per_list, self.by, self.spread, used_value, None, name)
             summary = summary.join(spreads, on=self.by, how="left", nulls_equal=True)
         return summary
+
+    def summarize_pooled(self, per_list: pl.LazyFrame, name: str, part: pl.Expr, whole: pl.Expr) -> pl.LazyFrame:
+        """Like ``summarize`` for a micro average: Σ part / Σ whole over the used lists
+        (NULL when Σ whole is 0); per query, each list's part / whole weighted by its whole."""
+        used = pl.col("used")
+        if self.per_query:
+            value = pl.when(used).then(pl.when(whole > 0).then(part / whole).otherwise(0.0))
+            return self.queries(per_list, value, whole)
+        total = whole.filter(used).sum()
+        return self.summarize_with(per_list, name, pl.when(total > 0).then(part.filter(used).sum() / total))
+
+    def queries(self, per_list: pl.LazyFrame, value: pl.Expr, weight: pl.Expr) -> pl.LazyFrame:
+        """Each list's ``value`` (NULL: left out) and ``weight`` in the mean (a state's
+        queries, ``PerQuery``)."""
+        return per_list.select(*self.keys, value=value.cast(pl.Float64), weight=pl.lit(1.0) * weight.cast(pl.Float64))
 
     def summarize_with(
         self, per_list: pl.LazyFrame, name: str, aggregate: pl.Expr, extra: Sequence[pl.Expr] = ()

@@ -10,7 +10,10 @@ from sqlmetrics.intervals.query_mean import query_mean
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, gain_expr, group_size, within
 from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, PerQuery
+
+# each list's value (NULL: left out) and weight in the mean over lists
+PER_QUERY = PerQuery("per_list", "cg")
 
 SPEC = Metric(
     name="cg",
@@ -28,7 +31,8 @@ SPEC = Metric(
     higher_is_better=True,
     range=None,
     reference="brute force over tie orders",
-    interval=query_mean("per_list", "cg"),
+    per_query=PER_QUERY,
+    interval=query_mean(PER_QUERY),
 )
 
 

@@ -11,7 +11,10 @@ from sqlmetrics.metrics.ranking._lists import Lists, frame_metric
 from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
 from sqlmetrics.metrics.ranking.ndcg import dcg_parts
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, PerQuery
+
+# each list's value (NULL: left out) and weight in the mean over lists
+PER_QUERY = PerQuery("per_list", "dcg")
 
 SPEC = Metric(
     name="dcg",
@@ -29,7 +32,8 @@ SPEC = Metric(
     higher_is_better=True,
     range=None,
     reference="sklearn.metrics.dcg_score (linear gain), brute force over tie orders",
-    interval=query_mean("per_list", "dcg"),
+    per_query=PER_QUERY,
+    interval=query_mean(PER_QUERY),
 )
 
 

@@ -12,7 +12,7 @@ from sqlmetrics.intervals.query_mean import query_mean
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, group_size
 from sqlmetrics.metrics.ranking._params import EMPTY, MIN_RELEVANCE, OUTPUTS, TIES, K
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric, Param
+from sqlmetrics.spec import Metric, Param, PerQuery
 
 MAX_RELEVANCE = Param(
     "max_relevance",
@@ -37,6 +37,9 @@ ERR_TIES = replace(
     ),
 )
 
+# each list's value (NULL: left out) and weight in the mean over lists
+PER_QUERY = PerQuery("per_list", "err")
+
 SPEC = Metric(
     name="err",
     family="ranking",
@@ -52,7 +55,8 @@ SPEC = Metric(
     reach="gain",
     best_reached=False,
     reference="ir_measures ERR@k (gdeval), brute force over the cascade",
-    interval=query_mean("per_list", "err"),
+    per_query=PER_QUERY,
+    interval=query_mean(PER_QUERY),
 )
 
 

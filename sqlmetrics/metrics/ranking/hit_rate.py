@@ -10,7 +10,14 @@ from sqlmetrics.intervals.query_mean import query_mean
 from sqlmetrics.metrics.ranking._lists import Lists, first_relevant, frame_metric, hits_in_top
 from sqlmetrics.metrics.ranking._params import AVERAGE, EMPTY, MIN_RELEVANCE, OUTPUTS, TIES, K
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, PerQuery
+
+# each list's value (NULL: left out) and weight in the mean over lists
+PER_QUERY = PerQuery(
+    "per_list",
+    "CASE WHEN used THEN hit END",
+    pooled=("CASE WHEN used THEN COALESCE(hits / CAST(NULLIF(relevant, 0) AS DOUBLE), 0) END", "relevant"),
+)
 
 SPEC = Metric(
     name="hit_rate",
@@ -25,7 +32,8 @@ SPEC = Metric(
     label_domain="relevance",
     weighted=False,
     reference="pytrec_eval success_k, ranx hit_rate@k",
-    interval=query_mean("per_list", "CASE WHEN used THEN hit END"),
+    per_query=PER_QUERY,
+    interval=query_mean(PER_QUERY),
 )
 
 
@@ -61,9 +69,8 @@ def from_lists(
     if average == "micro":
         parts = hits_in_top(lists, k=k, ties=ties, min_relevance=min_relevance)
         per_list = lists.per_list(parts, min_relevance, empty)
-        hits, relevant, used = pl.col("hits"), pl.col("relevant"), pl.col("used")
-        total = relevant.filter(used).sum()
-        return lists.summarize_with(per_list, "hit_rate", pl.when(total > 0).then(hits.filter(used).sum() / total))
+        hits, relevant = pl.col("hits"), pl.col("relevant")
+        return lists.summarize_pooled(per_list, "hit_rate", hits, relevant)
     per_list = lists.per_list(hit_chance(lists, k=k, ties=ties, min_relevance=min_relevance), min_relevance, empty)
     return lists.summarize(per_list, "hit_rate", pl.col("hit"))
 

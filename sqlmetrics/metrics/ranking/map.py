@@ -10,7 +10,10 @@ from sqlmetrics.intervals.query_mean import query_mean
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, group_size, within
 from sqlmetrics.metrics.ranking._params import EMPTY, MIN_RELEVANCE, OUTPUTS, TIES, K
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, PerQuery
+
+# each list's value (NULL: left out) and weight in the mean over lists
+PER_QUERY = PerQuery("per_list", "ap")
 
 SPEC = Metric(
     name="map",
@@ -26,7 +29,8 @@ SPEC = Metric(
     weighted=False,
     reach="relevant",
     reference="pytrec_eval map / map_cut_k, ranx map@k",
-    interval=query_mean("per_list", "ap"),
+    per_query=PER_QUERY,
+    interval=query_mean(PER_QUERY),
 )
 
 

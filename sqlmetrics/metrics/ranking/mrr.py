@@ -10,7 +10,10 @@ from sqlmetrics.intervals.query_mean import query_mean
 from sqlmetrics.metrics.ranking._lists import Lists, first_relevant, frame_metric
 from sqlmetrics.metrics.ranking._params import EMPTY, MIN_RELEVANCE, OUTPUTS, TIES, K
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, PerQuery
+
+# each list's value (NULL: left out) and weight in the mean over lists
+PER_QUERY = PerQuery("per_list", "rr")
 
 SPEC = Metric(
     name="mrr",
@@ -25,7 +28,8 @@ SPEC = Metric(
     label_domain="relevance",
     weighted=False,
     reference="pytrec_eval recip_rank, ranx mrr@k",
-    interval=query_mean("per_list", "rr"),
+    per_query=PER_QUERY,
+    interval=query_mean(PER_QUERY),
 )
 
 

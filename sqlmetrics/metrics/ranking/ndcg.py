@@ -10,7 +10,10 @@ from sqlmetrics.intervals.query_mean import query_mean
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, gain_expr, group_size, starts, within
 from sqlmetrics.metrics.ranking._params import EMPTY, GAIN, MIN_RELEVANCE, OUTPUTS, TIES, K
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, PerQuery
+
+# each list's value (NULL: left out) and weight in the mean over lists
+PER_QUERY = PerQuery("per_list", "ndcg")
 
 SPEC = Metric(
     name="ndcg",
@@ -26,7 +29,8 @@ SPEC = Metric(
     weighted=False,
     reach="gain",
     reference="pytrec_eval ndcg_cut_k (linear gain), ranx ndcg@k / ndcg_burges@k, sklearn.metrics.ndcg_score",
-    interval=query_mean("per_list", "ndcg"),
+    per_query=PER_QUERY,
+    interval=query_mean(PER_QUERY),
 )
 
 

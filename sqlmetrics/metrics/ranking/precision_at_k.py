@@ -10,7 +10,12 @@ from sqlmetrics.intervals.query_mean import query_mean
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, hits_in_top
 from sqlmetrics.metrics.ranking._params import AVERAGE, EMPTY, K_REQUIRED, MIN_RELEVANCE, OUTPUTS, TIES
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, PerQuery
+
+# each list's value (NULL: left out) and weight in the mean over lists
+PER_QUERY = PerQuery(
+    "per_list", "hits / CAST({{ k }} AS DOUBLE)", pooled=("hits / CAST({{ k }} AS DOUBLE)", "CAST({{ k }} AS DOUBLE)")
+)
 
 SPEC = Metric(
     name="precision@k",
@@ -26,17 +31,17 @@ SPEC = Metric(
     weighted=False,
     best_reached=False,
     reference="pytrec_eval P_k, ranx precision@k",
-    interval=query_mean("per_list", "hits / CAST({{ k }} AS DOUBLE)"),
+    per_query=PER_QUERY,
+    interval=query_mean(PER_QUERY),
 )
 
 
 def from_lists(lists: Lists, *, k: int, ties: str, min_relevance: float, empty: str, average: str) -> pl.LazyFrame:
     """The polars form of ``sql/ranking/precision_at_k.sql``."""
     per_list = lists.per_list(hits_in_top(lists, k=k, ties=ties, min_relevance=min_relevance), min_relevance, empty)
-    hits, used = pl.col("hits"), pl.col("used")
+    hits = pl.col("hits")
     if average == "micro":
-        pooled = pl.when(used.any()).then(hits.filter(used).sum() / (k * used.sum().cast(pl.Float64)))
-        return lists.summarize_with(per_list, "precision", pooled)
+        return lists.summarize_pooled(per_list, "precision", hits, pl.repeat(float(k), pl.len()))
     return lists.summarize(per_list, "precision", hits / k)
 
 

@@ -10,7 +10,10 @@ from sqlmetrics.intervals.query_mean import query_mean
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric
 from sqlmetrics.metrics.ranking._params import EMPTY, MIN_RELEVANCE, OUTPUTS
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, PerQuery
+
+# each list's value (NULL: left out) and weight in the mean over lists
+PER_QUERY = PerQuery("per_list", "rc")
 
 SPEC = Metric(
     name="rank_corr",
@@ -26,7 +29,8 @@ SPEC = Metric(
     weighted=False,
     best_reached=False,
     reference="(1 + scipy.stats.kendalltau(variant='b' on tie-free data))/2, brute force over pairs",
-    interval=query_mean("per_list", "rc"),
+    per_query=PER_QUERY,
+    interval=query_mean(PER_QUERY),
 )
 
 

@@ -10,7 +10,14 @@ from sqlmetrics.intervals.query_mean import query_mean
 from sqlmetrics.metrics.ranking._lists import Lists, frame_metric, hits_in_top
 from sqlmetrics.metrics.ranking._params import AVERAGE, EMPTY, K_REQUIRED, MIN_RELEVANCE, OUTPUTS, TIES
 from sqlmetrics.sources import Frame
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, PerQuery
+
+# each list's value (NULL: left out) and weight in the mean over lists
+PER_QUERY = PerQuery(
+    "per_list",
+    "CASE WHEN used THEN COALESCE(hits / CAST(NULLIF(relevant, 0) AS DOUBLE), 0) END",
+    pooled=("CASE WHEN used THEN COALESCE(hits / CAST(NULLIF(relevant, 0) AS DOUBLE), 0) END", "relevant"),
+)
 
 SPEC = Metric(
     name="recall@k",
@@ -25,17 +32,17 @@ SPEC = Metric(
     label_domain="relevance",
     weighted=False,
     reference="pytrec_eval recall_k, ranx recall@k",
-    interval=query_mean("per_list", "CASE WHEN used THEN COALESCE(hits / CAST(NULLIF(relevant, 0) AS DOUBLE), 0) END"),
+    per_query=PER_QUERY,
+    interval=query_mean(PER_QUERY),
 )
 
 
 def from_lists(lists: Lists, *, k: int, ties: str, min_relevance: float, empty: str, average: str) -> pl.LazyFrame:
     """The polars form of ``sql/ranking/recall_at_k.sql``."""
     per_list = lists.per_list(hits_in_top(lists, k=k, ties=ties, min_relevance=min_relevance), min_relevance, empty)
-    hits, relevant, used = pl.col("hits"), pl.col("relevant"), pl.col("used")
+    hits, relevant = pl.col("hits"), pl.col("relevant")
     if average == "micro":
-        total = relevant.filter(used).sum()
-        return lists.summarize_with(per_list, "recall", pl.when(total > 0).then(hits.filter(used).sum() / total))
+        return lists.summarize_pooled(per_list, "recall", hits, relevant)
     return lists.summarize(per_list, "recall", pl.when(relevant > 0).then(hits / relevant).otherwise(0.0))
 
 

@@ -7,6 +7,8 @@ polars engine builds none of them: each metric is a row expression over the used
 all evaluated in one aggregation.
 """
 
+import polars as pl
+
 from sqlmetrics.steps import Folded, Intermediate, cumulative
 
 # The residual e = score − label (prediction minus target) of each row, summed in base.
@@ -24,10 +26,37 @@ RESIDUAL_SUMS = (
     "MAX(CASE WHEN w > 0 THEN label END) AS max_label",
 )
 
+
+def residual_sums_polars() -> list[pl.Expr]:
+    """``RESIDUAL_SUMS`` in polars, with SQL's NULL for a sum over no row (a state's base
+    part, built by the polars engine)."""
+    w, label = pl.col("w"), pl.col("label")
+    error = pl.col("score") - label
+    nonzero, positive = (label != 0) & w.is_not_null(), w > 0
+
+    def total(value: pl.Expr, rows: pl.Expr | None = None) -> pl.Expr:
+        kept = value.filter(rows) if rows is not None else value
+        return pl.when(kept.is_not_null().any()).then(kept.sum())
+
+    return [
+        total(w * label).alias("w_label"),
+        total(w * error.abs()).alias("abs_error"),
+        total(w * error * error).alias("squared_error"),
+        total(w * error).alias("error"),
+        total(w * (error / label).abs(), nonzero).alias("abs_percentage_error"),
+        total(w, nonzero).alias("w_nonzero_label"),
+        ((label == 0) & w.is_not_null()).sum().cast(pl.Int64).alias("n_zero_label"),
+        error.abs().filter(positive).max().alias("max_abs_error"),
+        label.filter(positive).min().alias("min_label"),
+        label.filter(positive).max().alias("max_label"),
+    ]
+
+
 INTERMEDIATES = {
     "residuals": Intermediate(
         "intermediates/residuals.sql",
         base_aggregates=RESIDUAL_SUMS,
+        polars_sums=residual_sums_polars,
         folded=Folded(
             "rows",
             "each regression metric's row expression takes its own sums over the used rows, all of them in one "

@@ -107,34 +107,35 @@ m_gauc AS (
       slice_1,
       slice_2,
       query
-  )
-  SELECT
-    slice_1,
-    slice_2,
-    SUM(group_weight * auc) / CAST(NULLIF(SUM(group_weight), 0) AS FLOAT64) AS gauc,
-    CAST(SUM(used) AS INT64) AS gauc_groups,
-    CAST(SUM(1 - used) AS INT64) AS gauc_skipped
-  FROM (
+  ), m_gauc_queries AS (
+    /* every query: the two-class ones with their AUC, the one-class ones left out (NULL) */
     SELECT
       slice_1,
       slice_2,
+      query,
       auc,
-      group_weight,
-      1 AS used
+      group_weight
     FROM m_gauc_per_query AS per_query
     UNION ALL
     SELECT
       slice_1,
       slice_2,
+      query,
       NULL,
-      NULL,
-      0
+      NULL
     FROM m_gauc_totals AS totals
     WHERE
       NOT (
         pos > 0 AND neg > 0
       )
-  ) AS queries
+  )
+  SELECT
+    slice_1,
+    slice_2,
+    SUM(group_weight * auc) / CAST(NULLIF(SUM(group_weight), 0) AS FLOAT64) AS gauc,
+    COUNT(auc) AS gauc_groups,
+    COUNT(*) - COUNT(auc) AS gauc_skipped
+  FROM m_gauc_queries AS queries
   GROUP BY
     slice_1,
     slice_2

@@ -1,0 +1,82 @@
+"""A state (``sm.state``) computed by the polars engine: the rows of
+``compose/state.py``'s statement, the same parts, columns and types, built from the
+polars plan: ``base`` keyed as SQL's (score, label, classes) with base's sums in polars
+(each family's ``Intermediate.polars_sums``), and each mean over queries' values from
+its polars form (``Lists.per_query``; a frame metric's ``queries``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import polars as pl
+
+from sqlmetrics.binding import Binding
+from sqlmetrics.compose.intermediates import needed
+from sqlmetrics.compose.state import BASE_PART, META_PART, per_query_calls, state_columns, state_keys
+from sqlmetrics.engines.polars_engine import plan
+from sqlmetrics.engines.polars_engine.forms import Steps
+from sqlmetrics.interrupt import in_a_worker
+from sqlmetrics.registry import intermediates
+from sqlmetrics.sources import names_unreadable_files
+from sqlmetrics.spec import MetricCall
+
+
+@names_unreadable_files
+@in_a_worker
+def state(binding: Binding, source: Any, second: Any, meta: str) -> pl.DataFrame:
+    """The state of ``binding``'s metrics over ``source``; ``meta``: its JSON description."""
+    binding = dataclasses.replace(binding, distinct_scores=False, ci=None)
+    sums = tuple(expr for name in needed(binding) for expr in _polars_sums(name))
+    rows, base, judged = plan.checked_base(binding, source, second, keys=state_keys(binding), sums=sums)
+    steps = Steps(binding, rows, base, judged, None)
+    columns = state_columns(binding)
+    kept = base.select(*binding.slices, *(column for column in columns if column in base.columns))
+    kept = kept.with_columns(w=pl.when(pl.col("n") > 0).then("w"))  # SQL's sum over no used row: NULL
+    parts = [kept.with_columns(state_part=pl.lit(BASE_PART))]
+    parts += [_queries(call, steps).with_columns(state_part=pl.lit(call.column)) for call in per_query_calls(binding)]
+    parts.append(pl.DataFrame({"state_part": [META_PART], "state_meta": [meta]}))
+    whole = pl.concat(parts, how="diagonal_relaxed")
+    slices = dict(zip(binding.slices, binding.by))
+    return whole.select(
+        "state_part",
+        *(pl.col(s).alias(user) for s, user in slices.items()),
+        *(_typed(whole, column) for column in columns),
+    )
+
+
+def _polars_sums(name: str) -> list[pl.Expr]:
+    build = intermediates()[name].polars_sums
+    return build() if build is not None else []
+
+
+def _queries(call: MetricCall, steps: Steps) -> pl.DataFrame:
+    """A mean over queries' rows: per slice and query, its value and weight."""
+    if call.spec.polars_form == "lists":
+        lists = dataclasses.replace(steps.lists, per_query=True)
+        frame = call.spec.module.from_lists(lists, **call.kwargs)
+    else:  # a frame function of the used rows (gauc)
+        weight = "w" if steps.binding.weighted else None
+        queries = call.spec.module.queries(
+            steps.used_rows, score="score", label="label", query="query", weight=weight, by=steps.by, **call.kwargs
+        )
+        value = pl.col("auc")
+        frame = queries.select(
+            *steps.by, "query", value=value, weight=pl.when(value.is_not_null()).then("group_weight")
+        )
+    values = frame.collect(engine="streaming")
+    return values if steps.binding.by else values.with_columns(pl.lit(0, pl.Int32).alias("slice_0"))
+
+
+def _typed(whole: pl.DataFrame, column: str) -> pl.Expr:
+    """``column`` of the concatenated parts as SQL types it: counts Int64, sums, scores and
+    labels Float64, ``state_meta`` text; NULL where no part has it (a key of the user's type)."""
+    if column not in whole.columns:
+        return pl.lit(None).alias(column)
+    if column in ("n_all", "n") or column.startswith("n_"):
+        return pl.col(column).cast(pl.Int64)
+    if column == "state_meta":
+        return pl.col(column).cast(pl.String)
+    if whole.schema[column].is_numeric() and column not in ("true_class", "predicted_class", "query"):
+        return pl.col(column).cast(pl.Float64)
+    return pl.col(column)

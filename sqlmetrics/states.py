@@ -1,0 +1,295 @@
+"""Roll-ups: ``state`` keeps what a call's metrics need of a source (per day, file or
+worker), ``rollup`` computes the metrics of the union of the parts from their states, for
+any coarser slicing, without reading a row again. The statements: ``compose/state.py``
+and ``compose/rollup.py``; the format: docs/guide.md, "Roll-ups"."""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from sqlmetrics import api, intervals
+from sqlmetrics.api import Metrics
+from sqlmetrics.binding import Binding
+from sqlmetrics.compose.rollup import compose_rollup, metric_step
+from sqlmetrics.compose.state import (
+    META_PART,
+    compose_state,
+    merges_from_base,
+    reads_only_base,
+    state_columns,
+)
+from sqlmetrics.dialects import transpile
+from sqlmetrics.engines import duckdb_engine
+from sqlmetrics.engines.polars_engine.state import state as polars_state
+from sqlmetrics.errors import InvalidParameterError, SourceError
+from sqlmetrics.registry import get, resolve
+from sqlmetrics.request import Request
+from sqlmetrics.sources import table_sql
+from sqlmetrics.spec import MetricCall
+
+STATE_FORMAT = "sqlmetrics.state"
+STATE_VERSION = 1
+STATE_ENGINES = ("duckdb", "polars")
+_ROLLUP_VIEW = "sqlmetrics_states"
+_ROLES = ("label", "score", "prediction", "query", "item", "weight")
+
+
+def state(
+    source: Any,
+    metrics: Metrics,
+    *,
+    label: str = "label",
+    score: str | None = None,
+    prediction: str | None = None,
+    query: str | None = None,
+    item: str | None = None,
+    weight: str | None = None,
+    by: str | Sequence[str] | None = None,
+    judgments: Any = None,
+    engine: str = "duckdb",
+    con: Any = None,
+) -> pl.DataFrame:
+    """What ``metrics`` need of ``source`` to be computed again, exactly, over the union of
+    this source with others (``rollup``): a polars DataFrame, the state, one long table
+    with a ``state_part`` column, the slice columns of ``by``, and per part:
+
+    * ``base``: per slice, distinct score, label and class (as the metrics read them),
+      the rows (``n_all``, ``n`` used), their weight ``w`` and the sums the metrics read
+      (the regression errors', ...): every metric of sums, confusion counts or the score
+      histogram (auc, average_precision, logloss, f1, calibration, mae, the multi-class
+      metrics, ...) is computed from them;
+    * a mean over queries' column (``gauc``, ``ndcg_at_10``, ...): per slice and
+      ``query``, the query's ``value`` (NULL: left out) and its ``weight``;
+    * ``meta``: the call (format, version, metrics and their parameters, columns, slices)
+      as JSON in ``state_meta``.
+
+    The arguments are ``evaluate``'s (``engine``: ``"duckdb"`` or ``"polars"``, the same
+    rows); intervals are asked of ``rollup``. Write it with ``write_parquet`` or into a
+    table: ``rollup`` reads it back. Metrics that read the rows themselves
+    (``median_absolute_error``, the one-vs-rest metrics) are refused.
+
+    >>> import polars as pl, sqlmetrics as sm
+    >>> day = pl.DataFrame({"click": [0, 1, 1, 0], "pctr": [0.2, 0.9, 0.4, 0.4]})
+    >>> sm.state(day, ["auc", "logloss"], label="click", score="pctr").filter(state_part="base").height
+    3
+    """
+    request = Request.of(locals())
+    binding, second = api.prepare(metrics, request)
+    _check_mergeable(binding)
+    clashes = sorted(set(binding.by) & {"state_part", *state_columns(binding)})
+    if clashes:
+        raise InvalidParameterError(f"slice column(s) {clashes} clash with the state's columns of the same name")
+    meta = json.dumps(_meta(binding), sort_keys=True)
+    if engine == "duckdb":
+        return duckdb_engine.run(
+            binding,
+            source,
+            con,
+            second,
+            composer=lambda b, source_sql, second_sql: compose_state(b, source_sql, second_sql, "duckdb", meta),
+        )
+    if engine == "polars":
+        return polars_state(binding, source, second, meta)
+    raise InvalidParameterError(
+        f"engine must be one of {', '.join(map(repr, STATE_ENGINES))}, got {engine!r} "
+        "(for a warehouse, sm.to_sql(..., state=True) writes the statement)"
+    )
+
+
+def state_sql(metrics: Metrics, source: Any, request: Request, dialect: str = "duckdb") -> str:
+    """The statement of ``state`` for ``request`` over the table ``source``, in ``dialect``."""
+    binding, second = api.prepare(metrics, request)
+    _check_mergeable(binding)
+    meta = json.dumps(_meta(binding), sort_keys=True)
+    return api.statement(binding, source, second, dialect, lambda b, s, t: compose_state(b, s, t, dialect, meta))
+
+
+def rollup(
+    states: Any,
+    *,
+    by: str | Sequence[str] | None = None,
+    metrics: Metrics | None = None,
+    ci: float | None = None,
+) -> pl.DataFrame:
+    """The metrics of the union of the parts whose ``states`` (``state``'s frames: a polars
+    DataFrame or LazyFrame, a Parquet path, glob or directory of them, or a list of any of
+    these) are given, per slice of ``by`` (any of the states' slice columns, or none):
+    exactly the frame ``evaluate`` returns over the union of the parts' rows (to float
+    rounding), without reading them. ``metrics``: some of the states' metrics (default:
+    all). ``ci`` adds the analytic intervals that the states' sums give (DeLong's, the
+    binomial, the delta method's, the means', the t over queries); a bootstrap, and the
+    regression errors' intervals (which read the rows), are refused.
+
+    The states must be of the same call (metrics, parameters, columns, slices, format
+    version): a difference is refused, naming it. A mean over queries (gauc, the ranking
+    metrics) merges only when each query lies in one state and slice: a query in two is
+    refused, naming it (a user seen on two days is two lists only if the query says so).
+
+    >>> import polars as pl, sqlmetrics as sm
+    >>> days = pl.DataFrame({"day": [1, 1, 2, 2], "click": [0, 1, 1, 0], "pctr": [0.2, 0.9, 0.4, 0.4]})
+    >>> states = [sm.state(days.filter(day=d), ["auc"], label="click", score="pctr", by="day") for d in (1, 2)]
+    >>> sm.rollup(states).row(0) == sm.evaluate(days, ["auc"], label="click", score="pctr").row(0)
+    True
+    """
+    frame = read_states(states)
+    meta = common_meta(frame)
+    binding = rollup_binding(meta, by, metrics, ci)
+    statement = compose_rollup(binding, _ROLLUP_VIEW)
+    result = duckdb_engine.run_statement(statement, {_ROLLUP_VIEW: frame})
+    api.check_no_overflow(binding, result)
+    return result
+
+
+def rollup_sql(meta: dict[str, Any], source: str, by: Any, metrics: Any, ci: float | None, dialect: str) -> str:
+    """The roll-up statement over the table ``source`` of states described by ``meta``."""
+    binding = rollup_binding(meta, by, metrics, ci)
+    return transpile(compose_rollup(binding, table_sql(source), dialect), dialect)
+
+
+def _meta(binding: Binding) -> dict[str, Any]:
+    """What a state records of its call: the metrics with every parameter, the columns,
+    the slices, whether rows are weighted."""
+    return {
+        "format": STATE_FORMAT,
+        "version": STATE_VERSION,
+        "metrics": [{"metric": call.spec.name, "params": call.kwargs} for call in binding.calls],
+        "columns": {
+            role: getattr(binding, role) for role in ("label", "score", "prediction", "query", "item", "weight")
+        },
+        "judgments": binding.judgments,
+        "by": list(binding.by),
+    }
+
+
+def _check_mergeable(binding: Binding) -> None:
+    """Refuse a metric a state cannot keep: one computed from the rows themselves."""
+    rows = [
+        call.column for call in binding.calls if call.spec.per_query is None and not merges_from_base(call, binding)
+    ]
+    if binding.class_scores is not None:
+        rows = [call.column for call in binding.calls]
+    if rows:
+        raise InvalidParameterError(
+            f"{', '.join(rows)} cannot be kept in a state: computed from the rows themselves (not from sums, the "
+            "score histogram or per-query values), it does not merge; evaluate it over the rows"
+        )
+
+
+def read_states(states: Any) -> pl.DataFrame:
+    """States as one frame: frames, Parquet paths, globs or directories, or a list of them."""
+    if isinstance(states, (list, tuple)):
+        if not states:
+            raise InvalidParameterError("states is an empty list: pass at least one state")
+        return pl.concat([read_states(one) for one in states], how="diagonal_relaxed")
+    if isinstance(states, pl.LazyFrame):
+        return states.collect()
+    if isinstance(states, pl.DataFrame):
+        return states
+    if isinstance(states, (str, os.PathLike)):
+        text = str(states)
+        files = sorted(glob.glob(os.path.join(text, "**", "*.parquet"), recursive=True)) if Path(text).is_dir() else []
+        files = files or sorted(glob.glob(text, recursive=True))
+        if not files:
+            raise SourceError(f"no state files at {text!r} (a Parquet file, a glob or a directory of them)")
+        return pl.concat([pl.read_parquet(file, hive_partitioning=False) for file in files], how="diagonal_relaxed")
+    raise SourceError(
+        f"states must be a state frame, a Parquet path, glob or directory of states, or a list of them; got "
+        f"{type(states).__name__}"
+    )
+
+
+def common_meta(frame: pl.DataFrame) -> dict[str, Any]:
+    """The call the states describe, once all of them are of the same call (else refused,
+    naming the difference)."""
+    if "state_part" not in frame.columns or "state_meta" not in frame.columns:
+        raise SourceError(f"not a state (sm.state's frame): no 'state_part' and 'state_meta' among {frame.columns}")
+    texts = frame.filter(pl.col("state_part") == META_PART)["state_meta"].unique(maintain_order=True).to_list()
+    if not texts:
+        raise SourceError("not a state: no 'meta' row (sm.state writes one)")
+    metas = [json.loads(text) for text in texts]
+    for meta in metas:
+        if meta.get("format") != STATE_FORMAT:
+            raise SourceError(f"not a state: its meta row says format {meta.get('format')!r}")
+        if meta.get("version") != STATE_VERSION:
+            raise SourceError(
+                f"a state of format version {meta.get('version')!r}: this sqlmetrics reads version {STATE_VERSION}; "
+                "build the states again with one version"
+            )
+    first = metas[0]
+    for other in metas[1:]:
+        key = next(key for key in sorted(set(first) | set(other)) if first.get(key) != other.get(key))
+        raise InvalidParameterError(
+            f"the states are of different calls and do not merge: their {key} differ ({first.get(key)!r} in one, "
+            f"{other.get(key)!r} in another); roll up states built with the same arguments"
+        )
+    return first
+
+
+def rollup_binding(meta: dict[str, Any], by: Any, metrics: Any, ci: float | None) -> Binding:
+    """The binding of a roll-up of states of ``meta``'s call: its metrics (or those of
+    ``metrics``), per slice of ``by`` (some of the states' slices), with ``ci``."""
+    calls = tuple(_call(entry) for entry in meta["metrics"])
+    if metrics is not None:
+        wanted = resolve(metrics, multiclass=meta["columns"]["prediction"] is not None)
+        missing = [call.column for call in wanted if call not in calls]
+        if missing:
+            raise InvalidParameterError(
+                f"{', '.join(missing)} not in the states, which keep {', '.join(c.column for c in calls)}"
+            )
+        calls = tuple(wanted)
+    slices = [by] if isinstance(by, str) else list(by or [])
+    unknown = [column for column in slices if column not in meta["by"]]
+    if unknown:
+        raise InvalidParameterError(
+            f"by: {', '.join(map(repr, unknown))} not among the states' slices {meta['by']}: a roll-up can only "
+            "drop slices"
+        )
+    columns = meta["columns"]
+    binding = Binding(
+        calls,
+        columns["label"],
+        columns["score"],
+        query=columns["query"],
+        weight=columns["weight"],
+        by=tuple(slices),
+        item=columns["item"],
+        prediction=columns["prediction"],
+    )
+    if ci is not None:
+        intervals.check_level(ci)
+        binding = dataclasses.replace(binding, ci=ci)
+        _check_intervals(binding)
+    return binding
+
+
+def _call(entry: dict[str, Any]) -> MetricCall:
+    spec = get(entry["metric"])
+    return MetricCall(spec, tuple((p.name, p.validate(spec.name, entry["params"].get(p.name))) for p in spec.params))
+
+
+def _check_intervals(binding: Binding) -> None:
+    """Refuse an interval the states cannot give: none analytic, or one read from the rows."""
+    without = [call.column for call in binding.calls if intervals.interval_of(call) is None]
+    if without:
+        raise InvalidParameterError(
+            f"{', '.join(without)} has no analytic interval, and a bootstrap resamples rows, which a state does "
+            "not keep: roll up without ci, or evaluate the rows with ci"
+        )
+    rows = [
+        call.column
+        for call in binding.calls
+        if call.spec.per_query is None and not reads_only_base(metric_step(binding, call), ("t_quantiles",))
+    ]
+    if rows:
+        raise InvalidParameterError(
+            f"{', '.join(rows)}: its interval reads the rows (their variance is no sum a state keeps): roll up "
+            "without ci, or evaluate the rows with ci"
+        )
