@@ -78,8 +78,9 @@ def state(
 
     >>> import polars as pl, sqlmetrics as sm
     >>> day = pl.DataFrame({"click": [0, 1, 1, 0], "pctr": [0.2, 0.9, 0.4, 0.4]})
+    >>> # base: one row per distinct (score, label): (0.2, 0), (0.9, 1), (0.4, 1), (0.4, 0)
     >>> sm.state(day, ["auc", "logloss"], label="click", score="pctr").filter(state_part="base").height
-    3
+    4
     """
     request = Request.of(locals())
     binding, second = api.prepare(metrics, request)
