@@ -13,8 +13,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from sqlmetrics.binding import Binding
+from sqlmetrics.compose import reads
+from sqlmetrics.compose.state import merges_from_base
 from sqlmetrics.registry import registry
-from sqlmetrics.spec import Metric, Param
+from sqlmetrics.spec import Metric, MetricCall, Param
 
 ROOT = Path(__file__).resolve().parent
 START, END = "<!-- metrics -->\n", "\n<!-- /metrics -->"
@@ -33,17 +36,28 @@ def _interval(spec: Metric) -> str:
     return "bootstrap" if spec.weighted else "—"
 
 
+def _state(spec: Metric) -> str:
+    """What a state keeps of the metric (``sm.state``, ``sm.rollup``; docs/guide.md)."""
+    if spec.per_query is not None:
+        return "per-query values"
+    call = MetricCall(spec, tuple((param.name, param.default) for param in spec.params))
+    if not merges_from_base(call, Binding((call,), "label", "score")):
+        return "— (reads the rows)"
+    return "score histogram" if reads("score_hist", spec.intermediates) else "sums"
+
+
 def metrics_table() -> str:
     """A Markdown table, family by family: metric, parameters with defaults, what it
-    computes, its interval, reference."""
+    computes, its interval, what a state keeps of it, reference."""
     lines = [
-        "| family | metric | parameters | computes | interval (`ci=`) | checked against |",
-        "|---|---|---|---|---|---|",
+        "| family | metric | parameters | computes | interval (`ci=`) | state (`sm.rollup`) | checked against |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, spec in sorted(registry().items(), key=lambda item: (item[1].family, item[0])):
         params = ", ".join(map(_param, spec.params))
         row = (
-            f"| {spec.family} | `{name}` | {params or '—'} | {spec.summary} | {_interval(spec)} | `{spec.reference}` |"
+            f"| {spec.family} | `{name}` | {params or '—'} | {spec.summary} | {_interval(spec)} | {_state(spec)} "
+            f"| `{spec.reference}` |"
         )
         lines.append(row)
     return "\n".join(lines)
