@@ -31,7 +31,7 @@ from sqlmetrics.engines import duckdb_engine
 from sqlmetrics.engines.polars_engine.state import state as polars_state
 from sqlmetrics.errors import InvalidParameterError, SourceError
 from sqlmetrics.registry import get, resolve
-from sqlmetrics.request import Request
+from sqlmetrics.request import ClassScores, Request
 from sqlmetrics.sources import table_sql
 from sqlmetrics.spec import MetricCall
 
@@ -54,6 +54,7 @@ def state(
     weight: str | None = None,
     by: str | Sequence[str] | None = None,
     judgments: Any = None,
+    class_scores: ClassScores | None = None,
     engine: str = "duckdb",
     con: Any = None,
 ) -> pl.DataFrame:

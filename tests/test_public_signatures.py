@@ -86,7 +86,7 @@ EXPECTED = {
         "pl.DataFrame",
     ),
     "curve_sql": (("kind: 'str'", "*", "source: 'Any'", *CURVE, "**params: 'Any'"), "str"),
-    "state": ((*SOURCE, "*", *COLUMNS, "engine: 'str' = 'duckdb'", "con: 'Any' = None"), "pl.DataFrame"),
+    "state": ((*SOURCE, "*", *COLUMNS, CLASS_SCORES, "engine: 'str' = 'duckdb'", "con: 'Any' = None"), "pl.DataFrame"),
     "rollup": (
         ("states: 'Any'", "*", COLUMNS[6], "metrics: 'Metrics | None' = None", "ci: 'float | None' = None"),
         "pl.DataFrame",

@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import class_predictions, examples, impressions, ranked_impressions, regression_rows
+from strategies import class_predictions, examples, impressions, ranked_impressions, regression_rows, run_and_judgments
 
 import sqlmetrics as sm
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError, SourceError
@@ -100,6 +100,22 @@ def test_ranking_rollup_equals_evaluate_of_union(engine, data):
     states = states_of(frame, RANKING, engine, by=("part",), **columns)
     assert_same_frame(sm.rollup(states), sm.evaluate(frame, RANKING, **columns))
     assert_same_frame(sm.rollup(states, by="part"), sm.evaluate(frame, RANKING, by="part", **columns))
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@given(data=st.data())
+@examples(30)
+def test_run_with_judgments_rollup_equals_evaluate(engine, data):
+    """A run and its judgments (labels from the judgments, judged items never retrieved
+    counting in the ideal ranking), each query's rows in one part."""
+    run, judgments = data.draw(run_and_judgments(tie_free=False))
+    queries = sorted(set(run["query"].drop_nulls().to_list()))
+    part_of = dict(zip(queries, data.draw(st.lists(st.integers(0, 2), min_size=len(queries), max_size=len(queries)))))
+    run = run.with_columns(part=pl.col("query").replace_strict(part_of, default=0, return_dtype=pl.Int64))
+    metrics = ["ndcg@3", "map", "recall@2", "mrr"]
+    columns = {"label": "label", "score": "score", "query": "query", "item": "item", "judgments": judgments}
+    states = states_of(run, metrics, engine, by=("part",), **columns)
+    assert_same_frame(sm.rollup(states), sm.evaluate(run, metrics, **columns))
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
@@ -192,6 +208,8 @@ def test_what_does_not_merge_is_refused():
         InvalidParameterError, match="median_absolute_error cannot be kept in a state: computed from the rows"
     ):
         sm.state(frame, ["mae", "median_absolute_error"], label="y", score="p")
+    with pytest.raises(InvalidParameterError, match="auc cannot be kept in a state"):
+        sm.state(frame, ["auc"], label="c", class_scores={0: "p", 1: "y"})
     state = sm.state(frame, ["mae"], label="y", score="p")
     with pytest.raises(InvalidParameterError, match="mae: its interval reads the rows"):
         sm.rollup(state, ci=0.95)
