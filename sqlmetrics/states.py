@@ -147,7 +147,8 @@ def rollup(
     statement = compose_rollup(binding, _ROLLUP_VIEW)
     result = duckdb_engine.run_statement(statement, {_ROLLUP_VIEW: frame})
     api.check_no_overflow(binding, result)
-    return result
+    # the slices as the states hold them (DuckDB gives a zoned timestamp in UTC)
+    return result.with_columns(pl.col(column).cast(frame.schema[column]) for column in binding.by)
 
 
 def rollup_sql(meta: dict[str, Any], source: str, by: Any, metrics: Any, ci: float | None, dialect: str) -> str:

@@ -9,6 +9,7 @@ pytrec_eval and the rest: a roll-up must give its numbers to 1e-9 without the ro
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 
@@ -243,3 +244,20 @@ def test_states_of_different_calls_are_refused_naming_the_difference(tmp_path):
         sm.rollup(frame)
     with pytest.raises(SourceError, match="no state files at"):
         sm.rollup(str(tmp_path / "*.parquet"))
+
+
+def test_slices_keep_their_types_through_a_rollup():
+    """A zoned timestamp slice stays in its zone (DuckDB returns TIMESTAMPTZ in UTC) and
+    a small integer stays small, as evaluate returns them."""
+    frame = pl.DataFrame(
+        {
+            "t": [datetime.datetime(2026, 1, 1, 5)] * 3 + [datetime.datetime(2026, 1, 2, 5)] * 2,
+            "hour": pl.Series([1, 1, 2, 2, 2], dtype=pl.Int8),
+            "c": [0, 1, 1, 0, 1],
+            "p": [0.1, 0.2, 0.3, 0.4, 0.5],
+        }
+    ).with_columns(pl.col("t").dt.replace_time_zone("Asia/Tokyo"))
+    state = sm.state(frame, ["auc"], label="c", score="p", by=["t", "hour"])
+    expected = sm.evaluate(frame, ["auc"], label="c", score="p", by=["t", "hour"])
+    assert sm.rollup(state, by=["t", "hour"]).schema == expected.schema
+    assert_same_frame(sm.rollup(state, by=["t", "hour"]), expected)
