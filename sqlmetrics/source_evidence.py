@@ -39,6 +39,7 @@ from sqlmetrics.compose import reads
 from sqlmetrics.errors import SqlMetricsError
 from sqlmetrics.parquet_files import matched_paths
 from sqlmetrics.sources import is_path
+from sqlmetrics.table_formats import delta_files, is_delta
 
 # Plain bytes per value of the Parquet physical types a score can have.
 PLAIN_BYTES = {"DOUBLE": 8, "FLOAT": 4, "INT64": 8, "INT32": 4}
@@ -74,7 +75,7 @@ def source_rows(source: Any) -> int | None:
         return source.height if isinstance(source, pl.DataFrame) else source.num_rows
     if is_path(source):
         try:
-            return sum(pq.read_metadata(path).num_rows for path in matched_paths(source))
+            return sum(pq.read_metadata(path).num_rows for path in _files(source))
         except (SqlMetricsError, OSError, pa.ArrowException):
             return None
     return None
@@ -92,10 +93,15 @@ def distinct_scores(source: Any, column: str) -> bool:
         return sample.len() > 0 and sample.n_unique() >= DISTINCT_SHARE * sample.len()
     if is_path(source):
         try:
-            return _incompressible(matched_paths(source), column)
+            return _incompressible(_files(source), column)
         except (SqlMetricsError, OSError, pa.ArrowException):
             return False
     return False
+
+
+def _files(source: str) -> list[str]:
+    """The Parquet files of a path: a Delta table's current snapshot, or those it names."""
+    return delta_files(str(source)) if is_delta(source) else matched_paths(source)
 
 
 def _incompressible(paths: list[str], column: str) -> bool:

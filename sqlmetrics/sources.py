@@ -14,11 +14,13 @@ from typing import Any, TypeVar
 import duckdb
 import polars as pl
 import pyarrow as pa
+import pyarrow.dataset as pads
 
 from sqlmetrics import templates
 from sqlmetrics.errors import SourceError
 from sqlmetrics.parquet_files import GLOB_CHARS, ParquetFiles, raise_unreadable_file, read_parquet_files
 from sqlmetrics.partitions import FILE_COLUMN
+from sqlmetrics.table_formats import delta_sql, is_delta, opened
 
 # The names under which in-memory frames are visible to the composed SQL.
 FRAME_VIEW = "sqlmetrics_source"
@@ -42,7 +44,7 @@ def second_view(long_scores: bool) -> str:
     return CLASS_SCORES_VIEW if long_scores else JUDGMENTS_VIEW
 
 
-_FRAMES = (pl.DataFrame, pl.LazyFrame, pa.Table)
+_FRAMES = (pl.DataFrame, pl.LazyFrame, pa.Table, pads.Dataset)  # a dataset: a Delta table's snapshot
 
 
 def is_frame(source: Any) -> bool:
@@ -78,6 +80,8 @@ def source_sql(source: Any, *, view: str = FRAME_VIEW) -> str:
     Parquet path as given, read with ``can_have_nan = true``, see ``read_sql``)."""
     if is_frame(source):
         return view
+    if is_delta(source):
+        return delta_sql(str(source))
     if is_path(source):
         return f"read_parquet({templates.literal(str(source))}, can_have_nan = true)"
     if isinstance(source, str):
@@ -144,7 +148,11 @@ def _read_parquet_sql(view: str, options: list[str]) -> str:
 
 def polars_source(source: Any, columns: Collection[str]) -> pl.LazyFrame:
     """``source`` as a LazyFrame for the polars engine (Parquet is scanned, not read,
-    after checking the files for the ``columns`` the call reads, as ``source_sql``)."""
+    after checking the files for the ``columns`` the call reads, as ``source_sql``; a lake
+    table through its library, ``table_formats``)."""
+    source = opened(source, columns, "polars")
+    if isinstance(source, pads.Dataset):
+        return pl.scan_pyarrow_dataset(source)
     if isinstance(source, pl.LazyFrame):
         return source
     if isinstance(source, pl.DataFrame):

@@ -15,6 +15,7 @@ from typing import Any
 import duckdb
 import polars as pl
 import pyarrow as pa
+import pyarrow.dataset as pads
 
 from sqlmetrics import progress
 from sqlmetrics.binding import Binding
@@ -37,6 +38,7 @@ from sqlmetrics.sources import (
     second_view,
     table_sql,
 )
+from sqlmetrics.table_formats import opened
 
 
 @names_unreadable_files
@@ -52,6 +54,7 @@ def run(
     ``compose``, or one that ends with its own final SELECT (a curve,
     ``sm.confusion_matrix``, ``sm.per_class``). A user's connection ``con`` is left as it
     was found (see ``_connection``)."""
+    source, second = opened(source, binding.source_columns, "duckdb"), opened(second, binding.second_columns, "duckdb")
     if isinstance(source, (pl.DataFrame, pl.LazyFrame)):  # before DuckDB reads it: a type it cannot read
         check_schema(binding, {name: str(dtype) for name, dtype in source.collect_schema().items()})
     second_name = second_view(binding.long_scores is not None)
@@ -164,7 +167,10 @@ def _without_nul_names(frame: Any, columns: tuple[str, ...]) -> Any:
     through Arrow's C interface, whose names end at a NUL (polars panics, pyarrow's names
     are cut short and may then name another column). Such a column the call reads
     (``columns``) is refused."""
-    names = frame.column_names if isinstance(frame, pa.Table) else frame.collect_schema().names()
+    if isinstance(frame, pads.Dataset):
+        names = frame.schema.names
+    else:
+        names = frame.column_names if isinstance(frame, pa.Table) else frame.collect_schema().names()
     unreadable = [name for name in names if "\x00" in name]
     read = [name for name in unreadable if name in columns]
     if read:
@@ -174,6 +180,8 @@ def _without_nul_names(frame: Any, columns: tuple[str, ...]) -> Any:
         )
     if not unreadable:
         return frame
+    if isinstance(frame, pads.Dataset):
+        return frame.replace_schema(pa.schema([field for field in frame.schema if "\x00" not in field.name]))
     return frame.drop_columns(unreadable) if isinstance(frame, pa.Table) else frame.drop(unreadable)
 
 
