@@ -77,6 +77,13 @@ def report(
     no used row (the source has none, or every row has a NULL in a bound column) says
     so, and warns (``NoRowsUsedWarning``).
 
+    ``source`` may be states (``state``'s frames, or Parquet files with its ``state_part``
+    and ``state_meta`` columns): the report then shows their roll-up (``rollup`` of
+    ``metrics`` per slice of ``by``, with ``ci``) in its tables and charts over time; the
+    curves, comparisons and SQL need the rows and are left out (the page says so). The
+    columns are the states', and what reads the rows (``scores``, ``arm``, ``judgments``,
+    ``class_scores``, a bootstrap's options) is refused; it runs on DuckDB.
+
     The page shows the first ``max_slices`` slices (500 by default; ``None``: all), in
     the order of ``evaluate``'s rows: its table, charts and comparison. With more, it
     says so (and where every slice is: ``evaluate`` with the same arguments), and warns
