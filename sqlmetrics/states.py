@@ -29,7 +29,7 @@ from sqlmetrics.compose.state import (
 from sqlmetrics.dialects import transpile
 from sqlmetrics.engines import duckdb_engine
 from sqlmetrics.engines.polars_engine.state import state as polars_state
-from sqlmetrics.errors import InvalidParameterError, SourceError
+from sqlmetrics.errors import InvalidParameterError, Keyword, SourceError
 from sqlmetrics.registry import get, resolve
 from sqlmetrics.request import ClassScores, Request
 from sqlmetrics.sources import table_sql
@@ -142,8 +142,12 @@ def rollup(
     True
     """
     frame = read_states(states)
-    meta = common_meta(frame)
-    binding = rollup_binding(meta, by, metrics, ci)
+    return rolled_up(frame, rollup_binding(common_meta(frame), by, metrics, ci))
+
+
+def rolled_up(frame: pl.DataFrame, binding: Binding) -> pl.DataFrame:
+    """The roll-up of the states ``frame`` (``read_states``') that ``binding`` asks for
+    (``rollup_binding``'s), computed on DuckDB."""
     statement = compose_rollup(binding, _ROLLUP_VIEW)
     result = duckdb_engine.run_statement(statement, {_ROLLUP_VIEW: frame})
     api.check_no_overflow(binding, result)
@@ -197,11 +201,9 @@ def read_states(states: Any) -> pl.DataFrame:
     if isinstance(states, pl.DataFrame):
         return states
     if isinstance(states, (str, os.PathLike)):
-        text = str(states)
-        files = sorted(glob.glob(os.path.join(text, "**", "*.parquet"), recursive=True)) if Path(text).is_dir() else []
-        files = files or sorted(glob.glob(text, recursive=True))
+        files = _state_files(states)
         if not files:
-            raise SourceError(f"no state files at {text!r} (a Parquet file, a glob or a directory of them)")
+            raise SourceError(f"no state files at {str(states)!r} (a Parquet file, a glob or a directory of them)")
         return pl.concat([pl.read_parquet(file, hive_partitioning=False) for file in files], how="diagonal_relaxed")
     raise SourceError(
         f"states must be a state frame, a Parquet path, glob or directory of states, or a list of them; got "
@@ -209,11 +211,42 @@ def read_states(states: Any) -> pl.DataFrame:
     )
 
 
+def _state_files(path: str | os.PathLike) -> list[str]:
+    """The Parquet files of a path: the file, a glob's matches or a directory's files."""
+    text = str(path)
+    files = sorted(glob.glob(os.path.join(text, "**", "*.parquet"), recursive=True)) if Path(text).is_dir() else []
+    return files or sorted(glob.glob(text, recursive=True))
+
+
+def is_state(source: Any) -> bool:
+    """Whether ``source`` is states rather than rows: a frame, or Parquet files (a path,
+    glob or directory: the first file's columns), or a list of them, with the columns
+    ``state_part`` and ``state_meta``. What it is not (a table name, no file) is rows."""
+    if isinstance(source, (list, tuple)):
+        return bool(source) and all(is_state(one) for one in source)
+    if isinstance(source, pl.LazyFrame):
+        columns = source.collect_schema().names()
+    elif isinstance(source, pl.DataFrame):
+        columns = source.columns
+    elif isinstance(source, (str, os.PathLike)):
+        files = [file for file in _state_files(source) if os.path.isfile(file)]
+        try:
+            columns = list(pl.read_parquet_schema(files[0])) if files else []
+        except pl.exceptions.PolarsError:  # not Parquet: rows, which evaluate refuses saying how to read them
+            return False
+    else:
+        return False
+    return {"state_part", "state_meta"} <= set(columns)
+
+
 def common_meta(frame: pl.DataFrame) -> dict[str, Any]:
     """The call the states describe, once all of them are of the same call (else refused,
     naming the difference)."""
     if "state_part" not in frame.columns or "state_meta" not in frame.columns:
-        raise SourceError(f"not a state (sm.state's frame): no 'state_part' and 'state_meta' among {frame.columns}")
+        raise SourceError(
+            "not a state (sm.state's frame, or the file sqlmetrics state writes): no 'state_part' and 'state_meta' "
+            f"among {frame.columns}"
+        )
     texts = frame.filter(pl.col("state_part") == META_PART)["state_meta"].unique(maintain_order=True).to_list()
     if not texts:
         raise SourceError("not a state: no 'meta' row (sm.state writes one)")
@@ -252,8 +285,9 @@ def rollup_binding(meta: dict[str, Any], by: Any, metrics: Any, ci: float | None
     unknown = [column for column in slices if column not in meta["by"]]
     if unknown:
         raise InvalidParameterError(
-            f"by: {', '.join(map(repr, unknown))} not among the states' slices {meta['by']}: a roll-up can only "
-            "drop slices"
+            Keyword("by"),
+            f": {', '.join(map(repr, unknown))} not among the states' slices {meta['by']}: a roll-up "
+            "can only drop slices",
         )
     columns = meta["columns"]
     binding = Binding(

@@ -784,3 +784,135 @@ def test_no_progress_when_stderr_is_not_a_terminal_or_quiet(capsys, logs):
     for quiet in ([], ["--quiet"]):
         code, _, err = run(capsys, "eval", logs, "-m", "auc", *BINDING, *quiet)
         assert (code, err) == (0, "")
+
+
+# --- state and rollup ----------------------------------------------------------------
+
+DAYS = ["2024-05-01", "2024-05-02", "2024-05-03"]
+STATE_METRICS = ["auc", "gauc", "logloss", "ndcg_at_10"]
+STATE_BINDING = ["--label", "click", "--score", "pctr", "--query", "request"]
+STATE_KWARGS = {"label": "click", "score": "pctr", "query": "request"}
+
+
+@pytest.fixture(scope="module")
+def days(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A small log split by day, one Parquet file a day, and its union: each request (the
+    query) within one day and country, as a roll-up needs."""
+    rng = random.Random(11)
+    rows = []
+    for day in DAYS:
+        for _ in range(80):
+            click, request = int(rng.random() < 0.35), rng.randrange(8)
+            rows.append(
+                {
+                    "day": day,
+                    "country": ["de", "fr"][request % 2],
+                    "request": f"{day}/{request}",
+                    "click": click,
+                    "pctr": round(min(0.99, 0.25 * click + 0.75 * rng.random()), 2),
+                }
+            )
+    folder = tmp_path_factory.mktemp("days")
+    union = pl.DataFrame(rows)
+    union.write_parquet(folder / "union.parquet")
+    for day in DAYS:
+        union.filter(day=day).write_parquet(folder / f"{day}.parquet")
+    return folder, folder / "union.parquet"
+
+
+@pytest.fixture(scope="module")
+def states(days: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The days' states, written by ``sqlmetrics state``, one file a day in one folder."""
+    folder, target = days[0], tmp_path_factory.mktemp("states")
+    for day in DAYS:
+        argv = ["state", folder / f"{day}.parquet", "-m", "auc,gauc,logloss,ndcg@10", *STATE_BINDING]
+        assert cli.main([str(arg) for arg in [*argv, "--by", "day,country", "-o", target / f"day={day}.parquet"]]) == 0
+    return target
+
+
+def test_state_writes_the_state_and_says_its_parts_and_rows(capsys, days, tmp_path):
+    source, target = days[0] / f"{DAYS[0]}.parquet", tmp_path / "day.parquet"
+    code, out, err = run(capsys, "state", source, "-m", "auc,gauc", *STATE_BINDING, "--by", "country", "-o", target)
+    assert (code, out) == (0, "")
+    written = pl.read_parquet(target)
+    expected = sm.state(source, ["auc", "gauc"], **STATE_KWARGS, by="country")
+    assert_frame_equal(written, expected, check_row_order=False)  # a state's rows come in no fixed order
+    parts = {part: (written["state_part"] == part).sum() for part in ("base", "gauc", "meta")}
+    assert parts["meta"] == 1 and parts["base"] > 0 and parts["gauc"] > 0
+    assert err == (
+        f"sqlmetrics: wrote {target}: {written.height:,} rows "
+        f"(base {parts['base']}, gauc {parts['gauc']}, meta {parts['meta']})\n"
+    )
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_state_on_either_engine(capsys, days, tmp_path, engine):
+    source, target = days[0] / f"{DAYS[0]}.parquet", tmp_path / "day.parquet"
+    code, _, _ = run(capsys, "state", source, "-m", "auc,ndcg@10", *STATE_BINDING, "--engine", engine, "-o", target)
+    assert code == 0
+    expected = sm.state(source, ["auc", "ndcg@10"], **STATE_KWARGS, engine=engine)
+    assert_frame_equal(pl.read_parquet(target), expected, check_row_order=False)
+
+
+@pytest.mark.parametrize("by", [[], ["country"], ["day"], ["day", "country"]])
+def test_rollup_prints_the_numbers_of_evaluate_over_the_union(capsys, days, states, by):
+    options = ["--by", ",".join(by)] if by else []
+    code, out, err = run(capsys, "rollup", states, *options, "--format", "csv")
+    assert (code, err) == (0, "")
+    expected = sm.evaluate(days[1], ["auc", "gauc", "logloss", "ndcg@10"], **STATE_KWARGS, by=by or None)
+    assert_frame_equal(pl.read_csv(io.StringIO(out)), expected, check_dtypes=False, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_rollup_reads_a_glob_picks_metrics_and_gives_intervals(capsys, days, states):
+    argv = [states / "day=*.parquet", "-m", "auc,ndcg@10", "--by", "country", "--ci", "0.9", "--format", "json"]
+    code, out, err = run(capsys, "rollup", *argv)
+    assert code == 0
+    expected = sm.evaluate(days[1], ["auc", "ndcg@10"], **STATE_KWARGS, by="country", ci=0.9)
+    assert_frame_equal(pl.DataFrame(json.loads(out)), expected, check_dtypes=False, rel_tol=1e-9, abs_tol=1e-12)
+    assert err == (
+        "sqlmetrics: intervals at 90%: auc DeLong (normal); ndcg_at_10 Student's t over queries (Student's t)\n"
+    )
+
+
+def test_rollup_writes_every_format_eval_writes(capsys, days, states, tmp_path):
+    expected = sm.evaluate(days[1], ["auc", "gauc", "logloss", "ndcg@10"], **STATE_KWARGS, by="day")
+    code, out, _ = run(capsys, "rollup", states, "--by", "day")
+    assert code == 0
+    header = next(line for line in out.splitlines() if "n_rows" in line)
+    assert [cell.strip() for cell in header.strip("│ ").split("┆")] == expected.columns
+    target = tmp_path / "rolled.parquet"
+    code, out, _ = run(capsys, "rollup", states, "--by", "day", "-o", target)
+    assert (code, out) == (0, "")
+    assert_frame_equal(pl.read_parquet(target), expected, rel_tol=1e-9, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "fragment"),
+    [
+        (["rollup", "{union}"], 1, "not a state"),
+        (["rollup", "{tmp}/no_such_states"], 1, "no state files at"),
+        (["rollup", "{states}", "--by", "request"], 1, "--by: 'request' not among the states' slices"),
+        (["rollup", "{states}", "-m", "brier"], 1, "brier not in the states, which keep auc, gauc, logloss"),
+        (["rollup", "{states}", "-m", "auc", "--engine", "polars"], 2, "unrecognized arguments: --engine"),
+        (["state", "{union}", "-m", "auc", *STATE_BINDING, "-o", "{tmp}/day.csv"], 2, "is not a .parquet file"),
+        (["state", "{union}", "-m", "auc", *STATE_BINDING], 2, "the following arguments are required: --output"),
+        (["state", "{union}", "-m", "auc", *STATE_BINDING, "--ci", "0.9", "-o", "{tmp}/d.parquet"], 2, "--ci"),
+        (["state", "{union}", "-m", "median_absolute_error", "--label", "click", "--score", "pctr",
+          "-o", "{tmp}/d.parquet"], 1, "cannot be kept in a state"),
+    ],
+)  # fmt: skip
+def test_bad_state_and_rollup_command_lines(capsys, days, states, tmp_path, argv, status, fragment):
+    places = {"union": days[1], "states": states, "tmp": tmp_path}
+    code, out, err = run(capsys, *(arg.format(**places) for arg in argv))
+    assert_user_error(code, err, status, fragment)
+    assert out == "" and not (tmp_path / "d.parquet").exists()
+
+
+def test_rollup_of_states_of_different_calls_is_refused(capsys, days, states, tmp_path):
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    shutil.copy(states / f"day={DAYS[0]}.parquet", mixed)
+    other = ["state", days[0] / f"{DAYS[1]}.parquet", "-m", "auc", *STATE_BINDING, "-o", mixed / "other.parquet"]
+    assert run(capsys, *other)[0] == 0
+    code, _, err = run(capsys, "rollup", mixed)
+    assert_user_error(code, err, 1, "the states are of different calls and do not merge")

@@ -640,3 +640,83 @@ def test_a_forest_plot_without_a_difference_or_a_direction():
     worse = forest_plot(rows[:1], title="t", x_label="x", y_label="slice", higher_is_better=False)
     (bar,) = _tagged(parsed(worse), "line", **{"class": "interval significant"})
     assert bar["stroke"] == "#d62728"  # a higher value of a lower-is-better metric (logloss) is worse
+
+
+# --- a report of states (sm.state) -------------------------------------------------------
+
+STATE_CALL = {"label": "click", "score": "pctr"}
+
+
+def _day_states(folder: Path | None = None) -> list[pl.DataFrame]:
+    """The states of ``_dated_arms``' days, by day and country (written to ``folder``, one
+    file a day, when given)."""
+    frame = _dated_arms()
+    states = []
+    for day in frame["day"].unique(maintain_order=True):
+        states.append(sm.state(frame.filter(day=day), ["auc", "logloss"], **STATE_CALL, by=["day", "country"]))
+        if folder is not None:
+            states[-1].write_parquet(folder / f"day={day}.parquet")
+    return states
+
+
+def test_a_report_of_states_shows_the_rollup_over_time_and_leaves_out_what_reads_rows(tmp_path):
+    """The tables hold the roll-up's numbers, which are evaluate's over the union of the
+    days; the charts over time have a band per line; no curve, comparison or SQL, and the
+    page says why."""
+    path = sm.report(_day_states(), ["auc", "logloss"], by=["day", "country"], ci=0.9, output=tmp_path / "s.html")
+    html = path.read_text(encoding="utf-8")
+    expected = sm.evaluate(_dated_arms(), ["auc", "logloss"], **STATE_CALL, by=["day", "country"], ci=0.9)
+    (table,) = _section_tables(html, "metrics")
+    assert table[0] == ["day", "country", "n_rows", "n_excluded", "auc", "logloss"]
+    for shown_row, row in zip(table[1:], expected.iter_rows(named=True), strict=True):
+        assert shown_row[:2] == [row["day"], row["country"]]
+        for column, shown in zip(table[0][2:], shown_row[2:]):
+            value, low, high = _shown_value(shown)
+            assert value == _approx(row[column], 5e-4)  # 4 significant digits
+            if column in ("auc", "logloss"):
+                assert (low, high) == (_approx(row[f"{column}_lo"], 5e-3), _approx(row[f"{column}_hi"], 5e-3))
+    for metric in ("auc", "logloss"):
+        (chart,) = _titled(_charts(html), metric)
+        assert len(_tagged(chart, "polyline")) == len(_tagged(chart, "path", **{"class": "band"})) == 2  # BR, US
+    assert len(_charts(html)) == 2  # no curve, no forest plot
+    assert 'id="sql"' not in html and 'id="comparison"' not in html and "<h2>Curves</h2>" not in html
+    assert "<dt>left out</dt><dd>the curves, the comparisons and the SQL: they need the rows" in html
+    assert "the states of 3 parts, sliced by day, country" in html
+
+
+def test_a_report_of_state_files_from_the_command_line(tmp_path, capsys):
+    folder = tmp_path / "states"
+    folder.mkdir()
+    _day_states(folder)
+    output = tmp_path / "cli.html"
+    assert cli.main(["report", str(folder), "-m", "auc", "--by", "country", "--output", str(output)]) == 0
+    assert capsys.readouterr().err == f"wrote {output}\n"
+    (table,) = _section_tables(output.read_text(encoding="utf-8"), "metrics")
+    expected = sm.evaluate(_dated_arms(), "auc", **STATE_CALL, by="country")
+    assert [row[:3] for row in table[1:]] == [[c, f"{n:,}", str(x)] for c, n, x in expected.select(
+        "country", "n_rows", "n_excluded").iter_rows()]  # fmt: skip
+    assert [_shown_value(row[3])[0] for row in table[1:]] == [_approx(v, 5e-4) for v in expected["auc"]]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "argv", "message"),
+    [
+        ({"score": "arm"}, ["--score", "arm"], "the states were built with score 'pctr'"),
+        ({"arm": "day", "baseline": "2026-11-01"}, ["--arm", "day", "--baseline", "2026-11-01"],
+         "reads the rows, which states do not keep"),
+        ({"ci": 0.9, "ci_method": "bootstrap"}, ["--ci", "0.9", "--ci-method", "bootstrap"],
+         "reads the rows, which states do not keep"),
+        ({"by": "arm"}, ["--by", "arm"], "'arm' not among the states' slices ['day', 'country']"),
+        ({"metrics": ["auc", "brier"]}, ["-m", "auc,brier"], "brier not in the states"),
+    ],
+)  # fmt: skip
+def test_a_report_of_states_refuses_what_needs_the_rows(tmp_path, capsys, kwargs, argv, message):
+    folder = tmp_path / "states"
+    folder.mkdir()
+    _day_states(folder)
+    with pytest.raises(sm.SqlMetricsError, match=re.escape(message)):
+        sm.report(folder, **({"metrics": ["auc"]} | kwargs), output=tmp_path / "r.html")
+    metrics = [] if "-m" in argv else ["-m", "auc"]
+    assert cli.main(["report", str(folder), *metrics, *argv, "--output", str(tmp_path / "c.html")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("sqlmetrics: error: ") and message in err and not (tmp_path / "r.html").exists()

@@ -16,6 +16,9 @@ Usage examples (quote globs so the shell leaves them to sqlmetrics)::
     sqlmetrics eval run.txt --judgments qrels.txt --trec --metrics 'ndcg@10:gain=linear:ties=item,map'
     sqlmetrics eval preds.parquet --metrics accuracy,f1:average=weighted,mcc --label y --prediction y_hat
     sqlmetrics eval preds.parquet --metrics auc,average_precision --label y --class-scores cat=p_cat,dog=p_dog,fox=p_fox
+    sqlmetrics state logs/day=2026-11-01 --metrics auc,gauc,logloss --label click --score pctr \
+        --query request_id --by country --output states/day=2026-11-01.parquet
+    sqlmetrics rollup states/ --by country --ci 0.95 --format csv
     sqlmetrics metrics
     sqlmetrics sql 'logs/*.parquet' --metrics auc,gauc:weighting=uniform --query user_id
     sqlmetrics sql --table logs.impressions --dialect spark --metrics auc,ndcg@10 --query user_id
@@ -44,6 +47,12 @@ trec_eval: ``--metrics 'ndcg@10:gain=linear:ties=item:empty=zero'``.
 ``sql`` prints the statement ``eval`` runs, for ``--dialect`` duckdb (default), spark,
 trino, bigquery, snowflake or postgres; every dialect but duckdb reads a table or view,
 given as SOURCE or ``--table catalog.schema.table``.
+
+``state`` writes what a source's metrics need to be rolled up with other parts (days,
+files: ``sm.state``) to a ``.parquet`` file (any other extension is refused), and says on
+stderr the rows of each part written; ``rollup STATES [--by ...] [--metrics ...] [--ci
+LEVEL]`` reads such files (a file, glob or directory) and writes the metrics of the
+union of their parts (``sm.rollup``), in ``eval``'s formats. ``report`` takes states too.
 
 ``curve roc|pr|calibration`` writes a curve as a long table (one row per threshold or
 bin and slice; on a terminal, thinned to a screenful) and, with ``--plot PATH`` (.png,

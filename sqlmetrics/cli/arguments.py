@@ -31,6 +31,12 @@ def metric_calls(
     return [sqlmetrics.metric(routed(name, multiclass, class_scores), **params) for name, params in specs]
 
 
+def state_calls(specs: Sequence[tuple[str, dict[str, Any]]], meta: dict[str, Any]) -> list[MetricCall]:
+    """The metric specs as calls of states of ``meta``'s call: routed to the multi-class
+    metrics when the states were built with a prediction column."""
+    return metric_calls(specs, meta["columns"]["prediction"] is not None)
+
+
 def binding_calls(args: argparse.Namespace) -> list[MetricCall]:
     """--metrics as calls, routed by the roles the command line binds."""
     class_scores = args.class_scores is not None or args.long_scores is not None
@@ -52,17 +58,20 @@ def class_scores_kwarg(args: argparse.Namespace, paths: bool = True) -> Any:
     return sqlmetrics.long_scores(table, row_id=args.row_id, class_=args.long_class, score=args.long_score)
 
 
-def binding_kwargs(args: argparse.Namespace, paths: bool = True) -> dict[str, Any]:
-    """The column options as keyword arguments of ``evaluate`` and ``to_sql``; TREC
+def column_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The columns and slices as keyword arguments of ``evaluate`` and ``state``; TREC
     files have fixed column names."""
     columns = {"label": args.label, "score": args.score, "query": args.query, "item": args.item}
     if args.trec:
         columns = {"label": "relevance", "score": "score", "query": "query", "item": "item"}
+    return {**columns, "prediction": args.prediction, "weight": args.weight, "by": args.by}
+
+
+def binding_kwargs(args: argparse.Namespace, paths: bool = True) -> dict[str, Any]:
+    """The column, class score and interval options as keyword arguments of ``evaluate``
+    and ``to_sql``."""
     return {
-        **columns,
-        "prediction": args.prediction,
-        "weight": args.weight,
-        "by": args.by,
+        **column_kwargs(args),
         "class_scores": class_scores_kwarg(args, paths),
         "ci": args.ci,
         "ci_method": args.ci_method,

@@ -35,12 +35,13 @@ def compute_and_write(
     shown: Callable[[pl.DataFrame], pl.DataFrame] | None = None,
     **kwargs: Any,
 ) -> pl.DataFrame:
-    """``function(*given, engine=--engine, **kwargs)`` (with a progress line for a person
-    waiting at a terminal) written as --format to --output, ``shown(result)`` if given;
-    returns the table."""
+    """``function(*given, engine=--engine, **kwargs)`` (without ``engine`` for a command
+    that has no --engine; with a progress line for a person waiting at a terminal)
+    written as --format to --output, ``shown(result)`` if given; returns the table."""
     fmt = output_format(args.format, args.output)
+    engine = {"engine": args.engine} if "engine" in args else {}
     with on_terminal(f"computing over {args.source}", shown=not args.quiet):  # DuckDB's engine tells its share done
-        result = function(*given, engine=args.engine, **kwargs)
+        result = function(*given, **engine, **kwargs)
     write_result(result if shown is None else shown(result), fmt, args.output)
     return result
 

@@ -16,7 +16,9 @@ from sqlmetrics.cli.listing import run_metrics
 from sqlmetrics.cli.messages import PROG, UsageError, stands_for
 from sqlmetrics.cli.output import FORMATS
 from sqlmetrics.cli.report import run_report
+from sqlmetrics.cli.rollup import run_rollup
 from sqlmetrics.cli.sql import run_sql
+from sqlmetrics.cli.state import run_state
 from sqlmetrics.dialects import DIALECTS
 from sqlmetrics.errors import SqlMetricsError
 from sqlmetrics.html_report import MAX_SLICES
@@ -127,6 +129,51 @@ def build_parser() -> argparse.ArgumentParser:
     )
     reporting.set_defaults(handler=run_report)
 
+    keeping = commands.add_parser(
+        "state",
+        parents=[_binding_options(state=True)],
+        help="write what the metrics need of SOURCE to be rolled up with other parts (days, files) to a Parquet file",
+        epilog=METRIC_SYNTAX,
+        formatter_class=formatter,
+    )
+    keeping.add_argument(
+        "--output",
+        "-o",
+        required=True,
+        metavar="PATH",
+        help="the .parquet file to write, e.g. states/day=2026-11-01.parquet",
+    )
+    keeping.add_argument("--engine", choices=LOCAL_ENGINES, default="duckdb", help="default: %(default)s")
+    keeping.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress line (shown only on a terminal, after 2 s)"
+    )
+    keeping.set_defaults(handler=run_state, format="parquet")  # a state is always written as Parquet
+
+    rolling = commands.add_parser(
+        "rollup",
+        parents=[_output_options(engine=False)],
+        help="compute the metrics of the union of the parts whose states (written by `state`) are given, per slice",
+    )
+    rolling.add_argument("source", metavar="STATES", help="a state's Parquet file, a glob (quote it) or a directory")
+    rolling.add_argument(
+        "--by",
+        type=parse_columns,
+        default=[],
+        metavar="COLUMNS",
+        help="comma separated slice columns, some of the states' (default: none, one row of every part)",
+    )
+    rolling.add_argument(
+        "--metrics", "-m", type=parse_metrics, metavar="SPECS", help="some of the states' metrics (default: all)"
+    )
+    rolling.add_argument(
+        "--ci",
+        type=float,
+        metavar="LEVEL",
+        help="add METRIC_lo and METRIC_hi, a LEVEL confidence interval (e.g. 0.95): the analytic ones the states' "
+        "sums give (a bootstrap resamples rows, which states do not keep)",
+    )
+    rolling.set_defaults(handler=run_rollup)
+
     listing = commands.add_parser("metrics", help="list every metric, or show one (formula, parameters, reference)")
     listing.add_argument("name", nargs="?", metavar="NAME", help="a metric to show in full (ndcg, fbeta, precision@k)")
     listing.set_defaults(handler=run_metrics)
@@ -188,10 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _output_options() -> argparse.ArgumentParser:
-    """--engine, --format and --output: every command that computes a table."""
+def _output_options(engine: bool = True) -> argparse.ArgumentParser:
+    """--engine, --format and --output: every command that computes a table (``rollup``,
+    which always runs on DuckDB, without --engine)."""
     options = _Parser(add_help=False)
-    options.add_argument("--engine", choices=LOCAL_ENGINES, default="duckdb", help="default: %(default)s")
+    if engine:
+        options.add_argument("--engine", choices=LOCAL_ENGINES, default="duckdb", help="default: %(default)s")
     options.add_argument(
         "--format",
         choices=FORMATS,
@@ -218,9 +267,10 @@ def _class_options() -> argparse.ArgumentParser:
     return options
 
 
-def _binding_options(table: bool = False) -> argparse.ArgumentParser:
+def _binding_options(table: bool = False, state: bool = False) -> argparse.ArgumentParser:
     """The source, metrics and column options shared by ``eval`` and ``sql`` (``table``:
-    the source may instead be given as ``--table``)."""
+    the source may instead be given as ``--table``; ``state``: without the class scores,
+    which do not merge, and the intervals, which ``rollup`` computes)."""
     options = _Parser(add_help=False)
     options.add_argument(
         "source",
@@ -241,6 +291,35 @@ def _binding_options(table: bool = False) -> argparse.ArgumentParser:
     options.add_argument(
         "--prediction", help="predicted class column: accuracy, precision, recall, f1, fbeta, mcc become multi-class"
     )
+    if not state:
+        _class_score_options(options)
+    options.add_argument("--query", help="group column for gauc and ranking metrics (user, request, query id)")
+    options.add_argument("--item", help="item/document id column (ranking metrics)")
+    options.add_argument("--weight", help="non-negative sample weight column")
+    options.add_argument(
+        "--judgments",
+        metavar="PATH",
+        help="relevance judgments for a run (Parquet with the --query, --item and --label columns)",
+    )
+    options.add_argument(
+        "--trec",
+        action="store_true",
+        help="SOURCE is a TREC run file and --judgments a TREC qrels file (trec_eval's formats)",
+    )
+    options.add_argument(
+        "--by",
+        type=parse_columns,
+        default=[],
+        metavar="COLUMNS",
+        help="comma separated slice columns: one result row per slice",
+    )
+    if not state:
+        _interval_options(options)
+    return options
+
+
+def _class_score_options(options: argparse.ArgumentParser) -> None:
+    """--class-scores, or --long-scores and its columns: the one-vs-rest metrics' scores."""
     options.add_argument(
         "--class-scores",
         type=parse_class_scores,
@@ -263,26 +342,10 @@ def _binding_options(table: bool = False) -> argparse.ArgumentParser:
     )
     for option, keyword in ((row_id, "row_id"), (long_class, "class_"), (long_score, "score")):
         stands_for(option, f"long_scores.{keyword}")  # sm.long_scores' keywords
-    options.add_argument("--query", help="group column for gauc and ranking metrics (user, request, query id)")
-    options.add_argument("--item", help="item/document id column (ranking metrics)")
-    options.add_argument("--weight", help="non-negative sample weight column")
-    options.add_argument(
-        "--judgments",
-        metavar="PATH",
-        help="relevance judgments for a run (Parquet with the --query, --item and --label columns)",
-    )
-    options.add_argument(
-        "--trec",
-        action="store_true",
-        help="SOURCE is a TREC run file and --judgments a TREC qrels file (trec_eval's formats)",
-    )
-    options.add_argument(
-        "--by",
-        type=parse_columns,
-        default=[],
-        metavar="COLUMNS",
-        help="comma separated slice columns: one result row per slice",
-    )
+
+
+def _interval_options(options: argparse.ArgumentParser) -> None:
+    """--ci and how the intervals are computed."""
     options.add_argument(
         "--ci",
         type=float,
@@ -305,4 +368,3 @@ def _binding_options(table: bool = False) -> argparse.ArgumentParser:
     options.add_argument("--resamples", type=int, default=200, help="bootstrap resamples (default: %(default)s)")
     seed = "bootstrap seed, an integer from 0 to 2147483646 (default: %(default)s)"
     options.add_argument("--seed", type=int, default=0, help=seed)
-    return options

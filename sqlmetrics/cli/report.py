@@ -9,15 +9,19 @@ from collections.abc import Callable
 from typing import Any
 
 import sqlmetrics
-from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, read_sources, split_list
+from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, read_sources, split_list, state_calls
 from sqlmetrics.cli.messages import PROG, UsageError
 from sqlmetrics.cli.output import warn_no_rows
 from sqlmetrics.errors import LongBootstrapWarning, NoRowsUsedWarning, SlicesNotShownWarning
 from sqlmetrics.progress import on_terminal
+from sqlmetrics.states import common_meta, is_state, read_states
 
 
 def run_report(args: argparse.Namespace) -> None:
     source, judgments = read_sources(args)
+    calls = binding_calls(args)
+    if is_state(source):  # the states say whether --metrics names the multi-class metrics
+        calls = state_calls(args.metrics, common_meta(read_states(source)))
     kwargs = binding_kwargs(args) | {"judgments": judgments}
     if (args.arm is None) != (args.baseline is None):
         raise UsageError("report: --arm and --baseline go together")
@@ -32,7 +36,7 @@ def run_report(args: argparse.Namespace) -> None:
         warnings.simplefilter("always", SlicesNotShownWarning)
         warnings.showwarning = _said_at_once(shows, caught)
         path = sqlmetrics.report(
-            source, binding_calls(args), **kwargs, scores=scores, arm=args.arm, baseline=args.baseline,
+            source, calls, **kwargs, scores=scores, arm=args.arm, baseline=args.baseline,
             max_slices=args.max_slices, engine=args.engine, output=args.output,
         )  # fmt: skip
     notices: set[str] = set()

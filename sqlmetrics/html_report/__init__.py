@@ -26,12 +26,14 @@ import polars as pl
 from sqlmetrics import intervals
 from sqlmetrics.api import ClassScores, Metrics, evaluate, evaluate_request, request_sql
 from sqlmetrics.compare import compare_request
+from sqlmetrics.compose.state import META_PART
 from sqlmetrics.curves import calibration_curve, pr_curve, roc_curve
-from sqlmetrics.errors import InvalidParameterError, NoRowsUsedWarning, SlicesNotShownWarning
+from sqlmetrics.errors import InvalidParameterError, Keyword, NoRowsUsedWarning, SlicesNotShownWarning
 from sqlmetrics.html_report import numbers, page, svg
 from sqlmetrics.registry import resolve
 from sqlmetrics.request import Request
 from sqlmetrics.spec import MetricCall
+from sqlmetrics.states import common_meta, is_state, read_states, rolled_up, rollup_binding
 
 CURVE_POINTS = 200  # points kept per curve and slice (the thinning bounds the area's change)
 MAX_SLICES = 500  # slices a report shows by default: a year of days; about 2.5 MB and 2 s with two metrics
@@ -75,6 +77,13 @@ def report(
     no used row (the source has none, or every row has a NULL in a bound column) says
     so, and warns (``NoRowsUsedWarning``).
 
+    ``source`` may be states (``state``'s frames, or Parquet files with its ``state_part``
+    and ``state_meta`` columns): the report then shows their roll-up (``rollup`` of
+    ``metrics`` per slice of ``by``, with ``ci``) in its tables and charts over time; the
+    curves, comparisons and SQL need the rows and are left out (the page says so). The
+    columns are the states', and what reads the rows (``scores``, ``arm``, ``judgments``,
+    ``class_scores``, a bootstrap's options) is refused; it runs on DuckDB.
+
     The page shows the first ``max_slices`` slices (500 by default; ``None``: all), in
     the order of ``evaluate``'s rows: its table, charts and comparison. With more, it
     says so (and where every slice is: ``evaluate`` with the same arguments), and warns
@@ -91,6 +100,8 @@ def report(
     request = Request.of(locals())
     path = _output_path(output)
     _check_bound(max_slices)
+    if is_state(source):
+        return _written(path, *_of_states(source, metrics, request, max_slices), statements={})
     if class_scores is not None and (scores is not None or arm is not None):
         raise InvalidParameterError("the report compares binary, multi-class and ranking metrics, not class_scores yet")
     slices = request.slices + ([arm] if arm is not None and arm not in request.slices else [])  # a line per arm
@@ -126,23 +137,99 @@ def report(
     }
     described = {
         "source": _described(source),
-        "columns": ", ".join(f"{role} = {column}" for role, column in bound.items() if column),
+        "columns": _columns_described(bound),
         **({"judgments": _described(judgments)} if judgments is not None else {}),
         **({"class scores": _described(class_scores)} if class_scores is not None else {}),
+        **_table_described(slices, calls, table, shown),
+        "evaluated": f"{when:%Y-%m-%d %H:%M:%S} UTC on {engine}, in {time.perf_counter() - started:.2f} s",
+    }
+    return _written(path, described, sections, table, shown, statements)
+
+
+def _written(path: Path, described: dict[str, str], sections: list[str], table: pl.DataFrame, shown: pl.DataFrame,
+             statements: dict[str, str]) -> Path:  # fmt: skip
+    """Write the page to ``path`` (with the notices of ``table``, the metrics of every
+    slice, of which ``shown`` are on the page) and warn as it says; return ``path``."""
+    notice, capped = no_rows_notice(table), capped_notice(shown.height, table.height)
+    notices = [text for text in (notice, capped) if text is not None]
+    path.write_text(page.document(described, sections, statements, notices), encoding="utf-8")
+    if notice is not None:  # stacklevel 3: report's caller
+        warnings.warn(NoRowsUsedWarning(notice, table["n_excluded"].sum()), stacklevel=3)
+    if capped is not None:
+        warnings.warn(SlicesNotShownWarning(capped, shown.height, table.height), stacklevel=3)
+    return path
+
+
+STATES_LEAVE_OUT = "the curves, the comparisons and the SQL: they need the rows, which states do not keep"
+ROLES = ("label", "score", "query", "item", "weight", "prediction")  # as the page names the bound columns
+
+
+def _of_states(
+    states: Any, metrics: Metrics, request: Request, max_slices: int | None
+) -> tuple[dict[str, str], list[str], pl.DataFrame, pl.DataFrame]:
+    """The page of the roll-up of ``states`` (``sm.rollup`` of ``metrics`` per slice of
+    ``request.by``, with ``request.ci``): what was rolled up, the metric tables and the
+    charts over time, the roll-up and the slices shown of it."""
+    started, when = time.perf_counter(), dt.datetime.now(dt.UTC)
+    frame = read_states(states)
+    meta = common_meta(frame)
+    _check_of_states(request, meta)
+    binding = rollup_binding(meta, request.by, metrics, request.ci)
+    table = rolled_up(frame, binding)
+    shown = table if max_slices is None else table.head(max_slices)
+    calls, slices = list(binding.calls), list(binding.by)
+    sections = [page.metric_tables(shown, slices, _families(calls), request.ci)]
+    sections += _over_time(shown, slices, [call.column for call in calls], None)
+    parts = frame.filter(pl.col("state_part") == META_PART).height  # each state has one meta row
+    sliced = f", sliced by {', '.join(meta['by'])}" if meta["by"] else ""
+    described = {
+        "source": f"{_described(states)}: the states of {parts:,} part{'s' * (parts != 1)}{sliced}",
+        "columns": _columns_described({role: meta["columns"][role] for role in ROLES}),
+        **_table_described(slices, calls, table, shown),
+        "rolled up": f"{when:%Y-%m-%d %H:%M:%S} UTC on duckdb, in {time.perf_counter() - started:.2f} s",
+        "left out": STATES_LEAVE_OUT,
+    }
+    return described, sections, table, shown
+
+
+def _check_of_states(request: Request, meta: dict[str, Any]) -> None:
+    """Refuse what a report of states cannot do: a column other than the states' (the
+    columns are theirs), or what reads the rows (comparisons, class scores, judgments, a
+    bootstrap)."""
+    default = Request()
+    for role, column in meta["columns"].items():
+        given = getattr(request, role)
+        if given not in (getattr(default, role), column):
+            raise InvalidParameterError(
+                Keyword(role, given),
+                f": the states were built with {role} {column!r}; a report of states takes "
+                "their columns (leave it out)",
+            )
+    reads_rows = ("scores", "arm", "judgments", "class_scores", "ci_method", "ci_unit", "resamples", "seed")
+    given = [(name, getattr(request, name)) for name in reads_rows if getattr(request, name) != getattr(default, name)]
+    if given:
+        name, value = given[0]
+        raise InvalidParameterError(
+            Keyword(name, value if isinstance(value, str | int | float) else None),
+            " reads the rows, which states do not keep: a report of states takes metrics, by, ci and "
+            "max_slices; report the rows for the rest",
+        )
+
+
+def _columns_described(columns: Mapping[str, str | None]) -> str:
+    """The bound columns by role: ``label = click, score = pctr``."""
+    return ", ".join(f"{role} = {column}" for role, column in columns.items() if column)
+
+
+def _table_described(slices: list[str], calls: list[MetricCall], table: pl.DataFrame,
+                     shown: pl.DataFrame) -> dict[str, str]:  # fmt: skip
+    """The slices (how many, how many shown), the metrics and the rows used and excluded."""
+    return {
         "slices": _slices_described(slices, shown.height, table.height),
         "metrics": ", ".join(call.column for call in calls),
         "rows used": f"{table['n_rows'].sum():,}",
         "rows excluded (a NULL in a bound column)": f"{table['n_excluded'].sum():,}",
-        "evaluated": f"{when:%Y-%m-%d %H:%M:%S} UTC on {engine}, in {time.perf_counter() - started:.2f} s",
     }
-    notice, capped = no_rows_notice(table), capped_notice(shown.height, table.height)
-    notices = [text for text in (notice, capped) if text is not None]
-    path.write_text(page.document(described, sections, statements, notices), encoding="utf-8")
-    if notice is not None:
-        warnings.warn(NoRowsUsedWarning(notice, table["n_excluded"].sum()), stacklevel=2)
-    if capped is not None:
-        warnings.warn(SlicesNotShownWarning(capped, shown.height, table.height), stacklevel=2)
-    return path
 
 
 def _families(calls: list[MetricCall]) -> list[tuple[str, list[str]]]:

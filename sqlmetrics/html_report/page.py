@@ -39,7 +39,7 @@ def document(
 ) -> str:
     """The whole page: what was evaluated (and ``notices`` such as why every metric is
     empty, or that only the first slices are shown), the sections, the SQL ``statements``
-    by what each computed (collapsed)."""
+    by what each computed (collapsed; no SQL section without them)."""
     facts = "\n".join(f"<dt>{escape(key)}</dt><dd>{escape(value)}</dd>" for key, value in described.items())
     shown_notice = "".join(f'<p class="notice">{escape(notice)}</p>' for notice in notices)
     return "\n".join(
@@ -52,15 +52,24 @@ def document(
             "<h1>sqlmetrics report</h1>",
             f'<section id="evaluated"><h2>What was evaluated</h2><dl>{facts}</dl>{shown_notice}</section>',
             *sections,
-            '<section id="sql"><h2>SQL</h2>',
-            *(
-                f"<details><summary>{escape(summary)}</summary><pre>{escape(sql)}</pre></details>"
-                for summary, sql in statements.items()
-            ),
-            "</section>",
+            *_statements(statements),
             "</body></html>",
         ]
     )
+
+
+def _statements(statements: Mapping[str, str]) -> list[str]:
+    """The SQL section, each statement collapsed; none without statements."""
+    if not statements:
+        return []
+    return [
+        '<section id="sql"><h2>SQL</h2>',
+        *(
+            f"<details><summary>{escape(summary)}</summary><pre>{escape(sql)}</pre></details>"
+            for summary, sql in statements.items()
+        ),
+        "</section>",
+    ]
 
 
 def section(title: str, charts: Sequence[str]) -> str:
