@@ -103,21 +103,19 @@ ROLLED_UP = ["auc", "logloss", "calibration", "f1", "gauc"]
 ROLLUP_KEYWORDS = ("state", "rollup")
 
 
-def own_means() -> list[str]:
-    return [name for name in ROLLED_UP if sm.registry()[name].per_query is not None]
-
-
 def rollup_steps(keyword: str, dialect: str) -> str:
     """The statement of a state (``keyword`` "state") or of a roll-up without the steps
-    pinned elsewhere: a state's per-query steps and its rows (its shared steps are the
-    scaffold's); a roll-up's merged base, queries, means and refusals (not the
-    intermediates and the metrics' own steps)."""
+    pinned elsewhere: a state's rows, the UNION of its parts (its steps are the
+    scaffold's and the metrics' templates); a roll-up's merged base, queries, means and
+    refusals (not the intermediates and the metrics' own steps)."""
     call = {"label": "label", "score": "score", "weight": "weight", "query": "user_id", keyword: True}
     call["by"] = ["day", "country"] if keyword == "state" else "country"
     tree = parsed(sm.to_sql(ROLLED_UP, source="logs.states", dialect=dialect, **call), dialect)
-    own = {f"q_{name}" for name in own_means()}
-    if keyword == "rollup":  # the means over queries, base merged, its row counts, the refusals
-        own |= {f"m_{name}" for name in own_means()} | {"base", "row_counts", METAS_STEP, REPEATS_STEP}
+    if keyword == "state":  # its parts' rows: the steps are the scaffold's and the metrics' templates
+        tree.set("with_", None)
+        return tree.sql(dialect=dialect, pretty=True) + "\n"
+    own = {"base", "row_counts", METAS_STEP, REPEATS_STEP}
+    own |= {f"{step}_{name}" for name in ROLLED_UP if sm.registry()[name].per_query for step in ("q", "m")}
     with_ = tree.args["with_"]
     with_.set("expressions", [cte for cte in with_.expressions if cte.alias in own])
     return tree.sql(dialect=dialect, pretty=True) + "\n"

@@ -144,7 +144,8 @@ def compose_state(binding: Binding, source_sql: str, second_sql: str | None, dia
     by = ", ".join(binding.slices)
     for call in queries:
         ctes[f"q_{call.column}"] = per_query_sql(call, binding, by)
-    return assemble(ctes, _state_select(binding, queries, meta))
+    note = "the state: base's rows, each mean over queries' rows, the meta row (state_part names the part)"
+    return assemble(ctes, _state_select(binding, queries, meta), note=note)
 
 
 def per_query_sql(call: MetricCall, binding: Binding, by: str) -> str:
