@@ -14,6 +14,8 @@ from sqlmetrics.binding import PAIRED_SLICE, Binding, bind
 from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.class_scores import parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
+from sqlmetrics.compose.rollup import compose_rollup, rollup_binding
+from sqlmetrics.compose.state import check_mergeable, compose_state, meta_text, state_meta
 from sqlmetrics.dialects import check_dialect, dialect_named, transpile
 from sqlmetrics.engines import LOCAL_ENGINES, duckdb_engine, polars_engine, postgres_engine, spark_engine
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError, Keyword, Part, SourceError
@@ -330,6 +332,8 @@ def to_sql(
     seed: int = 0,
     scores: Sequence[str] | None = None,
     arm: str | None = None,
+    state: bool = False,
+    rollup: bool = False,
     dialect: str = "duckdb",
 ) -> str:
     """The one SQL statement ``evaluate`` runs for the same arguments, written for
@@ -369,6 +373,8 @@ def to_sql(
 def request_sql(metrics: Metrics, source: Any, request: Request, dialect: str = "duckdb") -> str:
     """``to_sql`` of a request built already (``report``'s)."""
     check_dialect(dialect)
+    if request.state or request.rollup:
+        return _rollup_statement(metrics, source, request, dialect)
     if request.scores is not None and request.arm is not None:
         raise InvalidParameterError("pass either scores= (paired) or arm= (arms), not both")
     if request.scores is not None:  # sm.compare's paired statement
@@ -379,6 +385,43 @@ def request_sql(metrics: Metrics, source: Any, request: Request, dialect: str = 
         binding, second_source = prepare(metrics, request)
     binding = source_evidence.planned(binding, source)  # the plan evaluate takes for the same source
     return statement(binding, source, second_source, dialect)
+
+
+def _rollup_statement(metrics: Metrics, source: Any, request: Request, dialect: str) -> str:
+    """``to_sql``'s statement of ``sm.state`` (``request.state``) or of ``sm.rollup`` over a
+    table of states (``request.rollup``), once the request asks nothing a state cannot give."""
+    _check_rollup_request(request)
+    binding, second = prepare(metrics, dataclasses.replace(request, ci=None))
+    check_mergeable(binding)
+    if request.state:
+        meta = meta_text(binding)
+        return statement(binding, source, second, dialect, lambda b, s, t: compose_state(b, s, t, dialect, meta))
+    rolled = rollup_binding(state_meta(binding), request.by, None, request.ci)
+    return statement(rolled, source, None, dialect, lambda b, s, _: compose_rollup(b, s, dialect))
+
+
+def _check_rollup_request(request: Request) -> None:
+    """Refuse what a state or roll-up statement cannot be: both at once, a comparison, a
+    state's interval, a roll-up's bootstrap or clustered interval, a roll-up's judgments."""
+    if request.state and request.rollup:
+        raise InvalidParameterError(
+            "state=True writes a part's state, rollup=True the roll-up of a table of states: pass one of them"
+        )
+    if request.scores is not None or request.arm is not None:
+        raise InvalidParameterError(
+            "state=True and rollup=True write the statements of a roll-up, not sm.compare's: drop scores= and arm="
+        )
+    if request.state and request.ci is not None:
+        raise InvalidParameterError("a state keeps no interval: drop ci=, and ask it of the roll-up (rollup=True)")
+    if request.ci is not None and (request.ci_method == "bootstrap" or request.ci_unit is not None):
+        raise InvalidParameterError(
+            "a roll-up's intervals are the analytic ones of the states' sums: ci_method='bootstrap' and ci_unit= "
+            "resample or cluster rows, which a state does not keep; drop them"
+        )
+    if request.rollup and request.judgments is not None:
+        raise InvalidParameterError(
+            "judgments= is read by the state statement (state=True): the roll-up reads only the states; drop it"
+        )
 
 
 def statement(

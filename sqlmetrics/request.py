@@ -25,7 +25,8 @@ COMPARE_LEVEL = 0.95  # sm.compare's default ci, which to_sql and report take fo
 class Request:
     """The keywords of one call, by their public names and with ``to_sql``'s defaults
     (each means what leaving the keyword out means): ``evaluate``'s docstring says what
-    each does. ``scores`` and ``arm`` ask for ``compare``'s paired or arms statement."""
+    each does. ``scores`` and ``arm`` ask for ``compare``'s paired or arms statement,
+    ``state`` and ``rollup`` (``to_sql``'s) for the statements of a roll-up."""
 
     label: str = "label"
     score: str | None = None
@@ -43,6 +44,8 @@ class Request:
     seed: int = 0
     scores: Sequence[str] | None = None
     arm: str | None = None
+    state: bool = False
+    rollup: bool = False
 
     @classmethod
     def of(cls, arguments: Mapping[str, Any]) -> Request:

@@ -5,7 +5,6 @@ and ``compose/rollup.py``; the format: docs/guide.md, "Roll-ups"."""
 
 from __future__ import annotations
 
-import dataclasses
 import glob
 import json
 import os
@@ -15,31 +14,26 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics import api, intervals
+from sqlmetrics import api
 from sqlmetrics.api import Metrics
 from sqlmetrics.binding import Binding
-from sqlmetrics.compose.rollup import compose_rollup, metric_step
+from sqlmetrics.compose.rollup import compose_rollup, rollup_binding
 from sqlmetrics.compose.state import (
     META_PART,
+    STATE_FORMAT,
+    STATE_VERSION,
+    check_mergeable,
     compose_state,
-    merges_from_base,
-    reads_only_base,
+    meta_text,
     state_columns,
 )
-from sqlmetrics.dialects import transpile
 from sqlmetrics.engines import duckdb_engine
 from sqlmetrics.engines.polars_engine.state import state as polars_state
-from sqlmetrics.errors import InvalidParameterError, Keyword, SourceError
-from sqlmetrics.registry import get, resolve
+from sqlmetrics.errors import InvalidParameterError, SourceError
 from sqlmetrics.request import ClassScores, Request
-from sqlmetrics.sources import table_sql
-from sqlmetrics.spec import MetricCall
 
-STATE_FORMAT = "sqlmetrics.state"
-STATE_VERSION = 1
 STATE_ENGINES = ("duckdb", "polars")
 _ROLLUP_VIEW = "sqlmetrics_states"
-_ROLES = ("label", "score", "prediction", "query", "item", "weight")
 
 
 def state(
@@ -85,11 +79,11 @@ def state(
     """
     request = Request.of(locals())
     binding, second = api.prepare(metrics, request)
-    _check_mergeable(binding)
+    check_mergeable(binding)
     clashes = sorted(set(binding.by) & {"state_part", *state_columns(binding)})
     if clashes:
         raise InvalidParameterError(f"slice column(s) {clashes} clash with the state's columns of the same name")
-    meta = json.dumps(_meta(binding), sort_keys=True)
+    meta = meta_text(binding)
     if engine == "duckdb":
         return duckdb_engine.run(
             binding,
@@ -104,14 +98,6 @@ def state(
         f"engine must be one of {', '.join(map(repr, STATE_ENGINES))}, got {engine!r} "
         "(for a warehouse, sm.to_sql(..., state=True) writes the statement)"
     )
-
-
-def state_sql(metrics: Metrics, source: Any, request: Request, dialect: str = "duckdb") -> str:
-    """The statement of ``state`` for ``request`` over the table ``source``, in ``dialect``."""
-    binding, second = api.prepare(metrics, request)
-    _check_mergeable(binding)
-    meta = json.dumps(_meta(binding), sort_keys=True)
-    return api.statement(binding, source, second, dialect, lambda b, s, t: compose_state(b, s, t, dialect, meta))
 
 
 def rollup(
@@ -153,41 +139,6 @@ def rolled_up(frame: pl.DataFrame, binding: Binding) -> pl.DataFrame:
     api.check_no_overflow(binding, result)
     # the slices as the states hold them (DuckDB gives a zoned timestamp in UTC)
     return result.with_columns(pl.col(column).cast(frame.schema[column]) for column in binding.by)
-
-
-def rollup_sql(meta: dict[str, Any], source: str, by: Any, metrics: Any, ci: float | None, dialect: str) -> str:
-    """The roll-up statement over the table ``source`` of states described by ``meta``."""
-    binding = rollup_binding(meta, by, metrics, ci)
-    return transpile(compose_rollup(binding, table_sql(source), dialect), dialect)
-
-
-def _meta(binding: Binding) -> dict[str, Any]:
-    """What a state records of its call: the metrics with every parameter, the columns,
-    the slices, whether rows are weighted."""
-    return {
-        "format": STATE_FORMAT,
-        "version": STATE_VERSION,
-        "metrics": [{"metric": call.spec.name, "params": call.kwargs} for call in binding.calls],
-        "columns": {
-            role: getattr(binding, role) for role in ("label", "score", "prediction", "query", "item", "weight")
-        },
-        "judgments": binding.judgments,
-        "by": list(binding.by),
-    }
-
-
-def _check_mergeable(binding: Binding) -> None:
-    """Refuse a metric a state cannot keep: one computed from the rows themselves."""
-    rows = [
-        call.column for call in binding.calls if call.spec.per_query is None and not merges_from_base(call, binding)
-    ]
-    if binding.class_scores is not None:
-        rows = [call.column for call in binding.calls]
-    if rows:
-        raise InvalidParameterError(
-            f"{', '.join(rows)} cannot be kept in a state: computed from the rows themselves (not from sums, the "
-            "score histogram or per-query values), it does not merge; evaluate it over the rows"
-        )
 
 
 def read_states(states: Any) -> pl.DataFrame:
@@ -267,66 +218,3 @@ def common_meta(frame: pl.DataFrame) -> dict[str, Any]:
             f"{other.get(key)!r} in another); roll up states built with the same arguments"
         )
     return first
-
-
-def rollup_binding(meta: dict[str, Any], by: Any, metrics: Any, ci: float | None) -> Binding:
-    """The binding of a roll-up of states of ``meta``'s call: its metrics (or those of
-    ``metrics``), per slice of ``by`` (some of the states' slices), with ``ci``."""
-    calls = tuple(_call(entry) for entry in meta["metrics"])
-    if metrics is not None:
-        wanted = resolve(metrics, multiclass=meta["columns"]["prediction"] is not None)
-        missing = [call.column for call in wanted if call not in calls]
-        if missing:
-            raise InvalidParameterError(
-                f"{', '.join(missing)} not in the states, which keep {', '.join(c.column for c in calls)}"
-            )
-        calls = tuple(wanted)
-    slices = [by] if isinstance(by, str) else list(by or [])
-    unknown = [column for column in slices if column not in meta["by"]]
-    if unknown:
-        raise InvalidParameterError(
-            Keyword("by"),
-            f": {', '.join(map(repr, unknown))} not among the states' slices {meta['by']}: a roll-up "
-            "can only drop slices",
-        )
-    columns = meta["columns"]
-    binding = Binding(
-        calls,
-        columns["label"],
-        columns["score"],
-        query=columns["query"],
-        weight=columns["weight"],
-        by=tuple(slices),
-        item=columns["item"],
-        prediction=columns["prediction"],
-    )
-    if ci is not None:
-        intervals.check_level(ci)
-        binding = dataclasses.replace(binding, ci=ci)
-        _check_intervals(binding)
-    return binding
-
-
-def _call(entry: dict[str, Any]) -> MetricCall:
-    spec = get(entry["metric"])
-    return MetricCall(spec, tuple((p.name, p.validate(spec.name, entry["params"].get(p.name))) for p in spec.params))
-
-
-def _check_intervals(binding: Binding) -> None:
-    """Refuse an interval the states cannot give: none analytic, or one read from the rows."""
-    without = [call.column for call in binding.calls if intervals.interval_of(call) is None]
-    if without:
-        raise InvalidParameterError(
-            f"{', '.join(without)} has no analytic interval, and a bootstrap resamples rows, which a state does "
-            "not keep: roll up without ci, or evaluate the rows with ci"
-        )
-    rows = [
-        call.column
-        for call in binding.calls
-        if call.spec.per_query is None and not reads_only_base(metric_step(binding, call), ("t_quantiles",))
-    ]
-    if rows:
-        raise InvalidParameterError(
-            f"{', '.join(rows)}: its interval reads the rows (their variance is no sum a state keeps): roll up "
-            "without ci, or evaluate the rows with ci"
-        )

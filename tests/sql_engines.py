@@ -13,12 +13,14 @@ from __future__ import annotations
 import math
 import shutil
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 import sqlmetrics as sm
 from sqlmetrics.api import prepare
+from sqlmetrics.engines import postgres_engine, spark_engine
 from sqlmetrics.engines.warehouse import composed_in_dialect, refusal
 from sqlmetrics.request import Request
 from sqlmetrics.sources import table_sql
@@ -192,6 +194,19 @@ class Postgres:
     def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
         return sm.evaluate("src", metrics, **kwargs, **_second(tables), engine="postgres", con=self.connection)
 
+    def rows(self, sql: str) -> pl.DataFrame:
+        """The rows of a statement written for PostgreSQL (a refusal: InvalidInputError)."""
+        return postgres_engine.rows_of(self.connection, sql)
+
+    def store(self, table: str, sql: str, append: bool, directory: Path) -> None:
+        """The rows of ``sql`` INSERTed INTO ``table``, created by them unless ``append``
+        (``directory``: Spark's, unused here)."""
+        with self.connection.cursor() as cursor:
+            if not append:
+                cursor.execute(f"DROP TABLE IF EXISTS {table}")
+            cursor.execute(f"{'INSERT INTO' if append else 'CREATE TABLE'} {table}{'' if append else ' AS'}\n{sql}")
+        self.connection.commit()
+
 
 class Spark:
     """The test run's one local Spark session, with the current data set as temporary views."""
@@ -205,6 +220,19 @@ class Spark:
 
     def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
         return sm.evaluate("src", metrics, **kwargs, **_second(tables), engine="spark", spark=self.session)
+
+    def rows(self, sql: str) -> pl.DataFrame:
+        """The rows of a statement written for Spark SQL (a refusal: InvalidInputError)."""
+        return spark_engine.rows_of(self.session, sql)
+
+    def store(self, table: str, sql: str, append: bool, directory: Path) -> None:
+        """The rows of ``sql`` INSERTed INTO ``table``, created by them (a Parquet table in
+        ``directory``) unless ``append``."""
+        if append:
+            self.session.sql(f"INSERT INTO {table}\n{sql}")
+            return
+        self.session.sql(f"DROP TABLE IF EXISTS {table}")
+        self.session.sql(f"CREATE TABLE {table} USING parquet LOCATION '{directory}' AS\n{sql}")
 
 
 class DataFusion:

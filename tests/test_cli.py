@@ -280,6 +280,25 @@ def test_sql_of_a_comparison_is_the_statement_compare_runs(capsys, logs):
     assert out.strip() == sm.to_sql(["auc"], source=str(logs), label="click", scores=("pctr", "w")).strip()
 
 
+def test_sql_of_a_state_and_of_its_rollup(capsys, logs):
+    """--state prints sm.state's statement, whose rows go INTO a table of states; --rollup
+    the roll-up's over that table (--by: the roll-up's slices), which gives sm.evaluate's
+    result over the rows."""
+    argv = ["-m", "auc,logloss,calibration", "--label", "click", "--score", "pctr", "--weight", "w"]
+    calls, columns = ["auc", "logloss", "calibration"], {"label": "click", "score": "pctr", "weight": "w"}
+    code, state, _ = run(capsys, "sql", logs, *argv, "--by", "date,country", "--state")
+    assert code == 0
+    assert state.strip() == sm.to_sql(calls, source=str(logs), by=["date", "country"], state=True, **columns).strip()
+    code, rollup, _ = run(capsys, "sql", "--table", "states", *argv, "--by", "date", "--rollup")
+    assert code == 0
+    assert rollup.strip() == sm.to_sql(calls, source="states", by="date", rollup=True, **columns).strip()
+    with duckdb.connect() as con:
+        con.execute("CREATE TABLE states AS\n" + state)
+        assert_frame_equal(con.sql(rollup).pl(), sm.evaluate(logs, calls, by="date", **columns))
+    code, _, err = run(capsys, "sql", logs, *argv, "--state", "--rollup")
+    assert_user_error(code, err, 2, "--rollup", "--state")
+
+
 def test_sql_needs_no_existing_file(capsys):
     code, out, _ = run(capsys, "sql", "logs/*.parquet", "-m", "auc")
     assert code == 0

@@ -6,8 +6,9 @@ What is pinned says something on its own: per metric, only its own steps
 (``<metric>.sql``: ``m_<metric>`` and the steps nested in it); per kind of call, once,
 the shared scaffold (``_scaffold_<kind>.sql``: input, base, checks, the intermediates
 and the final select of a call of every metric of that kind, the metrics' own steps
-left out). A change to a template rewrites its metric's files; a change to the shared
-steps, the scaffolds. The rewrites of ``dialects.py`` have their own input -> expected
+left out); and the steps of a roll-up's two statements of their own (``_state.sql``,
+``_rollup.sql``). A change to a template rewrites its metric's files; a change to the
+shared steps, the scaffolds. The rewrites of ``dialects.py`` have their own input -> expected
 tables in ``tests/test_dialects.py``.
 
 After a deliberate change to a template or to ``dialects.py``, rewrite the files with
@@ -25,6 +26,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
 import sqlmetrics as sm
+from sqlmetrics.compose.rollup import METAS_STEP, REPEATS_STEP
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 DIALECTS = ("trino", "bigquery", "snowflake")
@@ -95,6 +97,30 @@ def scaffold(call_kind: str, dialect: str) -> str:
     return tree.sql(dialect=dialect, pretty=True) + "\n"
 
 
+# A call whose states roll up (sums, the score histogram, a mean over queries), for the
+# statements of a roll-up (``to_sql``'s ``state=True`` and ``rollup=True``).
+ROLLED_UP = ["auc", "logloss", "calibration", "f1", "gauc"]
+ROLLUP_KEYWORDS = ("state", "rollup")
+
+
+def rollup_steps(keyword: str, dialect: str) -> str:
+    """The statement of a state (``keyword`` "state") or of a roll-up without the steps
+    pinned elsewhere: a state's rows, the UNION of its parts (its steps are the
+    scaffold's and the metrics' templates); a roll-up's merged base, queries, means and
+    refusals (not the intermediates and the metrics' own steps)."""
+    call = {"label": "label", "score": "score", "weight": "weight", "query": "user_id", keyword: True}
+    call["by"] = ["day", "country"] if keyword == "state" else "country"
+    tree = parsed(sm.to_sql(ROLLED_UP, source="logs.states", dialect=dialect, **call), dialect)
+    if keyword == "state":  # its parts' rows: the steps are the scaffold's and the metrics' templates
+        tree.set("with_", None)
+        return tree.sql(dialect=dialect, pretty=True) + "\n"
+    own = {"base", "row_counts", METAS_STEP, REPEATS_STEP}
+    own |= {f"{step}_{name}" for name in ROLLED_UP if sm.registry()[name].per_query for step in ("q", "m")}
+    with_ = tree.args["with_"]
+    with_.set("expressions", [cte for cte in with_.expressions if cte.alias in own])
+    return tree.sql(dialect=dialect, pretty=True) + "\n"
+
+
 def check(path: Path, text: str) -> None:
     if UPDATE:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -117,9 +143,18 @@ def test_the_shared_scaffold_matches_the_reviewed_file(call_kind, dialect):
     check(GOLDEN / dialect / f"_scaffold_{call_kind}.sql", scaffold(call_kind, dialect))
 
 
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("keyword", ROLLUP_KEYWORDS)
+def test_the_statements_of_a_rollup_match_the_reviewed_file(keyword, dialect):
+    """A state's and a roll-up's own steps (``sm.to_sql(..., state=True)``, ``rollup=True``),
+    which no engine of the test run executes in these dialects."""
+    check(GOLDEN / dialect / f"_{keyword}.sql", rollup_steps(keyword, dialect))
+
+
 def test_no_reviewed_file_is_left_over():
     expected = {f"{name.replace('@', '_at_')}.sql" for name in sm.registry()}
     expected |= {f"_scaffold_{call_kind}.sql" for call_kind in KINDS}
+    expected |= {f"_{keyword}.sql" for keyword in ROLLUP_KEYWORDS}
     for dialect in DIALECTS:
         found = {path.name for path in (GOLDEN / dialect).glob("*.sql")}
         if UPDATE:

@@ -104,6 +104,12 @@ def calls():
     bootstrap = {**roles, "ci_method": "bootstrap", "resamples": 3}
     yield "bootstrap", lambda: sm.to_sql(["auc", "f1", "logloss", "mae"], source="t", **bootstrap)
     yield "bootstrap-units", lambda: sm.to_sql(["auc", "gauc"], source="t", ci_unit="q", **bootstrap)
+    rolled_up = ["auc", "logloss", "calibration", "f1", "mcc", "gauc", "brier"]
+    yield "state", lambda: sm.to_sql(rolled_up, source="t", label="label", score="score", query="q", by="s", state=True)
+    yield "rollup", lambda: sm.to_sql(rolled_up, source="t", **roles, rollup=True)
+    ranked, lists = ["ndcg@3", "mrr", "map"], {"label": "rel", "score": "score", "query": "q", "by": "s"}
+    yield "state-ranking", lambda: sm.to_sql(ranked, source="t", **lists, state=True)
+    yield "rollup-ranking", lambda: sm.to_sql(ranked, source="t", **lists, rollup=True)
     long = sm.long_scores("ls", row_id="id")
     yield "long", lambda: sm.to_sql(["auc"], source="t", label="y", class_scores=long)
     for kind, params in [

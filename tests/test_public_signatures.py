@@ -32,6 +32,7 @@ RESAMPLING = ("ci_method: 'str' = 'auto'", "ci_unit: 'str | None' = None", "resa
 INTERVALS = ("ci: 'float | None' = None", *RESAMPLING)
 CLASS_SCORES = "class_scores: 'ClassScores | None' = None"
 COMPARED = ("scores: 'Sequence[str] | None' = None", "arm: 'str | None' = None")
+ROLLED_UP = ("state: 'bool' = False", "rollup: 'bool' = False")
 RUN_ON = ("engine: 'str' = 'duckdb'", "con: 'Any' = None", "spark: 'Any' = None")
 DIALECT = "dialect: 'str' = 'duckdb'"
 CONNECTION = "con: 'duckdb.DuckDBPyConnection | None' = None"
@@ -43,7 +44,7 @@ THINNING = ("drop_intermediate: 'bool' = False", "max_points: 'int | None' = Non
 EXPECTED = {
     "evaluate": ((*SOURCE, "*", *COLUMNS, CLASS_SCORES, *INTERVALS, *RUN_ON), "pl.DataFrame"),
     "to_sql": (
-        ("metrics: 'Metrics'", "*", "source: 'Any'", *COLUMNS, CLASS_SCORES, *INTERVALS, *COMPARED, DIALECT),
+        ("metrics: 'Metrics'", "*", "source: 'Any'", *COLUMNS, CLASS_SCORES, *INTERVALS, *COMPARED, *ROLLED_UP, DIALECT),
         "str",
     ),
     "compare": (

@@ -4,6 +4,7 @@ DuckDB engine's result to 1e-9 (numbers), including NULLs for undefined values."
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -251,3 +252,72 @@ def test_a_list_score_is_refused_by_name_on_postgres(postgres_connection):
     postgres_connection.commit()
     with pytest.raises(sm.SqlMetricsError, match=r"^score column 'score' has type .*\[\]; expected a number"):
         sm.evaluate("nested", ["auc"], engine="postgres", con=postgres_connection)
+
+
+# Calls whose states roll up: classification metrics of sums and of the score histogram,
+# gauc's means over users, a ranking metric's over lists (each user within one day).
+ROLLED_UP = (
+    (
+        ["auc", "average_precision", "logloss", "brier", "calibration", "f1", "precision", "mcc", "gauc"],
+        {"label": "label", "score": "score", "query": "u", "weight": "w"},
+    ),
+    (["ndcg@3", "mrr"], {"label": "rel", "score": "score", "query": "u", "item": "item"}),
+)
+
+
+def daily(seed: int) -> pl.DataFrame:
+    """``impressions`` over three days, with ``u`` the user of a day and slice (each list
+    within one day's state and one slice, so that the slices merge too)."""
+    frame = impressions(seed)
+    frame = frame.with_columns(day=pl.Series(np.random.default_rng(seed).integers(1, 4, frame.height)))
+    user = pl.format("{}-{}-{}", "day", pl.col("s").fill_null("none"), "q")
+    return frame.with_columns(u=pl.when(pl.col("q").is_not_null()).then(user))
+
+
+def store_daily_states(engine, frame: pl.DataFrame, metrics, directory, check: bool = True, **columns) -> None:
+    """Each day's state statement run on ``engine`` over the day's rows (the table
+    ``day_rows``; its rows, ``sm.state``'s when ``check``), INSERTed INTO ``states``."""
+    name = type(engine).__name__.lower()
+    for day in (1, 2, 3):
+        rows = frame.filter(day=day)
+        engine.load({"day_rows": rows})
+        sql = sm.to_sql(metrics, source="day_rows", state=True, by=["day", "s"], dialect=name, **columns)
+        if check:
+            state = engine.rows(sql)
+            expected = sm.state(rows, metrics, by=["day", "s"], **columns)
+            assert_same_numbers(state.sort(state.columns), expected.sort(expected.columns), name)
+        engine.store("states", sql, append=day > 1, directory=directory)
+
+
+@pytest.mark.parametrize("name", ["spark", "postgres"])
+def test_daily_states_roll_up_in_the_warehouse(name, request, tmp_path):
+    """An analyst's roll-up: each day's state statement (sm.state's rows) INSERTed INTO a
+    table of states, then the roll-up statement over it, by a slice and over everything:
+    sm.evaluate's result over the three days' rows."""
+    engine = request.getfixturevalue(f"{name}_engine")
+    frame = daily(12)
+    for i, (metrics, columns) in enumerate(ROLLED_UP):
+        store_daily_states(engine, frame, metrics, tmp_path / f"states_{i}", **columns)
+        for by in ("s", None):
+            rolled = engine.rows(sm.to_sql(metrics, source="states", rollup=True, by=by, dialect=name, **columns))
+            assert_same_numbers(rolled, sm.evaluate(frame, metrics, by=by, **columns), name)
+
+
+@pytest.mark.parametrize("name", ["spark", "postgres"])
+def test_the_rollup_statement_refuses_on_each_engine(name, request, tmp_path):
+    """A user seen on two days (the query q, not the user of a day) and states of two
+    calls in one table: each engine refuses with DuckDB's message."""
+    engine = request.getfixturevalue(f"{name}_engine")
+    frame = daily(13)
+    columns = {"label": "label", "score": "score", "query": "q"}
+    store_daily_states(engine, frame, ["gauc"], tmp_path / "repeated", check=False, **columns)
+    with pytest.raises(sm.InvalidInputError) as expected:
+        sm.rollup([sm.state(frame.filter(day=d), ["gauc"], by=["day", "s"], **columns) for d in (1, 2, 3)], by="s")
+    with pytest.raises(sm.InvalidInputError) as refused:
+        engine.rows(sm.to_sql(["gauc"], source="states", rollup=True, by="s", dialect=name, **columns))
+    assert str(refused.value) == str(expected.value)
+    assert "gauc is a mean over queries" in str(expected.value)
+    other = sm.to_sql(["gauc"], source="day_rows", state=True, by=["day", "s"], dialect=name, weight="w", **columns)
+    engine.store("states", other, append=True, directory=None)  # a state of another call: weighted
+    with pytest.raises(sm.InvalidInputError, match="^the states are not of one call: their meta rows hold 2 distinct"):
+        engine.rows(sm.to_sql(["gauc"], source="states", rollup=True, by=["day", "s"], dialect=name, **columns))

@@ -197,6 +197,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--scores", metavar="BASELINE,CANDIDATE", help="the statement compare runs for two scores of the same rows"
     )
     sql.add_argument("--arm", help="the statement compare runs for the arms of this column")
+    roll_up = sql.add_mutually_exclusive_group()
+    roll_up.add_argument(
+        "--state",
+        action="store_true",
+        help="the statement of a state (sm.state): its rows go INTO a table of states, one day (or part) at a time",
+    )
+    roll_up.add_argument(
+        "--rollup",
+        action="store_true",
+        help="the statement rolling a table of states up (sm.rollup): SOURCE or --table is the states' table, "
+        "--metrics and the column options are the states', --by the roll-up's slices (some of the states')",
+    )
     sql.set_defaults(handler=run_sql)
 
     curve = commands.add_parser("curve", parents=[output], help="compute a ROC, precision-recall or calibration curve")

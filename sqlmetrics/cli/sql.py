@@ -1,4 +1,6 @@
-"""``sqlmetrics sql``: the statement ``eval`` (or ``compare``) runs, for a dialect."""
+"""``sqlmetrics sql``: the statement ``eval`` (or ``compare``) runs, for a dialect; with
+``--state`` or ``--rollup``, the statements of a roll-up (``to_sql``'s ``state=True`` and
+``rollup=True``)."""
 
 from __future__ import annotations
 
@@ -27,6 +29,8 @@ def run_sql(args: argparse.Namespace) -> None:
         dialect=args.dialect,
         scores=scores,
         arm=args.arm,
+        state=args.state,
+        rollup=args.rollup,
         **kwargs,
     )
     sys.stdout.write(statement.rstrip("\n") + "\n")

@@ -14,6 +14,7 @@ the t over queries from the queries' values.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from sqlmetrics import intervals, templates
 from sqlmetrics.binding import Binding
@@ -21,12 +22,15 @@ from sqlmetrics.compose.intermediates import intermediate_sql, needed
 from sqlmetrics.compose.plan import base_keys, base_sums, row_counts_sql
 from sqlmetrics.compose.select import final_select
 from sqlmetrics.compose.spread import t_quantiles_needed, with_spread
-from sqlmetrics.compose.state import BASE_PART, merged
+from sqlmetrics.compose.state import BASE_PART, META_PART, merged, reads_only_base
 from sqlmetrics.compose.statement import assemble, indent
+from sqlmetrics.errors import InvalidParameterError, Keyword
+from sqlmetrics.registry import get, resolve
 from sqlmetrics.rules.columns import ERROR_PREFIX
 from sqlmetrics.spec import MetricCall
 
 REPEATS_STEP = "query_repeats"
+METAS_STEP = "state_metas"
 
 
 def compose_rollup(binding: Binding, state_sql: str, dialect: str = "duckdb") -> str:
@@ -43,10 +47,11 @@ def compose_rollup(binding: Binding, state_sql: str, dialect: str = "duckdb") ->
         if call.spec.per_query is not None:
             ctes[f"q_{call.column}"] = _queries_sql(binding, call, state_sql)
         ctes[f"m_{call.column}"] = metric_step(binding, call)
-    checks = []
+    ctes[METAS_STEP] = metas_sql(state_sql)
+    checks = [METAS_STEP]
     if queries:
         ctes[REPEATS_STEP] = repeats_sql(binding, queries)
-        checks = [REPEATS_STEP]
+        checks.append(REPEATS_STEP)
     return assemble(ctes, final_select(binding, checks))
 
 
@@ -103,6 +108,83 @@ def _mean_sql(binding: Binding, call: MetricCall) -> str:
         f"       COUNT(value) AS {kept}, COUNT(*) - COUNT(value) AS {skipped}\n"
         f"FROM q_{call.column}\nGROUP BY {by}"
     )
+
+
+def metas_sql(state_sql: str) -> str:
+    """One row whose ``failure`` refuses states that are not of one call: meta rows with
+    more than one distinct ``state_meta``, or none (not states)."""
+    count = f"(SELECT COUNT(DISTINCT state_meta) FROM {state_sql} WHERE state_part = {templates.literal(META_PART)})"
+    before = f"{ERROR_PREFIX}the states are not of one call: their meta rows hold "
+    after = (
+        " distinct state_meta (none: not states; more: states of different calls, which do not merge); roll up "
+        "the states of one call's statement (sm.to_sql(..., state=True) with the same arguments)"
+    )
+    message = f"{templates.literal(before)} || CAST({count} AS VARCHAR) || {templates.literal(after)}"
+    return f"SELECT CASE WHEN {count} <> 1 THEN error({message}) END AS failure"
+
+
+def rollup_binding(meta: dict[str, Any], by: Any, metrics: Any, ci: float | None) -> Binding:
+    """The binding of a roll-up of states of ``meta``'s call (``state.state_meta``): its
+    metrics (or those of ``metrics``), per slice of ``by`` (some of the states' slices),
+    with ``ci``."""
+    calls = tuple(_call(entry) for entry in meta["metrics"])
+    if metrics is not None:
+        wanted = resolve(metrics, multiclass=meta["columns"]["prediction"] is not None)
+        missing = [call.column for call in wanted if call not in calls]
+        if missing:
+            raise InvalidParameterError(
+                f"{', '.join(missing)} not in the states, which keep {', '.join(c.column for c in calls)}"
+            )
+        calls = tuple(wanted)
+    slices = [by] if isinstance(by, str) else list(by or [])
+    unknown = [column for column in slices if column not in meta["by"]]
+    if unknown:
+        raise InvalidParameterError(
+            Keyword("by"),
+            f": {', '.join(map(repr, unknown))} not among the states' slices {meta['by']}: a roll-up "
+            "can only drop slices",
+        )
+    columns = meta["columns"]
+    binding = Binding(
+        calls,
+        columns["label"],
+        columns["score"],
+        query=columns["query"],
+        weight=columns["weight"],
+        by=tuple(slices),
+        item=columns["item"],
+        prediction=columns["prediction"],
+    )
+    if ci is not None:
+        intervals.check_level(ci)
+        binding = dataclasses.replace(binding, ci=ci)
+        _check_intervals(binding)
+    return binding
+
+
+def _call(entry: dict[str, Any]) -> MetricCall:
+    spec = get(entry["metric"])
+    return MetricCall(spec, tuple((p.name, p.validate(spec.name, entry["params"].get(p.name))) for p in spec.params))
+
+
+def _check_intervals(binding: Binding) -> None:
+    """Refuse an interval the states cannot give: none analytic, or one read from the rows."""
+    without = [call.column for call in binding.calls if intervals.interval_of(call) is None]
+    if without:
+        raise InvalidParameterError(
+            f"{', '.join(without)} has no analytic interval, and a bootstrap resamples rows, which a state does "
+            "not keep: roll up without ci, or evaluate the rows with ci"
+        )
+    rows = [
+        call.column
+        for call in binding.calls
+        if call.spec.per_query is None and not reads_only_base(metric_step(binding, call), ("t_quantiles",))
+    ]
+    if rows:
+        raise InvalidParameterError(
+            f"{', '.join(rows)}: its interval reads the rows (their variance is no sum a state keeps): roll up "
+            "without ci, or evaluate the rows with ci"
+        )
 
 
 def repeats_sql(binding: Binding, queries: list[MetricCall]) -> str:

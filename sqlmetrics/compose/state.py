@@ -15,8 +15,10 @@ A state is one long table (docs/guide.md, "Roll-ups"), each row one ``state_part
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
@@ -24,12 +26,16 @@ from sqlmetrics.compose import shared_steps
 from sqlmetrics.compose.intermediates import needed
 from sqlmetrics.compose.plan import base_keys, base_sums
 from sqlmetrics.compose.statement import assemble
+from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.registry import intermediates
 from sqlmetrics.rules.sql import check_steps
 from sqlmetrics.spec import MetricCall
 
 BASE_PART, META_PART = "base", "meta"
 QUERY_COLUMNS = ("query", "value", "weight")
+STATE_FORMAT = "sqlmetrics.state"
+STATE_VERSION = 1
+ROLES = ("label", "score", "prediction", "query", "item", "weight")
 
 # A table a step reads: FROM or JOIN a name (a subquery opens a parenthesis instead).
 _READS = re.compile(r"\b(?:FROM|JOIN)\s+([A-Za-z_][A-Za-z0-9_]*)\b")
@@ -88,6 +94,38 @@ def merges_from_base(call: MetricCall, binding: Binding) -> bool:
     return reads_only_base(templates.load(call.spec.template)) and all(_from_base(name) for name in needed(alone))
 
 
+def state_meta(binding: Binding) -> dict[str, Any]:
+    """What a state records of its call: the metrics with every parameter, the columns,
+    the slices, whether rows are weighted."""
+    return {
+        "format": STATE_FORMAT,
+        "version": STATE_VERSION,
+        "metrics": [{"metric": call.spec.name, "params": call.kwargs} for call in binding.calls],
+        "columns": {role: getattr(binding, role) for role in ROLES},
+        "judgments": binding.judgments,
+        "by": list(binding.by),
+    }
+
+
+def meta_text(binding: Binding) -> str:
+    """``state_meta`` as the state's meta row holds it: JSON, keys sorted."""
+    return json.dumps(state_meta(binding), sort_keys=True)
+
+
+def check_mergeable(binding: Binding) -> None:
+    """Refuse a metric a state cannot keep: one computed from the rows themselves."""
+    rows = [
+        call.column for call in binding.calls if call.spec.per_query is None and not merges_from_base(call, binding)
+    ]
+    if binding.class_scores is not None:
+        rows = [call.column for call in binding.calls]
+    if rows:
+        raise InvalidParameterError(
+            f"{', '.join(rows)} cannot be kept in a state: computed from the rows themselves (not from sums, the "
+            "score histogram or per-query values), it does not merge; evaluate it over the rows"
+        )
+
+
 def state_keys(binding: Binding) -> tuple[str, ...]:
     """The keys of a state's base rows: base's, always with the score histogram's
     (``distinct_scores`` off: the state keeps each distinct score once)."""
@@ -106,7 +144,8 @@ def compose_state(binding: Binding, source_sql: str, second_sql: str | None, dia
     by = ", ".join(binding.slices)
     for call in queries:
         ctes[f"q_{call.column}"] = per_query_sql(call, binding, by)
-    return assemble(ctes, _state_select(binding, queries, meta))
+    note = "the state: base's rows, each mean over queries' rows, the meta row (state_part names the part)"
+    return assemble(ctes, _state_select(binding, queries, meta), note=note)
 
 
 def per_query_sql(call: MetricCall, binding: Binding, by: str) -> str:

@@ -27,17 +27,20 @@ STEP_NOTES = {
 }
 
 
-def assemble(ctes: dict[str, str], final_select: str, streamed: tuple[str, ...] = ()) -> str:
+RESULT_NOTE = "the result: one row per slice, every metric joined by slice"
+
+
+def assemble(ctes: dict[str, str], final_select: str, streamed: tuple[str, ...] = (), note: str = RESULT_NOTE) -> str:
     """``WITH <ctes> <final_select>``; base is materialized (every later step reads it),
     the ``streamed`` steps are not (each reader computes them again rather than holding
     them: a bootstrap's replicated rows). Each step starts with a comment saying what it
-    is (a template's own header, or ``STEP_NOTES``), so the statement reads top to bottom
-    in any dialect."""
+    is (a template's own header, or ``STEP_NOTES``), and the final select with ``note``,
+    so the statement reads top to bottom in any dialect."""
     hints = {"base": "MATERIALIZED "} | dict.fromkeys(streamed, "NOT MATERIALIZED ")
     with_clause = ",\n".join(
         f"{name} AS {hints.get(name, '')}(\n{indent(_noted(name, sql))}\n)" for name, sql in ctes.items()
     )
-    return f"WITH\n{with_clause}\n-- the result: one row per slice, every metric joined by slice\n{final_select}"
+    return f"WITH\n{with_clause}\n-- {note}\n{final_select}"
 
 
 def _noted(name: str, sql: str) -> str:

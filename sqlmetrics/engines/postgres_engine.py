@@ -35,8 +35,14 @@ def run(binding: Binding, source: Any, connection: Any, second: Any = None) -> p
     if second is not None:
         check_second_schema(binding, _schema(connection, second), schema)
         second_sql = table_sql(second)
-    names, kinds, rows = _fetch(connection, composed_in_dialect(binding, table_sql(source), second_sql, "postgres"))
-    # numeric results (PostgreSQL's sums of integers) as doubles, as DuckDB gives them
+    return rows_of(connection, composed_in_dialect(binding, table_sql(source), second_sql, "postgres"))
+
+
+def rows_of(connection: Any, sql: str) -> pl.DataFrame:
+    """The rows of the statement ``sql`` (written for PostgreSQL), run on ``connection`` in
+    a savepoint: numeric results (PostgreSQL's sums of integers) as doubles, as DuckDB
+    gives them; its refusal of bad data raised as InvalidInputError."""
+    names, kinds, rows = _fetch(connection, sql)
     rows = [tuple(float(v) if isinstance(v, Decimal) else v for v in row) for row in rows]
     return pl.DataFrame(rows, schema={name: _TYPES.get(kind) for name, kind in zip(names, kinds)}, orient="row")
 

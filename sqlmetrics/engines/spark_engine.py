@@ -34,15 +34,20 @@ def run(binding: Binding, source: Any, spark: Any, second: Any = None) -> pl.Dat
         if second is not None:
             second_sql, second_schema = _relation(spark, second, second_view(binding.long_scores is not None), views)
             check_second_schema(binding, second_schema, schema)
-        sql = composed_in_dialect(binding, from_sql, second_sql, "spark")
-        try:
-            table = spark.sql(sql).toArrow()
-        except Exception as error:  # pyspark's errors share no base class worth naming
-            raise (refusal(error) or error) from None
-        return pl.from_arrow(table)
+        return rows_of(spark, composed_in_dialect(binding, from_sql, second_sql, "spark"))
     finally:
         for view in views:
             spark.catalog.dropTempView(view)
+
+
+def rows_of(spark: Any, sql: str) -> pl.DataFrame:
+    """The rows of the statement ``sql`` (written for Spark SQL) on the session ``spark``;
+    its refusal of bad data raised as InvalidInputError."""
+    try:
+        table = spark.sql(sql).toArrow()
+    except Exception as error:  # pyspark's errors share no base class worth naming
+        raise (refusal(error) or error) from None
+    return pl.from_arrow(table)
 
 
 def _relation(spark: Any, source: Any, view: str, views: list[str]) -> tuple[str, dict[str, str]]:
