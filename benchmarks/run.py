@@ -294,15 +294,15 @@ def _busy_seconds() -> float:
     return sum(t) - t.idle - getattr(t, "iowait", 0.0)
 
 
-def run_case(name: str, data_dir: Path, timeout: float, max_rss_mb: float) -> dict:
-    """One fresh-process run, with ``other_load``: the cores other processes kept busy meanwhile.
-    The run is killed if its RSS passes ``max_rss_mb`` (so that a case that blows up cannot
-    take the machine down)."""
+def run_case(name: str, data_dir: Path, timeout: float, max_rss_mb: float, script: Path = HERE / "cases.py") -> dict:
+    """One fresh-process run (``python script name data_dir``), with ``other_load``: the cores
+    other processes kept busy meanwhile. The run is killed if its RSS passes ``max_rss_mb``
+    (so that a case that blows up cannot take the machine down)."""
     ours = _cpu_seconds(resource.RUSAGE_CHILDREN) + _cpu_seconds(resource.RUSAGE_SELF)
     busy = _busy_seconds()
     started = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, str(HERE / "cases.py"), name, str(data_dir)],
+        [sys.executable, str(script), name, str(data_dir)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -354,11 +354,11 @@ def wait_until_quiet(limit: float, patience: float) -> None:
         quiet = quiet + 1 if busy < limit else 0
 
 
-def run_quietly(name: str, data_dir: Path, args) -> dict:
+def run_quietly(name: str, data_dir: Path, args, script: Path = HERE / "cases.py") -> dict:
     """Run once the machine is quiet; rerun while other processes kept > ``--max-other-load`` cores busy."""
     for attempt in range(args.retries + 1):
         wait_until_quiet(args.max_other_load, args.patience)
-        result = run_case(name, data_dir, args.timeout, args.max_rss_mb)
+        result = run_case(name, data_dir, args.timeout, args.max_rss_mb, script)
         if "error" in result or result["other_load"] <= args.max_other_load or attempt == args.retries:
             result["discarded"] = attempt
             return result

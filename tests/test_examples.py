@@ -13,7 +13,7 @@ import sqlmetrics as sm
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 sys.path.insert(0, str(EXAMPLES))
-from generate_impressions import generate  # noqa: E402
+from generate_impressions import COUNTRIES, generate  # noqa: E402
 
 
 def run_example(script: str, *args: str) -> subprocess.CompletedProcess:
@@ -107,3 +107,21 @@ def test_classifier_report_is_scikit_learns(tmp_path):
             }
             for name, value in expected.items():
                 assert abs(got[name] - value) < 1e-9, (engine, region, name, got[name], value)
+
+
+def test_rollup_runs(tmp_path):
+    done = run_example("rollup.py", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "last 7 days (2026-11-22 to 2026-11-28), from 7 states" in done.stdout
+    assert "equal sm.evaluate over the same rows" in done.stdout
+
+
+def test_rollup_windows_hold_their_days_rows(tmp_path):
+    """The example's roll-ups count every row of their days: 7 and 28 days of
+    ``ROWS_PER_DAY`` rows each (the generator writes exactly the rows asked)."""
+    import rollup as example
+
+    week, month = example.main(tmp_path)
+    assert week["n_rows"].sum() == 7 * example.ROWS_PER_DAY
+    assert month["n_rows"].sum() == example.DAYS * example.ROWS_PER_DAY
+    assert sorted(month["country"]) == sorted(COUNTRIES)
