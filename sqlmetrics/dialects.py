@@ -7,10 +7,14 @@ rather than writing degraded SQL. A few constructs have no sqlglot mapping, or o
 would change results, and are rewritten here first:
 
 * ``error(message)``, the statement's refusal of bad data: ``raise_error`` (Spark),
-  ``fail`` (Trino), ``ERROR`` (BigQuery). PostgreSQL and Snowflake have no such
-  function; there the message is cast to an integer, which fails with an error whose
+  ``fail`` (Trino), ``ERROR`` (BigQuery). PostgreSQL, Snowflake and ClickHouse have no
+  such function; there the message is cast to an integer, which fails with an error whose
   text quotes the message (``invalid input syntax for type integer: "sqlmetrics:
-  ..."``): the query still refuses bad data and says why.
+  ..."``): the query still refuses bad data and says why. ClickHouse's ``throwIf`` takes
+  only a constant message; its cast is to ``Int32``, not ``Nullable(Int32)`` (which gives
+  NULL for a string, letting bad data through), of ``materialize(message)`` (ClickHouse
+  computes a constant expression while planning, in whichever CASE branch, and would
+  refuse good data).
 * ``isnan(x)`` and ``isinf(x)``: where the target has no such function, comparisons
   with the special values (PostgreSQL and Snowflake treat NaN as equal to itself).
 * ``UNNEST(RANGE(a, b))`` in a select list: PostgreSQL's ``generate_series`` (sqlglot
@@ -22,6 +26,20 @@ would change results, and are rewritten here first:
   the rows it sees (scores, labels and positions of used rows), so the target's default
   NULL ordering is kept instead of DuckDB's being spelled out (BigQuery cannot spell it
   in a window).
+
+ClickHouse needs more (its record's facts): counts, row numbers and ranks are UInt64 and
+so is ``ABS`` of an integer, which has no common type with a signed integer (a CASE mixing
+them fails): they are cast to BIGINT, ``ABS(x)`` written ``GREATEST(x, -x)``; ``RANGE(a,
+b)`` is ``range(a, COALESCE(b, a))`` (its ``range`` refuses a NULL end); a subquery's
+column ``t.x`` keeps its qualifier as its name, so it is aliased ``AS x``; ``nan`` and
+``inf`` are numbers unless quoted. Its statement ends with the SETTINGS it needs
+(``CLICKHOUSE_SETTINGS``): ``prefer_column_name_to_alias`` (ClickHouse resolves an alias
+anywhere in the query, so ``SUM(w) AS w`` would read itself: ILLEGAL_AGGREGATION),
+``join_use_nulls`` (an outer join's missing side is NULL, not 0 or ''),
+``aggregate_functions_null_for_empty`` (SUM, AVG, MIN of no rows are NULL, not 0 or nan),
+``short_circuit_function_evaluation`` (the refusal's cast computed only where its
+condition holds) and a higher ``query_plan_max_optimizations_to_apply`` (a statement of
+many ranking metrics exceeds the default while ClickHouse plans it).
 
 Each dialect's facts are one ``Dialect`` record (``dialect_named(name)``), as sqlglot keeps one
 class per dialect: the rewrites above read them, and so does the composer (a distributed

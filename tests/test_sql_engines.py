@@ -452,3 +452,49 @@ def test_the_rollup_statement_refuses_on_each_engine(name, request, tmp_path):
     engine.store("states", other, append=True, directory=None)  # a state of another call: weighted
     with pytest.raises(sm.InvalidInputError, match="^the states are not of one call: their meta rows hold 2 distinct"):
         engine.rows(sm.to_sql(["gauc"], source="states", rollup=True, by=["day", "s"], dialect=name, **columns))
+
+
+def test_clickhouse_reads_frames_on_a_session_of_its_own_or_a_clickhouse_connect_client(chdb_session):
+    """A polars or pyarrow frame (and the judgments) loaded into temporary tables, dropped
+    after the call; on a chdb session opened for the call, on the test's session, and on a
+    clickhouse-connect client (its in-process chdb interface: the client's own API)."""
+    clickhouse_connect = pytest.importorskip("clickhouse_connect")
+    run, qrels = run_and_qrels(8)
+    frame = impressions(8)
+    binary = {"label": "label", "score": "score", "query": "q", "weight": "w", "by": "s"}
+    ranking = {"label": "rel", "score": "score", "query": "q", "item": "item", "by": "s"}
+    client = clickhouse_connect.get_client(interface="chdb")
+    for con in (None, chdb_session, client):
+        result = sm.evaluate(frame.to_arrow(), ["auc", "gauc", "logloss"], **binary, engine="clickhouse", con=con)
+        assert_same_numbers(result, sm.evaluate(frame, ["auc", "gauc", "logloss"], **binary), "clickhouse")
+        result = sm.evaluate(run.lazy(), ["ndcg@5", "map"], **ranking, judgments=qrels, engine="clickhouse", con=con)
+        assert_same_numbers(result, sm.evaluate(run, ["ndcg@5", "map"], **ranking, judgments=qrels), "clickhouse")
+    assert chdb_session.query("SELECT name FROM system.tables WHERE is_temporary", "CSV").bytes() == b""
+    assert client.query("SELECT name FROM system.tables WHERE is_temporary").result_rows == []
+
+
+def test_clickhouse_refuses_a_list_score_and_a_path_by_name(chdb_session):
+    frame = pl.DataFrame({"label": [1, 0], "score": [[0.9], [0.2]]})
+    with pytest.raises(sm.SqlMetricsError, match=r"^score column 'score' has type List\(Float64\); expected a number"):
+        sm.evaluate(frame, ["auc"], engine="clickhouse", con=chdb_session)
+    with pytest.raises(sm.SourceError, match=r"engine='clickhouse' reads a table name or a polars or pyarrow frame"):
+        sm.evaluate("logs/*.parquet", ["auc"], engine="clickhouse", con=chdb_session)
+    with pytest.raises(sm.SourceError, match=r"^cannot read the table 'missing' in ClickHouse"):
+        sm.evaluate("missing", ["auc"], engine="clickhouse", con=chdb_session)
+
+
+def test_the_printed_clickhouse_statement_runs_as_pasted(chdb_session):
+    """sm.to_sql(dialect="clickhouse") ends with its SETTINGS: pasted into a session with
+    ClickHouse's defaults it gives evaluate's numbers; without them it fails or differs."""
+    frame = impressions(12)
+    ClickHouse(chdb_session).load({"src": frame})
+    roles = {"label": "label", "score": "score", "query": "q", "weight": "w", "by": "s"}
+    sql = sm.to_sql(["auc", "gauc", "f1", "logloss"], source="src", dialect="clickhouse", **roles)
+    expected = sm.evaluate(frame, ["auc", "gauc", "f1", "logloss"], **roles)
+    assert_same_numbers(pl.from_arrow(chdb_session.query(sql, "ArrowTable")), expected, "clickhouse")
+    bare = sql[: sql.rindex("SETTINGS")]
+    try:
+        differs = not pl.from_arrow(chdb_session.query(bare, "ArrowTable")).equals(expected)
+    except Exception:  # ILLEGAL_AGGREGATION and the like
+        differs = True
+    assert differs

@@ -136,9 +136,10 @@ def _relation(connection: _Connection, source: Any, view: str, tables: list[str]
     connection.execute(f"CREATE TEMPORARY TABLE {name} ({columns}) ENGINE = Memory")
     tables.append(name)
     connection.insert(name, loaded)
-    # a column of another type is left out of the table; its arrow type is what the schema
+    # a column of another type is left out of the table; its polars type is what the schema
     # rules see, and they refuse it by name where the call reads it (a list, a struct, ...)
-    return name, {field.name: types[field.name] or str(field.type) for field in table.schema}
+    others = pl.from_arrow(table.slice(0, 0)).schema
+    return name, {column: kind or str(others[column]) for column, kind in types.items()}
 
 
 def _arrow(source: Any) -> pa.Table:

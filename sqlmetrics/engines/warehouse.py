@@ -1,5 +1,5 @@
 """What the engines that run the composed statement in another dialect share (Spark,
-PostgreSQL): the statement itself, the quoted name of a table, and the statement's
+PostgreSQL, ClickHouse): the statement itself, the quoted name of a table, and the statement's
 refusal of bad data read back from the engine's error."""
 
 from __future__ import annotations
