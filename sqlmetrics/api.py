@@ -17,14 +17,21 @@ from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_cl
 from sqlmetrics.compose.rollup import compose_rollup, rollup_binding
 from sqlmetrics.compose.state import check_mergeable, compose_state, meta_text, state_meta
 from sqlmetrics.dialects import check_dialect, dialect_named, transpile
-from sqlmetrics.engines import LOCAL_ENGINES, duckdb_engine, polars_engine, postgres_engine, spark_engine
+from sqlmetrics.engines import (
+    LOCAL_ENGINES,
+    clickhouse_engine,
+    duckdb_engine,
+    polars_engine,
+    postgres_engine,
+    spark_engine,
+)
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError, Keyword, Part, SourceError
 from sqlmetrics.registry import resolve
 from sqlmetrics.request import ClassScores, Request
 from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
 from sqlmetrics.spec import MetricCall
 
-ENGINES = (*LOCAL_ENGINES, "spark", "postgres")
+ENGINES = (*LOCAL_ENGINES, "spark", "postgres", "clickhouse")
 
 Metrics = str | MetricCall | Iterable[str | MetricCall]
 
@@ -83,7 +90,9 @@ def evaluate(
     ``engine="spark"`` runs the statement written in Spark SQL on the session ``spark=``
     (``source``: a Spark DataFrame, a table name of its catalog, or a polars or pyarrow
     frame); ``engine="postgres"`` runs it on the psycopg connection ``con=`` (``source``:
-    a table name). Every engine gives the same numbers.
+    a table name); ``engine="clickhouse"`` runs it on ``con=``, a chdb session or a
+    clickhouse-connect client, or without ``con`` on a chdb session of its own (``source``:
+    a table name, or a polars or pyarrow frame). Every engine gives the same numbers.
 
     ``ci`` (a level such as 0.95) adds ``<column>_lo`` and ``<column>_hi`` after each
     metric's column, computed in the same query (``sqlmetrics.intervals``): DeLong's
@@ -178,6 +187,8 @@ def _on_engine(binding: Binding, source: Any, second: Any, engine: str, con: Any
         return polars_engine.run(source_evidence.planned(binding, source), source, second)
     if engine == "spark":
         return spark_engine.run(binding, source, spark, second)
+    if engine == "clickhouse":
+        return clickhouse_engine.run(binding, source, con, second)
     return postgres_engine.run(binding, source, con, second)
 
 
@@ -338,7 +349,8 @@ def to_sql(
 ) -> str:
     """The one SQL statement ``evaluate`` runs for the same arguments, written for
     ``dialect``: one of ``duckdb`` (the default), ``spark``, ``trino``, ``bigquery``,
-    ``snowflake`` or ``postgres``.
+    ``snowflake``, ``postgres`` or ``clickhouse`` (whose statement ends with the SETTINGS
+    it needs: ``sqlmetrics.dialects``).
 
     ``source`` is a table or view name, quoted part by part for the dialect
     (``"catalog.schema.table"`` reads ``"catalog"."schema"."table"``); the statement

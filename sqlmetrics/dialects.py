@@ -7,10 +7,14 @@ rather than writing degraded SQL. A few constructs have no sqlglot mapping, or o
 would change results, and are rewritten here first:
 
 * ``error(message)``, the statement's refusal of bad data: ``raise_error`` (Spark),
-  ``fail`` (Trino), ``ERROR`` (BigQuery). PostgreSQL and Snowflake have no such
-  function; there the message is cast to an integer, which fails with an error whose
+  ``fail`` (Trino), ``ERROR`` (BigQuery). PostgreSQL, Snowflake and ClickHouse have no
+  such function; there the message is cast to an integer, which fails with an error whose
   text quotes the message (``invalid input syntax for type integer: "sqlmetrics:
-  ..."``): the query still refuses bad data and says why.
+  ..."``): the query still refuses bad data and says why. ClickHouse's ``throwIf`` takes
+  only a constant message; its cast is to ``Int32``, not ``Nullable(Int32)`` (which gives
+  NULL for a string, letting bad data through), of ``materialize(message)`` (ClickHouse
+  computes a constant expression while planning, in whichever CASE branch, and would
+  refuse good data).
 * ``isnan(x)`` and ``isinf(x)``: where the target has no such function, comparisons
   with the special values (PostgreSQL and Snowflake treat NaN as equal to itself).
 * ``UNNEST(RANGE(a, b))`` in a select list: PostgreSQL's ``generate_series`` (sqlglot
@@ -22,6 +26,20 @@ would change results, and are rewritten here first:
   the rows it sees (scores, labels and positions of used rows), so the target's default
   NULL ordering is kept instead of DuckDB's being spelled out (BigQuery cannot spell it
   in a window).
+
+ClickHouse needs more (its record's facts): counts, row numbers and ranks are UInt64 and
+so is ``ABS`` of an integer, which has no common type with a signed integer (a CASE mixing
+them fails): they are cast to BIGINT, ``ABS(x)`` written ``GREATEST(x, -x)``; ``RANGE(a,
+b)`` is ``range(a, COALESCE(b, a))`` (its ``range`` refuses a NULL end); a subquery's
+column ``t.x`` keeps its qualifier as its name, so it is aliased ``AS x``; ``nan`` and
+``inf`` are numbers unless quoted. Its statement ends with the SETTINGS it needs
+(``CLICKHOUSE_SETTINGS``): ``prefer_column_name_to_alias`` (ClickHouse resolves an alias
+anywhere in the query, so ``SUM(w) AS w`` would read itself: ILLEGAL_AGGREGATION),
+``join_use_nulls`` (an outer join's missing side is NULL, not 0 or ''),
+``aggregate_functions_null_for_empty`` (SUM, AVG, MIN of no rows are NULL, not 0 or nan),
+``short_circuit_function_evaluation`` (the refusal's cast computed only where its
+condition holds) and a higher ``query_plan_max_optimizations_to_apply`` (a statement of
+many ranking metrics exceeds the default while ClickHouse plans it).
 
 Each dialect's facts are one ``Dialect`` record (``dialect_named(name)``), as sqlglot keeps one
 class per dialect: the rewrites above read them, and so does the composer (a distributed
@@ -73,6 +91,12 @@ class Dialect:
     infinity: str = "Infinity"  # the text it casts to +infinity
     series_sets_rows: bool = False  # ``UNNEST(RANGE(a, b))`` is ``generate_series`` alone
     null_safe_binds_loosely: bool = False  # ``a IS [NOT] DISTINCT FROM b`` needs parentheses
+    range_function: str | None = None  # ``UNNEST(RANGE(a, b))`` is ``UNNEST(<it>(a, b))`` (arrayJoin)
+    unsigned_integers: bool = False  # counts, row numbers, ranks and ABS of an integer are unsigned
+    plans_constants: bool = False  # computes a constant expression while planning, in any CASE branch
+    keeps_qualifiers: bool = False  # a subquery's column ``t.x`` is not named ``x``: aliased ``AS x``
+    number_words: tuple[str, ...] = ()  # names it reads as numbers (``nan``) unless quoted
+    settings: tuple[tuple[str, int | str], ...] = ()  # the statement's SETTINGS clause
 
     @property
     def portable(self) -> bool:
@@ -81,6 +105,15 @@ class Dialect:
         return not self.native
 
 
+# ClickHouse's settings the statement needs (see the module docstring)
+CLICKHOUSE_SETTINGS = (
+    ("prefer_column_name_to_alias", 1),
+    ("join_use_nulls", 1),
+    ("aggregate_functions_null_for_empty", 1),
+    ("short_circuit_function_evaluation", "enable"),
+    ("query_plan_max_optimizations_to_apply", 1000000),
+)
+
 _RECORDS = (
     Dialect("duckdb", "duckdb", native=True, materializes=True),
     Dialect("spark", "spark", distributed=True, raise_function="raise_error"),
@@ -88,6 +121,17 @@ _RECORDS = (
     Dialect("bigquery", "bigquery", distributed=True, raise_function="ERROR", isinf_function="IS_INF"),
     Dialect("snowflake", "snowflake", distributed=True, nan_equals_itself=True, infinity="inf"),
     Dialect("postgres", "postgres", materializes=True, nan_equals_itself=True, series_sets_rows=True),
+    Dialect(
+        "clickhouse",
+        "clickhouse",
+        isinf_function="isInfinite",
+        range_function="range",
+        unsigned_integers=True,
+        plans_constants=True,
+        keeps_qualifiers=True,
+        number_words=("nan", "inf", "infinity"),
+        settings=CLICKHOUSE_SETTINGS,
+    ),
     # DataFusion's raise is the test suite's UDF
     Dialect(
         "datafusion", "duckdb", distributed=True, test_only=True, raise_function="error", null_safe_binds_loosely=True
@@ -128,7 +172,42 @@ def transpile(sql: str, name: str) -> str:
 
 def rewritten(tree: exp.Expression, target: Dialect) -> exp.Expression:
     """``tree`` with the rewrites of the module docstring applied for ``target``."""
-    return _unique_inner_ctes(tree.transform(lambda node: _rewrite(node, target), copy=True))
+    tree = _unique_inner_ctes(tree.transform(lambda node: _rewrite(node, target), copy=True))
+    if target.unsigned_integers:
+        _signed_integers(tree)
+    if target.keeps_qualifiers:
+        _named_projections(tree)
+    if target.settings:
+        tree.set("settings", [_setting(name, value) for name, value in target.settings])
+    return tree
+
+
+_UNSIGNED = (exp.Count, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile)
+
+
+def _signed_integers(tree: exp.Expression) -> None:
+    """Every count, row number and rank cast to BIGINT, and ``ABS(x)`` written
+    ``GREATEST(x, -x)``: ClickHouse's are UInt64 (ABS of an integer too), which has no
+    common type with a signed integer, so a CASE or COALESCE mixing them fails."""
+    for node in list(tree.find_all(*_UNSIGNED)):
+        counted = node.parent if isinstance(node.parent, exp.Window) else node
+        counted.replace(exp.cast(counted.copy(), exp.DataType.build("BIGINT")))
+    for node in list(tree.find_all(exp.Abs)):
+        node.replace(exp.Greatest(this=node.this.copy(), expressions=[exp.Neg(this=exp.paren(node.this.copy()))]))
+
+
+def _named_projections(tree: exp.Expression) -> None:
+    """Each qualified column of a select list (``t.x``) aliased to its name (``AS x``)."""
+    for select in tree.find_all(exp.Select):
+        for i, projection in enumerate(select.expressions):
+            if isinstance(projection, exp.Column) and projection.table and not projection.is_star:
+                select.expressions[i] = exp.alias_(projection, projection.name, copy=False)
+                select.expressions[i].parent = select
+
+
+def _setting(name: str, value: int | str) -> exp.Expression:
+    literal = exp.Literal.number(value) if isinstance(value, int) else exp.Literal.string(value)
+    return exp.EQ(this=exp.column(name), expression=literal)
 
 
 def _unique_inner_ctes(tree: exp.Expression) -> exp.Expression:
@@ -166,6 +245,10 @@ def _rewrite(node: exp.Expression, target: Dialect) -> exp.Expression:
         return exp.EQ(this=exp.Abs(this=node.this), expression=_special(target.infinity))
     if isinstance(node, exp.Explode) and target.series_sets_rows and isinstance(node.this, exp.GenerateSeries):
         return node.this  # a set-returning function already (sqlglot writes UNNEST(GENERATE_SERIES))
+    if isinstance(node, exp.Identifier) and node.name.lower() in target.number_words:
+        node.set("quoted", True)
+    if isinstance(node, exp.GenerateSeries) and target.range_function:
+        return _range(node, target)
     if isinstance(node, exp.CTE) and node.args.get("materialized") is not None and not target.materializes:
         node.set("materialized", None)
     if isinstance(node, (exp.NullSafeEQ, exp.NullSafeNEQ)) and target.null_safe_binds_loosely:
@@ -177,9 +260,21 @@ def _rewrite(node: exp.Expression, target: Dialect) -> exp.Expression:
     return node
 
 
+def _range(series: exp.GenerateSeries, target: Dialect) -> exp.Expression:
+    """``RANGE(a, b)`` as ``range(a, COALESCE(b, a))``: ClickHouse's refuses a NULL end,
+    for which DuckDB's is empty (the templates' starts are literals)."""
+    start, end = (rewritten(series.args[key], target) for key in ("start", "end"))
+    if not series.args.get("is_end_exclusive"):
+        end = exp.Add(this=end, expression=exp.Literal.number(1))
+    return exp.Anonymous(this=target.range_function, expressions=[start, exp.Coalesce(this=end, expressions=[start.copy()])])
+
+
 def _raise(message: exp.Expression, target: Dialect) -> exp.Expression:
     if target.raise_function is None:  # fails with the message quoted in the cast's error
-        return exp.cast(message, exp.DataType.Type.INT)
+        if target.plans_constants:  # a constant message would be cast, and fail, while planning
+            message = exp.Anonymous(this="materialize", expressions=[message])
+        # not nullable: ClickHouse casts a string to Nullable(Int32) as NULL, without failing
+        return exp.cast(message, exp.DataType.build("INT", nullable=False))
     return exp.Anonymous(this=target.raise_function, expressions=[message])
 
 

@@ -41,6 +41,17 @@ def spark_session():
 
 
 @pytest.fixture(scope="session")
+def chdb_session():
+    """The test run's one chdb session (embedded ClickHouse, started once: it takes seconds)."""
+    pytest.importorskip("chdb")
+    from chdb.session import Session
+
+    session = Session()
+    yield session
+    session.close()
+
+
+@pytest.fixture(scope="session")
 def postgres_connection():
     """A connection to a private PostgreSQL server started for the test run."""
     psycopg = pytest.importorskip("psycopg")

@@ -1,10 +1,11 @@
 """The engines that run the composed statement in another dialect, for the cross-engine
-tests: a local Spark session, a private PostgreSQL server and an in-process DataFusion
-context, each loaded with the same data sets, and the DuckDB engine as the reference.
+tests: a local Spark session, a private PostgreSQL server, an in-process DataFusion
+context and a chdb session (embedded ClickHouse), each loaded with the same data sets,
+and the DuckDB engine as the reference.
 
 Each data set is a few tables: the source ``src`` and, for a run or long class scores,
-``judgments`` or ``class_scores``. Every engine reads them under those names (Spark and
-PostgreSQL as tables of the session or database, DataFusion as registered tables), so
+``judgments`` or ``class_scores``. Every engine reads them under those names (Spark,
+PostgreSQL and ClickHouse as tables of the session or database, DataFusion as registered tables), so
 the statement each runs is the one ``sm.to_sql(..., source="src", dialect=...)`` prints.
 """
 
@@ -191,8 +192,13 @@ class Postgres:
                         copy.write_row(row)
         self.connection.commit()
 
+    @property
+    def options(self) -> dict:
+        """The engine's keyword arguments to ``sm.evaluate`` and ``sm.compare``."""
+        return {"engine": "postgres", "con": self.connection}
+
     def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
-        return sm.evaluate("src", metrics, **kwargs, **_second(tables), engine="postgres", con=self.connection)
+        return sm.evaluate("src", metrics, **kwargs, **_second(tables), **self.options)
 
     def rows(self, sql: str) -> pl.DataFrame:
         """The rows of a statement written for PostgreSQL (a refusal: InvalidInputError)."""
@@ -218,8 +224,34 @@ class Spark:
         for name, frame in tables.items():
             self.session.createDataFrame(frame.to_arrow()).createOrReplaceTempView(name)
 
+    @property
+    def options(self) -> dict:
+        return {"engine": "spark", "spark": self.session}
+
     def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
-        return sm.evaluate("src", metrics, **kwargs, **_second(tables), engine="spark", spark=self.session)
+        return sm.evaluate("src", metrics, **kwargs, **_second(tables), **self.options)
+
+
+class ClickHouse:
+    """The test run's one chdb session, with the current data set as tables (the Memory
+    engine, each column Nullable, as ClickHouse infers them from the frame's Arrow)."""
+
+    def __init__(self, session) -> None:
+        self.session = session
+
+    def load(self, tables: Tables) -> None:
+        for name, frame in tables.items():
+            arrow = frame.to_arrow()  # read by chdb's Python() table function, by its name here
+            self.session.query(f"DROP TABLE IF EXISTS {name}")
+            self.session.query(f"CREATE TABLE {name} ENGINE = Memory AS SELECT * FROM Python(arrow)")
+            del arrow
+
+    @property
+    def options(self) -> dict:
+        return {"engine": "clickhouse", "con": self.session}
+
+    def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
+        return sm.evaluate("src", metrics, **kwargs, **_second(tables), **self.options)
 
     def rows(self, sql: str) -> pl.DataFrame:
         """The rows of a statement written for Spark SQL (a refusal: InvalidInputError)."""

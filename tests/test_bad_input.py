@@ -268,7 +268,7 @@ def test_gauc_without_query_says_what_to_pass():
 def test_duplicate_result_columns_and_unknown_engine():
     with pytest.raises(sm.InvalidParameterError, match="both produce the column 'auc'"):
         sm.evaluate(FRAME, ["auc", sm.auc()], **ROLES)
-    engines = "'duckdb', 'polars', 'spark', 'postgres'"
+    engines = "'duckdb', 'polars', 'spark', 'postgres', 'clickhouse'"
     with pytest.raises(sm.InvalidParameterError, match=f"engine must be one of {engines}, got 'hive'"):
         sm.evaluate(FRAME, ["auc"], **ROLES, engine="hive")
 
@@ -278,6 +278,8 @@ def test_warehouse_engines_say_what_to_pass():
         sm.evaluate(FRAME, ["auc"], **ROLES, engine="spark")
     with pytest.raises(sm.InvalidParameterError, match=r"pass con=psycopg.connect\(...\)"):
         sm.evaluate("impressions", ["auc"], **ROLES, engine="postgres")
+    with pytest.raises(sm.InvalidParameterError, match=r"runs on a chdb session or a clickhouse-connect client"):
+        sm.evaluate(FRAME, ["auc"], **ROLES, engine="clickhouse", con=object())
 
 
 @pytest.mark.parametrize(

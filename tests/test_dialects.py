@@ -42,6 +42,7 @@ def test_each_dialect_is_one_record_under_its_name():
         ("snowflake", '"catalog"."schema"."we""ird"'),
         ("spark", '`catalog`.`schema`.`we"ird`'),
         ("bigquery", '`catalog`.`schema`.`we"ird`'),
+        ("clickhouse", '"catalog"."schema"."we""ird"'),
     ],
 )
 def test_dotted_table_name_with_a_quote_is_quoted_part_by_part(dialect, expected):
@@ -131,7 +132,31 @@ def _commented(cte: sqlglot.exp.CTE) -> bool:
 # Each rewrite of ``dialects.py`` as a table, input (DuckDB, as composed) -> expected per
 # dialect (whitespace collapsed): sqlglot's own style of dialect tests.
 CASE_ERROR = "SELECT CASE WHEN x > 0 THEN error('sqlmetrics: bad') END AS failure FROM t"
+# every ClickHouse statement ends with the settings it needs (dialects.CLICKHOUSE_SETTINGS)
+CH = (
+    " SETTINGS prefer_column_name_to_alias = 1, join_use_nulls = 1, aggregate_functions_null_for_empty = 1,"
+    " short_circuit_function_evaluation = 'enable', query_plan_max_optimizations_to_apply = 1000000"
+)
 REWRITES = [
+    # a cast that fails (to a Nullable integer it would give NULL), of a message ClickHouse
+    # cannot compute while planning (a constant one would fail whatever the condition)
+    (
+        CASE_ERROR,
+        "clickhouse",
+        "SELECT CASE WHEN x > 0 THEN CAST(materialize('sqlmetrics: bad') AS Int32) END AS failure FROM t" + CH,
+    ),
+    ("SELECT isinf(x) AS a, isnan(x) AS b FROM t", "clickhouse", "SELECT isInfinite(x) AS a, isNaN(x) AS b FROM t" + CH),
+    ("SELECT UNNEST(RANGE(0, n + 1)) AS j FROM t", "clickhouse", "SELECT arrayJoin(range(0, COALESCE(n + 1, 0))) AS j FROM t" + CH),
+    # counts and ranks signed (ClickHouse's UInt64 has no common type with Int64), ABS too
+    (
+        "SELECT COUNT(*) AS n, ROW_NUMBER() OVER (ORDER BY x) AS r, ABS(x - y) AS d FROM t",
+        "clickhouse",
+        "SELECT CAST(COUNT(*) AS Nullable(Int64)) AS n, CAST(ROW_NUMBER() OVER (ORDER BY x) AS Nullable(Int64)) AS r,"
+        " GREATEST(x - y, -( x - y )) AS d FROM t" + CH,
+    ),
+    # a qualified column named as itself; nan a name, not a number
+    ("SELECT a.s, b.q AS q, a.* FROM a JOIN b ON a.s = b.s", "clickhouse", "SELECT a.s AS s, b.q AS q, a.* FROM a JOIN b ON a.s = b.s" + CH),
+    ("SELECT nan.n FROM (SELECT 1 AS n) AS nan", "clickhouse", 'SELECT "nan".n AS n FROM ( SELECT 1 AS n ) AS "nan"' + CH),
     (CASE_ERROR, "spark", "SELECT CASE WHEN x > 0 THEN RAISE_ERROR('sqlmetrics: bad') END AS failure FROM t"),
     (CASE_ERROR, "trino", "SELECT CASE WHEN x > 0 THEN FAIL('sqlmetrics: bad') END AS failure FROM t"),
     (CASE_ERROR, "bigquery", "SELECT CASE WHEN x > 0 THEN ERROR('sqlmetrics: bad') END AS failure FROM t"),

@@ -1,6 +1,7 @@
 """Trino, BigQuery and Snowflake have no engine in the test run: the SQL written for
 them is pinned in ``tests/golden/<dialect>/`` (each file read by eye once when it was
-written), and every statement must parse back with sqlglot in its dialect.
+written), and every statement must parse back with sqlglot in its dialect. ClickHouse's
+is pinned too (its rewrites are the most), though chdb runs it in the engines tier.
 
 What is pinned says something on its own: per metric, only its own steps
 (``<metric>.sql``: ``m_<metric>`` and the steps nested in it); per kind of call, once,
@@ -29,7 +30,7 @@ import sqlmetrics as sm
 from sqlmetrics.compose.rollup import METAS_STEP, REPEATS_STEP
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-DIALECTS = ("trino", "bigquery", "snowflake")
+DIALECTS = ("trino", "bigquery", "snowflake", "clickhouse")
 UPDATE = os.environ.get("SQLMETRICS_UPDATE_GOLDEN") == "1"
 CLASS_SCORES = {"cat": "p_cat", "dog": "p_dog", "fox": "p_fox"}
 

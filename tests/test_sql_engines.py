@@ -1,6 +1,7 @@
 """Every registered metric, alone and composed, sliced and weighted, run on Spark,
-PostgreSQL and DataFusion from the statement ``sm.to_sql`` writes for them, equals the
-DuckDB engine's result to 1e-9 (numbers), including NULLs for undefined values."""
+PostgreSQL, DataFusion and ClickHouse (chdb) from the statement ``sm.to_sql`` writes for
+them, equals the DuckDB engine's result to 1e-9 (numbers), including NULLs for undefined
+values; each engine refuses bad data with DuckDB's message."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import sqlmetrics as sm
 from sql_engines import (
     COMPOSED,
     REGISTRY,
+    ClickHouse,
     DataFusion,
     Postgres,
     Spark,
@@ -27,7 +29,9 @@ from sql_engines import (
 # one test worker runs every test of the Spark session and the PostgreSQL server (pytest-xdist)
 pytestmark = [pytest.mark.engines, pytest.mark.xdist_group("engines")]
 
-ENGINES = ("spark", "postgres", "datafusion")
+ENGINES = ("spark", "postgres", "datafusion", "clickhouse")
+# the engines sm.compare runs on (DataFusion is the suite's target of the statement alone)
+COMPARE_ENGINES = ("spark", "postgres", "clickhouse")
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +53,11 @@ def spark_engine(spark_session):
 @pytest.fixture(scope="module")
 def postgres_engine(postgres_connection):
     return Postgres(postgres_connection)
+
+
+@pytest.fixture(scope="module")
+def clickhouse_engine(chdb_session):
+    return ClickHouse(chdb_session)
 
 
 def check(engine, tables, metrics, **roles):
@@ -112,6 +121,132 @@ def test_bad_data_is_refused_with_duckdbs_message(engine):
     assert "label column 'label' must be 0 or 1" in expected and expected.endswith("3 rows are not, e.g. 2")
 
 
+def _first_rows(column: str, value, dtype=None) -> pl.Expr:
+    """``column`` with its first three rows (by row_id) set to ``value``."""
+    bad = pl.lit(value, dtype=dtype) if dtype is not None else pl.lit(value)
+    return pl.when(pl.col("row_id") < 3).then(bad).otherwise(pl.col(column)).alias(column)
+
+
+def _impressions_with(*columns: pl.Expr) -> dict:
+    """impressions(6) with ``columns`` replaced, in turn."""
+    frame = impressions(6)
+    for column in columns:
+        frame = frame.with_columns(column)
+    return {"src": frame}
+
+
+def _run_with(judgments=lambda qrels: qrels, run=lambda run: run) -> dict:
+    source, qrels = run_and_qrels(4)
+    return {"src": run(source), "judgments": judgments(qrels)}
+
+
+def _long_scores_with(change) -> dict:
+    frame = impressions(5)
+    return {"src": frame, "class_scores": change(long_class_scores(frame))}
+
+
+_BINARY = {"label": "label", "score": "score", "by": "s"}
+_RANKING = {"label": "rel", "score": "score", "query": "q", "item": "item", "by": "s"}
+_FLOAT_REL = pl.col("rel").cast(pl.Float64)
+_JUDGED_RUN = {"label": "rel", "score": "score", "query": "q", "item": "item", "by": "s"}
+# every rule the statement checks (sqlmetrics/rules/: each Check of columns.py, the total
+# weight, each TableRule of tables.py), broken by three rows (or one table row) of good data
+REFUSALS = {
+    "label not 0/1": (_impressions_with(_first_rows("label", 2)), ["auc"], _BINARY),
+    "relevance < 0": (_impressions_with(_first_rows("rel", -1)), ["ndcg@3"], _RANKING),
+    "relevance NaN": (_impressions_with(_FLOAT_REL, _first_rows("rel", float("nan"))), ["mrr"], _RANKING),
+    "exponential gain": (_impressions_with(_first_rows("rel", 961)), ["ndcg@3"], _RANKING),
+    "linear gain": (
+        _impressions_with(_FLOAT_REL, _first_rows("rel", 1e300)),
+        [sm.metric("ndcg@3", gain="linear")],
+        _RANKING,
+    ),
+    "target NaN": (_impressions_with(_first_rows("target", float("nan"))), ["mae"], {"label": "target", "by": "s"}),
+    "target infinite": (_impressions_with(_first_rows("target", float("-inf"))), ["r2"], {"label": "target"}),
+    "score NaN": (_impressions_with(_first_rows("score", float("nan"))), ["auc", "f1"], _BINARY),
+    "score infinite": (_impressions_with(_first_rows("score", float("inf"))), ["logloss"], _BINARY),
+    "score not a probability": (_impressions_with(_first_rows("score", 1.5)), ["brier", "auc"], _BINARY),
+    "weight < 0": (_impressions_with(_first_rows("w", -1.0)), ["auc"], _BINARY | {"weight": "w"}),
+    "weight NaN": (_impressions_with(_first_rows("w", float("nan"))), ["f1"], _BINARY | {"weight": "w"}),
+    "weight infinite": (_impressions_with(_first_rows("w", float("inf"))), ["mae"], {"label": "target", "weight": "w"}),
+    "weights overflow": (_impressions_with(_first_rows("w", 1e308)), ["auc"], _BINARY | {"weight": "w"}),
+    "judgment NULL": (
+        _run_with(judgments=lambda qrels: qrels.with_columns(rel=pl.when(pl.int_range(pl.len()) == 2).then(None).otherwise("rel"))),
+        ["ndcg@5"],
+        _JUDGED_RUN,
+    ),
+    "judgment < 0": (_run_with(judgments=lambda qrels: qrels.with_columns(rel=pl.col("rel") - 1)), ["map"], _JUDGED_RUN),
+    "judgment over the gain": (
+        _run_with(judgments=lambda qrels: qrels.with_columns(rel=pl.col("rel") * 400)),
+        ["ndcg@5"],
+        _JUDGED_RUN,
+    ),
+    "judged twice": (_run_with(judgments=lambda qrels: pl.concat([qrels, qrels.head(2)])), ["mrr"], _JUDGED_RUN),
+    "ranked twice": (_run_with(run=lambda run: pl.concat([run, run.tail(1)])), ["mrr"], _JUDGED_RUN),
+    "class score row NULL": (
+        _long_scores_with(lambda long: long.with_columns(row_id=pl.when(pl.col("row_id") == 5).then(None).otherwise("row_id"))),
+        ["auc"],
+        {"label": "y", "by": "s"},
+    ),
+    "class scored twice": (_long_scores_with(lambda long: pl.concat([long, long.head(1)])), ["auc"], {"label": "y"}),
+    "class score missing": (
+        _long_scores_with(lambda long: long.filter((pl.col("row_id") != 7) | (pl.col("class") != "y"))),
+        ["average_precision"],
+        {"label": "y"},
+    ),
+    "long class score NaN": (
+        _long_scores_with(lambda long: long.with_columns(p=pl.when(pl.col("row_id") < 2).then(float("nan")).otherwise("p"))),
+        ["auc"],
+        {"label": "y", "by": "s"},
+    ),
+    "label not scored": (
+        _impressions_with(_first_rows("y", "v")),
+        ["auc"],
+        {"label": "y", "class_scores": {"x": "p_x", "y": "p_y", "z": "p_z"}},
+    ),
+    "wide class score NaN": (
+        _impressions_with(_first_rows("p_y", float("nan"))),
+        ["auc"],
+        {"label": "y", "class_scores": {"x": "p_x", "y": "p_y", "z": "p_z"}},
+    ),
+}
+
+
+# Known differences from DuckDB's message, each pinned (strict: fixing one fails its test
+# until it is taken off): an example that is not an integer is written by the engine's own
+# CAST to text (DuckDB: nan, inf, 1e+300; Spark NaN, Infinity, 1.0E300; PostgreSQL NaN,
+# Infinity; DataFusion NaN, 1e300; ClickHouse 1e300), and Spark and DataFusion report a
+# run's bad judgment under the label's rule rather than the judgments'.
+_NUMBER_TEXT = {
+    "spark": {"relevance NaN", "score NaN", "score infinite", "target NaN", "target infinite", "weight NaN",
+              "weight infinite", "linear gain", "weights overflow"},
+    "postgres": {"relevance NaN", "score NaN", "score infinite", "target NaN", "target infinite", "weight NaN",
+                 "weight infinite"},
+    "datafusion": {"relevance NaN", "score NaN", "target NaN", "weight NaN", "linear gain", "weights overflow"},
+    "clickhouse": {"linear gain", "weights overflow"},
+}  # fmt: skip
+_JUDGMENT_AS_LABEL = {"spark": {"judgment < 0", "judgment over the gain"}, "datafusion": {"judgment < 0", "judgment over the gain"}}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_every_refusal_fires_with_duckdbs_message(engine, case, request):
+    """Each rule the statement checks refuses the bad data on every engine, with the
+    message DuckDB raises (ClickHouse casts a string to a Nullable integer as NULL and
+    computes a constant CASE branch while planning: its refusal is written for both)."""
+    name = request.node.callspec.params["engine"]
+    if case in _NUMBER_TEXT.get(name, ()):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"{name} writes a non-integral example its own way"))
+    if case in _JUDGMENT_AS_LABEL.get(name, ()):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"{name} names the label's rule for a judgment"))
+    tables, metrics, roles = REFUSALS[case]
+    engine.load(tables)
+    with pytest.raises(sm.InvalidInputError) as duckdb_error:
+        duckdb_result(tables, metrics, **roles)
+    with pytest.raises(sm.InvalidInputError) as error:
+        engine.result(tables, metrics, **roles)
+    assert str(error.value) == str(duckdb_error.value)
+
+
 def test_postgres_leaves_the_callers_transaction_as_it_was(postgres_engine):
     """A refused statement rolls back to its savepoint only: the caller's uncommitted
     work in the same transaction is still there, and the transaction still usable."""
@@ -165,9 +300,9 @@ def test_intervals(engine):
     check(engine, {"src": frame}, [*classes, *kappas], **by_class)
 
 
-@pytest.mark.parametrize("name", ["spark", "postgres"])
+@pytest.mark.parametrize("name", COMPARE_ENGINES)
 def test_paired_compare(name, request):
-    """sm.compare(scores=...) on Spark and PostgreSQL equals DuckDB's: the paired input,
+    """sm.compare(scores=...) on Spark, PostgreSQL and ClickHouse equals DuckDB's: the paired input,
     DeLong's paired windows over the rows, the paired t over queries (also of a judged
     run), the delta method over the joint confusion cells, calibration's and the
     regression metrics' over the rows, and the paired bootstrap
@@ -176,7 +311,6 @@ def test_paired_compare(name, request):
     frame = impressions(9)
     frame = frame.with_columns(score_b=(pl.col("score") * 0.6 + pl.col("rel").cast(pl.Float64) / 10).round(2))
     engine.load({"src": frame})
-    connection = {"con": engine.connection} if name == "postgres" else {"spark": engine.session}
     for metrics, roles in (
         (["auc", "gauc", "logloss", "brier"], {"label": "label", "query": "q", "weight": "w", "by": "s"}),
         (["f1", "mcc", "precision", "calibration"], {"label": "label", "weight": "w", "by": "s"}),  # delta method
@@ -187,7 +321,7 @@ def test_paired_compare(name, request):
     ):
         expected = sm.compare(frame, metrics, scores=("score", "score_b"), **roles)
         assert expected["p_value"].null_count() < expected.height  # some slice has an interval
-        result = sm.compare("src", metrics, scores=("score", "score_b"), **roles, engine=name, **connection)
+        result = sm.compare("src", metrics, scores=("score", "score_b"), **roles, **engine.options)
         assert_same_numbers(result, expected, name)
     run, qrels = run_and_qrels(7)  # a judged run: its two scores' per-query values paired
     run = run.with_columns(score_b=(1.7 - pl.col("score")).round(1))
@@ -195,19 +329,17 @@ def test_paired_compare(name, request):
     metrics, roles = ["ndcg@3", "mrr", "recall@3"], {"label": "rel", "query": "q", "item": "item", "by": "s"}
     expected = sm.compare(run, metrics, scores=("score", "score_b"), **roles, judgments=qrels)
     assert expected["p_value"].null_count() < expected.height
-    result = sm.compare("run", metrics, scores=("score", "score_b"), **roles, judgments="qrels", engine=name,
-                        **connection)  # fmt: skip
+    result = sm.compare("run", metrics, scores=("score", "score_b"), **roles, judgments="qrels", **engine.options)
     assert_same_numbers(result, expected, name)
 
 
-@pytest.mark.parametrize("name", ["spark", "postgres"])
+@pytest.mark.parametrize("name", COMPARE_ENGINES)
 def test_arms_compare(name, request):
-    """sm.compare(arm=...) on Spark and PostgreSQL equals DuckDB's: each arm's analytic
+    """sm.compare(arm=...) on Spark, PostgreSQL and ClickHouse equals DuckDB's: each arm's analytic
     standard errors, and the bootstrap's replicates (rows, and units)."""
     engine = request.getfixturevalue(f"{name}_engine")
     frame = impressions(11)
     engine.load({"src": frame})
-    connection = {"con": engine.connection} if name == "postgres" else {"spark": engine.session}
     roles = {"arm": "s", "baseline": frame["s"].drop_nulls().min(), "label": "label", "score": "score"}
     for metrics, options in (
         (["auc", "gauc", "logloss"], {"query": "q", "weight": "w"}),
@@ -216,11 +348,11 @@ def test_arms_compare(name, request):
     ):
         expected = sm.compare(frame, metrics, **roles, **options)
         assert expected["p_value"].null_count() < expected.height  # some arm has an interval
-        result = sm.compare("src", metrics, **roles, **options, engine=name, **connection)
+        result = sm.compare("src", metrics, **roles, **options, **engine.options)
         assert_same_numbers(result, expected, name)
 
 
-@pytest.mark.parametrize("name", ["spark", "postgres"])
+@pytest.mark.parametrize("name", COMPARE_ENGINES)
 def test_bootstrap(name, request):
     """The bootstrap's resamples are drawn alike by every engine: rows (or units) numbered
     in the order of their columns, the counts hashed in BIGINT; the same intervals as
@@ -228,14 +360,13 @@ def test_bootstrap(name, request):
     engine = request.getfixturevalue(f"{name}_engine")
     frame = impressions(10)
     engine.load({"src": frame})
-    connection = {"con": engine.connection} if name == "postgres" else {"spark": engine.session}
     metrics = ["auc", "f1", "logloss", "gauc"]
     for unit in (None, "q"):
         roles = {"label": "label", "score": "score", "query": "q", "weight": "w", "by": "s", "ci_unit": unit}
         call = {"ci": 0.9, "ci_method": "bootstrap", "resamples": 8, "seed": 3}
         expected = sm.evaluate(frame, metrics, **roles, **call)
         assert expected["auc_lo"].null_count() < expected.height  # some slice has an interval
-        assert_same_numbers(sm.evaluate("src", metrics, **roles, **call, engine=name, **connection), expected, name)
+        assert_same_numbers(sm.evaluate("src", metrics, **roles, **call, **engine.options), expected, name)
 
 
 def test_a_list_score_is_refused_by_name_on_spark(spark_session):
@@ -321,3 +452,49 @@ def test_the_rollup_statement_refuses_on_each_engine(name, request, tmp_path):
     engine.store("states", other, append=True, directory=None)  # a state of another call: weighted
     with pytest.raises(sm.InvalidInputError, match="^the states are not of one call: their meta rows hold 2 distinct"):
         engine.rows(sm.to_sql(["gauc"], source="states", rollup=True, by=["day", "s"], dialect=name, **columns))
+
+
+def test_clickhouse_reads_frames_on_a_session_of_its_own_or_a_clickhouse_connect_client(chdb_session):
+    """A polars or pyarrow frame (and the judgments) loaded into temporary tables, dropped
+    after the call; on a chdb session opened for the call, on the test's session, and on a
+    clickhouse-connect client (its in-process chdb interface: the client's own API)."""
+    clickhouse_connect = pytest.importorskip("clickhouse_connect")
+    run, qrels = run_and_qrels(8)
+    frame = impressions(8)
+    binary = {"label": "label", "score": "score", "query": "q", "weight": "w", "by": "s"}
+    ranking = {"label": "rel", "score": "score", "query": "q", "item": "item", "by": "s"}
+    client = clickhouse_connect.get_client(interface="chdb")
+    for con in (None, chdb_session, client):
+        result = sm.evaluate(frame.to_arrow(), ["auc", "gauc", "logloss"], **binary, engine="clickhouse", con=con)
+        assert_same_numbers(result, sm.evaluate(frame, ["auc", "gauc", "logloss"], **binary), "clickhouse")
+        result = sm.evaluate(run.lazy(), ["ndcg@5", "map"], **ranking, judgments=qrels, engine="clickhouse", con=con)
+        assert_same_numbers(result, sm.evaluate(run, ["ndcg@5", "map"], **ranking, judgments=qrels), "clickhouse")
+    assert chdb_session.query("SELECT name FROM system.tables WHERE is_temporary", "CSV").bytes() == b""
+    assert client.query("SELECT name FROM system.tables WHERE is_temporary").result_rows == []
+
+
+def test_clickhouse_refuses_a_list_score_and_a_path_by_name(chdb_session):
+    frame = pl.DataFrame({"label": [1, 0], "score": [[0.9], [0.2]]})
+    with pytest.raises(sm.SqlMetricsError, match=r"^score column 'score' has type List\(Float64\); expected a number"):
+        sm.evaluate(frame, ["auc"], engine="clickhouse", con=chdb_session)
+    with pytest.raises(sm.SourceError, match=r"engine='clickhouse' reads a table name or a polars or pyarrow frame"):
+        sm.evaluate("logs/*.parquet", ["auc"], engine="clickhouse", con=chdb_session)
+    with pytest.raises(sm.SourceError, match=r"^cannot read the table 'missing' in ClickHouse"):
+        sm.evaluate("missing", ["auc"], engine="clickhouse", con=chdb_session)
+
+
+def test_the_printed_clickhouse_statement_runs_as_pasted(chdb_session):
+    """sm.to_sql(dialect="clickhouse") ends with its SETTINGS: pasted into a session with
+    ClickHouse's defaults it gives evaluate's numbers; without them it fails or differs."""
+    frame = impressions(12)
+    ClickHouse(chdb_session).load({"src": frame})
+    roles = {"label": "label", "score": "score", "query": "q", "weight": "w", "by": "s"}
+    sql = sm.to_sql(["auc", "gauc", "f1", "logloss"], source="src", dialect="clickhouse", **roles)
+    expected = sm.evaluate(frame, ["auc", "gauc", "f1", "logloss"], **roles)
+    assert_same_numbers(pl.from_arrow(chdb_session.query(sql, "ArrowTable")), expected, "clickhouse")
+    bare = sql[: sql.rindex("SETTINGS")]
+    try:
+        differs = not pl.from_arrow(chdb_session.query(bare, "ArrowTable")).equals(expected)
+    except Exception:  # ILLEGAL_AGGREGATION and the like
+        differs = True
+    assert differs

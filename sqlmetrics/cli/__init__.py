@@ -45,7 +45,7 @@ file (columns query, item, score / relevance), so numbers can be checked against
 trec_eval: ``--metrics 'ndcg@10:gain=linear:ties=item:empty=zero'``.
 
 ``sql`` prints the statement ``eval`` runs, for ``--dialect`` duckdb (default), spark,
-trino, bigquery, snowflake or postgres; every dialect but duckdb reads a table or view,
+trino, bigquery, snowflake, postgres or clickhouse; every dialect but duckdb reads a table or view,
 given as SOURCE or ``--table catalog.schema.table``.
 
 ``state`` writes what a source's metrics need to be rolled up with other parts (days,

@@ -1,5 +1,5 @@
 """What the engines that run the composed statement in another dialect share (Spark,
-PostgreSQL): the statement itself, the quoted name of a table, and the statement's
+PostgreSQL, ClickHouse): the statement itself, the quoted name of a table, and the statement's
 refusal of bad data read back from the engine's error."""
 
 from __future__ import annotations
@@ -14,8 +14,12 @@ from sqlmetrics.rules.columns import ERROR_PREFIX
 from sqlmetrics.sources import table_sql
 
 # Where an engine's own text resumes after the message on its first line: the quote
-# closing a failed cast's value (PostgreSQL), Spark's SQLSTATE, DataFusion's cast error.
-_MESSAGE_END = re.compile(r"(\"|\s*SQLSTATE.*|' to value of .*)$")
+# closing a failed cast's value (PostgreSQL), Spark's SQLSTATE, DataFusion's and
+# ClickHouse's cast errors.
+_MESSAGE_END = re.compile(r"(\"|\s*SQLSTATE.*|' to value of .*|' as Int32: .*)$")
+# A character ClickHouse escapes with a backslash when it quotes a string in an error.
+_ESCAPED = re.compile(r"\\(.)")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "f": "\f"}
 
 
 def composed_in_dialect(binding: Binding, source_sql: str, second_sql: str | None, dialect: str) -> str:
@@ -28,12 +32,15 @@ def relation(name: str, dialect: str) -> str:
     return transpile(f"SELECT * FROM {table_sql(name)}", dialect)
 
 
-def refusal(error: Exception) -> InvalidInputError | None:
+def refusal(error: Exception, escaped: bool = False) -> InvalidInputError | None:
     """The statement's refusal of bad data (``sqlmetrics: ...``) in an engine's error, if
     the error is one: its first line (engines echo the statement further down, and the
-    statement holds every message it could raise)."""
+    statement holds every message it could raise). ``escaped``: the engine quotes the
+    message with backslash escapes (ClickHouse), which are undone."""
     lines = str(error).strip().splitlines()
     if not lines or ERROR_PREFIX not in lines[0]:
         return None
-    message = lines[0].split(ERROR_PREFIX, 1)[1]
-    return InvalidInputError(_MESSAGE_END.sub("", message).strip())
+    message = _MESSAGE_END.sub("", lines[0].split(ERROR_PREFIX, 1)[1])
+    if escaped:
+        message = _ESCAPED.sub(lambda match: _ESCAPES.get(match.group(1), match.group(1)), message)
+    return InvalidInputError(message.strip())

@@ -1,0 +1,388 @@
+WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
+  SELECT
+    "day" AS slice_1,
+    "country" AS slice_2,
+    CAST("label" AS Nullable(Float64)) AS label,
+    CAST("score" AS Nullable(Float64)) AS score,
+    CAST("weight" AS Nullable(Float64)) AS weight,
+    CASE
+      WHEN "label" IS NULL OR "score" IS NULL OR "user_id" IS NULL OR "weight" IS NULL
+      THEN NULL
+      ELSE CAST("weight" AS Nullable(Float64))
+    END AS w,
+    "user_id" AS query
+  FROM "logs"."impressions"
+), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
+  SELECT
+    slice_1,
+    slice_2,
+    score,
+    label,
+    CAST(COUNT(*) AS Nullable(Int64)) AS n_all,
+    CAST(COUNT(w) AS Nullable(Int64)) AS n,
+    SUM(w) AS w,
+    SUM(
+      CASE WHEN (
+        weight < 0 OR isNaN(weight) OR isInfinite(weight)
+      ) THEN 1 ELSE 0 END
+    ) AS n_bad_weight,
+    MIN(
+      CASE WHEN (
+        weight < 0 OR isNaN(weight) OR isInfinite(weight)
+      ) THEN weight END
+    ) AS bad_weight
+  FROM input
+  GROUP BY
+    slice_1,
+    slice_2,
+    score,
+    label
+), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
+  SELECT
+    CASE
+      WHEN SUM(CASE WHEN NOT (
+        label IN (0, 1)
+      ) THEN n_all ELSE 0 END) > 0
+      THEN CAST(materialize(
+        'sqlmetrics: label column ''label'' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, balanced_accuracy, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' || CAST(SUM(CASE WHEN NOT (
+          label IN (0, 1)
+        ) THEN n_all ELSE 0 END) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+          WHEN MIN(CASE WHEN NOT (
+            label IN (0, 1)
+          ) THEN label END) = ROUND(MIN(CASE WHEN NOT (
+            label IN (0, 1)
+          ) THEN label END))
+          AND GREATEST(
+            MIN(CASE WHEN NOT (
+              label IN (0, 1)
+            ) THEN label END),
+            -(
+              MIN(CASE WHEN NOT (
+                label IN (0, 1)
+              ) THEN label END)
+            )
+          ) < 1e+15
+          THEN CAST(CAST(MIN(CASE WHEN NOT (
+            label IN (0, 1)
+          ) THEN label END) AS Nullable(Int64)) AS Nullable(String))
+          ELSE CAST(MIN(CASE WHEN NOT (
+            label IN (0, 1)
+          ) THEN label END) AS Nullable(String))
+        END
+      ) AS Int32)
+      WHEN SUM(CASE WHEN isNaN(score) THEN n_all ELSE 0 END) > 0
+      THEN CAST(materialize(
+        'sqlmetrics: score column ''score'' must not be NaN: ' || CAST(SUM(CASE WHEN isNaN(score) THEN n_all ELSE 0 END) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+          WHEN MIN(CASE WHEN isNaN(score) THEN score END) = ROUND(MIN(CASE WHEN isNaN(score) THEN score END))
+          AND GREATEST(
+            MIN(CASE WHEN isNaN(score) THEN score END),
+            -(
+              MIN(CASE WHEN isNaN(score) THEN score END)
+            )
+          ) < 1e+15
+          THEN CAST(CAST(MIN(CASE WHEN isNaN(score) THEN score END) AS Nullable(Int64)) AS Nullable(String))
+          ELSE CAST(MIN(CASE WHEN isNaN(score) THEN score END) AS Nullable(String))
+        END
+      ) AS Int32)
+      WHEN SUM(CASE WHEN isInfinite(score) THEN n_all ELSE 0 END) > 0
+      THEN CAST(materialize(
+        'sqlmetrics: score column ''score'' must be finite (for brier, calibration, logloss, score_mean): ' || CAST(SUM(CASE WHEN isInfinite(score) THEN n_all ELSE 0 END) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+          WHEN MIN(CASE WHEN isInfinite(score) THEN score END) = ROUND(MIN(CASE WHEN isInfinite(score) THEN score END))
+          AND GREATEST(
+            MIN(CASE WHEN isInfinite(score) THEN score END),
+            -(
+              MIN(CASE WHEN isInfinite(score) THEN score END)
+            )
+          ) < 1e+15
+          THEN CAST(CAST(MIN(CASE WHEN isInfinite(score) THEN score END) AS Nullable(Int64)) AS Nullable(String))
+          ELSE CAST(MIN(CASE WHEN isInfinite(score) THEN score END) AS Nullable(String))
+        END
+      ) AS Int32)
+      WHEN SUM(CASE WHEN (
+        score < 0 OR score > 1
+      ) THEN n_all ELSE 0 END) > 0
+      THEN CAST(materialize(
+        'sqlmetrics: score column ''score'' must be a probability in [0, 1] (for brier, logloss): ' || CAST(SUM(CASE WHEN (
+          score < 0 OR score > 1
+        ) THEN n_all ELSE 0 END) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+          WHEN MIN(CASE WHEN (
+            score < 0 OR score > 1
+          ) THEN score END) = ROUND(MIN(CASE WHEN (
+            score < 0 OR score > 1
+          ) THEN score END))
+          AND GREATEST(
+            MIN(CASE WHEN (
+              score < 0 OR score > 1
+            ) THEN score END),
+            -(
+              MIN(CASE WHEN (
+                score < 0 OR score > 1
+              ) THEN score END)
+            )
+          ) < 1e+15
+          THEN CAST(CAST(MIN(CASE WHEN (
+            score < 0 OR score > 1
+          ) THEN score END) AS Nullable(Int64)) AS Nullable(String))
+          ELSE CAST(MIN(CASE WHEN (
+            score < 0 OR score > 1
+          ) THEN score END) AS Nullable(String))
+        END
+      ) AS Int32)
+      WHEN SUM(n_bad_weight) > 0
+      THEN CAST(materialize(
+        'sqlmetrics: weight column ''weight'' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+          WHEN MIN(bad_weight) = ROUND(MIN(bad_weight))
+          AND GREATEST(MIN(bad_weight), -(
+            MIN(bad_weight)
+          )) < 1e+15
+          THEN CAST(CAST(MIN(bad_weight) AS Nullable(Int64)) AS Nullable(String))
+          ELSE CAST(MIN(bad_weight) AS Nullable(String))
+        END
+      ) AS Int32)
+      WHEN (
+        SELECT
+          MAX(total)
+        FROM (
+          SELECT
+            SUM(w) AS total
+          FROM base
+          GROUP BY
+            slice_1,
+            slice_2
+        ) AS slice_weights
+      ) >= CAST(1e+308 AS Nullable(Float64))
+      THEN CAST(materialize(
+        'sqlmetrics: column ''weight'': the weights of a slice sum to more than 1e+308 (' || CAST((
+          SELECT
+            MAX(total)
+          FROM (
+            SELECT
+              SUM(w) AS total
+            FROM base
+            GROUP BY
+              slice_1,
+              slice_2
+          ) AS slice_weights
+        ) AS Nullable(String)) || '), beyond the float range; rescale them (e.g. divide the column by its largest value): every metric but the weighted counts is unchanged by a common factor'
+      ) AS Int32)
+    END AS failure
+  FROM base
+), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
+  SELECT
+    slice_1,
+    slice_2,
+    CAST(COALESCE(SUM(n), 0) AS Nullable(Int64)) AS n_rows,
+    CAST(COALESCE(SUM(n_all) - SUM(n), 0) AS Nullable(Int64)) AS n_excluded
+  FROM base
+  GROUP BY
+    slice_1,
+    slice_2
+), score_hist AS (
+  /* score_hist: the score histogram, one row per slice, distinct score and label, with */
+  /* the weight of its positives (w_pos) or of its negatives (w_neg); a score held by both */
+  /* classes has two rows. Shared by auc, average_precision, the threshold metrics and the */
+  /* probability metrics: once rows are summed by score, none of them needs a row. Metrics */
+  /* that run over scores in order use RANGE frames, which take both rows of a score. */
+  SELECT
+    slice_1,
+    slice_2,
+    score,
+    n,
+    CASE WHEN label = 1 THEN w ELSE 0 END AS w_pos,
+    CASE WHEN label = 1 THEN 0 ELSE w END AS w_neg
+  FROM base
+  WHERE
+    n > 0
+), confusion AS (
+  /* confusion: the weighted confusion counts per slice at every threshold used by the */
+  /* call's threshold metrics. A score >= threshold predicts the positive class. The */
+  /* counts are DOUBLE whatever the type of score_hist's weights. */
+  SELECT
+    slice_1,
+    slice_2,
+    t.threshold AS threshold,
+    CAST(SUM(CASE WHEN score >= t.threshold THEN w_pos ELSE 0 END) AS Nullable(Float64)) AS tp,
+    CAST(SUM(CASE WHEN score >= t.threshold THEN w_neg ELSE 0 END) AS Nullable(Float64)) AS fp,
+    CAST(SUM(CASE WHEN score < t.threshold THEN w_neg ELSE 0 END) AS Nullable(Float64)) AS tn,
+    CAST(SUM(CASE WHEN score < t.threshold THEN w_pos ELSE 0 END) AS Nullable(Float64)) AS fn
+  FROM score_hist
+  CROSS JOIN (
+    SELECT
+      CAST(0.5 AS Nullable(Float64)) AS threshold
+  ) AS t
+  GROUP BY
+    slice_1,
+    slice_2,
+    t.threshold
+), score_cum AS (
+  /* score_cum: the confusion counts at every entry of a score histogram (hist), for */
+  /* the metrics that walk the scores in order (auc, average_precision, their one-vs-rest */
+  /* forms per class, the median of the errors): tp and fp, the weight of the positives */
+  /* and of the negatives scoring at or above the entry's score (predicting "score >= s" */
+  /* positive). The RANGE frames take every entry of a tied score together, so all entries */
+  /* of a score have its tp and fp. One sort per slice, shared by the metrics. (Engines */
+  /* that spread rows over workers read score_cum_distributed.sql instead.) */
+  SELECT
+    slice_1,
+    slice_2,
+    score,
+    w_pos,
+    w_neg,
+    tp,
+    fp,
+    tie_pos,
+    tie_neg,
+    tp + fp - tie_pos - tie_neg + 1 AS rank_from,
+    tp + fp AS rank_to,
+    pos_total,
+    neg_total
+  FROM (
+    SELECT
+      slice_1,
+      slice_2,
+      score,
+      w_pos,
+      w_neg,
+      SUM(w_pos) OVER (
+        PARTITION BY slice_1, slice_2
+        ORDER BY score DESC
+        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) AS tp,
+      SUM(w_neg) OVER (
+        PARTITION BY slice_1, slice_2
+        ORDER BY score DESC
+        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) AS fp,
+      SUM(w_pos) OVER (
+        PARTITION BY slice_1, slice_2
+        ORDER BY score DESC
+        RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+      ) AS tie_pos,
+      SUM(w_neg) OVER (
+        PARTITION BY slice_1, slice_2
+        ORDER BY score DESC
+        RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+      ) AS tie_neg,
+      SUM(w_pos) OVER (PARTITION BY slice_1, slice_2) AS pos_total,
+      SUM(w_neg) OVER (PARTITION BY slice_1, slice_2) AS neg_total
+    FROM score_hist
+  ) AS cumulative
+), query_rows AS (
+  /* query_rows: the used rows of the source with their query, as positive and negative */
+  /* weight. Read by the metrics that sort within each query (gauc): sorting the rows of */
+  /* each query is cheaper than first building a query x score histogram. */
+  SELECT
+    slice_1,
+    slice_2,
+    query,
+    score,
+    CASE WHEN label = 1 THEN w ELSE 0 END AS w_pos,
+    CASE WHEN label = 1 THEN 0 ELSE w END AS w_neg
+  FROM input
+  WHERE
+    NOT (
+      w IS NULL
+    )
+)
+/* the result: one row per slice, every metric joined by slice */
+SELECT
+  row_counts.slice_1 AS "day",
+  row_counts.slice_2 AS "country",
+  row_counts.n_rows AS n_rows,
+  row_counts.n_excluded AS n_excluded,
+  m_accuracy.accuracy AS accuracy,
+  m_auc.auc AS auc,
+  m_average_precision.average_precision AS average_precision,
+  m_balanced_accuracy.balanced_accuracy AS balanced_accuracy,
+  m_brier.brier AS brier,
+  m_calibration.calibration AS calibration,
+  m_f1.f1 AS f1,
+  m_fbeta.fbeta AS fbeta,
+  m_fn.fn AS fn,
+  m_fp.fp AS fp,
+  m_gauc.gauc AS gauc,
+  COALESCE(m_gauc.gauc_groups, 0) AS gauc_groups,
+  COALESCE(m_gauc.gauc_skipped, 0) AS gauc_skipped,
+  m_label_mean.label_mean AS label_mean,
+  m_logloss.logloss AS logloss,
+  m_mcc.mcc AS mcc,
+  m_precision.precision AS precision,
+  m_recall.recall AS recall,
+  m_score_mean.score_mean AS score_mean,
+  m_specificity.specificity AS specificity,
+  m_tn.tn AS tn,
+  m_tp.tp AS tp
+FROM row_counts
+LEFT JOIN m_accuracy
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_accuracy.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_accuracy.slice_2
+LEFT JOIN m_auc
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_auc.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_auc.slice_2
+LEFT JOIN m_average_precision
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_average_precision.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_average_precision.slice_2
+LEFT JOIN m_balanced_accuracy
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_balanced_accuracy.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_balanced_accuracy.slice_2
+LEFT JOIN m_brier
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_brier.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_brier.slice_2
+LEFT JOIN m_calibration
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_calibration.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_calibration.slice_2
+LEFT JOIN m_f1
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_f1.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_f1.slice_2
+LEFT JOIN m_fbeta
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_fbeta.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_fbeta.slice_2
+LEFT JOIN m_fn
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_fn.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_fn.slice_2
+LEFT JOIN m_fp
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_fp.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_fp.slice_2
+LEFT JOIN m_gauc
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_gauc.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_gauc.slice_2
+LEFT JOIN m_label_mean
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_label_mean.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_label_mean.slice_2
+LEFT JOIN m_logloss
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_logloss.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_logloss.slice_2
+LEFT JOIN m_mcc
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_mcc.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_mcc.slice_2
+LEFT JOIN m_precision
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_precision.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_precision.slice_2
+LEFT JOIN m_recall
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_recall.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_recall.slice_2
+LEFT JOIN m_score_mean
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_score_mean.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_score_mean.slice_2
+LEFT JOIN m_specificity
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_specificity.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_specificity.slice_2
+LEFT JOIN m_tn
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_tn.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_tn.slice_2
+LEFT JOIN m_tp
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_tp.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_tp.slice_2
+CROSS JOIN checks
+WHERE
+  checks.failure IS NULL
+ORDER BY
+  row_counts.slice_1 ASC,
+  row_counts.slice_2 ASC
+SETTINGS prefer_column_name_to_alias = 1, join_use_nulls = 1, aggregate_functions_null_for_empty = 1, short_circuit_function_evaluation = 'enable', query_plan_max_optimizations_to_apply = 1000000

@@ -1,0 +1,678 @@
+WITH input AS (
+  /* input: the source under canonical names (the only step that names your columns); w is the weight */
+  /* of a used row, NULL for a row left out for a NULL in a bound column */
+  SELECT
+    "day" AS slice_1,
+    "country" AS slice_2,
+    CAST("label" AS Nullable(Float64)) AS label,
+    CAST("score" AS Nullable(Float64)) AS score,
+    CASE
+      WHEN "label" IS NULL OR "score" IS NULL OR "user_id" IS NULL
+      THEN NULL
+      ELSE CAST(1 AS Nullable(Float64))
+    END AS w,
+    "user_id" AS query,
+    NULL AS item
+  FROM "logs"."impressions"
+), base AS (
+  /* base: the one aggregation over the source, per slice (and score, label or class where a metric */
+  /* reads them): used rows n, all rows n_all, weight w; everything below reads it */
+  SELECT
+    slice_1,
+    slice_2,
+    label,
+    CAST(COUNT(*) AS Nullable(Int64)) AS n_all,
+    CAST(COUNT(w) AS Nullable(Int64)) AS n,
+    SUM(w) AS w,
+    SUM(CASE WHEN isNaN(score) THEN 1 ELSE 0 END) AS n_bad_nan,
+    MIN(CASE WHEN isNaN(score) THEN score END) AS bad_nan
+  FROM input
+  GROUP BY
+    slice_1,
+    slice_2,
+    label
+), checks AS (
+  /* checks: the input rules; error() refuses the query with the first rule the data breaks */
+  SELECT
+    CASE
+      WHEN SUM(
+        CASE WHEN (
+          label < 0 OR isNaN(label) OR isInfinite(label)
+        ) THEN n_all ELSE 0 END
+      ) > 0
+      THEN CAST(materialize(
+        'sqlmetrics: label column ''label'' must be a finite relevance >= 0 (for cg, dcg, err, hit_rate, map, mrr, ndcg, precision_at_10, rank_corr, recall_at_10): ' || CAST(SUM(
+          CASE WHEN (
+            label < 0 OR isNaN(label) OR isInfinite(label)
+          ) THEN n_all ELSE 0 END
+        ) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+          WHEN MIN(CASE WHEN (
+            label < 0 OR isNaN(label) OR isInfinite(label)
+          ) THEN label END) = ROUND(
+            MIN(CASE WHEN (
+              label < 0 OR isNaN(label) OR isInfinite(label)
+            ) THEN label END)
+          )
+          AND GREATEST(
+            MIN(CASE WHEN (
+              label < 0 OR isNaN(label) OR isInfinite(label)
+            ) THEN label END),
+            -(
+              MIN(CASE WHEN (
+                label < 0 OR isNaN(label) OR isInfinite(label)
+              ) THEN label END)
+            )
+          ) < 1e+15
+          THEN CAST(CAST(MIN(CASE WHEN (
+            label < 0 OR isNaN(label) OR isInfinite(label)
+          ) THEN label END) AS Nullable(Int64)) AS Nullable(String))
+          ELSE CAST(MIN(CASE WHEN (
+            label < 0 OR isNaN(label) OR isInfinite(label)
+          ) THEN label END) AS Nullable(String))
+        END
+      ) AS Int32)
+      WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) > 0
+      THEN CAST(materialize(
+        'sqlmetrics: label column ''label'' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg, dcg, ndcg): ' || CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+          WHEN MIN(CASE WHEN label > 960 THEN label END) = ROUND(MIN(CASE WHEN label > 960 THEN label END))
+          AND GREATEST(
+            MIN(CASE WHEN label > 960 THEN label END),
+            -(
+              MIN(CASE WHEN label > 960 THEN label END)
+            )
+          ) < 1e+15
+          THEN CAST(CAST(MIN(CASE WHEN label > 960 THEN label END) AS Nullable(Int64)) AS Nullable(String))
+          ELSE CAST(MIN(CASE WHEN label > 960 THEN label END) AS Nullable(String))
+        END
+      ) AS Int32)
+      WHEN SUM(n_bad_nan) > 0
+      THEN CAST(materialize(
+        'sqlmetrics: score column ''score'' must not be NaN: ' || CAST(SUM(n_bad_nan) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+          WHEN MIN(bad_nan) = ROUND(MIN(bad_nan))
+          AND GREATEST(MIN(bad_nan), -(
+            MIN(bad_nan)
+          )) < 1e+15
+          THEN CAST(CAST(MIN(bad_nan) AS Nullable(Int64)) AS Nullable(String))
+          ELSE CAST(MIN(bad_nan) AS Nullable(String))
+        END
+      ) AS Int32)
+    END AS failure
+  FROM base
+), row_counts AS (
+  /* row_counts: n_rows (used) and n_excluded per slice, the spine of the result */
+  SELECT
+    slice_1,
+    slice_2,
+    CAST(COALESCE(SUM(n), 0) AS Nullable(Int64)) AS n_rows,
+    CAST(COALESCE(SUM(n_all) - SUM(n), 0) AS Nullable(Int64)) AS n_excluded
+  FROM base
+  GROUP BY
+    slice_1,
+    slice_2
+), ideal_rows AS (
+  /* ideal_rows: every list's judged items, the ideal ranking's rows */
+  SELECT
+    slice_1,
+    slice_2,
+    query,
+    label
+  FROM input
+  WHERE
+    NOT (
+      w IS NULL
+    )
+), list_floors AS (
+  /* list_floors: per list, its relevant and judged items, the lowest score any ranking metric ranks */
+  /* down to (rows below are never ranked) and, for the metrics that rank nothing, its top relevant */
+  /* score and the lowest score that can hold a relevant item within each cutoff k */
+  SELECT
+    'average' AS ties,
+    CAST(1.0 AS Nullable(Float64)) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    LEAST(
+      COALESCE(MIN(CASE WHEN label > 0 THEN score END), MAX(score)),
+      COALESCE(MIN(CASE WHEN label >= CAST(1.0 AS Nullable(Float64)) THEN score END), MAX(score))
+    ) AS floor,
+    MAX(CASE WHEN label >= CAST(1.0 AS Nullable(Float64)) THEN score END) AS top_relevant,
+    MIN(CASE WHEN label >= CAST(1.0 AS Nullable(Float64)) THEN score END) AS cutoff_all,
+    CASE
+      WHEN NOT (
+        MIN(CASE WHEN label >= CAST(1.0 AS Nullable(Float64)) THEN score END) IS NULL
+      )
+      THEN GREATEST(
+        MIN(CASE WHEN score_rank <= 10 THEN score END),
+        MIN(CASE WHEN label >= CAST(1.0 AS Nullable(Float64)) THEN score END)
+      )
+    END AS cutoff_10,
+    SUM(CASE WHEN label >= CAST(1.0 AS Nullable(Float64)) THEN 1 ELSE 0 END) AS relevant,
+    CAST(COUNT(*) AS Nullable(Int64)) AS judged
+  FROM (
+    SELECT
+      *,
+      CAST(RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC) AS Nullable(Int64)) AS score_rank
+    FROM input
+    WHERE
+      NOT (
+        w IS NULL
+      )
+  ) AS ranked_input
+  GROUP BY
+    slice_1,
+    slice_2,
+    query
+  UNION ALL
+  SELECT
+    'pessimistic' AS ties,
+    CAST(1.0 AS Nullable(Float64)) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    COALESCE(MIN(CASE WHEN label > 0 THEN score END), MAX(score)) AS floor,
+    MAX(CASE WHEN label >= CAST(1.0 AS Nullable(Float64)) THEN score END) AS top_relevant,
+    MIN(CASE WHEN label >= CAST(1.0 AS Nullable(Float64)) THEN score END) AS cutoff_all,
+    CASE
+      WHEN NOT (
+        MIN(CASE WHEN label >= CAST(1.0 AS Nullable(Float64)) THEN score END) IS NULL
+      )
+      THEN GREATEST(
+        MIN(CASE WHEN score_rank <= 10 THEN score END),
+        MIN(CASE WHEN label >= CAST(1.0 AS Nullable(Float64)) THEN score END)
+      )
+    END AS cutoff_10,
+    SUM(CASE WHEN label >= CAST(1.0 AS Nullable(Float64)) THEN 1 ELSE 0 END) AS relevant,
+    CAST(COUNT(*) AS Nullable(Int64)) AS judged
+  FROM (
+    SELECT
+      *,
+      CAST(RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC) AS Nullable(Int64)) AS score_rank
+    FROM input
+    WHERE
+      NOT (
+        w IS NULL
+      )
+  ) AS ranked_input
+  GROUP BY
+    slice_1,
+    slice_2,
+    query
+), ranked AS (
+  /* ranked: the used rows of every list in rank order, for one tie policy and relevance */
+  /* threshold; the call renders it once per (ties, min_relevance) its ranking metrics use */
+  /* and stacks the renders (UNION ALL). A list is one query within one slice. */
+  /* Rows are ordered by score, descending; tie_breaks orders tied scores by the policy: */
+  /*   'average'      not at all (nothing): the whole tie group shares its positions */
+  /*                  (metrics use the exact expectation over every order of the group); */
+  /*   'pessimistic'  ", label" (relevant items last), 'optimistic' ", label DESC"; */
+  /*   'item'         ", item DESC", as trec_eval does. */
+  /* The window orders by nothing else: every extra sort key costs time, even a constant. */
+  /* Only rows at or above the list's floor are ranked (list_floors: rows no metric of the */
+  /* call can reach are dropped first; a tie group is kept or dropped whole, so every kept */
+  /* row's positions are exact). */
+  /* Rows that stay tied under the policy ("peers": same score, and same label or item) */
+  /* are interchangeable for every metric, so each row carries its peer group: */
+  /*   first_position .. last_position   the positions the group occupies (1-based), */
+  /*   group_relevant                    its relevant rows (label >= min_relevance), */
+  /*   relevant_before                   the relevant rows ranked above the group. */
+  /* All windows share one sort. */
+  SELECT
+    'average' AS ties,
+    CAST(1.0 AS Nullable(Float64)) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    label,
+    relevant,
+    CAST(RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC) AS Nullable(Int64)) AS first_position,
+    CAST(COUNT(*) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC
+      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) AS Nullable(Int64)) AS last_position,
+    SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC
+      RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+    ) AS group_relevant,
+    SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC
+      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC
+      RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+    ) AS relevant_before
+  FROM (
+    SELECT
+      i.slice_1 AS slice_1,
+      i.slice_2 AS slice_2,
+      i.query AS query,
+      i.item AS item,
+      i.score AS score,
+      i.label AS label,
+      CASE WHEN i.label >= CAST(1.0 AS Nullable(Float64)) THEN 1 ELSE 0 END AS relevant
+    FROM input AS i
+    JOIN list_floors AS f
+      ON i.slice_1 IS NOT DISTINCT FROM f.slice_1
+      AND i.slice_2 IS NOT DISTINCT FROM f.slice_2
+      AND i.query = f.query
+      AND i.score >= f.floor
+    WHERE
+      NOT (
+        i.w IS NULL
+      )
+      AND f.ties = 'average'
+      AND f.min_relevance = CAST(1.0 AS Nullable(Float64))
+  ) AS list_rows
+  UNION ALL
+  SELECT
+    'pessimistic' AS ties,
+    CAST(1.0 AS Nullable(Float64)) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    label,
+    relevant,
+    CAST(RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY score DESC, label ASC) AS Nullable(Int64)) AS first_position,
+    CAST(COUNT(*) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC, label ASC
+      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) AS Nullable(Int64)) AS last_position,
+    SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC, label ASC
+      RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+    ) AS group_relevant,
+    SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC, label ASC
+      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - SUM(relevant) OVER (
+      PARTITION BY slice_1, slice_2, query
+      ORDER BY score DESC, label ASC
+      RANGE BETWEEN CURRENT ROW AND CURRENT ROW
+    ) AS relevant_before
+  FROM (
+    SELECT
+      i.slice_1 AS slice_1,
+      i.slice_2 AS slice_2,
+      i.query AS query,
+      i.item AS item,
+      i.score AS score,
+      i.label AS label,
+      CASE WHEN i.label >= CAST(1.0 AS Nullable(Float64)) THEN 1 ELSE 0 END AS relevant
+    FROM input AS i
+    JOIN list_floors AS f
+      ON i.slice_1 IS NOT DISTINCT FROM f.slice_1
+      AND i.slice_2 IS NOT DISTINCT FROM f.slice_2
+      AND i.query = f.query
+      AND i.score >= f.floor
+    WHERE
+      NOT (
+        i.w IS NULL
+      )
+      AND f.ties = 'pessimistic'
+      AND f.min_relevance = CAST(1.0 AS Nullable(Float64))
+  ) AS list_rows
+), positions AS (
+  /* positions: rank positions p = 0 .. the longest list or judged set, with running sums */
+  /* of the DCG discount 1/log2(p + 1) and of 1/p (both 0 at p = 0), so that a metric sums */
+  /* either over positions a..e as D(e) − D(a − 1). */
+  SELECT
+    p,
+    SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / LOG2(p + 1) END) OVER (ORDER BY p ASC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS discount_through,
+    SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / CAST(p AS Nullable(Float64)) END) OVER (ORDER BY p ASC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS harmonic_through
+  FROM (
+    SELECT
+      arrayJoin(range(0, COALESCE(CAST(longest AS Nullable(Int64)) + 1, 0))) AS p
+    FROM (
+      SELECT
+        MAX(n) AS longest
+      FROM (
+        SELECT
+          MAX(last_position) AS n
+        FROM ranked
+        UNION ALL
+        SELECT
+          MAX(judged)
+        FROM list_floors
+      ) AS lengths
+    ) AS longest_list
+  ) AS numbers
+), first_hits AS (
+  /* first_hits: per list, for one tie policy and relevance threshold, the first peer group */
+  /* holding a relevant row (label >= min_relevance), found without ranking the list's rows. */
+  /* Only the rows at or above the list's top relevant score (list_floors.top_relevant) can */
+  /* precede or hold it: those above it (none relevant) are counted as one group, those at it */
+  /* per peer group of the policy (nothing for 'average', the label, or the item and */
+  /* label; see ranked.sql), and only these few groups are put in order (cutoff_hits.sql */
+  /* does the same at each list's k-th highest score): */
+  /*   a   the group's first position (1 + the rows ranked before it), */
+  /*   g   its rows,   m   its relevant rows. */
+  /* The same a, g and m as ranked.sql's first group with relevant_before = 0 and */
+  /* group_relevant > 0. A list without a relevant row has no first hit. */
+  SELECT
+    'average' AS ties,
+    CAST(1.0 AS Nullable(Float64)) AS min_relevance,
+    slice_1,
+    slice_2,
+    query,
+    rows_before + 1 AS a,
+    n AS g,
+    relevant AS m
+  FROM (
+    /* the groups in the policy's order, with the rows and relevant rows before each */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      n,
+      relevant,
+      SUM(n) OVER (
+        PARTITION BY slice_1, slice_2, query
+        ORDER BY above DESC
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) - n AS rows_before,
+      SUM(relevant) OVER (
+        PARTITION BY slice_1, slice_2, query
+        ORDER BY above DESC
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) - relevant AS relevant_before
+    FROM (
+      SELECT
+        slice_1,
+        slice_2,
+        query,
+        above,
+        CAST(COUNT(*) AS Nullable(Int64)) AS n,
+        SUM(relevant) AS relevant
+      FROM (
+        SELECT
+          i.slice_1 AS slice_1,
+          i.slice_2 AS slice_2,
+          i.query AS query,
+          CASE WHEN i.score > f.threshold THEN 1 ELSE 0 END AS above,
+          CASE WHEN i.label >= CAST(1.0 AS Nullable(Float64)) THEN 1 ELSE 0 END AS relevant
+        FROM input AS i
+        JOIN (
+          SELECT
+            slice_1,
+            slice_2,
+            query,
+            top_relevant AS threshold
+          FROM list_floors
+          WHERE
+            ties = 'average' AND min_relevance = CAST(1.0 AS Nullable(Float64))
+        ) AS f
+          ON i.slice_1 IS NOT DISTINCT FROM f.slice_1
+          AND i.slice_2 IS NOT DISTINCT FROM f.slice_2
+          AND i.query = f.query
+          AND i.score >= f.threshold
+        WHERE
+          NOT (
+            i.w IS NULL
+          )
+      ) AS top_rows
+      GROUP BY
+        slice_1,
+        slice_2,
+        query,
+        above
+    ) AS top_groups
+  ) AS ordered_groups
+  WHERE
+    relevant > 0 AND relevant_before = 0
+), cutoff_hits AS (
+  /* cutoff_hits: per list, for one tie policy, relevance threshold and cutoff k, hits@k: */
+  /* the expected relevant rows (label >= min_relevance) in the top k positions, found */
+  /* without ranking the list's rows. Only rows at or above the list's floor */
+  /* (list_floors.cutoff: the larger of its k-th highest score and its lowest */
+  /* relevant score; k NULL: the latter) matter: every row above the k-th highest score is */
+  /* in the top k, none below it, and no relevant row lies below the floor. The rows at the */
+  /* floor may straddle position k, in peer groups of the policy (nothing for 'average', */
+  /* the label, or the item and label; see ranked.sql). So the rows at or above it are */
+  /* counted, those above as one group and those at it per peer group, and only these few */
+  /* groups are put in order: a group of n rows after the first b shares the positions */
+  /* b + 1 .. b + n, min(n, max(k − b, 0)) of them within k, evenly among its rows (the */
+  /* exact mean over every order of a tie group under ties = 'average'): */
+  /*   hits@k = Σ_groups relevant · min(n, max(k − b, 0)) / n. */
+  /* The same hits@k as summing ranked.sql's rows in the top k. A list without a relevant */
+  /* row has no floor and no row here (hits@k = 0). */
+  SELECT
+    'average' AS ties,
+    CAST(1.0 AS Nullable(Float64)) AS min_relevance,
+    NULL AS k,
+    slice_1,
+    slice_2,
+    query,
+    SUM(
+      relevant * LEAST(n, GREATEST(COALESCE(NULL, rows_before + n) - rows_before, 0)) / CAST(n AS Nullable(Float64))
+    ) AS hits
+  FROM (
+    /* the groups in the policy's order, with the rows before each */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      n,
+      relevant,
+      SUM(n) OVER (
+        PARTITION BY slice_1, slice_2, query
+        ORDER BY above DESC
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) - n AS rows_before
+    FROM (
+      SELECT
+        slice_1,
+        slice_2,
+        query,
+        above,
+        CAST(COUNT(*) AS Nullable(Int64)) AS n,
+        SUM(relevant) AS relevant
+      FROM (
+        SELECT
+          i.slice_1 AS slice_1,
+          i.slice_2 AS slice_2,
+          i.query AS query,
+          CASE WHEN i.score > f.threshold THEN 1 ELSE 0 END AS above,
+          CASE WHEN i.label >= CAST(1.0 AS Nullable(Float64)) THEN 1 ELSE 0 END AS relevant
+        FROM input AS i
+        JOIN (
+          SELECT
+            slice_1,
+            slice_2,
+            query,
+            cutoff_all AS threshold
+          FROM list_floors
+          WHERE
+            ties = 'average' AND min_relevance = CAST(1.0 AS Nullable(Float64))
+        ) AS f
+          ON i.slice_1 IS NOT DISTINCT FROM f.slice_1
+          AND i.slice_2 IS NOT DISTINCT FROM f.slice_2
+          AND i.query = f.query
+          AND i.score >= f.threshold
+        WHERE
+          NOT (
+            i.w IS NULL
+          )
+      ) AS top_rows
+      GROUP BY
+        slice_1,
+        slice_2,
+        query,
+        above
+    ) AS top_groups
+  ) AS ordered_groups
+  GROUP BY
+    slice_1,
+    slice_2,
+    query
+  UNION ALL
+  SELECT
+    'average' AS ties,
+    CAST(1.0 AS Nullable(Float64)) AS min_relevance,
+    10 AS k,
+    slice_1,
+    slice_2,
+    query,
+    SUM(
+      relevant * LEAST(n, GREATEST(COALESCE(10, rows_before + n) - rows_before, 0)) / CAST(n AS Nullable(Float64))
+    ) AS hits
+  FROM (
+    /* the groups in the policy's order, with the rows before each */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      n,
+      relevant,
+      SUM(n) OVER (
+        PARTITION BY slice_1, slice_2, query
+        ORDER BY above DESC
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) - n AS rows_before
+    FROM (
+      SELECT
+        slice_1,
+        slice_2,
+        query,
+        above,
+        CAST(COUNT(*) AS Nullable(Int64)) AS n,
+        SUM(relevant) AS relevant
+      FROM (
+        SELECT
+          i.slice_1 AS slice_1,
+          i.slice_2 AS slice_2,
+          i.query AS query,
+          CASE WHEN i.score > f.threshold THEN 1 ELSE 0 END AS above,
+          CASE WHEN i.label >= CAST(1.0 AS Nullable(Float64)) THEN 1 ELSE 0 END AS relevant
+        FROM input AS i
+        JOIN (
+          SELECT
+            slice_1,
+            slice_2,
+            query,
+            cutoff_10 AS threshold
+          FROM list_floors
+          WHERE
+            ties = 'average' AND min_relevance = CAST(1.0 AS Nullable(Float64))
+        ) AS f
+          ON i.slice_1 IS NOT DISTINCT FROM f.slice_1
+          AND i.slice_2 IS NOT DISTINCT FROM f.slice_2
+          AND i.query = f.query
+          AND i.score >= f.threshold
+        WHERE
+          NOT (
+            i.w IS NULL
+          )
+      ) AS top_rows
+      GROUP BY
+        slice_1,
+        slice_2,
+        query,
+        above
+    ) AS top_groups
+  ) AS ordered_groups
+  GROUP BY
+    slice_1,
+    slice_2,
+    query
+), judged AS (
+  /* judged: the relevance histogram of every list's judged items that earn gain (label > 0), */
+  /* the ideal ranking's input. Impressions: a list's judged items are its own rows. */
+  /* Judgments + run: every judged item of the list's query, retrieved or not. */
+  /* Items of label 0 are left out: they earn no gain at any position and fill the ideal */
+  /* order after every positive label, so the ideal DCG is the same without them (each */
+  /* list's relevant and judged items are counted in list_floors). */
+  SELECT
+    slice_1,
+    slice_2,
+    query,
+    label,
+    CAST(COUNT(*) AS Nullable(Int64)) AS n
+  FROM ideal_rows
+  WHERE
+    label > 0
+  GROUP BY
+    slice_1,
+    slice_2,
+    query,
+    label
+)
+/* the result: one row per slice, every metric joined by slice */
+SELECT
+  row_counts.slice_1 AS "day",
+  row_counts.slice_2 AS "country",
+  row_counts.n_rows AS n_rows,
+  row_counts.n_excluded AS n_excluded,
+  m_cg.cg AS cg,
+  COALESCE(m_cg.cg_queries, 0) AS cg_queries,
+  COALESCE(m_cg.cg_skipped, 0) AS cg_skipped,
+  m_dcg.dcg AS dcg,
+  COALESCE(m_dcg.dcg_queries, 0) AS dcg_queries,
+  COALESCE(m_dcg.dcg_skipped, 0) AS dcg_skipped,
+  m_err.err AS err,
+  COALESCE(m_err.err_queries, 0) AS err_queries,
+  COALESCE(m_err.err_skipped, 0) AS err_skipped,
+  m_hit_rate.hit_rate AS hit_rate,
+  COALESCE(m_hit_rate.hit_rate_queries, 0) AS hit_rate_queries,
+  COALESCE(m_hit_rate.hit_rate_skipped, 0) AS hit_rate_skipped,
+  m_map.map AS map,
+  COALESCE(m_map.map_queries, 0) AS map_queries,
+  COALESCE(m_map.map_skipped, 0) AS map_skipped,
+  m_mrr.mrr AS mrr,
+  COALESCE(m_mrr.mrr_queries, 0) AS mrr_queries,
+  COALESCE(m_mrr.mrr_skipped, 0) AS mrr_skipped,
+  m_ndcg.ndcg AS ndcg,
+  COALESCE(m_ndcg.ndcg_queries, 0) AS ndcg_queries,
+  COALESCE(m_ndcg.ndcg_skipped, 0) AS ndcg_skipped,
+  m_precision_at_10.precision AS precision_at_10,
+  COALESCE(m_precision_at_10.precision_queries, 0) AS precision_at_10_queries,
+  COALESCE(m_precision_at_10.precision_skipped, 0) AS precision_at_10_skipped,
+  m_rank_corr.rank_corr AS rank_corr,
+  COALESCE(m_rank_corr.rank_corr_queries, 0) AS rank_corr_queries,
+  COALESCE(m_rank_corr.rank_corr_skipped, 0) AS rank_corr_skipped,
+  m_recall_at_10.recall AS recall_at_10,
+  COALESCE(m_recall_at_10.recall_queries, 0) AS recall_at_10_queries,
+  COALESCE(m_recall_at_10.recall_skipped, 0) AS recall_at_10_skipped
+FROM row_counts
+LEFT JOIN m_cg
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_cg.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_cg.slice_2
+LEFT JOIN m_dcg
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_dcg.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_dcg.slice_2
+LEFT JOIN m_err
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_err.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_err.slice_2
+LEFT JOIN m_hit_rate
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_hit_rate.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_hit_rate.slice_2
+LEFT JOIN m_map
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_map.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_map.slice_2
+LEFT JOIN m_mrr
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_mrr.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_mrr.slice_2
+LEFT JOIN m_ndcg
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_ndcg.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_ndcg.slice_2
+LEFT JOIN m_precision_at_10
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_precision_at_10.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_precision_at_10.slice_2
+LEFT JOIN m_rank_corr
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_rank_corr.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_rank_corr.slice_2
+LEFT JOIN m_recall_at_10
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_recall_at_10.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_recall_at_10.slice_2
+CROSS JOIN checks
+WHERE
+  checks.failure IS NULL
+ORDER BY
+  row_counts.slice_1 ASC,
+  row_counts.slice_2 ASC
+SETTINGS prefer_column_name_to_alias = 1, join_use_nulls = 1, aggregate_functions_null_for_empty = 1, short_circuit_function_evaluation = 'enable', query_plan_max_optimizations_to_apply = 1000000

@@ -1,0 +1,132 @@
+m_hit_rate AS (
+  WITH m_hit_rate_first_relevant AS (
+    /* hit_rate: the share of lists with a relevant item (label >= min_relevance) in the top */
+    /* k positions (k NULL: anywhere in the list). Positions by score, descending. */
+    /* Under ties the first relevant item matters: it lies in the first peer group holding */
+    /* one (first_hits.sql), at positions a..e with g rows of which m relevant. The list hits */
+    /* for sure when e <= k and never when a > k; when the group straddles k with */
+    /* s = k − a + 1 of its positions inside, it misses only if all s go to its g − m */
+    /* non-relevant rows, with probability Π_{t < s} (g − m − t)/(g − t) (0 when s > g − m). */
+    /* average = 'macro': that share; 'micro': Σ hits@k / Σ R over lists, hits@k the */
+    /* relevant items in the top k (cutoff_hits.sql) and R the list's relevant judged items */
+    /* (the HR@K of recommender papers). Each form's rows are read only under its own */
+    /* average: an engine drops the other form's steps as unread (DuckDB then computes no */
+    /* hits@k, and no first peer groups for micro). */
+    /* A list without a relevant judged item is skipped and counted (empty = 'skip') or */
+    /* scores 0 (empty = 'zero'); a list without judgments is skipped. */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      a,
+      g,
+      m
+    FROM first_hits
+    WHERE
+      ties = 'average'
+      AND min_relevance = CAST(1.0 AS Nullable(Float64))
+      AND 'macro' = 'macro'
+  ), m_hit_rate_list_parts AS (
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      CASE
+        WHEN a + g - 1 <= COALESCE(NULL, a + g - 1) OR NULL - a + 1 > g - m
+        THEN 1
+        ELSE 0
+      END AS hit,
+      0 AS hits,
+      0 AS relevant,
+      0 AS judged
+    FROM m_hit_rate_first_relevant AS first_relevant
+    WHERE
+      a <= COALESCE(NULL, a)
+    UNION ALL
+    /* a straddling group: 1 − P(its s positions inside k all go to non-relevant rows) */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      1 - EXP(SUM(LN((
+        g - m - t
+      ) / CAST(g - t AS Nullable(Float64))))),
+      0,
+      0,
+      0
+    FROM (
+      SELECT
+        slice_1,
+        slice_2,
+        query,
+        g,
+        m,
+        arrayJoin(range(0, COALESCE(CAST(NULL - a + 1 AS Nullable(Int64)), 0))) AS t
+      FROM m_hit_rate_first_relevant AS first_relevant
+      WHERE
+        a <= NULL AND a + g - 1 > NULL AND NULL - a + 1 <= g - m
+    ) AS slots
+    GROUP BY
+      slice_1,
+      slice_2,
+      query
+    UNION ALL
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      0,
+      hits,
+      0,
+      0
+    FROM cutoff_hits
+    WHERE
+      ties = 'average'
+      AND min_relevance = CAST(1.0 AS Nullable(Float64))
+      AND k IS NOT DISTINCT FROM NULL
+      AND 'macro' = 'micro'
+    UNION ALL
+    /* every list, even one without a relevant item or without judgments */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      0,
+      0,
+      relevant,
+      judged
+    FROM list_floors
+    WHERE
+      ties = 'average' AND min_relevance = CAST(1.0 AS Nullable(Float64))
+  ), m_hit_rate_per_list AS (
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      SUM(hit) AS hit,
+      SUM(hits) AS hits,
+      SUM(relevant) AS relevant,
+      SUM(relevant) > 0 OR (
+        SUM(judged) > 0 AND 'skip' = 'zero'
+      ) AS used
+    FROM m_hit_rate_list_parts AS list_parts
+    GROUP BY
+      slice_1,
+      slice_2,
+      query
+  )
+  SELECT
+    slice_1,
+    slice_2,
+    CASE
+      WHEN 'macro' = 'micro'
+      THEN SUM(CASE WHEN used THEN hits END) / CAST(nullIf(SUM(CASE WHEN used THEN relevant END), 0) AS Nullable(Float64))
+      ELSE AVG(CASE WHEN used THEN hit END)
+    END AS hit_rate,
+    CAST(COUNT(CASE WHEN used THEN 1 END) AS Nullable(Int64)) AS hit_rate_queries,
+    CAST(COUNT(CASE WHEN NOT used THEN 1 END) AS Nullable(Int64)) AS hit_rate_skipped
+  FROM m_hit_rate_per_list AS per_list
+  GROUP BY
+    slice_1,
+    slice_2
+)

@@ -1,0 +1,48 @@
+m_average_precision AS (
+  WITH m_average_precision_per_class AS (
+    /* multiclass_average_precision: one-vs-rest average precision averaged over the */
+    /* classes, scikit-learn's average_precision_score(label_binarize(y), scores, */
+    /* average=...) (the mean average precision, mAP). For each class c, AP_c is the binary */
+    /* step sum (classification/average_precision.sql) of "true class is c" against c's score: */
+    /*   AP_c = Σ_t w⁺_c(t) · TP_t / (TP_t + FP_t) / W⁺_c over c's distinct scores t, highest first, */
+    /* NULL when the slice has no positive or no negative weight for c (a degenerate class; */
+    /* scikit-learn gives it 0 without positives, 1 without negatives). Degenerate classes */
+    /* are left out of the average and counted in average_precision_skipped; */
+    /* average_precision_classes counts the classes averaged: */
+    /*   macro     the mean of AP_c over the classes with one */
+    /*   weighted  Σ W⁺_c·AP_c / Σ W⁺_c over them (W⁺_c, the class's true weight: prevalence) */
+    /* NULL when no class has an average precision. */
+    SELECT
+      slice_1,
+      slice_2,
+      class,
+      SUM(w_pos) AS support,
+      CASE
+        WHEN SUM(w_neg) > 0
+        THEN SUM(w_pos * (
+          tp / CAST(nullIf(tp + fp, 0) AS Nullable(Float64))
+        )) / CAST(nullIf(SUM(w_pos), 0) AS Nullable(Float64))
+      END AS value
+    FROM class_score_cum
+    GROUP BY
+      slice_1,
+      slice_2,
+      class
+  )
+  SELECT
+    slice_1,
+    slice_2,
+    CASE 'macro'
+      WHEN 'weighted'
+      THEN SUM(support * value) / CAST(nullIf(SUM(CASE WHEN NOT (
+        value IS NULL
+      ) THEN support END), 0) AS Nullable(Float64))
+      ELSE AVG(value)
+    END AS average_precision,
+    CAST(COUNT(value) AS Nullable(Int64)) AS average_precision_classes,
+    CAST(COUNT(*) AS Nullable(Int64)) - CAST(COUNT(value) AS Nullable(Int64)) AS average_precision_skipped
+  FROM m_average_precision_per_class AS per_class
+  GROUP BY
+    slice_1,
+    slice_2
+)

@@ -1,0 +1,29 @@
+m_precision AS (
+  /* multiclass_precision: precision_c = tp_c / predicted_c for every class c of the slice, */
+  /* averaged as scikit-learn's precision_score(average=..., zero_division=np.nan): */
+  /*   macro     the mean over the classes that were predicted (a class never predicted */
+  /*             has no precision and is left out) */
+  /*   weighted  their mean weighted by support_c; when every one of them has support 0, */
+  /*             their plain mean (scikit-learn's fallback) */
+  /*   micro     Σ tp / Σ predicted (= accuracy) */
+  /* NULL when no class was predicted (an empty slice). */
+  SELECT
+    slice_1,
+    slice_2,
+    CASE 'macro'
+      WHEN 'micro'
+      THEN SUM(tp) / CAST(nullIf(SUM(predicted), 0) AS Nullable(Float64))
+      WHEN 'weighted'
+      THEN COALESCE(
+        SUM(support * (
+          tp / CAST(nullIf(predicted, 0) AS Nullable(Float64))
+        )) / CAST(nullIf(SUM(CASE WHEN predicted > 0 THEN support END), 0) AS Nullable(Float64)),
+        AVG(tp / CAST(nullIf(predicted, 0) AS Nullable(Float64)))
+      )
+      ELSE AVG(tp / CAST(nullIf(predicted, 0) AS Nullable(Float64)))
+    END AS precision
+  FROM class_counts
+  GROUP BY
+    slice_1,
+    slice_2
+)
