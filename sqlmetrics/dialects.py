@@ -266,7 +266,9 @@ def _range(series: exp.GenerateSeries, target: Dialect) -> exp.Expression:
     start, end = (rewritten(series.args[key], target) for key in ("start", "end"))
     if not series.args.get("is_end_exclusive"):
         end = exp.Add(this=end, expression=exp.Literal.number(1))
-    return exp.Anonymous(this=target.range_function, expressions=[start, exp.Coalesce(this=end, expressions=[start.copy()])])
+    return exp.Anonymous(
+        this=target.range_function, expressions=[start, exp.Coalesce(this=end, expressions=[start.copy()])]
+    )
 
 
 def _raise(message: exp.Expression, target: Dialect) -> exp.Expression:

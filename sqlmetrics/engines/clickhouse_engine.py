@@ -122,7 +122,9 @@ def _relation(connection: _Connection, source: Any, view: str, tables: list[str]
             described = connection.arrow(f"DESCRIBE TABLE {table_sql(source)}")
         except Exception as error:
             raise SourceError(f"cannot read the table {source!r} in ClickHouse: {error}".strip()) from None
-        return table_sql(source), dict(zip(described["name"].to_pylist(), map(_unwrapped, described["type"].to_pylist())))
+        return table_sql(source), dict(
+            zip(described["name"].to_pylist(), map(_unwrapped, described["type"].to_pylist()))
+        )
     if not is_frame(source):
         raise SourceError(
             f"engine='clickhouse' reads a table name or a polars or pyarrow frame, not {shown(source)} "
