@@ -16,6 +16,7 @@ from sqlmetrics.class_scores import parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
 from sqlmetrics.compose.rollup import compose_rollup, rollup_binding
 from sqlmetrics.compose.state import check_mergeable, compose_state, meta_text, state_meta
+from sqlmetrics.compose.unit_bootstrap import compose_unit_bootstrap, sums_per_unit
 from sqlmetrics.dialects import check_dialect, dialect_named, transpile
 from sqlmetrics.engines import (
     LOCAL_ENGINES,
@@ -25,6 +26,7 @@ from sqlmetrics.engines import (
     postgres_engine,
     spark_engine,
 )
+from sqlmetrics.engines.polars_engine.unit_bootstrap import unit_bootstrap as polars_unit_bootstrap
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError, Keyword, Part, SourceError
 from sqlmetrics.registry import resolve
 from sqlmetrics.request import ClassScores, Request
@@ -166,8 +168,10 @@ def evaluate_request(
 
 def run(binding: Binding, source: Any, second: Any, engine: str, con: Any = None, spark: Any = None) -> pl.DataFrame:
     """``binding``'s metrics over ``source`` (and ``second``) on ``engine``."""
-    if binding.bootstrap and not binding.spread_columns and len(binding.bootstrap.columns) < len(binding.calls):
-        return _resampled_apart(binding, source, second, engine, con, spark)
+    if binding.bootstrap and not binding.spread_columns:
+        by_unit = _summed_by_unit(binding, engine)
+        if by_unit or len(binding.bootstrap.columns) < len(binding.calls):
+            return _resampled_apart(binding, source, second, engine, con, spark, by_unit)
     if engine not in ENGINES:
         raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
     with long_bootstrap.announced(binding, source, engine):
@@ -193,21 +197,66 @@ def _on_engine(binding: Binding, source: Any, second: Any, engine: str, con: Any
 
 
 def _resampled_apart(
-    binding: Binding, source: Any, second: Any, engine: str, con: Any = None, spark: Any = None
+    binding: Binding,
+    source: Any,
+    second: Any,
+    engine: str,
+    con: Any = None,
+    spark: Any = None,
+    by_unit: tuple[MetricCall, ...] = (),
 ) -> pl.DataFrame:
-    """``run`` of a call whose bootstrap serves only some of its metrics: those in a
-    statement of their own, once per replicate, and the others once, with their analytic
-    intervals, in another (two reads of the source, where one statement would compute
-    every metric once per replicate: R times the work), joined by slice."""
-    resampled = tuple(call for call in binding.calls if call.column in binding.bootstrap.columns)
-    once = tuple(call for call in binding.calls if call.column not in binding.bootstrap.columns)
+    """``run`` of a call whose bootstrap serves only some of its metrics, or some of them
+    from their units' sums: the others once, with their analytic intervals, in a statement
+    of their own (one statement would compute every metric once per replicate: R times
+    the work); the means over rows resampled by unit from each unit's sums
+    (``_unit_sums_bootstrap``); the rest once per replicate; joined by slice."""
+    boot = binding.bootstrap
+    resampled = tuple(call for call in binding.calls if call.column in boot.columns and call not in by_unit)
+    once = tuple(call for call in binding.calls if call.column not in boot.columns)
     slices = list(binding.source_by)
-    analytic = dataclasses.replace(binding, calls=once, by=tuple(slices), bootstrap=None)
-    values = run(analytic, source, second, engine, con, spark)
-    bounds = run(dataclasses.replace(binding, calls=resampled), source, second, engine, con, spark)
-    bounds = bounds.drop("n_rows", "n_excluded")
-    joined = values.join(bounds, on=slices, how="left", nulls_equal=True) if slices else values.hstack(bounds)
+    # the unit a bound column still: a row without one is left out, as the bootstrap leaves it out
+    analytic = dataclasses.replace(binding, calls=once, by=tuple(slices), bootstrap=None, cluster=boot.unit)
+    joined = run(analytic, source, second, engine, con, spark)
+    parts = []
+    if resampled:
+        columns = frozenset(call.column for call in resampled)
+        rows = dataclasses.replace(binding, calls=resampled, bootstrap=dataclasses.replace(boot, columns=columns))
+        parts.append(run(rows, source, second, engine, con, spark).drop("n_rows", "n_excluded"))
+    if by_unit:
+        parts.append(_unit_sums_bootstrap(binding, by_unit, source, second, engine, con))
+    for part in parts:
+        joined = joined.join(part, on=slices, how="left", nulls_equal=True) if slices else joined.hstack(part)
     return joined.select(binding.bootstrap_columns)
+
+
+def _summed_by_unit(binding: Binding, engine: str) -> tuple[MetricCall, ...]:
+    """The resampled calls a bootstrap by unit takes from each unit's sums (the means over
+    rows, on the local engines): R × units rows rather than R × rows."""
+    boot = binding.bootstrap
+    if boot.unit is None or engine not in LOCAL_ENGINES or binding.judgments or binding.class_scores is not None:
+        return ()
+    return tuple(call for call in binding.calls if call.column in boot.columns and sums_per_unit(call))
+
+
+def _unit_sums_bootstrap(
+    binding: Binding, calls: tuple[MetricCall, ...], source: Any, second: Any, engine: str, con: Any
+) -> pl.DataFrame:
+    """The percentile intervals of ``calls`` (means over rows) resampled by unit, from the
+    units' sums (``compose/unit_bootstrap.py``): the same replicates as the row bootstrap
+    by unit, so the same numbers. Their values, ``_lo`` and ``_hi`` per slice."""
+    boot = binding.bootstrap
+    resampling = dataclasses.replace(boot, columns=frozenset(call.column for call in calls))
+    summed = dataclasses.replace(binding, calls=calls, by=binding.source_by, bootstrap=None, cluster=boot.unit, ci=None)
+    if engine == "duckdb":  # R x units rows: no long bootstrap to announce
+        composer = lambda b, source_sql, _: compose_unit_bootstrap(b, source_sql, resampling)  # noqa: E731
+        replicates = duckdb_engine.run(summed, source, con, second, composer=composer)
+    else:
+        replicates = polars_unit_bootstrap(summed, source, second, resampling)
+    slices = list(binding.source_by)
+    columns = [name for call in calls for name in (call.column, f"{call.column}_lo", f"{call.column}_hi")]
+    if not slices and replicates.is_empty():  # no used unit at all: the one row of no slices, undefined
+        return pl.DataFrame({column: [None] for column in columns}, schema=dict.fromkeys(columns, pl.Float64))
+    return bootstrap.percentile_intervals(replicates, slices, resampling).select(*slices, *columns)
 
 
 def check_no_overflow(binding: Binding, result: pl.DataFrame) -> None:

@@ -122,7 +122,7 @@ class Binding:
             "query": self.query,
             "item": self.item if self.ranking else None,
             "weight": self.weight,
-            "ci_unit": self.bootstrap.unit if self.bootstrap else None,
+            "ci_unit": self.bootstrap.unit if self.bootstrap else self.cluster,
         }
         return {role: column for role, column in bound.items() if column is not None}
 

@@ -157,5 +157,8 @@ def percentile_intervals(result: pl.DataFrame, by: list[str], bootstrap: Bootstr
     intervals = replicates.group_by(by).agg(bounds) if by else replicates.select(bounds)
     point = result.filter(pl.col(REPLICATE_SLICE) == 0).drop(REPLICATE_SLICE)
     if not by:
+        if point.is_empty():  # no row at all: the one row of a call without slices, no row used
+            counts = {"n_rows", "n_excluded"}
+            point = pl.DataFrame({c: [0 if c in counts else None] for c in point.columns}, schema=point.schema)
         return pl.concat([point, intervals], how="horizontal")
     return point.join(intervals, on=by, how="left", nulls_equal=True)

@@ -256,6 +256,10 @@ class Metric:
       precision@k, which needs k relevant items per list, rank_corr, where pairs tied in
       label earn ½, or err, whose R stays below 1);
     * ``per_query``: for a mean over queries, what it keeps of each query (``PerQuery``);
+    * ``ratio``: (a, b), SQL of a row's ``score`` and ``label``, when the metric is
+      Σ w·a / Σ w·b over the used rows (calibration's Σ w·p / Σ w·y), which a bootstrap
+      by unit takes from each unit's two sums (``compose/unit_bootstrap.py``; the means
+      over rows are read from their interval's declaration);
     * ``reference``: the independent implementation the tests compare with.
     """
 
@@ -280,6 +284,7 @@ class Metric:
     row_plan: bool = True
     per_class: str = ""
     per_query: PerQuery | None = None
+    ratio: tuple[str, str] | None = None
     # the analytic confidence interval (sqlmetrics/intervals/), if the metric has one
     interval: Interval | None = None
     module: Any = field(default=None, compare=False, repr=False)

@@ -21,10 +21,10 @@ from scipy import stats
 from sklearn.metrics import f1_score, mean_absolute_error, roc_auc_score
 
 import sqlmetrics as sm
-from sqlmetrics import bootstrap
+from sqlmetrics import api, bootstrap
 from sqlmetrics.errors import ColumnNotFoundError, InvalidParameterError
 
-from strategies import examples
+from strategies import examples, impressions, regression_rows
 
 
 def reference_count(unit_id: int, replicate: int, seed: int) -> int:
@@ -349,3 +349,62 @@ def test_command_line_bootstrap_writes_what_evaluate_returns(tmp_path, capsys):
     assert printed.row(0) == pytest.approx(expected.row(0), abs=1e-9)
     assert cli.main(["sql", "logs", "-m", "average_precision", "--ci", "0.9", "--resamples", "3"]) == 0
     assert "sqlmetrics_replicate" in capsys.readouterr().out  # auto: average_precision has no formula, the bootstrap
+
+
+UNIT_SUMMED = ["logloss", "brier", "score_mean", "label_mean", "calibration"]
+REGRESSION_SUMMED = ["mae", "mse", "mean_error", "mape"]
+
+
+def _with_and_without_unit_sums(frame: pl.DataFrame, metrics: list[str], **keywords) -> tuple:
+    """evaluate's frame from the units' sums, and from the row bootstrap (the unit sums
+    turned off)."""
+    summed = sm.evaluate(frame, metrics, **keywords)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(api, "_summed_by_unit", lambda binding, engine: ())
+        return summed, sm.evaluate(frame, metrics, **keywords)
+
+
+def _assert_same(summed: pl.DataFrame, resampled: pl.DataFrame) -> None:
+    assert summed.columns == resampled.columns
+    for column in summed.columns:
+        for got, want in zip(summed[column].to_list(), resampled[column].to_list()):
+            assert (got is None) == (want is None), column
+            if isinstance(got, float):
+                assert got == pytest.approx(want, rel=1e-9, abs=1e-12), column
+            else:
+                assert got == want, column
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@given(frame=impressions(max_rows=30, weighted=None), seed=st.integers(0, 1000))
+@examples(25)
+def test_a_bootstrap_by_unit_of_means_from_unit_sums_is_the_row_bootstraps(engine, frame, seed):
+    """The means over rows and calibration resampled by unit from each unit's sums
+    (R × units rows) give the row bootstrap's replicates, hence its bounds, to float
+    rounding: the same unit numbers and counts (NULL units, weights, slices)."""
+    keywords = dict(label="label", score="score", weight="weight", by="slice", ci=0.9, ci_method="bootstrap",
+                    ci_unit="query", resamples=20, seed=seed, engine=engine)  # fmt: skip
+    _assert_same(*_with_and_without_unit_sums(frame, UNIT_SUMMED, **keywords))
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@given(frame=regression_rows(max_rows=30), seed=st.integers(0, 1000))
+@examples(25)
+def test_a_bootstrap_by_unit_of_regression_means_from_unit_sums_is_the_row_bootstraps(engine, frame, seed):
+    """The regression errors' means (mape over its nonzero targets) likewise, with the
+    analytic rmse beside them in a statement of its own."""
+    keywords = dict(label="label", score="score", weight="weight", ci=0.9, ci_method="auto", ci_unit="slice",
+                    resamples=20, seed=seed, engine=engine)  # fmt: skip
+    metrics = [*REGRESSION_SUMMED, "median_absolute_error"]  # the median: no analytic interval, resampled by row
+    _assert_same(*_with_and_without_unit_sums(frame, metrics, **{**keywords, "ci_method": "bootstrap"}))
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_bootstrap_of_no_rows_without_slices_gives_its_one_row(engine):
+    """An empty source without slices: one row, no row used, NULL values and bounds, as
+    without an interval (the percentiles of no replicate row were concatenated to no
+    point row, and polars refused frames of different heights)."""
+    empty = pl.DataFrame(schema={"unit": pl.String, "label": pl.Float64, "score": pl.Float64})
+    keywords = dict(label="label", score="score", ci=0.9, ci_method="bootstrap", ci_unit="unit", resamples=5)
+    result = sm.evaluate(empty, ["median_absolute_error", "mae"], engine=engine, **keywords)
+    assert result.rows() == [(0, 0, None, None, None, None, None, None)]

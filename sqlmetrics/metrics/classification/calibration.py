@@ -32,6 +32,7 @@ SPEC = Metric(
     higher_is_better=None,
     range=(0.0, float("inf")),
     reference="numpy: sum(w * score) / sum(w * label)",
+    ratio=("score", "label"),
     interval=INTERVAL,
 )
 
