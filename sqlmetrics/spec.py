@@ -256,6 +256,12 @@ class Metric:
       precision@k, which needs k relevant items per list, rank_corr, where pairs tied in
       label earn ½, or err, whose R stays below 1);
     * ``per_query``: for a mean over queries, what it keeps of each query (``PerQuery``);
+    * ``score_rounding``: for a metric of the score histogram, what a roll-up of rounded
+      states (``score_digits``) reports of it (``rounding.SCORE_ROUNDINGS``): ``monotone``,
+      a function of each row's score that only rises or only falls with it, the
+      direction possibly set by the row's label (auc, logloss, the threshold metrics):
+      its bound ``<column>_max_error``; ``unchanged``: it reads no score's value; ``""``:
+      no bound derived, refused with ``score_digits``;
     * ``reference``: the independent implementation the tests compare with.
     """
 
@@ -280,6 +286,7 @@ class Metric:
     row_plan: bool = True
     per_class: str = ""
     per_query: PerQuery | None = None
+    score_rounding: str = ""
     # the analytic confidence interval (sqlmetrics/intervals/), if the metric has one
     interval: Interval | None = None
     module: Any = field(default=None, compare=False, repr=False)
