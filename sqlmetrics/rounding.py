@@ -26,11 +26,6 @@ from sqlmetrics.errors import InvalidParameterError
 
 DIGITS = (1, 15)
 SCORE_SPREAD = ("score_min", "score_max")
-# What a rounded state's roll-up reports of a metric (``Metric.score_rounding``):
-# ``monotone``: a function of each row's score that only rises, or only falls, with it
-# (its direction may depend on the row's label): bounded by the spread's corners;
-# ``unchanged``: reads no score's value (label_mean); "": no bound derived, refused.
-SCORE_ROUNDINGS = ("monotone", "unchanged", "")
 
 
 def rounded_score_sql(score: str, digits: int) -> str:

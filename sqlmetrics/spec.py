@@ -20,6 +20,12 @@ ROLES = ("label", "score", "prediction", "class_scores", "query", "item", "weigh
 # What a metric requires of the score column beyond "not NaN".
 SCORE_DOMAINS = ("any", "finite", "probability")
 
+# What a rounded state's roll-up reports of a metric (``Metric.score_rounding``; ``sqlmetrics/rounding.py``):
+# ``monotone``: a function of each row's score that only rises, or only falls, with it
+# (its direction may depend on the row's label): bounded by the spread's corners;
+# ``unchanged``: reads no score's value (label_mean); "": no bound derived, refused.
+SCORE_ROUNDINGS = ("monotone", "unchanged", "")
+
 # What a metric requires of the label column: 0/1 (or boolean), a graded relevance >= 0,
 # any finite number (a regression target), or a class (a number, string or boolean,
 # compared with the predicted class as it is, never cast).
@@ -257,7 +263,7 @@ class Metric:
       label earn ½, or err, whose R stays below 1);
     * ``per_query``: for a mean over queries, what it keeps of each query (``PerQuery``);
     * ``score_rounding``: for a metric of the score histogram, what a roll-up of rounded
-      states (``score_digits``) reports of it (``rounding.SCORE_ROUNDINGS``): ``monotone``,
+      states (``score_digits``) reports of it (``SCORE_ROUNDINGS``): ``monotone``,
       a function of each row's score that only rises or only falls with it, the
       direction possibly set by the row's label (auc, logloss, the threshold metrics):
       its bound ``<column>_max_error``; ``unchanged``: it reads no score's value; ``""``:
