@@ -53,7 +53,7 @@ class Binding:
     # whose interval has a clustered form: ``Interval.clustered``); ``input`` carries it
     # as ``unit_id``
     cluster: str | None = None
-    # a rounded state's (``sm.state(..., score_digits=d)``, ``sqlmetrics/rounding.py``): its
+    # a rounded state's (``sm.state(..., score_digits=d)``, ``sqlmetrics/compose/rounding.py``): its
     # statement rounds the scores of base to d decimals; a roll-up of such states reports
     # the bound of each ``max_error`` call
     score_digits: int | None = None

@@ -20,7 +20,7 @@ ROLES = ("label", "score", "prediction", "class_scores", "query", "item", "weigh
 # What a metric requires of the score column beyond "not NaN".
 SCORE_DOMAINS = ("any", "finite", "probability")
 
-# What a rounded state's roll-up reports of a metric (``Metric.score_rounding``; ``sqlmetrics/rounding.py``):
+# What a rounded state's roll-up reports of a metric (``Metric.score_rounding``; ``sqlmetrics/compose/rounding.py``):
 # ``monotone``: a function of each row's score that only rises, or only falls, with it
 # (its direction may depend on the row's label): bounded by the spread's corners;
 # ``unchanged``: reads no score's value (label_mean); "": no bound derived, refused.

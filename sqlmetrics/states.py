@@ -19,6 +19,7 @@ from sqlmetrics import api
 from sqlmetrics.api import Metrics
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.rollup import compose_rollup, rollup_binding
+from sqlmetrics.compose.rounding import check_score_digits
 from sqlmetrics.compose.state import (
     META_PART,
     STATE_FORMAT,
@@ -32,7 +33,6 @@ from sqlmetrics.engines import duckdb_engine
 from sqlmetrics.engines.polars_engine.state import state as polars_state
 from sqlmetrics.errors import InvalidParameterError, SourceError
 from sqlmetrics.request import ClassScores, Request
-from sqlmetrics.rounding import check_score_digits
 
 STATE_ENGINES = ("duckdb", "polars")
 _ROLLUP_VIEW = "sqlmetrics_states"
@@ -76,7 +76,7 @@ def state(
 
     ``score_digits=d`` (an integer from 1 to 15; None, the default: exact) rounds every
     score half up to d decimals before grouping, q = FLOOR(s·10^d + 0.5) / 10^d, alike on
-    both engines (``sqlmetrics/rounding.py``): base keeps a row per rounded score and label,
+    both engines (``sqlmetrics/compose/rounding.py``): base keeps a row per rounded score and label,
     with the least and greatest score of its rows (``score_min``, ``score_max``), and the
     meta records d. Every roll-up of such states reports next to each metric that
     rounding can change ``<column>_max_error``, a certified bound on the distance to the

@@ -19,13 +19,12 @@ import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import examples
 from test_state import assert_same_frame, split_impressions, states_of
 
 import sqlmetrics as sm
+from sqlmetrics.compose.rounding import round_scores, rounded_score_sql
 from sqlmetrics.errors import InvalidParameterError
-from sqlmetrics.rounding import round_scores, rounded_score_sql
-
-from strategies import examples
 
 BOUNDED = [
     "auc", "logloss", "brier", "calibration", "score_mean", "accuracy", "precision", "recall", "specificity", "f1",

@@ -15,8 +15,8 @@ from __future__ import annotations
 from sqlmetrics import bootstrap, templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import needed, reads, step
+from sqlmetrics.compose.rounding import spread_aggregates
 from sqlmetrics.compose.statement import indent
-from sqlmetrics.rounding import spread_aggregates
 from sqlmetrics.rules.columns import checks_for
 
 

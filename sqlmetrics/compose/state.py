@@ -25,10 +25,10 @@ from sqlmetrics.binding import Binding
 from sqlmetrics.compose import shared_steps
 from sqlmetrics.compose.intermediates import needed
 from sqlmetrics.compose.plan import base_keys, base_sums
+from sqlmetrics.compose.rounding import rounded_score_sql
 from sqlmetrics.compose.statement import assemble
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.registry import intermediates
-from sqlmetrics.rounding import rounded_score_sql
 from sqlmetrics.rules.sql import check_steps
 from sqlmetrics.spec import MetricCall
 

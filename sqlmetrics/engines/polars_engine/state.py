@@ -14,6 +14,7 @@ import polars as pl
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import needed
 from sqlmetrics.compose.plan import base_sums
+from sqlmetrics.compose.rounding import round_scores, spread_sums_polars
 from sqlmetrics.compose.state import (
     BASE_PART,
     META_PART,
@@ -27,7 +28,6 @@ from sqlmetrics.engines.polars_engine import plan
 from sqlmetrics.engines.polars_engine.forms import Steps
 from sqlmetrics.interrupt import in_a_worker
 from sqlmetrics.registry import intermediates
-from sqlmetrics.rounding import round_scores, spread_sums_polars
 from sqlmetrics.sources import names_unreadable_files
 from sqlmetrics.spec import MetricCall
 
