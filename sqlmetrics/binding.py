@@ -53,6 +53,15 @@ class Binding:
     # whose interval has a clustered form: ``Interval.clustered``); ``input`` carries it
     # as ``unit_id``
     cluster: str | None = None
+    # a rounded state's (``sm.state(..., score_digits=d)``, ``sqlmetrics/compose/rounding.py``): its
+    # statement rounds the scores of base to d decimals; a roll-up of such states reports
+    # the bound of each ``max_error`` call
+    score_digits: int | None = None
+
+    def max_error(self, call: MetricCall) -> bool:
+        """Whether a roll-up of rounded states reports ``<column>_max_error`` for the call:
+        a metric that reads each row's score, monotone in it (``Metric.score_rounding``)."""
+        return self.score_digits is not None and call.spec.score_rounding == "monotone"
 
     def analytic(self, call: MetricCall) -> bool:
         """Whether the call's interval is analytic (computed in its step)."""
@@ -176,7 +185,8 @@ class Binding:
         companions."""
         parts = ("lo", "hi", "se", "df") if self.spread_columns else ("lo", "hi")
         bounds = tuple(f"{call.column}_{part}" for part in parts) if self.analytic(call) else ()
-        return (call.column, *bounds, *call.columns[1:])
+        error = (f"{call.column}_max_error",) if self.max_error(call) else ()
+        return (call.column, *bounds, *error, *call.columns[1:])
 
     @property
     def bootstrap_columns(self) -> list[str]:

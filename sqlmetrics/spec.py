@@ -20,6 +20,12 @@ ROLES = ("label", "score", "prediction", "class_scores", "query", "item", "weigh
 # What a metric requires of the score column beyond "not NaN".
 SCORE_DOMAINS = ("any", "finite", "probability")
 
+# What a rounded state's roll-up reports of a metric (``Metric.score_rounding``; ``sqlmetrics/compose/rounding.py``):
+# ``monotone``: a function of each row's score that only rises, or only falls, with it
+# (its direction may depend on the row's label): bounded by the spread's corners;
+# ``unchanged``: reads no score's value (label_mean); "": no bound derived, refused.
+SCORE_ROUNDINGS = ("monotone", "unchanged", "")
+
 # What a metric requires of the label column: 0/1 (or boolean), a graded relevance >= 0,
 # any finite number (a regression target), or a class (a number, string or boolean,
 # compared with the predicted class as it is, never cast).
@@ -260,6 +266,12 @@ class Metric:
       Σ w·a / Σ w·b over the used rows (calibration's Σ w·p / Σ w·y), which a bootstrap
       by unit takes from each unit's two sums (``compose/unit_bootstrap.py``; the means
       over rows are read from their interval's declaration);
+    * ``score_rounding``: for a metric of the score histogram, what a roll-up of rounded
+      states (``score_digits``) reports of it (``SCORE_ROUNDINGS``): ``monotone``,
+      a function of each row's score that only rises or only falls with it, the
+      direction possibly set by the row's label (auc, logloss, the threshold metrics):
+      its bound ``<column>_max_error``; ``unchanged``: it reads no score's value; ``""``:
+      no bound derived, refused with ``score_digits``;
     * ``reference``: the independent implementation the tests compare with.
     """
 
@@ -285,6 +297,7 @@ class Metric:
     per_class: str = ""
     per_query: PerQuery | None = None
     ratio: tuple[str, str] | None = None
+    score_rounding: str = ""
     # the analytic confidence interval (sqlmetrics/intervals/), if the metric has one
     interval: Interval | None = None
     module: Any = field(default=None, compare=False, repr=False)

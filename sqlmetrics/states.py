@@ -5,6 +5,7 @@ and ``compose/rollup.py``; the format: docs/guide.md, "Roll-ups"."""
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import json
 import os
@@ -18,6 +19,7 @@ from sqlmetrics import api
 from sqlmetrics.api import Metrics
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.rollup import compose_rollup, rollup_binding
+from sqlmetrics.compose.rounding import check_score_digits
 from sqlmetrics.compose.state import (
     META_PART,
     STATE_FORMAT,
@@ -51,6 +53,7 @@ def state(
     class_scores: ClassScores | None = None,
     engine: str = "duckdb",
     con: Any = None,
+    score_digits: int | None = None,
 ) -> pl.DataFrame:
     """What ``metrics`` need of ``source`` to be computed again, exactly, over the union of
     this source with others (``rollup``): a polars DataFrame, the state, one long table
@@ -71,15 +74,41 @@ def state(
     table: ``rollup`` reads it back. Metrics that read the rows themselves
     (``median_absolute_error``, the one-vs-rest metrics) are refused.
 
+    ``score_digits=d`` (an integer from 1 to 15; None, the default: exact) rounds every
+    score half up to d decimals before grouping, q = FLOOR(s·10^d + 0.5) / 10^d, alike on
+    both engines (``sqlmetrics/compose/rounding.py``): base keeps a row per rounded score and label,
+    with the least and greatest score of its rows (``score_min``, ``score_max``), and the
+    meta records d. Every roll-up of such states reports next to each metric that
+    rounding can change ``<column>_max_error``, a certified bound on the distance to the
+    metric of the rows: each such metric is monotone in every row's score, so its value
+    over the rows lies between its values with every positive, and every negative, at the
+    least or greatest score of its rounded bin (four corners; for auc the bound is at most
+    Σ_b w⁺_b·w⁻_b / (2·W⁺·W⁻) over the bins, the pairs that rounding tied, each moved by
+    at most ½; derivation: ``compose/rounded.py``). It is 0 when rounding moved no score.
+    label_mean, gauc and the ranking metrics stay exact (gauc's per-query values are
+    computed before rounding); average_precision and mcc (no bound derived) and calls
+    without a score histogram are refused with ``score_digits``.
+
     >>> import polars as pl, sqlmetrics as sm
     >>> day = pl.DataFrame({"click": [0, 1, 1, 0], "pctr": [0.2, 0.9, 0.4, 0.4]})
     >>> # base: one row per distinct (score, label): (0.2, 0), (0.9, 1), (0.4, 1), (0.4, 0)
     >>> sm.state(day, ["auc", "logloss"], label="click", score="pctr").filter(state_part="base").height
     4
+    >>> # rounded to 1 decimal: 0.4 once per label, 0.9 (the 1), 0.2 (the 0)
+    >>> sm.state(day, ["auc"], label="click", score="pctr", score_digits=1).filter(state_part="base").height
+    4
+    >>> days = [day, day.with_columns(pctr=pl.col("pctr") + 0.04)]
+    >>> states = [sm.state(d, ["auc"], label="click", score="pctr", score_digits=1) for d in days]
+    >>> # 0.4 and 0.44 both round to 0.4: its 2 x 2 pairs count ½ each (4 of the 16 pairs);
+    >>> # over the rows one wins, one loses, two tie: the rows' auc is 0.875 too
+    >>> sm.rollup(states).select("auc", "auc_max_error").row(0)
+    (0.875, 0.125)
     """
     request = Request.of(locals())
     binding, second = api.prepare(metrics, request)
     check_mergeable(binding)
+    check_score_digits(score_digits, binding)
+    binding = dataclasses.replace(binding, score_digits=score_digits)
     clashes = sorted(set(binding.by) & {"state_part", *state_columns(binding)})
     if clashes:
         raise InvalidParameterError(f"slice column(s) {clashes} clash with the state's columns of the same name")

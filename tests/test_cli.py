@@ -873,6 +873,17 @@ def test_state_on_either_engine(capsys, days, tmp_path, engine):
     assert_frame_equal(pl.read_parquet(target), expected, check_row_order=False)
 
 
+def test_state_rounds_scores_with_score_digits(capsys, days, tmp_path):
+    """--score-digits is sm.state's score_digits; the roll-up reports the bound."""
+    source, target = days[0] / f"{DAYS[0]}.parquet", tmp_path / "day.parquet"
+    code, _, _ = run(capsys, "state", source, "-m", "auc,logloss", *STATE_BINDING, "--score-digits", "1", "-o", target)
+    assert code == 0
+    expected = sm.state(source, ["auc", "logloss"], **STATE_KWARGS, score_digits=1)
+    assert_frame_equal(pl.read_parquet(target), expected, check_row_order=False)
+    code, out, _ = run(capsys, "rollup", target, "--format", "csv")
+    assert code == 0 and "auc_max_error" in out.splitlines()[0]
+
+
 @pytest.mark.parametrize("by", [[], ["country"], ["day"], ["day", "country"]])
 def test_rollup_prints_the_numbers_of_evaluate_over_the_union(capsys, days, states, by):
     options = ["--by", ",".join(by)] if by else []

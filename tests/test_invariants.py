@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import sqlmetrics as sm
 from sqlmetrics import templates
 from sqlmetrics.registry import intermediates
-from sqlmetrics.spec import LABEL_DOMAINS, SCORE_DOMAINS
+from sqlmetrics.spec import LABEL_DOMAINS, SCORE_DOMAINS, SCORE_ROUNDINGS
 
 from strategies import examples, impressions
 
@@ -47,6 +47,7 @@ def test_spec_is_complete(name):
     spec = sm.registry()[name]
     assert spec.summary and spec.reference and spec.family
     assert spec.score_domain in SCORE_DOMAINS and spec.label_domain in LABEL_DOMAINS
+    assert spec.score_rounding in SCORE_ROUNDINGS
     if "ranked" in spec.intermediates:  # says how deep it reads, in a reach the ranked step knows
         assert spec.reach and intermediates()["ranked"].floor(spec.reach, 3, 1.0), spec.reach
     text = templates.load(spec.template)

@@ -87,15 +87,31 @@ EXPECTED = {
         "pl.DataFrame",
     ),
     "curve_sql": (("kind: 'str'", "*", "source: 'Any'", *CURVE, "**params: 'Any'"), "str"),
-    "state": ((*SOURCE, "*", *COLUMNS, CLASS_SCORES, "engine: 'str' = 'duckdb'", "con: 'Any' = None"), "pl.DataFrame"),
+    "state": (
+        (
+            *SOURCE,
+            "*",
+            *COLUMNS,
+            CLASS_SCORES,
+            "engine: 'str' = 'duckdb'",
+            "con: 'Any' = None",
+            "score_digits: 'int | None' = None",
+        ),
+        "pl.DataFrame",
+    ),
     "rollup": (
         ("states: 'Any'", "*", COLUMNS[6], "metrics: 'Metrics | None' = None", "ci: 'float | None' = None"),
         "pl.DataFrame",
     ),
     "interval_methods": (
         (
-            "metrics: 'Metrics'", "*", "ci: 'float' = 0.95", *RESAMPLING, "prediction: 'str | None' = None",
-            CLASS_SCORES, "query: 'str | None' = None",
+            "metrics: 'Metrics'",
+            "*",
+            "ci: 'float' = 0.95",
+            *RESAMPLING,
+            "prediction: 'str | None' = None",
+            CLASS_SCORES,
+            "query: 'str | None' = None",
         ),  # fmt: skip
         "pl.DataFrame",
     ),

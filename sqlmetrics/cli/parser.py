@@ -145,6 +145,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     keeping.add_argument("--engine", choices=LOCAL_ENGINES, default="duckdb", help="default: %(default)s")
     keeping.add_argument(
+        "--score-digits",
+        type=int,
+        metavar="D",
+        help="round scores to D decimals (1 to 15) before keeping them: a state of a few thousand rows per slice "
+        "instead of one per distinct score; rollup then reports METRIC_max_error, a certified bound on what "
+        "rounding changed (default: exact)",
+    )
+    keeping.add_argument(
         "--quiet", "-q", action="store_true", help="no progress line (shown only on a terminal, after 2 s)"
     )
     keeping.set_defaults(handler=run_state, format="parquet")  # a state is always written as Parquet

@@ -23,7 +23,15 @@ def run_state(args: argparse.Namespace) -> None:
         )
     source, judgments = read_sources(args)
     calls = metric_calls(args.metrics, args.prediction is not None)
-    kept = compute_and_write(args, sqlmetrics.state, source, calls, **column_kwargs(args), judgments=judgments)
+    kept = compute_and_write(
+        args,
+        sqlmetrics.state,
+        source,
+        calls,
+        **column_kwargs(args),
+        judgments=judgments,
+        score_digits=args.score_digits,
+    )
     sys.stderr.write(f"{PROG}: wrote {args.output}: {written(kept)}\n")
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from sqlmetrics import bootstrap, templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import needed, reads, step
+from sqlmetrics.compose.rounding import spread_aggregates
 from sqlmetrics.compose.statement import indent
 from sqlmetrics.rules.columns import checks_for
 
@@ -212,11 +213,14 @@ def base_sql(binding: Binding) -> str:
 
 def base_sums(binding: Binding) -> list[str]:
     """base's aggregates that the steps read (``<SUM, COUNT, MIN or MAX of the rows> AS
-    <name>``): all rows, used rows, their weight and the sums the intermediates declare.
-    A state keeps them (``sm.state``), and a roll-up merges them (``compose/rollup.py``)."""
+    <name>``): all rows, used rows, their weight and the sums the intermediates declare;
+    for a rounded state, the spread of its scores (``rounding.spread_aggregates``). A
+    state keeps them (``sm.state``), and a roll-up merges them (``compose/rollup.py``)."""
     aggregates = ["COUNT(*) AS n_all", "COUNT(w) AS n", "SUM(w) AS w"]
     for name in needed(binding):
         aggregates += step(binding, name).base_aggregates
+    if binding.score_digits is not None:
+        aggregates += spread_aggregates()
     return aggregates
 
 

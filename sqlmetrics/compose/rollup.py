@@ -8,7 +8,9 @@ the weighted mean of its queries' values, ``Σ g·x / Σ g`` over the queries ke
 the queries kept and left out counted; a query held by two of the merged states (or
 slices) is refused (``query_repeats``): its rows were split, and its value is not the
 mean of their values. Intervals come from the same steps: the metrics' own from base,
-the t over queries from the queries' values.
+the t over queries from the queries' values. Rolling up rounded states (``score_digits``),
+each metric that rounding can change also gets its bound ``<column>_max_error``
+(``compose/rounded.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from sqlmetrics import intervals, templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import intermediate_sql, needed
 from sqlmetrics.compose.plan import base_keys, base_sums, row_counts_sql
+from sqlmetrics.compose.rounded import max_error_steps
 from sqlmetrics.compose.select import final_select
 from sqlmetrics.compose.spread import t_quantiles_needed, with_spread
 from sqlmetrics.compose.state import BASE_PART, META_PART, merged, reads_only_base
@@ -47,6 +50,7 @@ def compose_rollup(binding: Binding, state_sql: str, dialect: str = "duckdb") ->
         if call.spec.per_query is not None:
             ctes[f"q_{call.column}"] = _queries_sql(binding, call, state_sql)
         ctes[f"m_{call.column}"] = metric_step(binding, call)
+    ctes |= max_error_steps(binding, metric_step, dialect)
     ctes[METAS_STEP] = metas_sql(state_sql)
     checks = [METAS_STEP]
     if queries:
@@ -154,6 +158,7 @@ def rollup_binding(meta: dict[str, Any], by: Any, metrics: Any, ci: float | None
         by=tuple(slices),
         item=columns["item"],
         prediction=columns["prediction"],
+        score_digits=meta.get("score_digits"),
     )
     if ci is not None:
         intervals.check_level(ci)

@@ -26,6 +26,11 @@ def final_select(binding: Binding, checks: list[str] | None = None) -> str:
         if binding.analytic(call):
             parts = ("lo", "hi", "se", "df") if binding.spread_columns else ("lo", "hi")
             columns += [f"{cte}.{name}_{part} AS {call.column}_{part}" for part in parts]
+        if binding.max_error(call):  # a roll-up of rounded states: the bound of the error rounding caused
+            columns.append(f"e_{call.column}.{name}_max_error AS {call.column}_max_error")
+            joins.append(
+                f"LEFT JOIN e_{call.column} ON {templates.same_slice(slices, 'row_counts', f'e_{call.column}')}"
+            )
         columns += [f"COALESCE({cte}.{name}_{out}, 0) AS {call.column}_{out}" for out in call.spec.outputs]
         joins.append(f"LEFT JOIN {cte} ON {templates.same_slice(slices, 'row_counts', cte)}")
     order = f"\nORDER BY {templates.ascending(f'row_counts.{s}' for s in slices)}" if binding.by else ""

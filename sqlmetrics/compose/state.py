@@ -25,6 +25,7 @@ from sqlmetrics.binding import Binding
 from sqlmetrics.compose import shared_steps
 from sqlmetrics.compose.intermediates import needed
 from sqlmetrics.compose.plan import base_keys, base_sums
+from sqlmetrics.compose.rounding import rounded_score_sql
 from sqlmetrics.compose.statement import assemble
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.registry import intermediates
@@ -32,6 +33,7 @@ from sqlmetrics.rules.sql import check_steps
 from sqlmetrics.spec import MetricCall
 
 BASE_PART, META_PART = "base", "meta"
+ROUNDED_BASE = "rounded_base"  # base with its scores rounded (``score_digits``): a rounded state's base part
 QUERY_COLUMNS = ("query", "value", "weight")
 STATE_FORMAT = "sqlmetrics.state"
 STATE_VERSION = 1
@@ -49,13 +51,19 @@ def alias(aggregate: str) -> str:
     return aggregate.rsplit(" AS ", 1)[1].strip()
 
 
+def merging(aggregate: str) -> str:
+    """The function that merges one of base's aggregates: ``sum`` for a SUM or COUNT,
+    ``min`` or ``max`` for a MIN or MAX."""
+    function = aggregate.split("(", 1)[0].strip().lower()
+    return function if function in ("min", "max") else "sum"
+
+
 def merged(aggregate: str) -> str:
-    """How states merge one of base's aggregates: a SUM or COUNT by adding, a MIN or MAX
-    by its own function (counts stay BIGINT)."""
-    name, function = alias(aggregate), aggregate.split("(", 1)[0].strip().upper()
-    if function == "COUNT":
+    """How states merge one of base's aggregates (``merging``), in SQL (counts stay BIGINT)."""
+    name, function = alias(aggregate), merging(aggregate).upper()
+    if aggregate.split("(", 1)[0].strip().upper() == "COUNT":
         return f"CAST(SUM({name}) AS BIGINT) AS {name}"
-    return f"{function if function in ('MIN', 'MAX') else 'SUM'}({name}) AS {name}"
+    return f"{function}({name}) AS {name}"
 
 
 def per_query_calls(binding: Binding) -> list[MetricCall]:
@@ -96,8 +104,10 @@ def merges_from_base(call: MetricCall, binding: Binding) -> bool:
 
 def state_meta(binding: Binding) -> dict[str, Any]:
     """What a state records of its call: the metrics with every parameter, the columns,
-    the slices, whether rows are weighted."""
-    return {
+    the slices, whether rows are weighted, and the decimals its scores were rounded to
+    (only when rounded: a state of exact scores reads as before)."""
+    rounded = {} if binding.score_digits is None else {"score_digits": binding.score_digits}
+    return rounded | {
         "format": STATE_FORMAT,
         "version": STATE_VERSION,
         "metrics": [{"metric": call.spec.name, "params": call.kwargs} for call in binding.calls],
@@ -144,8 +154,22 @@ def compose_state(binding: Binding, source_sql: str, second_sql: str | None, dia
     by = ", ".join(binding.slices)
     for call in queries:
         ctes[f"q_{call.column}"] = per_query_sql(call, binding, by)
+    if binding.score_digits is not None:
+        ctes[ROUNDED_BASE] = rounded_base_sql(binding)
     note = "the state: base's rows, each mean over queries' rows, the meta row (state_part names the part)"
     return assemble(ctes, _state_select(binding, queries, meta), note=note)
+
+
+def rounded_base_sql(binding: Binding) -> str:
+    """base (of scores as they are: the input rules read it) with its scores rounded to
+    ``binding.score_digits`` decimals
+    (``rounding.rounded_score_sql``): its rows merged per slice, rounded score and the
+    other keys, each sum by its own function (the spread of the scores by MIN and MAX)."""
+    rounded = rounded_score_sql("score", binding.score_digits)
+    keys = [rounded if key == "score" else key for key in state_keys(binding)]
+    columns = [*binding.slices, *(f"{rounded} AS score" if key == rounded else key for key in keys)]
+    columns += [merged(aggregate) for aggregate in base_sums(binding)]
+    return f"SELECT {', '.join(columns)}\nFROM base\nGROUP BY {', '.join([*binding.slices, *keys])}"
 
 
 def per_query_sql(call: MetricCall, binding: Binding, by: str) -> str:
@@ -188,7 +212,8 @@ def _state_select(binding: Binding, queries: list[MetricCall], meta: str) -> str
         return f"SELECT {', '.join(values)}"
 
     in_base = [column for column in columns if column not in (*QUERY_COLUMNS, "state_meta")]
-    parts = [f"{row(BASE_PART, 'base', in_base)}\nFROM base{guarded}"]
+    base = "base" if binding.score_digits is None else ROUNDED_BASE
+    parts = [f"{row(BASE_PART, base, in_base)}\nFROM {base}{guarded}"]
     parts += [f"{row(call.column, f'q_{call.column}', QUERY_COLUMNS)}\nFROM q_{call.column}" for call in queries]
     parts.append(
         row(META_PART, None, ()).replace(

@@ -13,7 +13,17 @@ import polars as pl
 
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import needed
-from sqlmetrics.compose.state import BASE_PART, META_PART, per_query_calls, state_columns, state_keys
+from sqlmetrics.compose.plan import base_sums
+from sqlmetrics.compose.rounding import round_scores, spread_sums_polars
+from sqlmetrics.compose.state import (
+    BASE_PART,
+    META_PART,
+    alias,
+    merging,
+    per_query_calls,
+    state_columns,
+    state_keys,
+)
 from sqlmetrics.engines.polars_engine import plan
 from sqlmetrics.engines.polars_engine.forms import Steps
 from sqlmetrics.interrupt import in_a_worker
@@ -28,9 +38,13 @@ def state(binding: Binding, source: Any, second: Any, meta: str) -> pl.DataFrame
     """The state of ``binding``'s metrics over ``source``; ``meta``: its JSON description."""
     binding = dataclasses.replace(binding, distinct_scores=False, ci=None)
     sums = tuple(expr for name in needed(binding) for expr in _polars_sums(name))
+    if binding.score_digits is not None:
+        sums += tuple(spread_sums_polars())
     rows, base, judged = plan.checked_base(binding, source, second, keys=state_keys(binding), sums=sums)
     steps = Steps(binding, rows, base, judged, None)
     columns = state_columns(binding)
+    if binding.score_digits is not None:
+        base = _rounded(binding, base)
     kept = base.select(*binding.slices, *(column for column in columns if column in base.columns))
     kept = kept.with_columns(w=pl.when(pl.col("n") > 0).then("w"))  # SQL's sum over no used row: NULL
     parts = [kept.with_columns(state_part=pl.lit(BASE_PART))]
@@ -43,6 +57,15 @@ def state(binding: Binding, source: Any, second: Any, meta: str) -> pl.DataFrame
         *(pl.col(s).alias(user) for s, user in slices.items()),
         *(_typed(whole, column) for column in columns),
     )
+
+
+def _rounded(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
+    """``base`` with its scores rounded (``rounding.round_scores``), its rows merged per
+    slice and key as ``compose/state.py``'s ``rounded_base_sql`` merges them."""
+    keys = [*binding.slices, *state_keys(binding)]
+    merged = [getattr(pl.col(alias(aggregate)), merging(aggregate))() for aggregate in base_sums(binding)]
+    rounded = base.with_columns(round_scores(base["score"], binding.score_digits))
+    return rounded.group_by(keys).agg(merged)
 
 
 def _polars_sums(name: str) -> list[pl.Expr]:

@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="accuracy",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="share of rows whose predicted class (score >= threshold) equals the label",

@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="auc",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="area under the ROC curve: P(positive outscores negative), ties counting 1/2",

@@ -22,6 +22,7 @@ GRADIENT = (
 
 SPEC = Metric(
     name="balanced_accuracy",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="(TP / (TP + FN) + TN / (TN + FP)) / 2: mean recall of the two classes (score >= threshold)",

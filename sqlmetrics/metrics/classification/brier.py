@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="brier",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="Σ w·(p − y)² / Σ w",

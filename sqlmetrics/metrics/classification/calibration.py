@@ -23,6 +23,7 @@ INTERVAL = histogram_delta(
 
 SPEC = Metric(
     name="calibration",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="Σ w·p / Σ w·y: 1 is calibrated on average, above 1 over-predicts",

@@ -19,6 +19,7 @@ HALF = "(1 / CAST(2 AS DOUBLE))"  # F1 = tp / (tp + fn/2 + fp/2)
 
 SPEC = Metric(
     name="f1",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="2·TP / (2·TP + FP + FN): harmonic mean of precision and recall",

@@ -33,6 +33,7 @@ BETA = Param(
 
 SPEC = Metric(
     name="fbeta",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="(1 + β²)·TP / ((1 + β²)·TP + β²·FN + FP)",

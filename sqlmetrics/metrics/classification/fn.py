@@ -9,6 +9,7 @@ from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="fn",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="weighted count of positives predicted negative (label 1, score < threshold)",

@@ -9,6 +9,7 @@ from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="fp",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="weighted count of negatives predicted positive (label 0, score >= threshold)",

@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="label_mean",
+    score_rounding="unchanged",
     family="classification",
     polars_form="histogram",
     summary="Σ w·y / Σ w: observed positive rate",

@@ -13,6 +13,7 @@ CLIPPED = f"LEAST(GREATEST(score, {EPSILON!r}), 1 - {EPSILON!r})"  # p in SQL, a
 
 SPEC = Metric(
     name="logloss",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="−Σ w·(y·ln p + (1−y)·ln(1−p)) / Σ w, p clipped to [ε, 1−ε]",

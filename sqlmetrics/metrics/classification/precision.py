@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="precision",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="TP / (TP + FP): share of predicted positives that are positive",

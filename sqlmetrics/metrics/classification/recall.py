@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="recall",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="TP / (TP + FN): share of positives predicted positive",

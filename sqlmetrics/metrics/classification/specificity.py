@@ -10,6 +10,7 @@ from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="specificity",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="TN / (TN + FP): share of negatives predicted negative",

@@ -9,6 +9,7 @@ from sqlmetrics.spec import Metric
 
 SPEC = Metric(
     name="tp",
+    score_rounding="monotone",
     family="classification",
     polars_form="histogram",
     summary="weighted count of positives predicted positive (label 1, score >= threshold)",
