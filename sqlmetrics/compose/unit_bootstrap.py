@@ -63,13 +63,10 @@ def compose_unit_bootstrap(binding: Binding, source_sql: str, resampling: Bootst
     ctes = shared_steps(binding, source_sql)
     ctes |= {
         "units": (
-            "-- each unit's sums (a row without a unit is not resampled, as in the row bootstrap)\n"
-            f"SELECT {by}, unit_id, {', '.join(sums)}\nFROM input\nWHERE unit_id IS NOT NULL\nGROUP BY {by}, unit_id"
-        ),
-        "unit_numbers": (
-            "-- the row bootstrap's unit numbers: the units in order\n"
-            f"SELECT unit_id, {bootstrap.unit_id_sql('unit_id', [])} AS unit_number\n"
-            "FROM (SELECT DISTINCT unit_id FROM input) AS distinct_units"
+            "-- each unit's sums (a row without a unit is not resampled, as in the row bootstrap) and its\n"
+            "-- number, the row bootstrap's: the units in order (numbered here, before they are replicated)\n"
+            f"SELECT {by}, unit_id, {', '.join(sums)}, {bootstrap.unit_id_sql('unit_id', [])} AS unit_number\n"
+            f"FROM input\nWHERE unit_id IS NOT NULL\nGROUP BY {by}, unit_id"
         ),
         "counted": _counted_sql(by, totals, resampling),
     }
@@ -94,9 +91,8 @@ def _counted_sql(by: str, totals: str, resampling: Bootstrap) -> str:
     """Each unit's sums once per replicate, with its Poisson(1) count ``c``."""
     first, second, third = bootstrap.hash_steps_sql(resampling.seed)
     numbered = (
-        f"SELECT u.*, r.replicate, {first.replace('unit_id', 'n.unit_number')} AS h1\n"
-        "FROM units AS u\nJOIN unit_numbers AS n ON u.unit_id = n.unit_id\n"
-        f"CROSS JOIN {bootstrap.replicates_sql(resampling.resamples)}"
+        f"SELECT u.*, r.replicate, {first.replace('unit_id', 'u.unit_number')} AS h1\n"
+        f"FROM units AS u\nCROSS JOIN {bootstrap.replicates_sql(resampling.resamples)}"
     )
     first_hash = f"SELECT *, {second} AS h2\nFROM (\n{indent(numbered)}\n) AS first_hash"
     hashed = f"SELECT *, {third} AS h3\nFROM (\n{indent(first_hash)}\n) AS second_hash"
