@@ -262,13 +262,13 @@ def _rewrite(node: exp.Expression, target: Dialect) -> exp.Expression:
 
 def _range(series: exp.GenerateSeries, target: Dialect) -> exp.Expression:
     """``RANGE(a, b)`` as ``range(a, COALESCE(b, a))``: ClickHouse's refuses a NULL end,
-    for which DuckDB's is empty (the templates' starts are literals)."""
+    for which DuckDB's is empty (the templates' starts are literals); a literal end as it is."""
     start, end = (rewritten(series.args[key], target) for key in ("start", "end"))
     if not series.args.get("is_end_exclusive"):
         end = exp.Add(this=end, expression=exp.Literal.number(1))
-    return exp.Anonymous(
-        this=target.range_function, expressions=[start, exp.Coalesce(this=end, expressions=[start.copy()])]
-    )
+    if not isinstance(end, exp.Literal):  # a literal end is never NULL (the bootstrap's replicates)
+        end = exp.Coalesce(this=end, expressions=[start.copy()])
+    return exp.Anonymous(this=target.range_function, expressions=[start, end])
 
 
 def _raise(message: exp.Expression, target: Dialect) -> exp.Expression:

@@ -52,6 +52,8 @@ from pathlib import Path
 
 from sqlglot import exp
 
+from sqlmetrics import folding
+
 _PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 _SAME_SLICE = re.compile(r"\{\{\s*same_slice\((\w+),\s*(\w+)\)\s*\}\}")
 _QUALIFIED_BY = re.compile(r"\{\{\s*by\((\w+)\)\s*\}\}")
@@ -130,9 +132,9 @@ def same_slice(slices: list[str] | tuple[str, ...], left: str, right: str) -> st
 
 
 def render(name: str, values: dict[str, str], slices: tuple[str, ...] = (), with_header: bool = True) -> str:
-    """The template body with every placeholder replaced by already-rendered SQL, after
-    its ``header`` (so a composed statement says what each step is) unless not
-    ``with_header``."""
+    """The template body with every placeholder replaced by already-rendered SQL and the
+    branches its parameters rule out folded away (``folding.fold``), after its ``header``
+    (so a composed statement says what each step is) unless not ``with_header``."""
 
     def fill(match: re.Match[str]) -> str:
         key = match.group(1)
@@ -141,12 +143,28 @@ def render(name: str, values: dict[str, str], slices: tuple[str, ...] = (), with
         return values[key]
 
     described = [_PLACEHOLDER.sub(r"\1", line) for line in header(name)] if with_header else []
-    text = "\n".join([*described, body(name)])
+    text = body(name)
     if tuple(slices) == CONSTANT_SLICES:
         text = _PARTITION_BY_SLICES.sub(lambda m: "PARTITION BY " if m.group(1) else "", text)
     text = _SAME_SLICE.sub(lambda m: same_slice(slices, m.group(1), m.group(2)), text)
     text = _QUALIFIED_BY.sub(lambda m: ", ".join(f"{m.group(1)}.{s}" for s in slices), text)
-    return _PLACEHOLDER.sub(fill, text)
+    used = {match.group(1) for match in _PLACEHOLDER.finditer(text)}
+    text = _PLACEHOLDER.sub(fill, text)
+    if any(_may_fold(values[key]) for key in used) or "RANGE(" in text:  # else nothing folds
+        text = folding.fold(text)
+    return "\n".join([*described, text])
+
+
+def _may_fold(value: str) -> bool:
+    """Whether a placeholder's value can make a branch constant: it is an integer, or it
+    holds a string, boolean or NULL literal (a parameter, or SQL written with one; a
+    double is a CAST, compared only with columns). Folding parses the step, so the
+    others are left as written."""
+    return bool(_INTEGER.fullmatch(value) or _LITERAL.search(value))
+
+
+_INTEGER = re.compile(r"-?\d+")
+_LITERAL = re.compile(r"'|\b(?:TRUE|FALSE|NULL)\b")
 
 
 def fill(text: str, values: dict[str, str]) -> str:

@@ -159,7 +159,7 @@ LAYERS = (
     ("intervals",),
     ("rules",),
     ("request", "binding", "class_scores", "bootstrap"),
-    ("dialects", "templates", "sources", "table_formats", "parquet_files", "partitions", "interrupt", "progress"),
+    ("dialects", "templates", "folding", "sources", "table_formats", "parquet_files", "partitions", "interrupt", "progress"),
     ("spec", "errors"),
 )
 

@@ -96,7 +96,8 @@ def _input_columns(binding: Binding) -> dict[str, str]:
         columns["unit_id"] = templates.quote(binding.cluster)
     if binding.bootstrap:
         unit = binding.bootstrap.unit
-        row = [sql for name, sql in columns.items() if name != "slice_0"]  # w: NULL for an excluded row
+        # w: NULL for an excluded row; a constant (slice_0, a missing item's NULL) orders nothing
+        row = [sql for name, sql in columns.items() if name != "slice_0" and sql != "NULL"]
         columns["unit_id"] = bootstrap.unit_id_sql(None if unit is None else templates.quote(unit), row)
     return columns
 

@@ -308,16 +308,16 @@ WITH input AS (
         FROM list_floors
       ) AS lengths
     ) AS longest_list
-    CROSS JOIN UNNEST(GENERATE_ARRAY(0, GREATEST(ARRAY_LENGTH(GENERATE_ARRAY(0, CAST(longest AS INT64) + 1 - 1))) - 1)) AS pos
-    CROSS JOIN UNNEST(GENERATE_ARRAY(0, CAST(longest AS INT64) + 1 - 1)) AS p WITH OFFSET AS pos_2
+    CROSS JOIN UNNEST(GENERATE_ARRAY(0, GREATEST(ARRAY_LENGTH(GENERATE_ARRAY(0, CAST(longest AS INT64)))) - 1)) AS pos
+    CROSS JOIN UNNEST(GENERATE_ARRAY(0, CAST(longest AS INT64))) AS p WITH OFFSET AS pos_2
     WHERE
       pos = pos_2
       OR (
         pos > (
-          ARRAY_LENGTH(GENERATE_ARRAY(0, CAST(longest AS INT64) + 1 - 1)) - 1
+          ARRAY_LENGTH(GENERATE_ARRAY(0, CAST(longest AS INT64))) - 1
         )
         AND pos_2 = (
-          ARRAY_LENGTH(GENERATE_ARRAY(0, CAST(longest AS INT64) + 1 - 1)) - 1
+          ARRAY_LENGTH(GENERATE_ARRAY(0, CAST(longest AS INT64))) - 1
         )
       )
   ) AS numbers
@@ -426,7 +426,9 @@ WITH input AS (
     slice_2,
     query,
     SUM(
-      relevant * LEAST(n, GREATEST(COALESCE(NULL, rows_before + n) - rows_before, 0)) / CAST(n AS FLOAT64)
+      relevant * LEAST(n, GREATEST((
+        rows_before + n
+      ) - rows_before, 0)) / CAST(n AS FLOAT64)
     ) AS hits
   FROM (
     /* the groups in the policy's order, with the rows before each */
@@ -493,9 +495,7 @@ WITH input AS (
     slice_1,
     slice_2,
     query,
-    SUM(
-      relevant * LEAST(n, GREATEST(COALESCE(10, rows_before + n) - rows_before, 0)) / CAST(n AS FLOAT64)
-    ) AS hits
+    SUM(relevant * LEAST(n, GREATEST(10 - rows_before, 0)) / CAST(n AS FLOAT64)) AS hits
   FROM (
     /* the groups in the policy's order, with the rows before each */
     SELECT

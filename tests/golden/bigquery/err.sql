@@ -22,14 +22,14 @@ m_err AS (
       slice_2,
       query,
       first_position AS a,
-      LEAST(MIN(last_position), COALESCE(NULL, MIN(last_position))) AS e,
+      LEAST(MIN(last_position), MIN(last_position)) AS e,
       COUNT(*) AS g,
       MIN(LEAST(label, CAST(4.0 AS FLOAT64))) AS grade
     FROM ranked
     WHERE
       ties = 'pessimistic'
       AND min_relevance = CAST(1.0 AS FLOAT64)
-      AND first_position <= COALESCE(NULL, first_position)
+      AND first_position <= first_position
     GROUP BY
       slice_1,
       slice_2,
@@ -122,12 +122,7 @@ m_err AS (
       slice_1,
       slice_2,
       query,
-      CASE
-        WHEN SUM(relevant) > 0
-        THEN SUM(err)
-        WHEN SUM(judged) > 0 AND 'skip' = 'zero'
-        THEN 0
-      END AS err
+      CASE WHEN SUM(relevant) > 0 THEN SUM(err) END AS err
     FROM m_err_list_parts AS list_parts
     GROUP BY
       slice_1,

@@ -35,32 +35,16 @@ m_gauc AS (
       slice_1,
       slice_2,
       query,
-      CASE
-        WHEN TRUE
-        THEN SUM(
-          w_pos * (
-            (
-              2 * neg_up_to - neg_tied
-            ) / CAST(NULLIF(neg_total, 0) AS FLOAT64)
-          )
-        ) / CAST((
-          2 * SUM(w_pos)
-        ) AS FLOAT64)
-        ELSE (
-          SUM(CASE WHEN w_pos > 0 THEN rank_from + rank_to ELSE 0 END) / CAST(2 AS FLOAT64) - SUM(w_pos) * (
-            SUM(w_pos) + 1
-          ) / CAST(2 AS FLOAT64)
-        ) / CAST((
-          SUM(w_pos) * SUM(w_neg)
-        ) AS FLOAT64)
-      END AS auc,
-      CASE 'impressions'
-        WHEN 'impressions'
-        THEN SUM(w_pos + w_neg)
-        WHEN 'positives'
-        THEN SUM(w_pos)
-        ELSE 1
-      END AS group_weight
+      SUM(
+        w_pos * (
+          (
+            2 * neg_up_to - neg_tied
+          ) / CAST(NULLIF(neg_total, 0) AS FLOAT64)
+        )
+      ) / CAST((
+        2 * SUM(w_pos)
+      ) AS FLOAT64) AS auc,
+      SUM(w_pos + w_neg) AS group_weight
     FROM (
       SELECT
         slice_1,

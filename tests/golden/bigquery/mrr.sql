@@ -45,9 +45,7 @@ m_mrr AS (
       CROSS JOIN UNNEST(GENERATE_ARRAY(0, CAST(g - m + 1 AS INT64) - 1)) AS j WITH OFFSET AS pos_2
       WHERE
         (
-          ties = 'average'
-          AND min_relevance = CAST(1.0 AS FLOAT64)
-          AND a <= COALESCE(NULL, a)
+          ties = 'average' AND min_relevance = CAST(1.0 AS FLOAT64) AND a <= a
         )
         AND (
           pos = pos_2
@@ -75,7 +73,9 @@ m_mrr AS (
       0 AS judged
     FROM m_mrr_offsets AS offsets
     WHERE
-      a + j <= COALESCE(NULL, a + j)
+      a + j <= (
+        a + j
+      )
     UNION ALL
     /* every list, even one without a relevant item in the top k or without judgments */
     SELECT
@@ -93,12 +93,7 @@ m_mrr AS (
       slice_1,
       slice_2,
       query,
-      CASE
-        WHEN SUM(relevant) > 0 OR (
-          SUM(judged) > 0 AND 'skip' = 'zero'
-        )
-        THEN SUM(rr)
-      END AS rr
+      CASE WHEN SUM(relevant) > 0 THEN SUM(rr) END AS rr
     FROM m_mrr_list_parts AS list_parts
     GROUP BY
       slice_1,

@@ -39,11 +39,7 @@ m_auc AS (
   SELECT
     slice_1,
     slice_2,
-    CASE 'macro'
-      WHEN 'weighted'
-      THEN SUM(support * value) / CAST(NULLIF(SUM(CASE WHEN NOT value IS NULL THEN support END), 0) AS FLOAT64)
-      ELSE AVG(value)
-    END AS auc,
+    AVG(value) AS auc,
     COUNT(value) AS auc_classes,
     COUNT(*) - COUNT(value) AS auc_skipped
   FROM m_auc_per_class AS per_class

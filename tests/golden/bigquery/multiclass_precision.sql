@@ -10,18 +10,7 @@ m_precision AS (
   SELECT
     slice_1,
     slice_2,
-    CASE 'macro'
-      WHEN 'micro'
-      THEN SUM(tp) / CAST(NULLIF(SUM(predicted), 0) AS FLOAT64)
-      WHEN 'weighted'
-      THEN COALESCE(
-        SUM(support * (
-          tp / CAST(NULLIF(predicted, 0) AS FLOAT64)
-        )) / CAST(NULLIF(SUM(CASE WHEN predicted > 0 THEN support END), 0) AS FLOAT64),
-        AVG(tp / CAST(NULLIF(predicted, 0) AS FLOAT64))
-      )
-      ELSE AVG(tp / CAST(NULLIF(predicted, 0) AS FLOAT64))
-    END AS precision
+    AVG(tp / CAST(NULLIF(predicted, 0) AS FLOAT64)) AS precision
   FROM class_counts
   GROUP BY
     slice_1,

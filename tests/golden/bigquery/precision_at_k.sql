@@ -37,12 +37,7 @@ m_precision_at_10 AS (
       slice_1,
       slice_2,
       query,
-      CASE
-        WHEN SUM(relevant) > 0 OR (
-          SUM(judged) > 0 AND 'skip' = 'zero'
-        )
-        THEN SUM(hits)
-      END AS hits
+      CASE WHEN SUM(relevant) > 0 THEN SUM(hits) END AS hits
     FROM m_precision_at_10_list_parts AS list_parts
     GROUP BY
       slice_1,
@@ -52,13 +47,7 @@ m_precision_at_10 AS (
   SELECT
     slice_1,
     slice_2,
-    CASE
-      WHEN 'macro' = 'micro'
-      THEN SUM(hits) / (
-        CAST(10 AS FLOAT64) * COUNT(hits)
-      )
-      ELSE AVG(hits / CAST(10 AS FLOAT64))
-    END AS precision,
+    AVG(hits / CAST(10 AS FLOAT64)) AS precision,
     COUNT(hits) AS precision_queries,
     COUNT(*) - COUNT(hits) AS precision_skipped
   FROM m_precision_at_10_per_list AS per_list

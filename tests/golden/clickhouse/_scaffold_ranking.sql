@@ -449,7 +449,9 @@ WITH input AS (
     slice_2,
     query,
     SUM(
-      relevant * LEAST(n, GREATEST(COALESCE(NULL, rows_before + n) - rows_before, 0)) / CAST(n AS Nullable(Float64))
+      relevant * LEAST(n, GREATEST((
+        rows_before + n
+      ) - rows_before, 0)) / CAST(n AS Nullable(Float64))
     ) AS hits
   FROM (
     /* the groups in the policy's order, with the rows before each */
@@ -519,7 +521,7 @@ WITH input AS (
     slice_2,
     query,
     SUM(
-      relevant * LEAST(n, GREATEST(COALESCE(10, rows_before + n) - rows_before, 0)) / CAST(n AS Nullable(Float64))
+      relevant * LEAST(n, GREATEST(10 - rows_before, 0)) / CAST(n AS Nullable(Float64))
     ) AS hits
   FROM (
     /* the groups in the policy's order, with the rows before each */

@@ -19,28 +19,18 @@ m_auc AS (
     slice_1,
     slice_2,
     CASE
-      WHEN TRUE
-      THEN CASE
-        WHEN SUM(w_pos) > 0 AND SUM(w_neg) > 0
-        THEN (
-          1 + SUM(
-            w_neg / CAST(nullIf(neg_total, 0) AS Nullable(Float64)) * (
-              tp / CAST(nullIf(pos_total, 0) AS Nullable(Float64))
-            )
-          ) - SUM(
-            w_pos / CAST(nullIf(pos_total, 0) AS Nullable(Float64)) * (
-              fp / CAST(nullIf(neg_total, 0) AS Nullable(Float64))
-            )
+      WHEN SUM(w_pos) > 0 AND SUM(w_neg) > 0
+      THEN (
+        1 + SUM(
+          w_neg / CAST(nullIf(neg_total, 0) AS Nullable(Float64)) * (
+            tp / CAST(nullIf(pos_total, 0) AS Nullable(Float64))
           )
-        ) / CAST(2 AS Nullable(Float64))
-      END
-      ELSE 1 + (
-        SUM(w_pos) * (
-          SUM(w_pos) + 1
-        ) - SUM(w_pos * (
-          rank_from + rank_to
-        ))
-      ) / CAST(nullIf(2 * SUM(w_pos) * SUM(w_neg), 0) AS Nullable(Float64))
+        ) - SUM(
+          w_pos / CAST(nullIf(pos_total, 0) AS Nullable(Float64)) * (
+            fp / CAST(nullIf(neg_total, 0) AS Nullable(Float64))
+          )
+        )
+      ) / CAST(2 AS Nullable(Float64))
     END AS auc
   FROM score_cum
   GROUP BY

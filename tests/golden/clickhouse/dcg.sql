@@ -4,7 +4,9 @@ m_dcg AS (
       slice_1,
       slice_2,
       query,
-      CASE WHEN 'exponential' = 'linear' THEN label ELSE POWER(2, label) - 1 END * (
+      (
+        POWER(2, label) - 1
+      ) * (
         d_end.discount_through - d_start.discount_through
       ) / CAST(last_position - first_position + 1 AS Nullable(Float64)) AS dcg,
       0 AS relevant,
@@ -13,11 +15,11 @@ m_dcg AS (
     JOIN positions AS d_start
       ON d_start.p = first_position - 1
     JOIN positions AS d_end
-      ON d_end.p = LEAST(last_position, COALESCE(NULL, last_position))
+      ON d_end.p = LEAST(last_position, last_position)
     WHERE
       ties = 'average'
       AND min_relevance = CAST(1.0 AS Nullable(Float64))
-      AND first_position <= COALESCE(NULL, first_position)
+      AND first_position <= first_position
     /* dcg: discounted cumulative gain at k, the mean over lists of */
     /*   DCG@k = Σ_{p <= k} gain(rel_p) / log2(p + 1), */
     /* positions p by score, descending; gain(rel) = 2^rel − 1 ('exponential') or rel */
@@ -44,12 +46,7 @@ m_dcg AS (
       slice_1,
       slice_2,
       query,
-      CASE
-        WHEN SUM(relevant) > 0
-        THEN SUM(dcg)
-        WHEN SUM(judged) > 0 AND 'skip' = 'zero'
-        THEN 0
-      END AS dcg
+      CASE WHEN SUM(relevant) > 0 THEN SUM(dcg) END AS dcg
     FROM m_dcg_list_parts AS list_parts
     GROUP BY
       slice_1,

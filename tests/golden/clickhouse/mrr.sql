@@ -48,9 +48,7 @@ m_mrr AS (
         arrayJoin(range(0, COALESCE(CAST(g - m + 1 AS Nullable(Int64)), 0))) AS j
       FROM first_hits
       WHERE
-        ties = 'average'
-        AND min_relevance = CAST(1.0 AS Nullable(Float64))
-        AND a <= COALESCE(NULL, a)
+        ties = 'average' AND min_relevance = CAST(1.0 AS Nullable(Float64)) AND a <= a
     ) AS expanded
   ), m_mrr_list_parts AS (
     SELECT
@@ -66,7 +64,9 @@ m_mrr AS (
       0 AS judged
     FROM m_mrr_offsets AS offsets
     WHERE
-      a + j <= COALESCE(NULL, a + j)
+      a + j <= (
+        a + j
+      )
     UNION ALL
     /* every list, even one without a relevant item in the top k or without judgments */
     SELECT
@@ -84,12 +84,7 @@ m_mrr AS (
       slice_1,
       slice_2,
       query,
-      CASE
-        WHEN SUM(relevant) > 0 OR (
-          SUM(judged) > 0 AND 'skip' = 'zero'
-        )
-        THEN SUM(rr)
-      END AS rr
+      CASE WHEN SUM(relevant) > 0 THEN SUM(rr) END AS rr
     FROM m_mrr_list_parts AS list_parts
     GROUP BY
       slice_1,

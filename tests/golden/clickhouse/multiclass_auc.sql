@@ -39,13 +39,7 @@ m_auc AS (
   SELECT
     slice_1,
     slice_2,
-    CASE 'macro'
-      WHEN 'weighted'
-      THEN SUM(support * value) / CAST(nullIf(SUM(CASE WHEN NOT (
-        value IS NULL
-      ) THEN support END), 0) AS Nullable(Float64))
-      ELSE AVG(value)
-    END AS auc,
+    AVG(value) AS auc,
     CAST(COUNT(value) AS Nullable(Int64)) AS auc_classes,
     CAST(COUNT(*) AS Nullable(Int64)) - CAST(COUNT(value) AS Nullable(Int64)) AS auc_skipped
   FROM m_auc_per_class AS per_class

@@ -32,13 +32,7 @@ m_average_precision AS (
   SELECT
     slice_1,
     slice_2,
-    CASE 'macro'
-      WHEN 'weighted'
-      THEN SUM(support * value) / CAST(nullIf(SUM(CASE WHEN NOT (
-        value IS NULL
-      ) THEN support END), 0) AS Nullable(Float64))
-      ELSE AVG(value)
-    END AS average_precision,
+    AVG(value) AS average_precision,
     CAST(COUNT(value) AS Nullable(Int64)) AS average_precision_classes,
     CAST(COUNT(*) AS Nullable(Int64)) - CAST(COUNT(value) AS Nullable(Int64)) AS average_precision_skipped
   FROM m_average_precision_per_class AS per_class

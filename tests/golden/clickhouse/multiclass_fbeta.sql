@@ -37,18 +37,7 @@ m_fbeta AS (
   SELECT
     slice_1,
     slice_2,
-    CASE 'macro'
-      WHEN 'micro'
-      THEN SUM(tp) / CAST(nullIf(MIN(bw.r) * SUM(support) + MIN(bw.q) * SUM(predicted), 0) AS Nullable(Float64))
-      WHEN 'weighted'
-      THEN COALESCE(
-        SUM(support * f) / CAST(nullIf(SUM(CASE WHEN NOT (
-          f IS NULL
-        ) THEN support END), 0) AS Nullable(Float64)),
-        AVG(f)
-      )
-      ELSE AVG(f)
-    END AS fbeta
+    AVG(f) AS fbeta
   FROM m_fbeta_scores AS scores
   CROSS JOIN m_fbeta_beta_weights AS bw
   GROUP BY

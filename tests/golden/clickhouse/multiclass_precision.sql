@@ -10,18 +10,7 @@ m_precision AS (
   SELECT
     slice_1,
     slice_2,
-    CASE 'macro'
-      WHEN 'micro'
-      THEN SUM(tp) / CAST(nullIf(SUM(predicted), 0) AS Nullable(Float64))
-      WHEN 'weighted'
-      THEN COALESCE(
-        SUM(support * (
-          tp / CAST(nullIf(predicted, 0) AS Nullable(Float64))
-        )) / CAST(nullIf(SUM(CASE WHEN predicted > 0 THEN support END), 0) AS Nullable(Float64)),
-        AVG(tp / CAST(nullIf(predicted, 0) AS Nullable(Float64)))
-      )
-      ELSE AVG(tp / CAST(nullIf(predicted, 0) AS Nullable(Float64)))
-    END AS precision
+    AVG(tp / CAST(nullIf(predicted, 0) AS Nullable(Float64))) AS precision
   FROM class_counts
   GROUP BY
     slice_1,

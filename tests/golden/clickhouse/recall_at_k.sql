@@ -38,9 +38,7 @@ m_recall_at_10 AS (
       query,
       SUM(hits) AS hits,
       SUM(relevant) AS relevant,
-      SUM(relevant) > 0 OR (
-        SUM(judged) > 0 AND 'skip' = 'zero'
-      ) AS used
+      SUM(relevant) > 0 AS used
     FROM m_recall_at_10_list_parts AS list_parts
     GROUP BY
       slice_1,
@@ -50,16 +48,12 @@ m_recall_at_10 AS (
   SELECT
     slice_1,
     slice_2,
-    CASE
-      WHEN 'macro' = 'micro'
-      THEN SUM(CASE WHEN used THEN hits END) / CAST(nullIf(SUM(CASE WHEN used THEN relevant END), 0) AS Nullable(Float64))
-      ELSE AVG(
-        CASE
-          WHEN used
-          THEN COALESCE(hits / CAST(nullIf(relevant, 0) AS Nullable(Float64)), 0)
-        END
-      )
-    END AS recall,
+    AVG(
+      CASE
+        WHEN used
+        THEN COALESCE(hits / CAST(nullIf(relevant, 0) AS Nullable(Float64)), 0)
+      END
+    ) AS recall,
     CAST(COUNT(CASE WHEN used THEN 1 END) AS Nullable(Int64)) AS recall_queries,
     CAST(COUNT(CASE WHEN NOT used THEN 1 END) AS Nullable(Int64)) AS recall_skipped
   FROM m_recall_at_10_per_list AS per_list

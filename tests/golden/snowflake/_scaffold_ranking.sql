@@ -466,7 +466,9 @@ WITH input AS (
     slice_2,
     query,
     SUM(
-      relevant * LEAST_IGNORE_NULLS(n, GREATEST_IGNORE_NULLS(COALESCE(NULL, rows_before + n) - rows_before, 0)) / CAST(n AS DOUBLE)
+      relevant * LEAST_IGNORE_NULLS(n, GREATEST_IGNORE_NULLS((
+        rows_before + n
+      ) - rows_before, 0)) / CAST(n AS DOUBLE)
     ) AS hits
   FROM (
     /* the groups in the policy's order, with the rows before each */
@@ -534,7 +536,7 @@ WITH input AS (
     slice_2,
     query,
     SUM(
-      relevant * LEAST_IGNORE_NULLS(n, GREATEST_IGNORE_NULLS(COALESCE(10, rows_before + n) - rows_before, 0)) / CAST(n AS DOUBLE)
+      relevant * LEAST_IGNORE_NULLS(n, GREATEST_IGNORE_NULLS(10 - rows_before, 0)) / CAST(n AS DOUBLE)
     ) AS hits
   FROM (
     /* the groups in the policy's order, with the rows before each */

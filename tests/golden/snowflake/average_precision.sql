@@ -13,11 +13,9 @@ m_average_precision AS (
     slice_2,
     CASE
       WHEN SUM(w_neg) > 0
-      THEN SUM(
-        w_pos * (
-          tp / CAST(NULLIF(CASE WHEN TRUE THEN tp + fp ELSE rank_to END, 0) AS DOUBLE)
-        )
-      ) / CAST(NULLIF(SUM(w_pos), 0) AS DOUBLE)
+      THEN SUM(w_pos * (
+        tp / CAST(NULLIF(tp + fp, 0) AS DOUBLE)
+      )) / CAST(NULLIF(SUM(w_pos), 0) AS DOUBLE)
     END AS average_precision
   FROM score_cum
   GROUP BY

@@ -44,17 +44,7 @@ m_cohen_kappa AS (
       t.class AS true_class,
       p.class AS predicted_class,
       t.support_share * p.predicted_share AS chance,
-      CASE 'none'
-        WHEN 'linear'
-        THEN ABS(t.r - p.r)
-        WHEN 'quadratic'
-        THEN (
-          t.r - p.r
-        ) * (
-          t.r - p.r
-        )
-        ELSE CASE WHEN t.r = p.r THEN 0 ELSE 1 END
-      END AS d
+      CASE WHEN t.r = p.r THEN 0 ELSE 1 END AS d
     FROM m_cohen_kappa_ranked_classes AS t
     JOIN m_cohen_kappa_ranked_classes AS p
       ON t.slice_1 IS NOT DISTINCT FROM p.slice_1

@@ -23,90 +23,21 @@ m_hit_rate AS (
       m
     FROM first_hits
     WHERE
-      ties = 'average' AND min_relevance = CAST(1.0 AS DOUBLE) AND 'macro' = 'macro'
+      ties = 'average' AND min_relevance = CAST(1.0 AS DOUBLE)
   ), m_hit_rate_list_parts AS (
     SELECT
       slice_1,
       slice_2,
       query,
-      CASE
-        WHEN a + g - 1 <= COALESCE(NULL, a + g - 1) OR NULL - a + 1 > g - m
-        THEN 1
-        ELSE 0
-      END AS hit,
+      CASE WHEN a + g - 1 <= (
+        a + g - 1
+      ) THEN 1 ELSE 0 END AS hit,
       0 AS hits,
       0 AS relevant,
       0 AS judged
     FROM m_hit_rate_first_relevant AS first_relevant
     WHERE
-      a <= COALESCE(NULL, a)
-    UNION ALL
-    /* a straddling group: 1 − P(its s positions inside k all go to non-relevant rows) */
-    SELECT
-      slice_1,
-      slice_2,
-      query,
-      1 - EXP(SUM(LN((
-        g - m - t
-      ) / CAST(g - t AS DOUBLE)))),
-      0,
-      0,
-      0
-    FROM (
-      SELECT
-        slice_1,
-        slice_2,
-        query,
-        g,
-        m,
-        IFF(_u.pos = _u_2.pos_2, _u_2.t, NULL) AS t
-      FROM m_hit_rate_first_relevant AS first_relevant
-      CROSS JOIN TABLE(
-        FLATTEN(
-          INPUT => ARRAY_GENERATE_RANGE(
-            0,
-            (
-              GREATEST(ARRAY_SIZE(ARRAY_GENERATE_RANGE(0, CAST(NULL - a + 1 AS BIGINT)))) - 1
-            ) + 1
-          )
-        )
-      ) AS _u(seq, key, path, index, pos, this)
-      CROSS JOIN TABLE(FLATTEN(INPUT => ARRAY_GENERATE_RANGE(0, CAST(NULL - a + 1 AS BIGINT)))) AS _u_2(seq, key, path, pos_2, t, this)
-      WHERE
-        (
-          a <= NULL AND a + g - 1 > NULL AND NULL - a + 1 <= g - m
-        )
-        AND (
-          _u.pos = _u_2.pos_2
-          OR (
-            _u.pos > (
-              ARRAY_SIZE(ARRAY_GENERATE_RANGE(0, CAST(NULL - a + 1 AS BIGINT))) - 1
-            )
-            AND _u_2.pos_2 = (
-              ARRAY_SIZE(ARRAY_GENERATE_RANGE(0, CAST(NULL - a + 1 AS BIGINT))) - 1
-            )
-          )
-        )
-    ) AS slots
-    GROUP BY
-      slice_1,
-      slice_2,
-      query
-    UNION ALL
-    SELECT
-      slice_1,
-      slice_2,
-      query,
-      0,
-      hits,
-      0,
-      0
-    FROM cutoff_hits
-    WHERE
-      ties = 'average'
-      AND min_relevance = CAST(1.0 AS DOUBLE)
-      AND k IS NOT DISTINCT FROM NULL
-      AND 'macro' = 'micro'
+      a <= a
     UNION ALL
     /* every list, even one without a relevant item or without judgments */
     SELECT
@@ -128,9 +59,7 @@ m_hit_rate AS (
       SUM(hit) AS hit,
       SUM(hits) AS hits,
       SUM(relevant) AS relevant,
-      SUM(relevant) > 0 OR (
-        SUM(judged) > 0 AND 'skip' = 'zero'
-      ) AS used
+      SUM(relevant) > 0 AS used
     FROM m_hit_rate_list_parts AS list_parts
     GROUP BY
       slice_1,
@@ -140,11 +69,7 @@ m_hit_rate AS (
   SELECT
     slice_1,
     slice_2,
-    CASE
-      WHEN 'macro' = 'micro'
-      THEN SUM(CASE WHEN used THEN hits END) / CAST(NULLIF(SUM(CASE WHEN used THEN relevant END), 0) AS DOUBLE)
-      ELSE AVG(CASE WHEN used THEN hit END)
-    END AS hit_rate,
+    AVG(CASE WHEN used THEN hit END) AS hit_rate,
     COUNT(CASE WHEN used THEN 1 END) AS hit_rate_queries,
     COUNT(CASE WHEN NOT used THEN 1 END) AS hit_rate_skipped
   FROM m_hit_rate_per_list AS per_list

@@ -335,56 +335,13 @@ WITH input AS (
         FROM list_floors
       ) AS lengths
     ) AS longest_list
-    CROSS JOIN UNNEST(SEQUENCE(
-      1,
-      GREATEST(
-        CARDINALITY(
-          IF(
-            (
-              CAST(longest AS BIGINT) + 1 - 1
-            ) < 0,
-            ARRAY[],
-            SEQUENCE(0, (
-              CAST(longest AS BIGINT) + 1 - 1
-            ))
-          )
-        )
-      )
-    )) AS _u(pos)
-    CROSS JOIN UNNEST(IF(
-      (
-        CAST(longest AS BIGINT) + 1 - 1
-      ) < 0,
-      ARRAY[],
-      SEQUENCE(0, (
-        CAST(longest AS BIGINT) + 1 - 1
-      ))
-    )) WITH ORDINALITY AS _u_2(p, pos_2)
+    CROSS JOIN UNNEST(SEQUENCE(1, GREATEST(CARDINALITY(SEQUENCE(0, CAST(longest AS BIGINT)))))) AS _u(pos)
+    CROSS JOIN UNNEST(SEQUENCE(0, CAST(longest AS BIGINT))) WITH ORDINALITY AS _u_2(p, pos_2)
     WHERE
       _u.pos = _u_2.pos_2
       OR (
-        _u.pos > CARDINALITY(
-          IF(
-            (
-              CAST(longest AS BIGINT) + 1 - 1
-            ) < 0,
-            ARRAY[],
-            SEQUENCE(0, (
-              CAST(longest AS BIGINT) + 1 - 1
-            ))
-          )
-        )
-        AND _u_2.pos_2 = CARDINALITY(
-          IF(
-            (
-              CAST(longest AS BIGINT) + 1 - 1
-            ) < 0,
-            ARRAY[],
-            SEQUENCE(0, (
-              CAST(longest AS BIGINT) + 1 - 1
-            ))
-          )
-        )
+        _u.pos > CARDINALITY(SEQUENCE(0, CAST(longest AS BIGINT)))
+        AND _u_2.pos_2 = CARDINALITY(SEQUENCE(0, CAST(longest AS BIGINT)))
       )
   ) AS numbers
 ), first_hits AS (
@@ -492,7 +449,9 @@ WITH input AS (
     slice_2,
     query,
     SUM(
-      relevant * LEAST(n, GREATEST(COALESCE(NULL, rows_before + n) - rows_before, 0)) / CAST(n AS DOUBLE)
+      relevant * LEAST(n, GREATEST((
+        rows_before + n
+      ) - rows_before, 0)) / CAST(n AS DOUBLE)
     ) AS hits
   FROM (
     /* the groups in the policy's order, with the rows before each */
@@ -559,9 +518,7 @@ WITH input AS (
     slice_1,
     slice_2,
     query,
-    SUM(
-      relevant * LEAST(n, GREATEST(COALESCE(10, rows_before + n) - rows_before, 0)) / CAST(n AS DOUBLE)
-    ) AS hits
+    SUM(relevant * LEAST(n, GREATEST(10 - rows_before, 0)) / CAST(n AS DOUBLE)) AS hits
   FROM (
     /* the groups in the policy's order, with the rows before each */
     SELECT

@@ -19,28 +19,18 @@ m_auc AS (
     slice_1,
     slice_2,
     CASE
-      WHEN TRUE
-      THEN CASE
-        WHEN SUM(w_pos) > 0 AND SUM(w_neg) > 0
-        THEN (
-          1 + SUM(
-            w_neg / CAST(NULLIF(neg_total, 0) AS DOUBLE) * (
-              tp / CAST(NULLIF(pos_total, 0) AS DOUBLE)
-            )
-          ) - SUM(
-            w_pos / CAST(NULLIF(pos_total, 0) AS DOUBLE) * (
-              fp / CAST(NULLIF(neg_total, 0) AS DOUBLE)
-            )
+      WHEN SUM(w_pos) > 0 AND SUM(w_neg) > 0
+      THEN (
+        1 + SUM(
+          w_neg / CAST(NULLIF(neg_total, 0) AS DOUBLE) * (
+            tp / CAST(NULLIF(pos_total, 0) AS DOUBLE)
           )
-        ) / CAST(2 AS DOUBLE)
-      END
-      ELSE 1 + (
-        SUM(w_pos) * (
-          SUM(w_pos) + 1
-        ) - SUM(w_pos * (
-          rank_from + rank_to
-        ))
-      ) / CAST(NULLIF(2 * SUM(w_pos) * SUM(w_neg), 0) AS DOUBLE)
+        ) - SUM(
+          w_pos / CAST(NULLIF(pos_total, 0) AS DOUBLE) * (
+            fp / CAST(NULLIF(neg_total, 0) AS DOUBLE)
+          )
+        )
+      ) / CAST(2 AS DOUBLE)
     END AS auc
   FROM score_cum
   GROUP BY

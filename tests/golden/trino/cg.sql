@@ -4,8 +4,10 @@ m_cg AS (
       slice_1,
       slice_2,
       query,
-      CASE WHEN 'exponential' = 'linear' THEN label ELSE POWER(2, label) - 1 END * (
-        LEAST(last_position, COALESCE(NULL, last_position)) - first_position + 1
+      (
+        POWER(2, label) - 1
+      ) * (
+        LEAST(last_position, last_position) - first_position + 1
       ) / CAST(last_position - first_position + 1 AS DOUBLE) AS cg,
       0 AS relevant,
       0 AS judged
@@ -13,7 +15,7 @@ m_cg AS (
     WHERE
       ties = 'average'
       AND min_relevance = CAST(1.0 AS DOUBLE)
-      AND first_position <= COALESCE(NULL, first_position)
+      AND first_position <= first_position
     /* cg: cumulative gain at k, the mean over lists of */
     /*   CG@k = Σ_{p <= k} gain(rel_p), */
     /* positions p by score, descending; gain(rel) = 2^rel − 1 ('exponential') or rel */
@@ -40,12 +42,7 @@ m_cg AS (
       slice_1,
       slice_2,
       query,
-      CASE
-        WHEN SUM(relevant) > 0
-        THEN SUM(cg)
-        WHEN SUM(judged) > 0 AND 'skip' = 'zero'
-        THEN 0
-      END AS cg
+      CASE WHEN SUM(relevant) > 0 THEN SUM(cg) END AS cg
     FROM m_cg_list_parts AS list_parts
     GROUP BY
       slice_1,

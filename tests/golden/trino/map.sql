@@ -27,12 +27,12 @@ m_map AS (
     JOIN positions AS h_start
       ON h_start.p = first_position - 1
     JOIN positions AS h_end
-      ON h_end.p = LEAST(last_position, COALESCE(NULL, last_position))
+      ON h_end.p = LEAST(last_position, last_position)
     WHERE
       ties = 'average'
       AND min_relevance = CAST(1.0 AS DOUBLE)
       AND relevant = 1
-      AND first_position <= COALESCE(NULL, first_position)
+      AND first_position <= first_position
     /* map: mean average precision at k, the mean over lists of */
     /*   AP@k = (1/R) Σ_{p <= k, item p relevant} P@p,   P@p = (relevant items in the top p)/p, */
     /* R the list's relevant judged items (label >= min_relevance), retrieved or not; k NULL */
@@ -68,8 +68,6 @@ m_map AS (
       CASE
         WHEN SUM(relevant) > 0
         THEN SUM(precision_sum) / CAST(SUM(relevant) AS DOUBLE)
-        WHEN SUM(judged) > 0 AND 'skip' = 'zero'
-        THEN 0
       END AS ap
     FROM m_map_list_parts AS list_parts
     GROUP BY
@@ -80,7 +78,7 @@ m_map AS (
   SELECT
     slice_1,
     slice_2,
-    AVG(ap) AS map,
+    AVG(ap) AS "map",
     COUNT(ap) AS map_queries,
     COUNT(*) - COUNT(ap) AS map_skipped
   FROM m_map_per_list AS per_list

@@ -68,9 +68,7 @@ m_mrr AS (
       )) WITH ORDINALITY AS _u_2(j, pos_2)
       WHERE
         (
-          ties = 'average'
-          AND min_relevance = CAST(1.0 AS DOUBLE)
-          AND a <= COALESCE(NULL, a)
+          ties = 'average' AND min_relevance = CAST(1.0 AS DOUBLE) AND a <= a
         )
         AND (
           _u.pos = _u_2.pos_2
@@ -114,7 +112,9 @@ m_mrr AS (
       0 AS judged
     FROM m_mrr_offsets AS offsets
     WHERE
-      a + j <= COALESCE(NULL, a + j)
+      a + j <= (
+        a + j
+      )
     UNION ALL
     /* every list, even one without a relevant item in the top k or without judgments */
     SELECT
@@ -132,12 +132,7 @@ m_mrr AS (
       slice_1,
       slice_2,
       query,
-      CASE
-        WHEN SUM(relevant) > 0 OR (
-          SUM(judged) > 0 AND 'skip' = 'zero'
-        )
-        THEN SUM(rr)
-      END AS rr
+      CASE WHEN SUM(relevant) > 0 THEN SUM(rr) END AS rr
     FROM m_mrr_list_parts AS list_parts
     GROUP BY
       slice_1,

@@ -32,11 +32,7 @@ m_average_precision AS (
   SELECT
     slice_1,
     slice_2,
-    CASE 'macro'
-      WHEN 'weighted'
-      THEN SUM(support * value) / CAST(NULLIF(SUM(CASE WHEN NOT value IS NULL THEN support END), 0) AS DOUBLE)
-      ELSE AVG(value)
-    END AS average_precision,
+    AVG(value) AS average_precision,
     COUNT(value) AS average_precision_classes,
     COUNT(*) - COUNT(value) AS average_precision_skipped
   FROM m_average_precision_per_class AS per_class

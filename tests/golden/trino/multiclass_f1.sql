@@ -21,16 +21,7 @@ m_f1 AS (
   SELECT
     slice_1,
     slice_2,
-    CASE 'macro'
-      WHEN 'micro'
-      THEN 2 * SUM(tp) / CAST(NULLIF(SUM(support) + SUM(predicted), 0) AS DOUBLE)
-      WHEN 'weighted'
-      THEN COALESCE(
-        SUM(support * f) / CAST(NULLIF(SUM(CASE WHEN NOT f IS NULL THEN support END), 0) AS DOUBLE),
-        AVG(f)
-      )
-      ELSE AVG(f)
-    END AS f1
+    AVG(f) AS f1
   FROM m_f1_scores AS scores
   GROUP BY
     slice_1,

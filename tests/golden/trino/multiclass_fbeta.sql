@@ -37,16 +37,7 @@ m_fbeta AS (
   SELECT
     slice_1,
     slice_2,
-    CASE 'macro'
-      WHEN 'micro'
-      THEN SUM(tp) / CAST(NULLIF(MIN(bw.r) * SUM(support) + MIN(bw.q) * SUM(predicted), 0) AS DOUBLE)
-      WHEN 'weighted'
-      THEN COALESCE(
-        SUM(support * f) / CAST(NULLIF(SUM(CASE WHEN NOT f IS NULL THEN support END), 0) AS DOUBLE),
-        AVG(f)
-      )
-      ELSE AVG(f)
-    END AS fbeta
+    AVG(f) AS fbeta
   FROM m_fbeta_scores AS scores
   CROSS JOIN m_fbeta_beta_weights AS bw
   GROUP BY

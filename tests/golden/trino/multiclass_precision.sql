@@ -10,18 +10,7 @@ m_precision AS (
   SELECT
     slice_1,
     slice_2,
-    CASE 'macro'
-      WHEN 'micro'
-      THEN SUM(tp) / CAST(NULLIF(SUM(predicted), 0) AS DOUBLE)
-      WHEN 'weighted'
-      THEN COALESCE(
-        SUM(support * (
-          tp / CAST(NULLIF(predicted, 0) AS DOUBLE)
-        )) / CAST(NULLIF(SUM(CASE WHEN predicted > 0 THEN support END), 0) AS DOUBLE),
-        AVG(tp / CAST(NULLIF(predicted, 0) AS DOUBLE))
-      )
-      ELSE AVG(tp / CAST(NULLIF(predicted, 0) AS DOUBLE))
-    END AS precision
+    AVG(tp / CAST(NULLIF(predicted, 0) AS DOUBLE)) AS precision
   FROM class_counts
   GROUP BY
     slice_1,

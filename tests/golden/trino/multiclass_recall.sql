@@ -9,11 +9,7 @@ m_recall AS (
   SELECT
     slice_1,
     slice_2,
-    CASE 'macro'
-      WHEN 'macro'
-      THEN AVG(tp / CAST(NULLIF(support, 0) AS DOUBLE))
-      ELSE SUM(tp) / CAST(NULLIF(SUM(support), 0) AS DOUBLE)
-    END AS recall
+    AVG(tp / CAST(NULLIF(support, 0) AS DOUBLE)) AS recall
   FROM class_counts
   GROUP BY
     slice_1,

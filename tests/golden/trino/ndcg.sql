@@ -27,7 +27,9 @@ m_ndcg AS (
       slice_1,
       slice_2,
       query,
-      CASE WHEN 'exponential' = 'linear' THEN label ELSE POWER(2, label) - 1 END * (
+      (
+        POWER(2, label) - 1
+      ) * (
         d_end.discount_through - d_start.discount_through
       ) / CAST(last_position - first_position + 1 AS DOUBLE) AS dcg,
       0 AS idcg,
@@ -37,11 +39,11 @@ m_ndcg AS (
     JOIN positions AS d_start
       ON d_start.p = first_position - 1
     JOIN positions AS d_end
-      ON d_end.p = LEAST(last_position, COALESCE(NULL, last_position))
+      ON d_end.p = LEAST(last_position, last_position)
     WHERE
       ties = 'average'
       AND min_relevance = CAST(1.0 AS DOUBLE)
-      AND first_position <= COALESCE(NULL, first_position)
+      AND first_position <= first_position
     UNION ALL
     /* the ideal order: the n judged items of a label fill positions last_position − n + 1 .. */
     /* (label 0 earns nothing: judged.sql leaves it out) */
@@ -50,16 +52,18 @@ m_ndcg AS (
       slice_2,
       query,
       0,
-      CASE WHEN 'exponential' = 'linear' THEN label ELSE POWER(2, label) - 1 END * (
+      (
+        POWER(2, label) - 1
+      ) * (
         d_end.discount_through - d_start.discount_through
       ),
       0,
       0
     FROM m_ndcg_ideal AS ideal
     JOIN positions AS d_start
-      ON d_start.p = LEAST(last_position - n, COALESCE(NULL, last_position))
+      ON d_start.p = LEAST(last_position - n, last_position)
     JOIN positions AS d_end
-      ON d_end.p = LEAST(last_position, COALESCE(NULL, last_position))
+      ON d_end.p = LEAST(last_position, last_position)
     UNION ALL
     /* every list, with its relevant and judged items (retrieved or not) */
     SELECT
@@ -78,12 +82,7 @@ m_ndcg AS (
       slice_1,
       slice_2,
       query,
-      CASE
-        WHEN SUM(relevant) > 0
-        THEN SUM(dcg) / CAST(SUM(idcg) AS DOUBLE)
-        WHEN SUM(judged) > 0 AND 'skip' = 'zero'
-        THEN 0
-      END AS ndcg
+      CASE WHEN SUM(relevant) > 0 THEN SUM(dcg) / CAST(SUM(idcg) AS DOUBLE) END AS ndcg
     FROM m_ndcg_list_parts AS list_parts
     GROUP BY
       slice_1,

@@ -144,8 +144,6 @@ m_rank_corr AS (
         THEN 2 * SUM(won) / CAST(SUM(n) * (
           SUM(n) - 1
         ) AS DOUBLE)
-        WHEN SUM(judged) > 0 AND 'skip' = 'zero'
-        THEN 0
       END AS rc
     FROM m_rank_corr_list_parts AS list_parts
     GROUP BY

@@ -38,9 +38,7 @@ m_recall_at_10 AS (
       query,
       SUM(hits) AS hits,
       SUM(relevant) AS relevant,
-      SUM(relevant) > 0 OR (
-        SUM(judged) > 0 AND 'skip' = 'zero'
-      ) AS used
+      SUM(relevant) > 0 AS used
     FROM m_recall_at_10_list_parts AS list_parts
     GROUP BY
       slice_1,
@@ -50,11 +48,7 @@ m_recall_at_10 AS (
   SELECT
     slice_1,
     slice_2,
-    CASE
-      WHEN 'macro' = 'micro'
-      THEN SUM(CASE WHEN used THEN hits END) / CAST(NULLIF(SUM(CASE WHEN used THEN relevant END), 0) AS DOUBLE)
-      ELSE AVG(CASE WHEN used THEN COALESCE(hits / CAST(NULLIF(relevant, 0) AS DOUBLE), 0) END)
-    END AS recall,
+    AVG(CASE WHEN used THEN COALESCE(hits / CAST(NULLIF(relevant, 0) AS DOUBLE), 0) END) AS recall,
     COUNT(CASE WHEN used THEN 1 END) AS recall_queries,
     COUNT(CASE WHEN NOT used THEN 1 END) AS recall_skipped
   FROM m_recall_at_10_per_list AS per_list
