@@ -30,6 +30,7 @@ as ``--`` lines.
 
 from __future__ import annotations
 
+import functools
 import re
 from decimal import Decimal
 
@@ -54,9 +55,11 @@ _CONDITIONS = (exp.Where, exp.Having, exp.Join)
 _COMMENT_LINE = re.compile(r"^(\s*)/\* ?(.*?) ?\*/$", re.MULTILINE)
 
 
+@functools.lru_cache(maxsize=4096)
 def fold(sql: str) -> str:
     """``sql`` (one DuckDB statement) with its constant branches folded, or as it is when
-    it has none."""
+    it has none. Kept per text: parsing a step costs milliseconds, and a process renders
+    the same steps again call after call."""
     tree = sqlglot.parse_one(sql, read="duckdb")
     changed = False
     for node in reversed(list(tree.walk(bfs=False))):  # children before their parents
@@ -235,7 +238,9 @@ def _empty(query: exp.Expression) -> bool:
     reads_nothing = isinstance(query.args.get("where"), exp.Where) and _truth(query.args["where"].this, True) is False
     if source is not None and isinstance(source.this, exp.Subquery):
         reads_nothing = reads_nothing or _empty(source.this.this)
-    aggregates = any(agg.find_ancestor(exp.Window) is None for e in query.expressions for agg in e.find_all(exp.AggFunc))
+    aggregates = any(
+        agg.find_ancestor(exp.Window) is None for e in query.expressions for agg in e.find_all(exp.AggFunc)
+    )
     return reads_nothing and (query.args.get("group") is not None or not aggregates)
 
 
