@@ -231,6 +231,19 @@ class Spark:
     def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
         return sm.evaluate("src", metrics, **kwargs, **_second(tables), **self.options)
 
+    def rows(self, sql: str) -> pl.DataFrame:
+        """The rows of a statement written for Spark SQL (a refusal: InvalidInputError)."""
+        return spark_engine.rows_of(self.session, sql)
+
+    def store(self, table: str, sql: str, append: bool, directory: Path) -> None:
+        """The rows of ``sql`` INSERTed INTO ``table``, created by them (a Parquet table in
+        ``directory``) unless ``append``."""
+        if append:
+            self.session.sql(f"INSERT INTO {table}\n{sql}")
+            return
+        self.session.sql(f"DROP TABLE IF EXISTS {table}")
+        self.session.sql(f"CREATE TABLE {table} USING parquet LOCATION '{directory}' AS\n{sql}")
+
 
 class ClickHouse:
     """The test run's one chdb session, with the current data set as tables (the Memory
@@ -252,19 +265,6 @@ class ClickHouse:
 
     def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
         return sm.evaluate("src", metrics, **kwargs, **_second(tables), **self.options)
-
-    def rows(self, sql: str) -> pl.DataFrame:
-        """The rows of a statement written for Spark SQL (a refusal: InvalidInputError)."""
-        return spark_engine.rows_of(self.session, sql)
-
-    def store(self, table: str, sql: str, append: bool, directory: Path) -> None:
-        """The rows of ``sql`` INSERTed INTO ``table``, created by them (a Parquet table in
-        ``directory``) unless ``append``."""
-        if append:
-            self.session.sql(f"INSERT INTO {table}\n{sql}")
-            return
-        self.session.sql(f"DROP TABLE IF EXISTS {table}")
-        self.session.sql(f"CREATE TABLE {table} USING parquet LOCATION '{directory}' AS\n{sql}")
 
 
 class DataFusion:
