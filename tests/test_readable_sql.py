@@ -17,7 +17,7 @@ from sqlglot import exp
 
 import sqlmetrics as sm
 from sqlmetrics.dialects import DIALECTS
-from tests.test_golden_sql import GOLDEN, KINDS, kind, roles
+from test_golden_sql import GOLDEN, KINDS, kind, roles
 
 VARIABLES = (exp.Column, exp.AggFunc, exp.Window, exp.Subquery, exp.Star, exp.Anonymous, exp.Rand)
 COMPARISONS = (exp.Is, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)

@@ -109,7 +109,11 @@ def assert_auc_bound_within_pairs_in_bins(states: list[pl.DataFrame], by: list[s
     totals = bins.group_by(by or pl.lit(0)).agg(
         pairs=(pl.col("pos") * pl.col("neg")).sum() / (2 * pl.col("pos").sum() * pl.col("neg").sum())
     )
-    joined = rolled.join(totals, on=by, how="left", nulls_equal=True) if by else rolled.with_columns(totals["pairs"])
+    if by:
+        joined = rolled.join(totals, on=by, how="left", nulls_equal=True)
+    else:  # one row; no base row at all gives no total (a column of no rows cannot join it)
+        pairs = totals["pairs"].to_list()
+        joined = rolled.with_columns(pairs=pl.lit(pairs[0] if pairs else None, dtype=pl.Float64))
     for bound, pairs in zip(joined["auc_max_error"], joined["pairs"]):
         if bound is not None and pairs is not None and math.isfinite(pairs):
             assert bound <= pairs + 1e-12, (bound, pairs)
