@@ -143,6 +143,7 @@ def test_three_files_are_discovered_composed_rendered_and_checked(tree):
         "trino",
         "bigquery",
         "snowflake",
+        "clickhouse",
     }
     result = pytest_in(tree, *REGISTRY_DRIVEN)
     assert result.returncode == 0, result.stdout[-5000:]
