@@ -6,11 +6,9 @@ and ``compose/rollup.py``; the format: docs/guide.md, "Roll-ups"."""
 from __future__ import annotations
 
 import dataclasses
-import glob
 import json
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -32,6 +30,7 @@ from sqlmetrics.compose.state import (
 from sqlmetrics.engines import duckdb_engine
 from sqlmetrics.engines.polars_engine.state import state as polars_state
 from sqlmetrics.errors import InvalidParameterError, SourceError
+from sqlmetrics.parquet_files import listing
 from sqlmetrics.request import ClassScores, Request
 
 STATE_ENGINES = ("duckdb", "polars")
@@ -72,7 +71,7 @@ def state(
     The arguments are ``evaluate``'s (``engine``: ``"duckdb"`` or ``"polars"``, the same
     rows); intervals are asked of ``rollup``. Write it with ``write_parquet`` or into a
     table: ``rollup`` reads it back. Metrics that read the rows themselves
-    (``median_absolute_error``, the one-vs-rest metrics) are refused.
+    (``median_absolute_error``, ``r2``, the one-vs-rest metrics) are refused.
 
     ``score_digits=d`` (an integer from 1 to 15; None, the default: exact) rounds every
     score half up to d decimals before grouping, q = FLOOR(s·10^d + 0.5) / 10^d, alike on
@@ -192,10 +191,13 @@ def read_states(states: Any) -> pl.DataFrame:
 
 
 def _state_files(path: str | os.PathLike) -> list[str]:
-    """The Parquet files of a path: the file, a glob's matches or a directory's files."""
-    text = str(path)
-    files = sorted(glob.glob(os.path.join(text, "**", "*.parquet"), recursive=True)) if Path(text).is_dir() else []
-    return files or sorted(glob.glob(text, recursive=True))
+    """The Parquet files of a path as a source's are listed (``parquet_files.listing``: the
+    file, a glob's matches or a directory's files, a failed job's ``_``/``.`` leftovers
+    skipped); none when it names none."""
+    try:
+        return list(listing(path).paths)
+    except SourceError:
+        return []
 
 
 def is_state(source: Any) -> bool:

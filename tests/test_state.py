@@ -261,3 +261,16 @@ def test_slices_keep_their_types_through_a_rollup():
     expected = sm.evaluate(frame, ["auc"], label="c", score="p", by=["t", "hour"])
     assert sm.rollup(state, by=["t", "hour"]).schema == expected.schema
     assert_same_frame(sm.rollup(state, by=["t", "hour"]), expected)
+
+
+def test_a_directory_of_states_skips_a_failed_jobs_leftovers(tmp_path):
+    """States are listed as a source's Parquet files are: a copy a failed job left in
+    ``_temporary`` (or a hidden file) is not a day of its own. Read, it doubled every
+    count of the roll-up."""
+    frame = pl.DataFrame({"c": [0, 1, 1, 0], "p": [0.2, 0.9, 0.4, 0.3]})
+    state = sm.state(frame, ["auc", "logloss"], label="c", score="p")
+    state.write_parquet(tmp_path / "day=1.parquet")
+    (tmp_path / "_temporary").mkdir()
+    state.write_parquet(tmp_path / "_temporary" / "day=1.parquet")
+    state.write_parquet(tmp_path / ".day=1.parquet")
+    assert_same_frame(sm.rollup(tmp_path), sm.evaluate(frame, ["auc", "logloss"], label="c", score="p"))
