@@ -21,6 +21,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from sqlmetrics import templates
 from sqlmetrics.errors import SourceError
 
 
@@ -75,6 +76,4 @@ def delta_files(path: str) -> list[str]:
 def delta_sql(path: str) -> str:
     """The FROM expression ``sm.to_sql`` shows for a Delta table: DuckDB's ``delta_scan``
     (its delta extension), which reads the snapshot as the engines do."""
-    from sqlmetrics import templates
-
     return f"delta_scan({templates.literal(path)})"

@@ -84,10 +84,7 @@ def run_statement(sql: str, frames: dict[str, Any]) -> pl.DataFrame:
     with _connection(None, ()) as connection, _registered(connection, frames) as views:
         for view, name in views.items():
             sql = sql.replace(view, name)
-        try:
-            return _execute(connection, sql, {})
-        except InvalidInputError as error:
-            raise error from None
+        return _execute(connection, sql, {})
 
 
 @contextmanager
