@@ -43,7 +43,8 @@ def _state(spec: Metric) -> str:
     call = MetricCall(spec, tuple((param.name, param.default) for param in spec.params))
     if not merges_from_base(call, Binding((call,), "label", "score")):
         return "— (reads the rows)"
-    return "score histogram" if reads("score_hist", spec.intermediates) else "sums"
+    kept = "score histogram" if reads("score_hist", spec.intermediates) else "sums"
+    return kept + (" (its interval: W, mean and spread per slice)" if spec.interval and spec.interval.kept else "")
 
 
 def metrics_table() -> str:

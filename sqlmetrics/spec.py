@@ -181,6 +181,20 @@ class ClusteredInterval:
 
 
 @dataclass(frozen=True)
+class KeptSpread:
+    """What a state (``sm.state``) keeps of an interval whose spread is no sum of base (the
+    regression means' Σ w·(x − m)²): per slice, the interval's step ``step`` (one of its
+    ``steps``: ``total`` W, ``mean`` and ``spread``), taken over the rows in SQL and in
+    polars (``polars``, over the used rows); ``merged``, the template that gives the same
+    columns from the states' rows of it (``value`` the mean, ``weight`` W, ``spread``),
+    which a roll-up's interval reads in the step's place."""
+
+    step: str
+    merged: str
+    polars: Callable[..., Any]
+
+
+@dataclass(frozen=True)
 class PerQuery:
     """What a metric averaged over queries keeps of each query, in its template: the step
     ``step``, one row per query of every slice (kept or left out), and SQL over it:
@@ -217,7 +231,7 @@ class Interval:
     it has one. ``steps`` are templates that its templates (``template``, the clustered
     one) read as subqueries, each under the placeholder of its name, rendered with
     ``values`` (the gradient of a metric of the confusion matrix cell by cell, which
-    both read)."""
+    both read); ``kept``: what a state keeps of it when its spread is no sum of base."""
 
     name: str
     template: str
@@ -231,6 +245,7 @@ class Interval:
     paired: PairedInterval | None = None
     micro: bool = False
     clustered: ClusteredInterval | None = None
+    kept: KeptSpread | None = None
 
 
 @dataclass(frozen=True)

@@ -386,13 +386,18 @@ def test_a_list_score_is_refused_by_name_on_postgres(postgres_connection):
 
 
 # Calls whose states roll up: classification metrics of sums and of the score histogram,
-# gauc's means over users, a ranking metric's over lists (each user within one day).
+# gauc's means over users, a ranking metric's over lists (each user within one day), the
+# regression means (with their spread parts); the interval level a roll-up by slice asks
+# (None: average_precision has no analytic interval).
 ROLLED_UP = (
     (
         ["auc", "average_precision", "logloss", "brier", "calibration", "f1", "precision", "mcc", "gauc"],
         {"label": "label", "score": "score", "query": "u", "weight": "w"},
+        None,
     ),
-    (["ndcg@3", "mrr"], {"label": "rel", "score": "score", "query": "u", "item": "item"}),
+    (["auc", "logloss", "f1", "gauc"], {"label": "label", "score": "score", "query": "u", "weight": "w"}, 0.9),
+    (["ndcg@3", "mrr"], {"label": "rel", "score": "score", "query": "u", "item": "item"}, 0.9),
+    (["mae", "rmse", "mean_error"], {"label": "rel", "score": "score", "weight": "w"}, 0.9),
 )
 
 
@@ -423,15 +428,16 @@ def store_daily_states(engine, frame: pl.DataFrame, metrics, directory, check: b
 @pytest.mark.parametrize("name", ["spark", "postgres"])
 def test_daily_states_roll_up_in_the_warehouse(name, request, tmp_path):
     """An analyst's roll-up: each day's state statement (sm.state's rows) INSERTed INTO a
-    table of states, then the roll-up statement over it, by a slice and over everything:
-    sm.evaluate's result over the three days' rows."""
+    table of states, then the roll-up statement over it, by a slice with intervals and
+    over everything: sm.evaluate's result over the three days' rows."""
     engine = request.getfixturevalue(f"{name}_engine")
     frame = daily(12)
-    for i, (metrics, columns) in enumerate(ROLLED_UP):
+    for i, (metrics, columns, level) in enumerate(ROLLED_UP):
         store_daily_states(engine, frame, metrics, tmp_path / f"states_{i}", **columns)
-        for by in ("s", None):
-            rolled = engine.rows(sm.to_sql(metrics, source="states", rollup=True, by=by, dialect=name, **columns))
-            assert_same_numbers(rolled, sm.evaluate(frame, metrics, by=by, **columns), name)
+        for by, ci in (("s", level), (None, None)):
+            call = {"by": by, "ci": ci, **columns}
+            rolled = engine.rows(sm.to_sql(metrics, source="states", rollup=True, dialect=name, **call))
+            assert_same_numbers(rolled, sm.evaluate(frame, metrics, ci_method="analytic", **call), name)
 
 
 @pytest.mark.parametrize("name", ["spark", "postgres"])

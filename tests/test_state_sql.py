@@ -18,7 +18,7 @@ import sqlglot
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlglot.errors import ErrorLevel
-from strategies import examples, ranked_impressions
+from strategies import examples, ranked_impressions, regression_rows
 from test_state import PER_QUERY, SUMMED, assert_same_frame, parts_of, split_impressions
 
 import sqlmetrics as sm
@@ -103,6 +103,21 @@ def test_the_rollup_statement_gives_rollups_intervals_and_a_subset_of_the_metric
         assert_same_frame(rolled_up(con, ["auc"], **columns), sm.evaluate(frame, ["auc"], **columns))
 
 
+@given(data=st.data())
+@examples(20)
+def test_the_regression_rollup_statement_gives_evaluates_intervals(data):
+    """The regression means' spread parts, from the state statement per part, merged by
+    the roll-up statement: evaluate's intervals over the union."""
+    frame = parts_of(data.draw, data.draw(regression_rows()))
+    metrics = ["mae", "mse", "rmse", "mape", "mean_error"]
+    columns = {"label": "label", "score": "score", "weight": "weight"}
+    with duckdb.connect() as con:
+        insert_states(con, parts(frame), metrics, by=["part", "slice"], **columns)
+        for by in ("slice", None):
+            expected = sm.evaluate(frame, metrics, by=by, ci=0.9, **columns)
+            assert_same_frame(rolled_up(con, metrics, by=by, ci=0.9, **columns), expected, tolerance=1e-8)
+
+
 def test_states_of_different_calls_or_none_are_refused_by_the_statement():
     frame = pl.DataFrame({"day": [1, 1, 2, 2], "c": [0, 1, 1, 0], "p": [0.2, 0.9, 0.4, 0.3]})
     with duckdb.connect() as con:
@@ -150,8 +165,6 @@ def test_metrics_that_do_not_merge_are_refused_as_sm_state_refuses_them():
     for keyword in ("state", "rollup"):
         with pytest.raises(InvalidParameterError, match="median_absolute_error cannot be kept in a state"):
             sm.to_sql(["mae", "median_absolute_error"], source="t", label="y", score="p", **{keyword: True})
-    with pytest.raises(InvalidParameterError, match="mae: its interval reads the rows"):
-        sm.to_sql(["mae"], source="t", label="y", score="p", rollup=True, ci=0.9)
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

@@ -25,7 +25,7 @@ from sqlmetrics.compose.plan import base_keys, base_sums, row_counts_sql
 from sqlmetrics.compose.rounded import max_error_steps
 from sqlmetrics.compose.select import final_select
 from sqlmetrics.compose.spread import t_quantiles_needed, with_spread
-from sqlmetrics.compose.state import BASE_PART, META_PART, merged, reads_only_base
+from sqlmetrics.compose.state import BASE_PART, META_PART, merged, reads_only_base, spread_calls
 from sqlmetrics.compose.statement import assemble, indent
 from sqlmetrics.errors import InvalidParameterError, Keyword
 from sqlmetrics.registry import get, resolve
@@ -49,6 +49,8 @@ def compose_rollup(binding: Binding, state_sql: str, dialect: str = "duckdb") ->
     for call in binding.calls:
         if call.spec.per_query is not None:
             ctes[f"q_{call.column}"] = _queries_sql(binding, call, state_sql)
+        if binding.analytic(call) and call in spread_calls(binding):
+            ctes[f"s_{call.column}"] = _spreads_sql(binding, call, state_sql)
         ctes[f"m_{call.column}"] = metric_step(binding, call)
     ctes |= max_error_steps(binding, metric_step, dialect)
     ctes[METAS_STEP] = metas_sql(state_sql)
@@ -75,6 +77,11 @@ def metric_step(binding: Binding, call: MetricCall) -> str:
     if call.spec.per_query is not None:  # the t over the queries, read from the queries' rows
         spec = dataclasses.replace(call.spec, interval=dataclasses.replace(call.spec.interval, values=()))
         call = dataclasses.replace(call, spec=spec)
+    kept = call.spec.interval.kept
+    if kept is not None:  # the kept spread merged from the states' rows of it, in its step's place
+        steps = tuple((name, kept.merged if name == kept.step else template) for name, template in call.spec.interval.steps)
+        spec = dataclasses.replace(call.spec, interval=dataclasses.replace(call.spec.interval, steps=steps))
+        call, values = dataclasses.replace(call, spec=spec), values | {"parts": f"s_{call.column}"}
     return with_spread(step, call, binding, values)
 
 
@@ -82,7 +89,7 @@ def merged_base_sql(binding: Binding, state_sql: str) -> str:
     """``base`` from the states' base rows: per slice of the roll-up and base key, each sum
     merged (``state.merged``)."""
     keys = list(base_keys(binding))
-    slices = [f"{templates.quote(user)} AS {s}" for s, user in zip(binding.slices, binding.by)] or ["0 AS slice_0"]
+    slices = _rolled_slices(binding)
     group = [templates.quote(user) for user in binding.by] + keys
     columns = [*slices, *keys, *(merged(aggregate) for aggregate in base_sums(binding))]
     grouped = f"\nGROUP BY {', '.join(group)}" if group else ""
@@ -92,12 +99,26 @@ def merged_base_sql(binding: Binding, state_sql: str) -> str:
 def _queries_sql(binding: Binding, call: MetricCall, state_sql: str) -> str:
     """A mean's queries from the states, per slice of the roll-up: value, weight, and how
     many states held the query (``copies``, more than one refused by ``query_repeats``)."""
-    slices = [f"{templates.quote(user)} AS {s}" for s, user in zip(binding.slices, binding.by)] or ["0 AS slice_0"]
+    slices = _rolled_slices(binding)
     group = ", ".join([*(templates.quote(user) for user in binding.by), "query"])
     return (
         f"SELECT {', '.join(slices)}, query, MIN(value) AS value, MIN(weight) AS weight, COUNT(*) AS copies\n"
         f"FROM {state_sql}\nWHERE state_part = {templates.literal(call.column)}\nGROUP BY {group}"
     )
+
+
+def _spreads_sql(binding: Binding, call: MetricCall, state_sql: str) -> str:
+    """A kept spread's rows from the states (``Interval.kept``): per slice of each state,
+    the mean ``value``, W as ``weight`` and ``spread``, under the roll-up's slices."""
+    return (
+        f"SELECT {', '.join(_rolled_slices(binding))}, value, weight, spread\n"
+        f"FROM {state_sql}\nWHERE state_part = {templates.literal(call.column)}"
+    )
+
+
+def _rolled_slices(binding: Binding) -> list[str]:
+    """The states' slice columns that the roll-up keeps, under their canonical names."""
+    return [f"{templates.quote(user)} AS {s}" for s, user in zip(binding.slices, binding.by)] or ["0 AS slice_0"]
 
 
 def _mean_sql(binding: Binding, call: MetricCall) -> str:
@@ -183,7 +204,8 @@ def _check_intervals(binding: Binding) -> None:
     rows = [
         call.column
         for call in binding.calls
-        if call.spec.per_query is None and not reads_only_base(metric_step(binding, call), ("t_quantiles",))
+        if call.spec.per_query is None
+        and not reads_only_base(metric_step(binding, call), ("t_quantiles", f"s_{call.column}"))
     ]
     if rows:
         raise InvalidParameterError(

@@ -9,6 +9,9 @@ A state is one long table (docs/guide.md, "Roll-ups"), each row one ``state_part
   merges by adding them up (``merges_from_base``);
 * the column of a mean over queries (its spec's ``per_query``): a row per slice and
   query, with the query's ``value`` (NULL: left out) and its ``weight`` in the mean;
+* the column of a metric whose interval's spread is no sum of base (``Interval.kept``:
+  the regression means'): a row per slice, the ``value`` x̄ of the rows' values its
+  interval reads, their ``weight`` W and ``spread`` Σ w·(x − x̄)²;
 * ``meta``: the call (format, version, metrics, roles, slices), as JSON in ``state_meta``.
 """
 
@@ -26,7 +29,7 @@ from sqlmetrics.compose import shared_steps
 from sqlmetrics.compose.intermediates import needed
 from sqlmetrics.compose.plan import base_keys, base_sums
 from sqlmetrics.compose.rounding import rounded_score_sql
-from sqlmetrics.compose.statement import assemble
+from sqlmetrics.compose.statement import assemble, indent
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.registry import intermediates
 from sqlmetrics.rules.sql import check_steps
@@ -35,8 +38,9 @@ from sqlmetrics.spec import MetricCall
 BASE_PART, META_PART = "base", "meta"
 ROUNDED_BASE = "rounded_base"  # base with its scores rounded (``score_digits``): a rounded state's base part
 QUERY_COLUMNS = ("query", "value", "weight")
+SPREAD_COLUMNS = ("value", "weight", "spread")
 STATE_FORMAT = "sqlmetrics.state"
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2: the regression means' spread parts
 ROLES = ("label", "score", "prediction", "query", "item", "weight")
 
 # A table a step reads: FROM or JOIN a name (a subquery opens a parenthesis instead).
@@ -69,6 +73,11 @@ def merged(aggregate: str) -> str:
 def per_query_calls(binding: Binding) -> list[MetricCall]:
     """The calls a state keeps per query: the means over queries."""
     return [call for call in binding.calls if call.spec.per_query is not None]
+
+
+def spread_calls(binding: Binding) -> list[MetricCall]:
+    """The calls a state keeps a spread of per slice (their interval's ``kept``)."""
+    return [call for call in binding.calls if call.spec.interval is not None and call.spec.interval.kept is not None]
 
 
 def reads_only_base(sql: str, allowed: Sequence[str] = ()) -> bool:
@@ -154,6 +163,8 @@ def compose_state(binding: Binding, source_sql: str, second_sql: str | None, dia
     by = ", ".join(binding.slices)
     for call in queries:
         ctes[f"q_{call.column}"] = per_query_sql(call, binding, by)
+    for call in spread_calls(binding):
+        ctes[f"s_{call.column}"] = spread_sql(call, binding)
     if binding.score_digits is not None:
         ctes[ROUNDED_BASE] = rounded_base_sql(binding)
     note = "the state: base's rows, each mean over queries' rows, the meta row (state_part names the part)"
@@ -186,12 +197,24 @@ def per_query_sql(call: MetricCall, binding: Binding, by: str) -> str:
     )
 
 
+def spread_sql(call: MetricCall, binding: Binding) -> str:
+    """``call``'s kept spread over the rows, per slice: the mean as ``value``, W as
+    ``weight``, and ``spread``."""
+    interval = call.spec.interval
+    values = {"by": ", ".join(binding.slices), **dict(interval.values)}
+    step = templates.render(dict(interval.steps)[interval.kept.step], values, binding.slices)
+    return f"SELECT {values['by']}, mean AS value, total AS weight, spread\nFROM (\n{indent(step)}\n) AS kept"
+
+
 def state_columns(binding: Binding) -> list[str]:
     """A state's columns after ``part`` and the slices: base's keys and sums, then the
-    per-query columns (when a metric keeps queries) and ``meta``."""
+    per-query and kept spreads' columns (when a metric keeps them) and ``meta``."""
     sums = [alias(aggregate) for aggregate in base_sums(dataclasses.replace(binding, distinct_scores=False))]
-    queries = list(QUERY_COLUMNS) if per_query_calls(binding) else []
-    return [*state_keys(binding), *sums, *queries, "state_meta"]
+    queries = ["query"] if per_query_calls(binding) else []
+    if per_query_calls(binding) or spread_calls(binding):
+        queries += ["value", "weight"]
+    spreads = ["spread"] if spread_calls(binding) else []
+    return [*state_keys(binding), *sums, *queries, *spreads, "state_meta"]
 
 
 def _state_select(binding: Binding, queries: list[MetricCall], meta: str) -> str:
@@ -211,10 +234,13 @@ def _state_select(binding: Binding, queries: list[MetricCall], meta: str) -> str
             values.append(f"{relation}.{column}" if known else f"{_typed_null(column)} AS {column}")
         return f"SELECT {', '.join(values)}"
 
-    in_base = [column for column in columns if column not in (*QUERY_COLUMNS, "state_meta")]
+    in_base = [column for column in columns if column not in (*QUERY_COLUMNS, *SPREAD_COLUMNS, "state_meta")]
     base = "base" if binding.score_digits is None else ROUNDED_BASE
     parts = [f"{row(BASE_PART, base, in_base)}\nFROM {base}{guarded}"]
     parts += [f"{row(call.column, f'q_{call.column}', QUERY_COLUMNS)}\nFROM q_{call.column}" for call in queries]
+    parts += [
+        f"{row(call.column, f's_{call.column}', SPREAD_COLUMNS)}\nFROM s_{call.column}" for call in spread_calls(binding)
+    ]
     parts.append(
         row(META_PART, None, ()).replace(
             f"{_typed_null('state_meta')} AS state_meta", f"{templates.literal(meta)} AS state_meta"
@@ -228,6 +254,6 @@ def _typed_null(column: str) -> str:
     every engine unions the parts alike; a plain NULL for a key of the user's type."""
     if column in ("state_meta", "state_part"):
         return "CAST(NULL AS VARCHAR)"
-    if column in ("value", "weight", "score", "label", "w"):
+    if column in ("value", "weight", "spread", "score", "label", "w"):
         return "CAST(NULL AS DOUBLE)"
     return "NULL"

@@ -14,8 +14,11 @@ from sqlmetrics.intervals.row_mean import (
     influence_spread,
     on_second_score,
     weighted_mean_spread,
+    weighted_spreads,
 )
-from sqlmetrics.spec import Interval, MetricCall, PairedInterval
+from sqlmetrics.spec import Interval, KeptSpread, MetricCall, PairedInterval
+
+SPREAD_STEP = "spread"  # the step of W, m and Σ w·(x − m)² per slice: what a state keeps, a roll-up merges
 
 
 def residual_mean(value: str, where: str = "TRUE", slope: str = "1") -> Interval:
@@ -31,8 +34,10 @@ def residual_mean(value: str, where: str = "TRUE", slope: str = "1") -> Interval
         method,
         comparison=method,
         values=(("value", value), ("where", where), ("slope", slope)),
+        steps=((SPREAD_STEP, "intervals/residual_spread.sql"),),
         polars=residual_mean_polars,
         clustered=CLUSTERED_MEAN,
+        kept=KeptSpread(SPREAD_STEP, "intervals/merged_residual_spread.sql", residual_spread_polars),
         paired=PairedInterval(
             "intervals/paired_residual_mean.sql",
             f"paired, normal: {method}",
@@ -49,6 +54,14 @@ def residual_mean_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]
     kept = rows.filter(pl.sql_expr(values["where"]))
     weighted_values = kept.select(*slices, "w", x=pl.sql_expr(values["value"]).cast(pl.Float64))
     return weighted_mean_spread(weighted_values, slices, pl.sql_expr(values["slope"]).cast(pl.Float64))
+
+
+def residual_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """residual_spread.sql over the used rows: per slice of W > 0, ``total`` (W), ``mean``
+    and ``spread`` (Σ w·(x − mean)²) of the interval's value x (a state's part)."""
+    values = dict(call.spec.interval.values)
+    kept = rows.filter(pl.col("w").is_not_null() & pl.sql_expr(values["where"]))
+    return weighted_spreads(kept.select(*slices, "w", x=pl.sql_expr(values["value"]).cast(pl.Float64)), slices)
 
 
 def paired_residual_mean_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame:

@@ -67,17 +67,25 @@ def row_mean_polars(call: MetricCall, hist: pl.LazyFrame, slices: list[str]) -> 
     return weighted_mean_spread(weighted_values, slices, pl.lit(1.0))
 
 
-def weighted_mean_spread(weighted_values: pl.LazyFrame, slices: list[str], slope: pl.Expr) -> pl.LazyFrame:
-    """Per slice, ``se`` = slope(mean)·√(Σ w·(x − mean)² / ((W − 1)·W)) of the values ``x``
-    of weight ``w``, in two passes (the mean, then the squares about it), NULL unless
-    W > 1; ``df`` NULL (the normal interval)."""
+def weighted_spreads(weighted_values: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """Per slice of W > 0, ``total`` = W = Σ w, ``mean`` = Σ w·x / W and ``spread`` =
+    Σ w·(x − mean)² of the values ``x`` of weight ``w``, in two passes (the mean, then the
+    squares about it; residual_spread.sql)."""
     w, x = pl.col("w"), pl.col("x")
     means = weighted_values.group_by(slices).agg(total=w.sum(), mean=(w * x).sum() / w.sum())
-    joined = weighted_values.join(means.filter(pl.col("total") > 1), on=slices, nulls_equal=True)
-    n = pl.col("total").first()
+    joined = weighted_values.join(means.filter(pl.col("total") > 0), on=slices, nulls_equal=True)
     squares = (w * (x - pl.col("mean")) ** 2).sum()
-    of_mean = joined.group_by(slices).agg(pl.col("mean").first(), se_of_mean=(squares / n / (n - 1)).sqrt())
-    return of_mean.select(*slices, se=pl.col("se_of_mean") * slope, df=pl.lit(None, pl.Int64))
+    return joined.group_by(slices).agg(pl.col("total").first(), pl.col("mean").first(), spread=squares)
+
+
+def weighted_mean_spread(weighted_values: pl.LazyFrame, slices: list[str], slope: pl.Expr) -> pl.LazyFrame:
+    """Per slice, ``se`` = slope(mean)·√(Σ w·(x − mean)² / ((W − 1)·W)) of the values ``x``
+    of weight ``w`` (``weighted_spreads``), NULL unless W > 1; ``df`` NULL (the normal
+    interval)."""
+    n = pl.col("total")
+    of_mean = weighted_spreads(weighted_values, slices).filter(n > 1)
+    se_of_mean = (pl.col("spread") / n / (n - 1)).sqrt()
+    return of_mean.select(*slices, se=se_of_mean * slope, df=pl.lit(None, pl.Int64))
 
 
 def paired_row_mean_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame:

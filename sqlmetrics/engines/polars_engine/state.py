@@ -2,7 +2,8 @@
 ``compose/state.py``'s statement, the same parts, columns and types, built from the
 polars plan: ``base`` keyed as SQL's (score, label, classes) with base's sums in polars
 (each family's ``Intermediate.polars_sums``), and each mean over queries' values from
-its polars form (``Lists.per_query``; a frame metric's ``queries``)."""
+its polars form (``Lists.per_query``; a frame metric's ``queries``), and each kept
+spread's from its interval's polars step."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from sqlmetrics.compose.state import (
     alias,
     merging,
     per_query_calls,
+    spread_calls,
     state_columns,
     state_keys,
 )
@@ -49,6 +51,7 @@ def state(binding: Binding, source: Any, second: Any, meta: str) -> pl.DataFrame
     kept = kept.with_columns(w=pl.when(pl.col("n") > 0).then("w"))  # SQL's sum over no used row: NULL
     parts = [kept.with_columns(state_part=pl.lit(BASE_PART))]
     parts += [_queries(call, steps).with_columns(state_part=pl.lit(call.column)) for call in per_query_calls(binding)]
+    parts += [_spread(call, steps).with_columns(state_part=pl.lit(call.column)) for call in spread_calls(binding)]
     parts.append(pl.DataFrame({"state_part": [META_PART], "state_meta": [meta]}))
     whole = pl.concat(parts, how="diagonal_relaxed")
     slices = dict(zip(binding.slices, binding.by))
@@ -89,6 +92,13 @@ def _queries(call: MetricCall, steps: Steps) -> pl.DataFrame:
         )
     values = frame.collect(engine="streaming")
     return values if steps.binding.by else values.with_columns(pl.lit(0, pl.Int32).alias("slice_0"))
+
+
+def _spread(call: MetricCall, steps: Steps) -> pl.DataFrame:
+    """A kept spread's rows (``Interval.kept``): per slice, the mean as ``value``, W as
+    ``weight``, and ``spread``."""
+    spreads = call.spec.interval.kept.polars(call, steps.used_rows, steps.slices)
+    return spreads.select(*steps.slices, value="mean", weight="total", spread="spread").collect(engine="streaming")
 
 
 def _typed(whole: pl.DataFrame, column: str) -> pl.Expr:

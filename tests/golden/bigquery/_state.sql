@@ -44,4 +44,4 @@ SELECT
   NULL AS query,
   CAST(NULL AS FLOAT64) AS value,
   CAST(NULL AS FLOAT64) AS weight,
-  '{"by": ["day", "country"], "columns": {"item": null, "label": "label", "prediction": null, "query": "user_id", "score": "score", "weight": "weight"}, "format": "sqlmetrics.state", "judgments": false, "metrics": [{"metric": "auc", "params": {}}, {"metric": "logloss", "params": {}}, {"metric": "calibration", "params": {}}, {"metric": "f1", "params": {"threshold": 0.5}}, {"metric": "gauc", "params": {"weighting": "impressions"}}], "version": 1}' AS state_meta
+  '{"by": ["day", "country"], "columns": {"item": null, "label": "label", "prediction": null, "query": "user_id", "score": "score", "weight": "weight"}, "format": "sqlmetrics.state", "judgments": false, "metrics": [{"metric": "auc", "params": {}}, {"metric": "logloss", "params": {}}, {"metric": "calibration", "params": {}}, {"metric": "f1", "params": {"threshold": 0.5}}, {"metric": "gauc", "params": {"weighting": "impressions"}}], "version": 2}' AS state_meta

@@ -44,5 +44,5 @@ SELECT
   NULL AS query,
   CAST(NULL AS Nullable(Float64)) AS value,
   CAST(NULL AS Nullable(Float64)) AS weight,
-  '{"by": ["day", "country"], "columns": {"item": null, "label": "label", "prediction": null, "query": "user_id", "score": "score", "weight": "weight"}, "format": "sqlmetrics.state", "judgments": false, "metrics": [{"metric": "auc", "params": {}}, {"metric": "logloss", "params": {}}, {"metric": "calibration", "params": {}}, {"metric": "f1", "params": {"threshold": 0.5}}, {"metric": "gauc", "params": {"weighting": "impressions"}}], "version": 1}' AS state_meta
+  '{"by": ["day", "country"], "columns": {"item": null, "label": "label", "prediction": null, "query": "user_id", "score": "score", "weight": "weight"}, "format": "sqlmetrics.state", "judgments": false, "metrics": [{"metric": "auc", "params": {}}, {"metric": "logloss", "params": {}}, {"metric": "calibration", "params": {}}, {"metric": "f1", "params": {"threshold": 0.5}}, {"metric": "gauc", "params": {"weighting": "impressions"}}], "version": 2}' AS state_meta
 SETTINGS prefer_column_name_to_alias = 1, join_use_nulls = 1, aggregate_functions_null_for_empty = 1, short_circuit_function_evaluation = 'enable', query_plan_max_optimizations_to_apply = 1000000
