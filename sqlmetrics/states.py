@@ -65,6 +65,9 @@ def state(
       metrics, ...) is computed from them;
     * a mean over queries' column (``gauc``, ``ndcg_at_10``, ...): per slice and
       ``query``, the query's ``value`` (NULL: left out) and its ``weight``;
+    * a regression mean's column (``mae``, ``rmse``, ...): per slice, the mean ``value``
+      of what its interval reads of each row, their ``weight`` and ``spread``
+      Σ w·(x − mean)², which roll-ups merge into the union's interval;
     * ``meta``: the call (format, version, metrics and their parameters, columns, slices)
       as JSON in ``state_meta``.
 
@@ -141,8 +144,8 @@ def rollup(
     exactly the frame ``evaluate`` returns over the union of the parts' rows (to float
     rounding), without reading them. ``metrics``: some of the states' metrics (default:
     all). ``ci`` adds the analytic intervals that the states' sums give (DeLong's, the
-    binomial, the delta method's, the means', the t over queries); a bootstrap, and the
-    regression errors' intervals (which read the rows), are refused.
+    binomial, the delta method's, the means', the t over queries, the regression means'
+    from their parts); a bootstrap, which resamples rows, is refused.
 
     The states must be of the same call (metrics, parameters, columns, slices, format
     version): a difference is refused, naming it. A mean over queries (gauc, the ranking
