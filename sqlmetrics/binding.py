@@ -60,8 +60,9 @@ class Binding:
 
     def max_error(self, call: MetricCall) -> bool:
         """Whether a roll-up of rounded states reports ``<column>_max_error`` for the call:
-        a metric that reads each row's score, monotone in it (``Metric.score_rounding``)."""
-        return self.score_digits is not None and call.spec.score_rounding == "monotone"
+        a metric that reads each row's score, monotone in it or with a bound of its own
+        (``Metric.score_rounding``)."""
+        return self.score_digits is not None and call.spec.score_rounding in ("monotone", "bins")
 
     def analytic(self, call: MetricCall) -> bool:
         """Whether the call's interval is analytic (computed in its step)."""

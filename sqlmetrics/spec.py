@@ -23,8 +23,10 @@ SCORE_DOMAINS = ("any", "finite", "probability")
 # What a rounded state's roll-up reports of a metric (``Metric.score_rounding``; ``sqlmetrics/compose/rounding.py``):
 # ``monotone``: a function of each row's score that only rises, or only falls, with it
 # (its direction may depend on the row's label): bounded by the spread's corners;
-# ``unchanged``: reads no score's value (label_mean); "": no bound derived, refused.
-SCORE_ROUNDINGS = ("monotone", "unchanged", "")
+# ``bins``: a bound of its own, from each rounded bin's weights (its ``rounding_bound``
+# template: average_precision, not monotone where scores tie); ``unchanged``: reads no
+# score's value (label_mean); "": no bound derived, refused.
+SCORE_ROUNDINGS = ("monotone", "bins", "unchanged", "")
 
 # What a metric requires of the label column: 0/1 (or boolean), a graded relevance >= 0,
 # any finite number (a regression target), or a class (a number, string or boolean,
@@ -285,8 +287,9 @@ class Metric:
       states (``score_digits``) reports of it (``SCORE_ROUNDINGS``): ``monotone``,
       a function of each row's score that only rises or only falls with it, the
       direction possibly set by the row's label (auc, logloss, the threshold metrics):
-      its bound ``<column>_max_error``; ``unchanged``: it reads no score's value; ``""``:
-      no bound derived, refused with ``score_digits``;
+      its bound ``<column>_max_error``; ``bins``: the bound is its template
+      ``rounding_bound`` over the roll-up's steps; ``unchanged``: it reads no score's
+      value; ``""``: no bound derived, refused with ``score_digits``;
     * ``reference``: the independent implementation the tests compare with.
     """
 
@@ -313,6 +316,7 @@ class Metric:
     per_query: PerQuery | None = None
     ratio: tuple[str, str] | None = None
     score_rounding: str = ""
+    rounding_bound: str = ""
     # the analytic confidence interval (sqlmetrics/intervals/), if the metric has one
     interval: Interval | None = None
     module: Any = field(default=None, compare=False, repr=False)

@@ -82,14 +82,15 @@ def state(
     with the least and greatest score of its rows (``score_min``, ``score_max``), and the
     meta records d. Every roll-up of such states reports next to each metric that
     rounding can change ``<column>_max_error``, a certified bound on the distance to the
-    metric of the rows: each such metric is monotone in every row's score, so its value
+    metric of the rows: each such metric but average_precision is monotone in every row's score, so its value
     over the rows lies between its values with every positive, and every negative, at the
     least or greatest score of its rounded bin (four corners; for auc the bound is at most
     Σ_b w⁺_b·w⁻_b / (2·W⁺·W⁻) over the bins, the pairs that rounding tied, each moved by
     at most ½; derivation: ``compose/rounded.py``). It is 0 when rounding moved no score.
     label_mean, gauc and the ranking metrics stay exact (gauc's per-query values are
-    computed before rounding); average_precision and mcc (no bound derived) and calls
-    without a score histogram are refused with ``score_digits``.
+    computed before rounding); average_precision, not monotone where scores tie, is
+    bounded per rounded bin (``sql/rounding/average_precision.sql``); calls without a
+    score histogram are refused with ``score_digits``.
 
     >>> import polars as pl, sqlmetrics as sm
     >>> day = pl.DataFrame({"click": [0, 1, 1, 0], "pctr": [0.2, 0.9, 0.4, 0.4]})

@@ -10,15 +10,22 @@ score rises, the direction fixed by the row's label (auc rises with a positive's
 and falls with a negative's; logloss and brier, over probabilities, fall with a
 positive's and rise with a negative's; score_mean and calibration rise with both; a
 threshold metric's tp, fp, tn, fn only move one way as a row crosses the threshold, and
-precision, recall, f1, fbeta, accuracy, specificity, balanced accuracy are monotone in
-them). So over every placement of the scores within their spreads the metric is
+precision, recall, f1, fbeta, accuracy, specificity, balanced accuracy and mcc are
+monotone in them). For mcc = (a·d − b·c) / √(K·L·P·N), with a, b, c, d = tp, fp, fn, tn,
+K = a + b and L = c + d: a positive crossing the threshold moves weight ε from c to a;
+the numerator gains ε·N and K·L becomes (K + ε)(L − ε), so ∂mcc/∂ε has the sign of
+2·N·K·L − (a·d − b·c)·(L − K). As a·d − b·c = a·L − c·K ≤ K·d (a ≤ K) and
+c·K − a·L ≤ L·b (c ≤ L), the product is at most K·L·d when L ≥ K and K·L·b when L < K,
+both within 2·N·K·L (N = b + d): mcc rises with tp, and by the symmetry of the classes
+(which negates it) falls with fp.
+So over every placement of the scores within their spreads the metric is
 smallest and largest at a corner: every positive at its score_min or every one at its
 score_max, and likewise every negative, four corners in all; the rows' own scores are one
 placement, so their metric M lies between the corners' least and greatest values, and
 
     |M − M_rounded| ≤ max over the four corners c of |M_c − M_rounded|.
 
-That is the bound (``max_error_steps``): each corner is the metric's own template, over
+That is the bound of the ``monotone`` metrics (``max_error_steps``): each corner is the metric's own template, over
 base with every score moved to its corner (``corner_base``) and the steps it reads after
 it, per slice and corner. It is 0 in a slice whose rounding moved no score (every
 score_min = score_max = q); infinite where a corner's metric is undefined (NULL) and the
@@ -32,6 +39,10 @@ counts ½ in the rounded state and 0, ½ or 1 over the rows, so
 most ½ each, so the corners' bound is never above it (and is 0 for a bin whose scores
 were one value). logloss's ε-clipping, like brier's square, is monotone on the
 probabilities, so the corners hold for them as for the others.
+
+average_precision is not monotone where scores tie (a positive joining a tied group of
+negatives can lower it), so it is bounded per rounded bin instead (``score_rounding``
+``bins``): its template ``sql/rounding/average_precision.sql`` derives the bound.
 """
 
 from __future__ import annotations
@@ -63,9 +74,14 @@ def max_error_steps(binding: Binding, metric_step, dialect: str) -> dict[str, st
     (``Binding.max_error``): the corners' base and the steps their metrics read (each
     prefixed ``corner_``), each metric per slice and corner (``c_<column>``), and its
     bound per slice (``e_<column>``). ``metric_step(binding, call)``: a metric's step."""
-    calls = [call for call in binding.calls if binding.max_error(call)]
+    calls = [call for call in binding.calls if binding.max_error(call) and call.spec.score_rounding == "monotone"]
+    own = {
+        f"e_{call.column}": templates.render(call.spec.rounding_bound, {"by": ", ".join(binding.slices)}, binding.slices)
+        for call in binding.calls
+        if binding.max_error(call) and call.spec.score_rounding == "bins"
+    }
     if not calls:
-        return {}
+        return own
     corners = dataclasses.replace(binding, calls=tuple(calls), by=(*binding.by, CORNER_SLICE), ci=None)
     steps = {"base": _corner_base_sql(binding, corners)}  # reads the roll-up's base, renamed no further
     steps |= {name: intermediate_sql(corners, name, dialect) for name in needed(corners)}
@@ -74,7 +90,7 @@ def max_error_steps(binding: Binding, metric_step, dialect: str) -> dict[str, st
     for call in calls:
         renamed[f"c_{call.column}"] = _renamed(metric_step(corners, call), steps)
         renamed[f"e_{call.column}"] = _bound_sql(binding, corners, call)
-    return renamed
+    return renamed | own
 
 
 def _renamed(sql: str, steps: dict[str, str]) -> str:

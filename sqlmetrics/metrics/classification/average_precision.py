@@ -15,6 +15,10 @@ SPEC = Metric(
     template="classification/average_precision.sql",
     intermediates=("score_cum",),
     reference="sklearn.metrics.average_precision_score",
+    # not monotone in a row's score where scores tie (joining a tied group can lower it):
+    # a rounded state's bound is its own, from each rounded bin's weights
+    score_rounding="bins",
+    rounding_bound="rounding/average_precision.sql",
     # The polars engine keeps the histogram for it even on nearly distinct scores: its row
     # expression (tie groups by a backward fill over three sorts) measured ~5x slower at 5M rows.
     row_plan=False,

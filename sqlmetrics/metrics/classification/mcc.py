@@ -37,6 +37,9 @@ SPEC = Metric(
     range=(-1.0, 1.0),
     reference="sklearn.metrics.matthews_corrcoef",
     interval=confusion_delta(*GRADIENT),
+    # rises with tp and falls with fp, P and N fixed (compose/rounded.py derives it): a row's
+    # score moves it one way only
+    score_rounding="monotone",
 )
 
 
