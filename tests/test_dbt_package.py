@@ -41,9 +41,11 @@ def test_the_committed_package_is_what_the_generator_writes(tmp_path):
 
 
 def impressions(n: int = 500, seed: int = 0) -> pl.DataFrame:
-    """Impressions with ties in the scores (two decimals), two slices, lists, graded relevance."""
+    """Impressions with ties in the scores (two decimals), two slices, lists, graded relevance,
+    and a few NULLs."""
     rng = np.random.default_rng(seed)
-    return pl.DataFrame(
+    missing = rng.random((3, n)) < 0.03  # a few NULL scores, labels and queries: rows left out and counted
+    frame = pl.DataFrame(
         {
             "day": rng.integers(0, 3, n),
             "country": rng.choice(["fr", "de"], n),
@@ -55,6 +57,8 @@ def impressions(n: int = 500, seed: int = 0) -> pl.DataFrame:
             "wt": np.round(rng.random(n) * 2, 3),
         }
     )
+    nulls = {"pctr": missing[0], "click": missing[1], "user_id": missing[2]}
+    return frame.with_columns(pl.when(pl.Series(m)).then(None).otherwise(pl.col(c)).alias(c) for c, m in nulls.items())
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,7 @@
   {%- set one = facts.double.replace('sm__x__', q.weight if weight is not none else '1') -%}
   {%- if weight is not none -%}{%- do columns.append(one ~ ' AS weight') -%}{%- endif -%}
   {%- set excluded = [] -%}
-  {%- for role in ['label', 'score', 'query', 'item', 'weight'] if role in q and (role != 'query' or needs_query) and (role != 'item' or ranking) -%}
+  {%- for role in ['label', 'score', 'query', 'item', 'weight'] if role in q and (role != 'item' or ranking) -%}
     {%- do excluded.append(q[role] ~ ' IS NULL') -%}
   {%- endfor -%}
   {%- do columns.append('CASE WHEN ' ~ (excluded | join(' OR ')) ~ ' THEN NULL ELSE ' ~ one ~ ' END AS w') -%}
