@@ -110,15 +110,49 @@ def test_each_carried_metric_is_evaluates_table(connection, name):
 CALLS = [
     dict(metrics=["auc"], label="click", score="pctr"),
     dict(
-        metrics=["auc", "logloss", "brier", "calibration", "f1", "fbeta:beta=2:threshold=0.3", "average_precision",
-                 "gauc", "gauc:weighting=uniform", "tp", "fp", "tn", "fn", "mcc"],
-        label="click", score="pctr", query="user_id", by=["day", "country"], weight="wt",
+        metrics=[
+            "auc",
+            "logloss",
+            "brier",
+            "calibration",
+            "f1",
+            "fbeta:beta=2:threshold=0.3",
+            "average_precision",
+            "gauc",
+            "gauc:weighting=uniform",
+            "tp",
+            "fp",
+            "tn",
+            "fn",
+            "mcc",
+        ],
+        label="click",
+        score="pctr",
+        query="user_id",
+        by=["day", "country"],
+        weight="wt",
     ),
-    dict(metrics=["mae", "rmse", "r2", "mape", "median_absolute_error", "max_error"], label="rel", score="pctr", by="day"),
     dict(
-        metrics=["ndcg@10", "mrr", "map", "hit_rate@3", "ndcg:gain=linear:ties=pessimistic", "precision@5", "recall@5",
-                 "err", "ndcg@3:empty=zero:min_relevance=2", "hit_rate@3:average=micro", "mrr:ties=optimistic"],
-        label="rel", score="pctr", query="user_id", by=["day"],
+        metrics=["mae", "rmse", "r2", "mape", "median_absolute_error", "max_error"], label="rel", score="pctr", by="day"
+    ),
+    dict(
+        metrics=[
+            "ndcg@10",
+            "mrr",
+            "map",
+            "hit_rate@3",
+            "ndcg:gain=linear:ties=pessimistic",
+            "precision@5",
+            "recall@5",
+            "err",
+            "ndcg@3:empty=zero:min_relevance=2",
+            "hit_rate@3:average=micro",
+            "mrr:ties=optimistic",
+        ],
+        label="rel",
+        score="pctr",
+        query="user_id",
+        by=["day"],
     ),
     dict(metrics=["ndcg@5:ties=item", "map:ties=item"], label="rel", score="pctr", query="user_id", item="doc"),
     dict(metrics=["auc", "mae"], label="click", score="pctr", weight="wt"),
@@ -164,7 +198,11 @@ def test_a_metric_the_package_does_not_carry_is_refused_by_name():
 CATALOG_MODELS = {
     "classification": dict(
         metrics=[s.name for s in carried() if s.family == "classification"] + ["fbeta:beta=2:threshold=0.3"],
-        label="click", score="pctr", query="user_id", weight="wt", by=["day", "country"],
+        label="click",
+        score="pctr",
+        query="user_id",
+        weight="wt",
+        by=["day", "country"],
     ),
     "regression": dict(
         metrics=[s.name for s in carried() if s.family == "regression"], label="rel", score="pctr", by="country"
@@ -172,7 +210,10 @@ CATALOG_MODELS = {
     "ranking": dict(
         metrics=[s.name.replace("@k", "@5") for s in carried() if s.family == "ranking"]
         + ["ndcg@10:gain=linear:ties=pessimistic", "hit_rate@3:average=micro", "map:empty=zero"],
-        label="rel", score="pctr", query="user_id", by=["day"],
+        label="rel",
+        score="pctr",
+        query="user_id",
+        by=["day"],
     ),
 }
 
@@ -183,7 +224,16 @@ def model_sql(call: dict) -> str:
 
 
 def dbt(project: Path, *args: str, env: dict) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "dbt.cli.main", *args, "--project-dir", str(project), "--profiles-dir", str(project)]
+    command = [
+        sys.executable,
+        "-m",
+        "dbt.cli.main",
+        *args,
+        "--project-dir",
+        str(project),
+        "--profiles-dir",
+        str(project),
+    ]
     return subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=900)
 
 
@@ -236,8 +286,9 @@ def test_dbt_run_on_duckdb_builds_evaluates_tables(tmp_path):
 
 @pytest.mark.engines
 def test_dbt_run_on_postgres_builds_evaluates_tables(tmp_path):
-    import postgres_server
     import psycopg
+
+    import postgres_server
 
     if postgres_server.binaries() is None:
         pytest.skip("PostgreSQL is not installed: apt-get install postgresql (.ci/run does)")
@@ -246,6 +297,7 @@ def test_dbt_run_on_postgres_builds_evaluates_tables(tmp_path):
         parts = dict(part.split("=", 1) for part in dsn.split())
         build(project, dbt_env(tmp_path, PGHOST=parts["host"], PGUSER=parts["user"]), "--target", "postgres")
         with psycopg.connect(dsn) as con:
+
             def table(name: str) -> pl.DataFrame:
                 return pl.read_database(f"SELECT * FROM public.{name}", con)
 

@@ -223,9 +223,10 @@ def build_parser() -> argparse.ArgumentParser:
     dbt = commands.add_parser(
         "dbt",
         help="write the dbt package: a model calls {{ sqlmetrics.evaluate(ref('t'), metrics=[...], ...) }}",
-        description="Write the dbt package sqlmetrics to DIR: the steps of the statement `sqlmetrics sql` writes, "
-        "per dialect (duckdb, postgres, spark, trino, bigquery, snowflake), as Jinja macros, and the macro "
-        "evaluate that a model calls, which assembles them into one statement. Install it in a dbt project as a local package (packages.yml: "
+        description="Write the dbt package sqlmetrics to DIR: the steps of the statement `sqlmetrics sql` "
+        "writes, per dialect (duckdb, postgres, spark, trino, bigquery, snowflake), as Jinja macros, and the macro "
+        "evaluate that a model calls, which assembles them into one statement. Install it in a dbt project "
+        "as a local package (packages.yml: "
         "- local: DIR) or from git, then a model writes {{ sqlmetrics.evaluate(ref('impressions'), "
         "metrics=['auc', 'gauc', 'logloss', 'ndcg@10'], label='click', score='pctr', query='user_id', "
         "by=['date']) }}.",
