@@ -42,6 +42,7 @@ from sqlmetrics.compose.intermediates import intermediate_sql, needed, reads
 from sqlmetrics.compose.lists import hit_floor, ideal_rows_sql, ranked_rows_sql
 from sqlmetrics.compose.plan import bad_row_counters, row_counts_sql
 from sqlmetrics.dialects import dialect_named, rewritten
+from sqlmetrics.errors import SqlMetricsError
 from sqlmetrics.registry import intermediates, registry
 from sqlmetrics.rules.columns import checks_for
 from sqlmetrics.rules.sql import checks_sql
@@ -191,7 +192,12 @@ def to_jinja(sql: str, numbers: dict[str, object] | None = None, texts: dict[str
 
 def render_jinja(template: str, context: dict) -> str:
     """``template`` rendered with ``c`` = ``context``, as evaluate calls a macro."""
-    import jinja2
+    try:
+        import jinja2
+    except ImportError:
+        raise SqlMetricsError(
+            "writing the dbt package checks each macro with jinja2: pip install 'sqlmetrics[dbt]'"
+        ) from None
 
     return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(template).render(c=context)
 

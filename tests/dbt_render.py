@@ -1,7 +1,7 @@
 """Rendering the dbt package's ``evaluate`` with plain jinja2, as dbt would for a dialect:
 ``adapter.dispatch`` finds ``<dialect>__<name>``, ``sqlmetrics.<macro>`` is the package's
-own, and the few dbt globals the package reads (``fromjson``, ``var``, ``target``,
-``exceptions``) are stood in for."""
+own, and the dbt globals the package reads (``fromjson``, ``exceptions``) are stood in
+for."""
 
 from __future__ import annotations
 
@@ -42,8 +42,6 @@ def _package(package: Path, dialect: str):
 
     env.globals.update(
         fromjson=json.loads,
-        var=lambda name, default=None: dialect if name == "sqlmetrics_dialect" else default,
-        target={"type": dialect},
         exceptions=SimpleNamespace(raise_compiler_error=_raise_compiler_error),
         adapter=SimpleNamespace(dispatch=dispatch),
         sqlmetrics=Namespace(),

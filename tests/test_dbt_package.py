@@ -17,10 +17,10 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
+from dbt_render import CompilerError, evaluate_sql
 
 import sqlmetrics as sm
 from sqlmetrics.dbt_package import DBT_DIALECTS, carried, write_package
-from tests.dbt_render import CompilerError, evaluate_sql
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "examples" / "dbt" / "sqlmetrics"
