@@ -11,6 +11,7 @@ from sqlmetrics.cli.arguments import split_list
 from sqlmetrics.cli.class_tables import run_confusion_matrix, run_per_class
 from sqlmetrics.cli.compare import run_compare
 from sqlmetrics.cli.curve import CURVES, run_curve
+from sqlmetrics.cli.dbt import run_dbt
 from sqlmetrics.cli.evaluate import run_eval
 from sqlmetrics.cli.listing import run_metrics
 from sqlmetrics.cli.messages import PROG, UsageError, stands_for
@@ -218,6 +219,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--metrics and the column options are the states', --by the roll-up's slices (some of the states')",
     )
     sql.set_defaults(handler=run_sql)
+
+    dbt = commands.add_parser(
+        "dbt",
+        help="write the dbt package: a model calls {{ sqlmetrics.evaluate(ref('t'), metrics=[...], ...) }}",
+        description="Write the dbt package sqlmetrics to DIR: the steps of the statement `sqlmetrics sql` "
+        "writes, per dialect (duckdb, postgres, spark, trino, bigquery, snowflake), as Jinja macros, and the macro "
+        "evaluate that a model calls, which assembles them into one statement. Install it in a dbt project "
+        "as a local package (packages.yml: "
+        "- local: DIR) or from git, then a model writes {{ sqlmetrics.evaluate(ref('impressions'), "
+        "metrics=['auc', 'gauc', 'logloss', 'ndcg@10'], label='click', score='pctr', query='user_id', "
+        "by=['date']) }}.",
+    )
+    dbt.add_argument("--output", required=True, metavar="DIR", help="the package's folder (created if missing)")
+    dbt.set_defaults(handler=run_dbt)
 
     curve = commands.add_parser("curve", parents=[output], help="compute a ROC, precision-recall or calibration curve")
     curve.add_argument("kind", choices=CURVES, metavar="CURVE", help="roc, pr or calibration")

@@ -89,10 +89,7 @@ def list_floors_sql(binding: Binding, portable: bool) -> str:
         )
     rows = "input\nWHERE w IS NOT NULL"
     if portable and top_ks:
-        rows = (  # the floor's top k reads score_rank
-            f"(\n  SELECT *, RANK() OVER (PARTITION BY {by}, query ORDER BY score DESC NULLS LAST) AS score_rank\n"
-            "  FROM input\n  WHERE w IS NOT NULL\n) AS ranked_input"
-        )
+        rows = ranked_rows_sql(by)  # the floor's top k reads score_rank
     selects = []
     for (ties, min_relevance), exprs in sorted(floors.items()):
         relevant = f"label >= {templates.literal(min_relevance)}"
@@ -107,7 +104,7 @@ def list_floors_sql(binding: Binding, portable: bool) -> str:
         if readers[FIRST_HITS]:
             columns.append(f"MAX(CASE WHEN {relevant} THEN score END) AS top_relevant")
         for k in cutoffs:
-            columns.append(f"{_hit_floor(k, relevant, floor, portable)} AS {cutoff_column(k)}")
+            columns.append(f"{hit_floor(k, relevant, floor, portable)} AS {cutoff_column(k)}")
         if not binding.judgments:
             columns += [f"SUM(CASE WHEN {relevant} THEN 1 ELSE 0 END) AS relevant", "COUNT(*) AS judged"]
         select = f"SELECT {', '.join(columns)}\nFROM {rows}\nGROUP BY {by}, query"
@@ -115,7 +112,15 @@ def list_floors_sql(binding: Binding, portable: bool) -> str:
     return "\nUNION ALL\n".join(selects)
 
 
-def _hit_floor(k: int | None, relevant: str, floor: Callable[..., str], portable: bool) -> str:
+def ranked_rows_sql(by: str) -> str:
+    """The used rows with ``score_rank``, their score's RANK in their list (descending)."""
+    return (
+        f"(\n  SELECT *, RANK() OVER (PARTITION BY {by}, query ORDER BY score DESC NULLS LAST) AS score_rank\n"
+        "  FROM input\n  WHERE w IS NOT NULL\n) AS ranked_input"
+    )
+
+
+def hit_floor(k: int | None, relevant: str, floor: Callable[..., str], portable: bool) -> str:
     """The lowest score of a list that can hold a relevant row within the top k: the
     larger of its k-th highest score and its lowest relevant score (NULL without a
     relevant row). Every row above it is counted, so a tie group at it still knows

@@ -17,7 +17,7 @@ from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import needed, reads, step
 from sqlmetrics.compose.rounding import spread_aggregates
 from sqlmetrics.compose.statement import indent
-from sqlmetrics.rules.columns import checks_for
+from sqlmetrics.rules.columns import Check, checks_for
 
 
 def base_keys(binding: Binding) -> tuple[str, ...]:
@@ -202,14 +202,20 @@ def base_sql(binding: Binding) -> str:
     base_roles = base_keys(binding)
     for check, _ in checks_for(binding.calls, binding.weight is not None):
         if check.role not in base_roles:
-            aggregates += [
-                f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END) AS n_bad_{check.name}",
-                f"MIN(CASE WHEN {check.sql} THEN {check.role} END) AS bad_{check.name}",
-            ]
+            aggregates += bad_row_counters(check)
     keys = [*(binding.slices if binding.by else ()), *base_roles]  # a constant slice_0 is no key
     columns = [*(() if binding.by else ("0 AS slice_0",)), *keys, *aggregates]
     group = f"\nGROUP BY {', '.join(keys)}" if keys else ""  # no keys: one row, even for no rows
     return f"SELECT {', '.join(columns)}\nFROM input{group}"
+
+
+def bad_row_counters(check: Check) -> list[str]:
+    """base's count of the rows breaking ``check`` and its least such value (for a rule
+    whose column is not one of base's keys)."""
+    return [
+        f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END) AS n_bad_{check.name}",
+        f"MIN(CASE WHEN {check.sql} THEN {check.role} END) AS bad_{check.name}",
+    ]
 
 
 def base_sums(binding: Binding) -> list[str]:

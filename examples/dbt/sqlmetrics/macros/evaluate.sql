@@ -1,0 +1,288 @@
+{#- sqlmetrics.evaluate: the table sm.evaluate returns, as ONE statement that reads the
+    source once, assembled as sqlmetrics/compose/ assembles it: input, base (one
+    aggregation), checks (the input rules, failing the model with Python's messages),
+    row_counts, the ranking steps, each shared step once, one step per metric, and the
+    final SELECT joining them by slice. The steps are the library's own, written per
+    dialect (steps_<dialect>.sql, found with adapter.dispatch); what the composer decides
+    from the call, this macro decides from the table in catalog.sql. Metrics are named as in
+    Python: 'auc', 'ndcg@10', with parameters as 'fbeta:beta=2' or
+    'ndcg@10:gain=linear:ties=pessimistic'. -#}
+{% macro evaluate(relation, metrics, label='label', score='score', query=none, item=none, weight=none, by=none) %}
+  {%- set catalog = fromjson(sqlmetrics.sm_catalog()) -%}
+  {%- set dispatch = adapter.dispatch -%}
+  {%- set facts = fromjson(dispatch('sm_facts', 'sqlmetrics')()) -%}
+  {%- set by = [by] if by is string else (by or []) -%}
+  {%- set given = {'label': label, 'score': score, 'query': query, 'item': item, 'weight': weight} -%}
+  {%- set names = {} -%}
+  {%- for role in ['label', 'score', 'query', 'item', 'weight'] if given[role] is not none -%}
+    {%- do names.update({role: sqlmetrics.sm_plain(given[role], role)}) -%}
+  {%- endfor -%}
+  {%- for name in by -%}{%- do sqlmetrics.sm_plain(name, 'by') -%}{%- endfor -%}
+  {%- set calls = [] -%}
+  {%- for text in ([metrics] if metrics is string else metrics) -%}
+    {%- do sqlmetrics.sm_call(text, catalog, calls) -%}
+  {%- endfor -%}
+  {%- if calls | length == 0 -%}{%- do exceptions.raise_compiler_error("sqlmetrics: no metrics given") -%}{%- endif -%}
+  {%- set ranking = calls | selectattr('spec.family', 'equalto', 'ranking') | list | length > 0 -%}
+  {%- set needs_query = calls | selectattr('spec.query') | list | length > 0 -%}
+  {%- if needs_query and query is none -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ (calls | selectattr('spec.query') | map(attribute='column') | join(', ')) ~ " averages over queries: pass query= (the user/request/query id column)") -%}
+  {%- endif -%}
+  {%- if ranking and weight is not none -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: ranking metrics take no row weights: evaluate them in a call without weight=") -%}
+  {%- endif -%}
+  {%- set slices = [] -%}
+  {%- for name in by -%}{%- do slices.append('slice_' ~ loop.index) -%}{%- endfor -%}
+  {%- set slices = slices or ['slice_0'] -%}
+  {%- set c0 = {'slices': slices, 'by': slices | join(', '), 'names': names} -%}
+  {%- set steps = [] -%}
+
+  {#- input: the source under canonical names (the only step naming its columns) -#}
+  {%- set q = {} -%}
+  {%- for role, name in names.items() -%}{%- do q.update({role: facts.quoted.replace('sm__x__', name)}) -%}{%- endfor -%}
+  {%- set columns = [] -%}
+  {%- for name in by -%}{%- do columns.append(facts.quoted.replace('sm__x__', name) ~ ' AS slice_' ~ loop.index) -%}{%- endfor -%}
+  {%- if not by -%}{%- do columns.append('0 AS slice_0') -%}{%- endif -%}
+  {%- do columns.append(facts.double.replace('sm__x__', q.label) ~ ' AS label') -%}
+  {%- do columns.append(facts.double.replace('sm__x__', q.score) ~ ' AS score') -%}
+  {%- set one = facts.double.replace('sm__x__', q.weight if weight is not none else '1') -%}
+  {%- if weight is not none -%}{%- do columns.append(one ~ ' AS weight') -%}{%- endif -%}
+  {%- set excluded = [] -%}
+  {%- for role in ['label', 'score', 'query', 'item', 'weight'] if role in q and (role != 'item' or ranking) -%}
+    {%- do excluded.append(q[role] ~ ' IS NULL') -%}
+  {%- endfor -%}
+  {%- do columns.append('CASE WHEN ' ~ (excluded | join(' OR ')) ~ ' THEN NULL ELSE ' ~ one ~ ' END AS w') -%}
+  {%- if needs_query -%}{%- do columns.append(q.query ~ ' AS query') -%}{%- endif -%}
+  {%- if ranking -%}{%- do columns.append((q.item if item is not none else 'NULL') ~ ' AS item') -%}{%- endif -%}
+  {%- do steps.append('input AS (SELECT ' ~ (columns | join(', ')) ~ ' FROM ' ~ relation ~ ')') -%}
+
+  {#- the steps the metrics read, each once, in the composer's order -#}
+  {%- set needed = [] -%}
+  {%- for call in calls -%}{%- for name in call.spec.steps if name not in needed -%}{%- do needed.append(name) -%}{%- endfor -%}{%- endfor -%}
+
+  {#- base: one row per slice (and score and label for the histogram, label for a 0/1 or relevance label) -#}
+  {%- set histogram = calls | selectattr('spec.histogram') | list | length > 0 -%}
+  {%- set real = calls | selectattr('spec.label_domain', 'equalto', 'real') | list | length > 0 -%}
+  {%- set keys = ['score', 'label'] if histogram else ([] if real else ['label']) -%}
+  {%- set rules = [] -%}
+  {%- do sqlmetrics.sm_rules(catalog, calls, weight is not none, rules) -%}
+  {%- set aggregates = [dispatch('sm_base__counts', 'sqlmetrics')(c0)] -%}
+  {%- for name in needed if catalog.steps[name].sums -%}{%- do aggregates.append(dispatch('sm_base__sums__' ~ name, 'sqlmetrics')(c0)) -%}{%- endfor -%}
+  {%- for rule in rules if rule.role not in keys -%}{%- do aggregates.append(dispatch('sm_base__bad__' ~ rule.name, 'sqlmetrics')(c0)) -%}{%- endfor -%}
+  {%- set grouped = (slices if by else []) + keys -%}
+  {%- set base -%}
+SELECT {{ '' if by else '0 AS slice_0, ' }}{{ (grouped + aggregates) | join(', ') }} FROM input{{ (' GROUP BY ' ~ (grouped | join(', '))) if grouped }}
+  {%- endset -%}
+  {%- do steps.append('base AS ' ~ facts.materialized ~ '(' ~ base ~ ')') -%}
+
+  {#- checks: the first rule the data breaks fails the statement with its message -#}
+  {%- set whens = [] -%}
+  {%- for rule in rules -%}
+    {%- set c = {'slices': slices, 'by': c0.by, 'names': names, 'scope': rule.scope} -%}
+    {%- do whens.append(dispatch('sm_check__' ~ rule.name ~ ('__key' if rule.role in keys else '__counter'), 'sqlmetrics')(c)) -%}
+  {%- endfor -%}
+  {%- if weight is not none -%}{%- do whens.append(dispatch('sm_check__weight_total', 'sqlmetrics')(c0)) -%}{%- endif -%}
+  {%- do steps.append('checks AS (SELECT CASE ' ~ (whens | join(' ')) ~ ' END AS failure FROM base)') -%}
+  {%- do steps.append('row_counts AS (' ~ dispatch('sm_step__row_counts__' ~ ('s' if by else 'u'), 'sqlmetrics')(c0) ~ ')') -%}
+
+  {#- ranking: the judged rows, and per list the floors the metrics rank down to -#}
+  {%- if ranking -%}
+    {%- do steps.append('ideal_rows AS (' ~ dispatch('sm_step__ideal_rows', 'sqlmetrics')(c0) ~ ')') -%}
+    {%- set floors = sqlmetrics.sm_list_floors(calls, c0, dispatch, facts.native) | trim -%}
+    {%- if floors -%}{%- do steps.append('list_floors AS (' ~ floors ~ ')') -%}{%- endif -%}
+  {%- endif -%}
+
+  {#- the shared steps, each once; a step taken per parameter value, once per value in use, stacked -#}
+  {%- for name in needed -%}
+    {%- set declared = catalog.steps[name] -%}
+    {%- if declared.each -%}
+      {%- set parts = [] -%}
+      {%- set combinations = [] -%}
+      {%- do sqlmetrics.sm_combinations(calls, name, declared.each, combinations) -%}
+      {%- for values in combinations -%}
+        {%- set c = {'slices': slices, 'by': c0.by, 'names': names, 'p': values} -%}
+        {%- do parts.append(dispatch('sm_step__' ~ name ~ '__' ~ sqlmetrics.sm_key(declared.keyed, values), 'sqlmetrics')(c)) -%}
+      {%- endfor -%}
+      {%- do steps.append(name ~ ' AS (' ~ (parts | join(' UNION ALL ')) ~ ')') -%}
+    {%- else -%}
+      {%- do steps.append(dispatch('sm_step__' ~ name ~ '__one', 'sqlmetrics')(c0)) -%}
+    {%- endif -%}
+  {%- endfor -%}
+
+  {#- one step per metric, its template from sql/ -#}
+  {%- for call in calls -%}
+    {%- set c = {'slices': slices, 'by': c0.by, 'names': names, 'p': call.params, 'column': call.column} -%}
+    {%- set key = sqlmetrics.sm_key(call.spec.keyed, call.params) ~ ('__w' if weight is not none and call.spec.weighted else '__u') -%}
+    {%- do steps.append(dispatch('sm_metric__' ~ call.name.replace('@', '_at_') ~ '__' ~ key, 'sqlmetrics')(c)) -%}
+  {%- endfor -%}
+
+  {#- the result: one row per slice, every metric joined by slice -#}
+  {%- set selected = [] -%}
+  {%- for name in by -%}{%- do selected.append('row_counts.slice_' ~ loop.index ~ ' AS ' ~ facts.quoted.replace('sm__x__', name)) -%}{%- endfor -%}
+  {%- do selected.append('row_counts.n_rows, row_counts.n_excluded') -%}
+  {%- set joins = [] -%}
+  {%- for call in calls -%}
+    {%- set cte = 'm_' ~ call.column -%}
+    {%- do selected.append(cte ~ '.' ~ call.spec.base ~ ' AS ' ~ call.column) -%}
+    {%- for out in call.spec.outputs -%}{%- do selected.append('COALESCE(' ~ cte ~ '.' ~ call.spec.base ~ '_' ~ out ~ ', 0) AS ' ~ call.column ~ '_' ~ out) -%}{%- endfor -%}
+    {%- set same = [] -%}
+    {%- for s in slices -%}{%- do same.append('row_counts.' ~ s ~ ' IS NOT DISTINCT FROM ' ~ cte ~ '.' ~ s) -%}{%- endfor -%}
+    {%- do joins.append('LEFT JOIN ' ~ cte ~ ' ON ' ~ (same | join(' AND '))) -%}
+  {%- endfor -%}
+  {%- set order = [] -%}
+  {%- for s in slices if by -%}{%- do order.append(facts.order.replace('sm__x__', s)) -%}{%- endfor -%}
+WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts {{ joins | join(' ') }} CROSS JOIN checks WHERE checks.failure IS NULL{{ (' ORDER BY ' ~ (order | join(', '))) if order }}
+{%- endmacro %}
+
+
+{#- A column name of the call: the package writes plain identifiers (letters, digits, _). -#}
+{% macro sm_plain(name, role) %}
+  {%- if name is not string or not name.replace('_', 'a').isalnum() or name[0].isdigit() -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ role ~ "= must be a plain column name (letters, digits, _) in the dbt package, got " ~ name) -%}
+  {%- endif -%}
+  {{- name -}}
+{% endmacro %}
+
+
+{#- A macro's key: the value of each parameter that keys it ('set' for a number). -#}
+{% macro sm_key(keyed, values) %}
+  {%- set parts = [] -%}
+  {%- for name in keyed -%}
+    {%- set value = values[name] -%}
+    {%- do parts.append(name ~ '_' ~ ('none' if value is none else (value if value is string else 'set'))) -%}
+  {%- endfor -%}
+  {{- parts | join('__') or 'one' -}}
+{% endmacro %}
+
+
+{#- The distinct values of ``params`` among the calls reading step ``name``, appended to
+    ``out`` (in the calls' order: the stacked parts' order changes no number). -#}
+{% macro sm_combinations(calls, name, params, out) %}
+  {%- set seen = [] -%}
+  {%- for call in calls if name in call.spec.steps -%}
+    {%- set values = {} -%}
+    {%- for p in params -%}{%- do values.update({p: call.params.get(p)}) -%}{%- endfor -%}
+    {%- set key = values | dictsort | map('string') | join(',') -%}
+    {%- if key not in seen -%}{%- do seen.append(key) -%}{%- do out.append(values) -%}{%- endif -%}
+  {%- endfor -%}
+{% endmacro %}
+
+
+{#- The input rules the calls take (rules/columns.py's checks_for), each with the scope
+    of its message, appended to ``out``. -#}
+{% macro sm_rules(catalog, calls, weighted, out) %}
+  {%- for rule in catalog.rules -%}
+    {%- set taking = [] -%}
+    {%- for call in calls -%}
+      {%- set s = call.spec -%}
+      {%- set takes = {
+          'label': s.label_domain == 'binary',
+          'relevance': s.label_domain == 'relevance',
+          'exponential_gain': call.params.get('gain') == 'exponential',
+          'linear_gain': call.params.get('gain') == 'linear',
+          'target': s.label_domain == 'real',
+          'nan': true,
+          'inf': s.score_domain in ('finite', 'probability'),
+          'probability': s.score_domain == 'probability',
+          'weight': false}[rule.name] -%}
+      {%- if takes -%}{%- do taking.append(call.column) -%}{%- endif -%}
+    {%- endfor -%}
+    {%- if rule.name == 'nan' -%}
+      {%- do out.append({'name': rule.name, 'role': rule.role, 'scope': ''}) -%}  {#- every metric reads the score -#}
+    {%- elif rule.name == 'weight' and weighted -%}
+      {%- do out.append({'name': rule.name, 'role': rule.role, 'scope': ''}) -%}
+    {%- elif taking -%}
+      {%- do out.append({'name': rule.name, 'role': rule.role, 'scope': ' (for ' ~ (taking | join(', ')) ~ ')'}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+{% endmacro %}
+
+
+{#- list_floors (compose/lists.py): per list and (tie policy, relevance threshold) in use,
+    the lowest score any metric ranks down to, the top relevant score, each cutoff's hit
+    floor, and the list's relevant and judged rows. -#}
+{% macro sm_list_floors(calls, c0, dispatch, native) %}
+  {%- set readers = {'ranked': [], 'first_hits': [], 'cutoff_hits': []} -%}
+  {%- for call in calls -%}{%- for step in readers if step in call.spec.steps -%}{%- do readers[step].append(call) -%}{%- endfor -%}{%- endfor -%}
+  {%- set cutoffs = [] -%}
+  {%- for call in readers.cutoff_hits if call.params.k not in cutoffs -%}{%- do cutoffs.append(call.params.k) -%}{%- endfor -%}
+  {%- set top_ks = [] -%}
+  {%- for call in readers.ranked + readers.cutoff_hits if call.params.k is not none -%}{%- do top_ks.append(call.params.k) -%}{%- endfor -%}
+  {%- set portable = not native or top_ks | length > 0 -%}
+  {%- set lists = [] -%}
+  {%- set floors = {} -%}
+  {%- for call in readers.ranked + readers.first_hits + readers.cutoff_hits -%}
+    {%- set key = call.params.ties ~ '|' ~ call.params.min_relevance -%}
+    {%- if key not in floors -%}{%- do lists.append(call.params) -%}{%- do floors.update({key: {}}) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- for call in readers.ranked -%}
+    {%- set k = call.params.k -%}
+    {%- set name = 'sm_floor__' ~ call.spec.reach ~ '__' ~ ('none' if k is none else 'set') ~ '__' ~ ('portable' if portable else 'native') -%}
+    {%- set c = {'slices': c0.slices, 'by': c0.by, 'p': {'k': k, 'min_relevance': call.params.min_relevance}} -%}
+    {%- do floors[call.params.ties ~ '|' ~ call.params.min_relevance].update({name ~ k: dispatch(name, 'sqlmetrics')(c)}) -%}
+  {%- endfor -%}
+  {%- set rows = dispatch('sm_ranked_rows', 'sqlmetrics')(c0) if portable and top_ks else 'input WHERE w IS NOT NULL' -%}
+  {%- set selects = [] -%}
+  {%- for params in lists -%}
+    {%- set c = {'slices': c0.slices, 'by': c0.by, 'p': {'min_relevance': params.min_relevance}} -%}
+    {%- set exprs = floors[params.ties ~ '|' ~ params.min_relevance].values() | list -%}
+    {%- set floor = (exprs[0] if exprs | length == 1 else 'LEAST(' ~ (exprs | join(', ')) ~ ')') if exprs else dispatch('sm_max_score', 'sqlmetrics')(c) -%}
+    {%- set columns = ["'" ~ params.ties ~ "' AS ties", dispatch('sm_min_relevance', 'sqlmetrics')(c) ~ ' AS min_relevance', c0.by, 'query', floor ~ ' AS floor'] -%}
+    {%- if readers.first_hits -%}{%- do columns.append(dispatch('sm_top_relevant', 'sqlmetrics')(c) ~ ' AS top_relevant') -%}{%- endif -%}
+    {%- for k in cutoffs -%}
+      {%- set ck = {'slices': c0.slices, 'by': c0.by, 'p': {'k': k, 'min_relevance': params.min_relevance}} -%}
+      {%- do columns.append(dispatch('sm_hit_floor__' ~ ('none' if k is none else 'set'), 'sqlmetrics')(ck) ~ ' AS cutoff_' ~ ('all' if k is none else k)) -%}
+    {%- endfor -%}
+    {%- do columns.append(dispatch('sm_counts', 'sqlmetrics')(c)) -%}
+    {%- do selects.append('SELECT ' ~ (columns | join(', ')) ~ ' FROM ' ~ rows ~ ' GROUP BY ' ~ c0.by ~ ', query') -%}
+  {%- endfor -%}
+  {{- selects | join(' UNION ALL ') -}}
+{% endmacro %}
+
+
+{#- One metric of the call, resolved as the registry does ('ndcg@10', 'fbeta:beta=2'),
+    appended to ``out``: its name, its catalog entry, its parameters and result column
+    (MetricCall.column). A metric the package does not carry is a compile error naming it. -#}
+{% macro sm_call(text, catalog, out) %}
+  {%- set parts = text.split(':') -%}
+  {%- set name = parts[0] | trim -%}
+  {%- set given = {} -%}
+  {%- for part in parts[1:] -%}
+    {%- set pair = part.split('=', 1) -%}
+    {%- do given.update({pair[0] | trim: pair[1] | trim}) -%}
+  {%- endfor -%}
+  {%- if '@' in name and name not in catalog.metrics -%}
+    {%- set split = name.split('@', 1) -%}
+    {%- do given.update({'k': split[1]}) -%}
+    {%- set name = split[0] ~ '@k' if (split[0] ~ '@k') in catalog.metrics else split[0] -%}
+  {%- elif 'k' in given and (name ~ '@k') in catalog.metrics -%}
+    {%- set name = name ~ '@k' -%}
+  {%- endif -%}
+  {%- if name not in catalog.metrics -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: the dbt package does not carry the metric '" ~ name ~ "' (it carries the binary classification, regression and ranking metrics: " ~ (catalog.metrics.keys() | sort | join(', ')) ~ "); sm.evaluate computes it in Python") -%}
+  {%- endif -%}
+  {%- set spec = catalog.metrics[name] -%}
+  {%- set known = spec.params | map(attribute='name') | list -%}
+  {%- for key in given if key not in known -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ name ~ ": unknown parameter '" ~ key ~ "' (parameters: " ~ (known | join(', ') or 'none') ~ ")") -%}
+  {%- endfor -%}
+  {%- set values = {} -%}
+  {%- set column = [spec.base] -%}
+  {%- for p in spec.params -%}
+    {%- set value = given.get(p.name, p.default) -%}
+    {%- if value is not none and p.kind == 'float' -%}{%- set value = value | float -%}{%- endif -%}
+    {%- if value is not none and p.kind == 'int' -%}{%- set value = value | int -%}{%- endif -%}
+    {%- if p.choices and value not in p.choices -%}
+      {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ name ~ ": parameter '" ~ p.name ~ "' must be one of " ~ (p.choices | join(', ')) ~ ", got " ~ value) -%}
+    {%- endif -%}
+    {%- do values.update({p.name: value}) -%}
+    {%- if value != p.default or p.required -%}
+      {%- if p.name == 'k' -%}{%- do column.append('at_' ~ value) -%}
+      {%- elif p.choices -%}{%- do column.append(value) -%}
+      {%- elif p.kind == 'float' -%}{%- do column.append(p.name ~ '_' ~ ('%g' | format(value)).replace('.', 'p').replace('-', 'm').replace('+', '')) -%}
+      {%- else -%}{%- do column.append(p.name ~ '_' ~ value) -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- do out.append({'name': name, 'spec': spec, 'params': values, 'column': column | join('_')}) -%}
+{% endmacro %}

@@ -1,0 +1,322 @@
+"""The dbt package (``sqlmetrics dbt``): generated from sql/ (the committed copy is what the
+generator writes now), one statement that reads the source once, the same table as
+``sm.evaluate`` (models rendered with jinja2 and executed on DuckDB; in the engines tier,
+``dbt run`` on dbt-duckdb and dbt-postgres over the whole carried catalog), bad data
+failing the model with Python's message, and the metrics it does not carry refused by name."""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import polars as pl
+import pytest
+from dbt_render import CompilerError, evaluate_sql
+
+import sqlmetrics as sm
+from sqlmetrics.dbt_package import DBT_DIALECTS, carried, write_package
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "examples" / "dbt" / "sqlmetrics"
+PROJECT = ROOT / "examples" / "dbt" / "project"
+RELATION = {"spark": "`impressions`", "bigquery": "`impressions`"}
+
+
+def test_the_committed_package_is_what_the_generator_writes(tmp_path):
+    """Regenerated (every macro checked against the composer as it is written), the package
+    is the committed copy, file for file; and it stays small."""
+    write_package(tmp_path)
+    written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    committed = sorted(p.relative_to(PACKAGE) for p in PACKAGE.rglob("*") if p.is_file())
+    assert written == committed
+    _, mismatch, errors = filecmp.cmpfiles(tmp_path, PACKAGE, [str(p) for p in written], shallow=False)
+    assert not mismatch and not errors, f"regenerate: sqlmetrics dbt --output {PACKAGE.relative_to(ROOT)}"
+    assert sum(p.stat().st_size for p in tmp_path.rglob("*") if p.is_file()) < 1_000_000
+
+
+def impressions(n: int = 500, seed: int = 0) -> pl.DataFrame:
+    """Impressions with ties in the scores (two decimals), two slices, lists, graded relevance,
+    and a few NULLs."""
+    rng = np.random.default_rng(seed)
+    missing = rng.random((3, n)) < 0.03  # a few NULL scores, labels and queries: rows left out and counted
+    frame = pl.DataFrame(
+        {
+            "day": rng.integers(0, 3, n),
+            "country": rng.choice(["fr", "de"], n),
+            "user_id": rng.integers(0, 40, n),
+            "doc": np.arange(n),
+            "click": rng.integers(0, 2, n).astype(float),
+            "rel": rng.integers(0, 4, n).astype(float),
+            "pctr": np.round(rng.random(n), 2),
+            "wt": np.round(rng.random(n) * 2, 3),
+        }
+    )
+    nulls = {"pctr": missing[0], "click": missing[1], "user_id": missing[2]}
+    return frame.with_columns(pl.when(pl.Series(m)).then(None).otherwise(pl.col(c)).alias(c) for c, m in nulls.items())
+
+
+@pytest.fixture(scope="module")
+def connection():
+    con = duckdb.connect()
+    con.register("rows", impressions().to_arrow())
+    con.execute("CREATE TABLE impressions AS SELECT * FROM rows")
+    return con
+
+
+def assert_same_table(got: pl.DataFrame, expected: pl.DataFrame) -> None:
+    """Same columns, same values (floats to 1e-9)."""
+    assert got.columns == expected.columns
+    for column in expected.columns:
+        left, right = got[column].to_list(), expected[column].to_list()
+        if expected[column].dtype.is_float():
+            np.testing.assert_allclose(
+                np.array(left, dtype=float), np.array(right, dtype=float), rtol=1e-9, atol=1e-12, err_msg=column
+            )
+        else:
+            assert [str(v) for v in left] == [str(v) for v in right], column
+
+
+def model_table(con, **call) -> pl.DataFrame:
+    return con.sql(evaluate_sql(PACKAGE, "duckdb", '"impressions"', **call)).pl()
+
+
+def python_table(rows: pl.DataFrame, metrics: list[str], **call) -> pl.DataFrame:
+    return sm.evaluate(rows, [sm.metric(m) for m in metrics], **call)
+
+
+def one_metric_call(name: str) -> dict:
+    """A call of one carried metric, with two slices, a weight where the metric takes one."""
+    family = next(s.family for s in carried() if s.name == name)
+    metric = name.replace("@k", "@5")
+    if family == "ranking":
+        return dict(metrics=[metric], label="rel", score="pctr", query="user_id", by=["day", "country"])
+    label = "rel" if family == "regression" else "click"
+    return dict(metrics=[metric], label=label, score="pctr", query="user_id", weight="wt", by=["day", "country"])
+
+
+@pytest.mark.parametrize("name", [spec.name for spec in carried()])
+def test_each_carried_metric_is_evaluates_table(connection, name):
+    call = one_metric_call(name)
+    rows = impressions()
+    assert_same_table(model_table(connection, **call), python_table(rows, **call))
+
+
+CALLS = [
+    dict(metrics=["auc"], label="click", score="pctr"),
+    dict(
+        metrics=[
+            "auc",
+            "logloss",
+            "brier",
+            "calibration",
+            "f1",
+            "fbeta:beta=2:threshold=0.3",
+            "average_precision",
+            "gauc",
+            "gauc:weighting=uniform",
+            "tp",
+            "fp",
+            "tn",
+            "fn",
+            "mcc",
+        ],
+        label="click",
+        score="pctr",
+        query="user_id",
+        by=["day", "country"],
+        weight="wt",
+    ),
+    dict(
+        metrics=["mae", "rmse", "r2", "mape", "median_absolute_error", "max_error"], label="rel", score="pctr", by="day"
+    ),
+    dict(
+        metrics=[
+            "ndcg@10",
+            "mrr",
+            "map",
+            "hit_rate@3",
+            "ndcg:gain=linear:ties=pessimistic",
+            "precision@5",
+            "recall@5",
+            "err",
+            "ndcg@3:empty=zero:min_relevance=2",
+            "hit_rate@3:average=micro",
+            "mrr:ties=optimistic",
+        ],
+        label="rel",
+        score="pctr",
+        query="user_id",
+        by=["day"],
+    ),
+    dict(metrics=["ndcg@5:ties=item", "map:ties=item"], label="rel", score="pctr", query="user_id", item="doc"),
+    dict(metrics=["auc", "mae"], label="click", score="pctr", weight="wt"),
+]
+
+
+@pytest.mark.parametrize("call", CALLS, ids=lambda call: ",".join(call["metrics"][:3]))
+def test_a_model_of_many_metrics_is_evaluates_table(connection, call):
+    """Several metrics (shared steps, parameters, weights, slices, tie policies) in one model."""
+    assert_same_table(model_table(connection, **call), python_table(impressions(), **call))
+
+
+@pytest.mark.parametrize("dialect", DBT_DIALECTS)
+def test_a_model_is_one_statement_reading_the_source_once(dialect):
+    call = CALLS[1] | {"metrics": [*CALLS[1]["metrics"], "mae"]}
+    relation = RELATION.get(dialect, '"impressions"')
+    sql = evaluate_sql(PACKAGE, dialect, relation, **call)
+    assert sql.count(relation) == 1
+    assert sql.lstrip().startswith("WITH input AS (")
+    for metric in ("m_auc AS (", "m_fbeta_beta_2_threshold_0p3 AS (", "m_gauc_uniform AS (", "m_mae AS ("):
+        assert sql.count(metric) == 1, metric
+
+
+def test_bad_data_fails_the_statement_with_pythons_message(connection):
+    """A label of 2 for auc (rel is 0..3): the statement fails saying what sm.evaluate says."""
+    call = dict(metrics=["auc", "logloss"], label="rel", score="pctr", by="day")
+    with pytest.raises(sm.SqlMetricsError) as python:
+        python_table(impressions(), **call)
+    with pytest.raises(duckdb.Error) as model:
+        model_table(connection, **call)
+    assert str(python.value).splitlines()[0] in str(model.value)
+
+
+def test_a_metric_the_package_does_not_carry_is_refused_by_name():
+    with pytest.raises(CompilerError, match="does not carry the metric 'multiclass_f1'"):
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc", "multiclass_f1"], label="click", score="pctr")
+    with pytest.raises(CompilerError, match="ndcg: parameter 'gain' must be one of"):
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["ndcg:gain=cubic"], label="rel", score="pctr", query="q")
+
+
+# --- dbt run: dbt-duckdb and dbt-postgres, the whole carried catalog
+
+CATALOG_MODELS = {
+    "classification": dict(
+        metrics=[s.name for s in carried() if s.family == "classification"] + ["fbeta:beta=2:threshold=0.3"],
+        label="click",
+        score="pctr",
+        query="user_id",
+        weight="wt",
+        by=["day", "country"],
+    ),
+    "regression": dict(
+        metrics=[s.name for s in carried() if s.family == "regression"], label="rel", score="pctr", by="country"
+    ),
+    "ranking": dict(
+        metrics=[s.name.replace("@k", "@5") for s in carried() if s.family == "ranking"]
+        + ["ndcg@10:gain=linear:ties=pessimistic", "hit_rate@3:average=micro", "map:empty=zero"],
+        label="rel",
+        score="pctr",
+        query="user_id",
+        by=["day"],
+    ),
+}
+
+
+def model_sql(call: dict) -> str:
+    args = ", ".join(f"{key}={value!r}" for key, value in call.items())
+    return f"{{{{ config(materialized='table') }}}}\n{{{{ sqlmetrics.evaluate(ref('impressions'), {args}) }}}}\n"
+
+
+def dbt(project: Path, *args: str, env: dict) -> subprocess.CompletedProcess:
+    command = [
+        sys.executable,
+        "-m",
+        "dbt.cli.main",
+        *args,
+        "--project-dir",
+        str(project),
+        "--profiles-dir",
+        str(project),
+    ]
+    return subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=900)
+
+
+def project_with(tmp_path: Path, models: dict[str, str]) -> Path:
+    """A copy of the example project (its package by absolute path) with ``models``."""
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages", "*.duckdb"))
+    (project / "packages.yml").write_text(f"packages:\n  - local: {PACKAGE}\n")
+    for name, sql in models.items():
+        (project / "models" / f"{name}.sql").write_text(sql)
+    return project
+
+
+def dbt_env(tmp_path: Path, **extra: str) -> dict:
+    return {
+        **os.environ,
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "DBT_LOG_PATH": str(tmp_path / "logs"),
+        "DBT_TARGET_PATH": str(tmp_path / "target"),
+        "SQLMETRICS_DBT_DUCKDB": str(tmp_path / "dbt.duckdb"),
+        **extra,
+    }
+
+
+def build(project: Path, env: dict, *target: str) -> None:
+    for step in ("deps", "seed", "run"):
+        done = dbt(project, step, *target, env=env)
+        assert done.returncode == 0, done.stdout[-4000:]
+
+
+def sorted_by(frame: pl.DataFrame, call: dict) -> pl.DataFrame:
+    by = call.get("by") or []
+    return frame.sort([by] if isinstance(by, str) else by) if by else frame
+
+
+def example_model() -> dict:
+    return dict(metrics=["auc", "gauc", "logloss", "ndcg@10"], label="click", score="pctr", query="user_id", by=["day"])
+
+
+@pytest.mark.engines
+def test_dbt_run_on_duckdb_builds_evaluates_tables(tmp_path):
+    project = project_with(tmp_path, {name: model_sql(call) for name, call in CATALOG_MODELS.items()})
+    build(project, dbt_env(tmp_path))
+    with duckdb.connect(str(tmp_path / "dbt.duckdb"), read_only=True) as con:
+        rows = con.sql("SELECT * FROM main.impressions").pl()
+        for name, call in {**CATALOG_MODELS, "impression_metrics": example_model()}.items():
+            got = sorted_by(con.sql(f"SELECT * FROM main.{name}").pl(), call)
+            assert_same_table(got, sorted_by(python_table(rows, **call), call))
+
+
+@pytest.mark.engines
+def test_dbt_run_on_postgres_builds_evaluates_tables(tmp_path):
+    import psycopg
+
+    import postgres_server
+
+    if postgres_server.binaries() is None:
+        pytest.skip("PostgreSQL is not installed: apt-get install postgresql (.ci/run does)")
+    project = project_with(tmp_path, {name: model_sql(call) for name, call in CATALOG_MODELS.items()})
+    with postgres_server.server() as dsn:
+        parts = dict(part.split("=", 1) for part in dsn.split())
+        build(project, dbt_env(tmp_path, PGHOST=parts["host"], PGUSER=parts["user"]), "--target", "postgres")
+        with psycopg.connect(dsn) as con:
+
+            def table(name: str) -> pl.DataFrame:
+                return pl.read_database(f"SELECT * FROM public.{name}", con)
+
+            rows = table("impressions")
+            for name, call in {**CATALOG_MODELS, "impression_metrics": example_model()}.items():
+                got = sorted_by(table(name), call)
+                assert_same_table(got, sorted_by(python_table(rows, **call), call))
+
+
+@pytest.mark.engines
+def test_bad_data_fails_the_dbt_model_with_pythons_message(tmp_path):
+    """A label of 2 for auc: dbt run fails, saying what sm.evaluate says."""
+    project = project_with(tmp_path, {"bad": model_sql(dict(metrics=["auc"], label="rel", score="pctr"))})
+    env = dbt_env(tmp_path)
+    for step in ("deps", "seed"):
+        assert dbt(project, step, env=env).returncode == 0
+    done = dbt(project, "run", "--select", "bad", env=env)
+    assert done.returncode != 0
+    rows = pl.read_csv(PROJECT / "seeds" / "impressions.csv")
+    with pytest.raises(sm.SqlMetricsError) as raised:
+        sm.evaluate(rows, ["auc"], label="rel", score="pctr")
+    assert str(raised.value).splitlines()[0] in done.stdout
