@@ -36,7 +36,7 @@ per_query AS (
            CASE {{ weighting }}
                WHEN 'impressions' THEN SUM(w_pos + w_neg)
                WHEN 'positives' THEN SUM(w_pos)
-               ELSE 1
+               ELSE CAST(1 AS DOUBLE)
            END AS group_weight
     FROM (
         SELECT {{ by }}, query, w_pos, w_neg,

@@ -44,7 +44,7 @@ m_gauc AS (
       ) / CAST((
         2 * SUM(w_pos)
       ) AS DOUBLE) AS auc,
-      SUM(w_pos + w_neg) AS group_weight
+      CAST(SUM(w_pos + w_neg) AS DOUBLE) AS group_weight
     FROM (
       SELECT
         slice_1,
