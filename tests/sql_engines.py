@@ -263,6 +263,22 @@ class ClickHouse:
     def options(self) -> dict:
         return {"engine": "clickhouse", "con": self.session}
 
+    def rows(self, sql: str) -> pl.DataFrame:
+        """The rows of a statement written for ClickHouse (a refusal: InvalidInputError)."""
+        try:
+            return pl.from_arrow(self.session.query(sql, "ArrowTable"))
+        except Exception as error:  # chdb's errors have no class of their own
+            raise refusal(error, escaped=True) or error from None
+
+    def store(self, table: str, sql: str, append: bool, directory: Path) -> None:
+        """The rows of ``sql`` INSERTed INTO ``table``, created by them (a Memory table)
+        unless ``append`` (``directory``: Spark's, unused here)."""
+        if not append:
+            self.session.query(f"DROP TABLE IF EXISTS {table}")
+            self.session.query(f"CREATE TABLE {table} ENGINE = Memory AS\n{sql}")
+            return
+        self.session.query(f"INSERT INTO {table}\n{sql}")
+
     def result(self, tables: Tables, metrics, **kwargs) -> pl.DataFrame:
         return sm.evaluate("src", metrics, **kwargs, **_second(tables), **self.options)
 

@@ -425,7 +425,7 @@ def store_daily_states(engine, frame: pl.DataFrame, metrics, directory, check: b
         engine.store("states", sql, append=day > 1, directory=directory)
 
 
-@pytest.mark.parametrize("name", ["spark", "postgres"])
+@pytest.mark.parametrize("name", ["spark", "postgres", "clickhouse"])
 def test_daily_states_roll_up_in_the_warehouse(name, request, tmp_path):
     """An analyst's roll-up: each day's state statement (sm.state's rows) INSERTed INTO a
     table of states, then the roll-up statement over it, by a slice with intervals and
@@ -440,7 +440,7 @@ def test_daily_states_roll_up_in_the_warehouse(name, request, tmp_path):
             assert_same_numbers(rolled, sm.evaluate(frame, metrics, ci_method="analytic", **call), name)
 
 
-@pytest.mark.parametrize("name", ["spark", "postgres"])
+@pytest.mark.parametrize("name", ["spark", "postgres", "clickhouse"])
 def test_the_rollup_statement_refuses_on_each_engine(name, request, tmp_path):
     """A user seen on two days (the query q, not the user of a day) and states of two
     calls in one table: each engine refuses with DuckDB's message."""

@@ -216,7 +216,8 @@ def _check_intervals(binding: Binding) -> None:
 
 def repeats_sql(binding: Binding, queries: list[MetricCall]) -> str:
     """One row whose ``failure`` refuses the roll-up when a mean's query is held by more
-    than one of the merged states or slices, naming the first such query."""
+    than one of the merged states or slices, naming the first such query; read after
+    ``metas_sql``'s, whose refusal comes first."""
     cases = []
     for call in queries:
         relation = f"q_{call.column}"
@@ -231,4 +232,7 @@ def repeats_sql(binding: Binding, queries: list[MetricCall]) -> str:
         said = [templates.literal(text) for text in (before, after, advice)]
         message = f"{said[0]} || CAST({count} AS VARCHAR) || {said[1]} || {example} || {said[2]}"
         cases.append(f"    WHEN {count} > 0 THEN error({message})")
-    return "SELECT CASE\n" + indent("\n".join(cases)) + "\n  END AS failure"
+    # read after the states' metas (a state of another call is the first thing to say, on every engine)
+    return f"SELECT CASE\n    WHEN {METAS_STEP}.failure IS NOT NULL THEN NULL\n" + indent("\n".join(cases)) + (
+        f"\n  END AS failure\nFROM {METAS_STEP}"
+    )

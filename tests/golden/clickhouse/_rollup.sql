@@ -71,6 +71,10 @@ WITH base AS (
 ), query_repeats AS (
   SELECT
     CASE
+      WHEN NOT (
+        state_metas.failure IS NULL
+      )
+      THEN NULL
       WHEN (
         SELECT
           CAST(COUNT(*) AS Nullable(Int64))
@@ -94,6 +98,7 @@ WITH base AS (
         ) || '. Roll up only states whose queries do not recur (a query column unique per day, such as the user and the day together), or keep the slice that separates them in by='
       ) AS Int32)
     END AS failure
+  FROM state_metas
 )
 /* the result: one row per slice, every metric joined by slice */
 SELECT

@@ -67,6 +67,8 @@ WITH base AS (
 ), query_repeats AS (
   SELECT
     CASE
+      WHEN NOT state_metas.failure IS NULL
+      THEN NULL
       WHEN (
         SELECT
           COUNT(*)
@@ -88,6 +90,7 @@ WITH base AS (
           copies > 1
       ) || '. Roll up only states whose queries do not recur (a query column unique per day, such as the user and the day together), or keep the slice that separates them in by=' AS INT)
     END AS failure
+  FROM state_metas
 )
 /* the result: one row per slice, every metric joined by slice */
 SELECT

@@ -73,6 +73,8 @@ WITH base AS (
 ), query_repeats AS (
   SELECT
     CASE
+      WHEN NOT state_metas.failure IS NULL
+      THEN NULL
       WHEN (
         SELECT
           COUNT(*)
@@ -102,6 +104,7 @@ WITH base AS (
         )
       )
     END AS failure
+  FROM state_metas
 )
 /* the result: one row per slice, every metric joined by slice */
 SELECT
