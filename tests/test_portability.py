@@ -35,6 +35,7 @@ from sqlmetrics import templates
 from sqlmetrics.api import _class_table_binding, prepare
 from sqlmetrics.compose import compose as composed
 from sqlmetrics.compose import compose_per_class
+from sqlmetrics.compose.rollup import compose_rollup
 from sqlmetrics.registry import resolve
 from sqlmetrics.request import Request
 
@@ -107,6 +108,13 @@ def calls():
     rolled_up = ["auc", "logloss", "calibration", "f1", "mcc", "gauc", "brier"]
     yield "state", lambda: sm.to_sql(rolled_up, source="t", label="label", score="score", query="q", by="s", state=True)
     yield "rollup", lambda: sm.to_sql(rolled_up, source="t", **roles, rollup=True)
+    regression = {"label": "y", "score": "yhat", "by": "s"}
+    yield "state-regression", lambda: sm.to_sql(["mae", "rmse"], source="t", **regression, state=True)
+    yield "rollup-regression", lambda: sm.to_sql(["mae", "rmse"], source="t", **regression, ci=0.9, rollup=True)
+    rounded = dataclasses.replace(
+        prepare(["auc", "average_precision", "mcc"], Request(label="label", score="score", by="s"))[0], score_digits=3
+    )
+    yield "rollup-rounded", lambda: compose_rollup(rounded, "t")
     ranked, lists = ["ndcg@3", "mrr", "map"], {"label": "rel", "score": "score", "query": "q", "by": "s"}
     yield "state-ranking", lambda: sm.to_sql(ranked, source="t", **lists, state=True)
     yield "rollup-ranking", lambda: sm.to_sql(ranked, source="t", **lists, rollup=True)
