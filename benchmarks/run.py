@@ -1,7 +1,7 @@
 """Time sqlmetrics against the tools a user would otherwise pick, end to end over Parquet.
 
     python benchmarks/run.py [--rows 1_000_000] [--repeat 3] [--out benchmarks/results-<rows>.md]
-                             [--cases 'sqlmetrics_*,sklearn_*']
+                             [--cases 'sqlmetrics_*,sklearn_*'] [--users zipf:1.6]
 
 Every run of every case is a fresh interpreter (``benchmarks/cases.py``), so its peak RSS
 is that one process's. The timed part is reading the Parquet plus computing (imports
@@ -239,6 +239,14 @@ def _rows(text: str) -> int:
     return int(text.replace("_", ""))
 
 
+def _users(text: str) -> str:
+    try:
+        dataset.zipf_exponent(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 SNAPSHOT: Path | None = None  # the copy of sqlmetrics/ and sql/ every case imports
 
 
@@ -366,11 +374,11 @@ def run_quietly(name: str, data_dir: Path, args, script: Path = HERE / "cases.py
     raise AssertionError("unreachable")
 
 
-def prepare(rows: int) -> Path:
+def prepare(rows: int, users: str) -> Path:
     """The dataset, generated in a child process so that this one stays small (forked
     children start from a copy of it)."""
-    subprocess.run([sys.executable, str(HERE / "dataset.py"), str(rows)], check=True, cwd=ROOT)
-    return dataset.data_dir(rows)
+    subprocess.run([sys.executable, str(HERE / "dataset.py"), str(rows), users], check=True, cwd=ROOT)
+    return dataset.data_dir(rows, users)
 
 
 def warm_page_cache(data_dir: Path) -> None:
@@ -671,6 +679,7 @@ def report(args, rows, data_dir, summaries, results, refs, pandas_rows, notes, r
         "",
         f"Run {dt.datetime.now().isoformat(timespec='minutes')} with "
         f"`python benchmarks/run.py --rows {rows} --repeat {args.repeat}"
+        + (f" --users {args.users}" if args.users != dataset.EVEN else "")
         + (f" --ref {args.ref}" if args.ref != "worktree" else "")
         + "`"
         + (f" `--cases '{args.cases}'`" if args.cases else "")
@@ -679,7 +688,9 @@ def report(args, rows, data_dir, summaries, results, refs, pandas_rows, notes, r
         f"{psutil.virtual_memory().total / 2**30:.0f} GiB RAM; Python {platform.python_version()}; {versions()}; "
         f"sqlmetrics: {revision}.",
         f"Data: `{data_dir.relative_to(ROOT)}/`, {len(files)} Parquet files, {size_mb:.0f} MiB "
-        "(examples/generate_impressions.py, seed 0, plus the tie-free `pctr_cont`).",
+        "(examples/generate_impressions.py, seed 0, plus the tie-free `pctr_cont`"
+        + ("" if args.users == dataset.EVEN else f"; every row's `user_id` drawn from {args.users}: skewed users")
+        + ").",
         "",
         "Each run is a fresh Python process; *median s* is read + compute (imports excluded), "
         "*process s* the whole process (interpreter start and imports included), *peak MB* the "
@@ -832,6 +843,13 @@ def main(argv: list[str] | None = None) -> None:
         default="worktree",
         help="benchmark sqlmetrics as in this git revision (default: the work tree, copied at the start)",
     )
+    parser.add_argument(
+        "--users",
+        default=dataset.EVEN,
+        type=_users,
+        help='how rows spread over users (the query): "even" (default) or "zipf:<a>", e.g. zipf:1.6 '
+        "(the largest user then holds ~44%% of the rows)",
+    )
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     parser.add_argument(
         "--max-other-load",
@@ -854,7 +872,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     rows = args.rows
-    out = args.out or HERE / f"results-{rows}.md"
+    out = args.out or HERE / f"results-{dataset.data_dir(rows, args.users).name}.md"
 
     names = list(CASES)
     if args.cases:
@@ -869,9 +887,9 @@ def main(argv: list[str] | None = None) -> None:
         names = [n for n in names if not n.startswith("sqlmetrics_")]
         print(f"warning: {notes[-1]}", file=sys.stderr)
 
-    data_dir = prepare(rows)
+    data_dir = prepare(rows, args.users)
     pandas_rows = min(rows, PANDAS_MAX_ROWS)
-    pandas_dir = prepare(pandas_rows) if "pandas_sklearn_gauc" in names else data_dir
+    pandas_dir = prepare(pandas_rows, args.users) if "pandas_sklearn_gauc" in names else data_dir
     warm_page_cache(data_dir)
     if pandas_dir != data_dir:
         warm_page_cache(pandas_dir)
