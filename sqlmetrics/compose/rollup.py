@@ -197,9 +197,11 @@ def _check_intervals(binding: Binding) -> None:
     """Refuse an interval the states cannot give: none analytic, or one read from the rows."""
     without = [call.column for call in binding.calls if intervals.interval_of(call) is None]
     if without:
+        others = [call.column for call in binding.calls if call.column not in without]
+        subset = f", or ci for the others alone (metrics={others!r})" if others else ""
         raise InvalidParameterError(
             f"{', '.join(without)} has no analytic interval, and a bootstrap resamples rows, which a state does "
-            "not keep: roll up without ci, or evaluate the rows with ci"
+            f"not keep: roll up without ci{subset}, or evaluate the rows with ci"
         )
     rows = [
         call.column
