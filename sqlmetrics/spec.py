@@ -279,8 +279,9 @@ class Metric:
       precision@k, which needs k relevant items per list, rank_corr, where pairs tied in
       label earn ½, or err, whose R stays below 1);
     * ``per_query``: for a mean over queries, what it keeps of each query (``PerQuery``);
-    * ``ratio``: (a, b), SQL of a row's ``score`` and ``label``, when the metric is
-      Σ w·a / Σ w·b over the used rows (calibration's Σ w·p / Σ w·y), which a bootstrap
+    * ``ratio``: (a, b), SQL of a row's ``score`` and ``label`` (and the call's
+      parameters, ``{{ threshold }}``), when the metric is Σ w·a / Σ w·b over the used
+      rows (calibration's Σ w·p / Σ w·y, precision's tp / (tp + fp)), which a bootstrap
       by unit takes from each unit's two sums (``compose/unit_bootstrap.py``; the means
       over rows are read from their interval's declaration);
     * ``score_rounding``: for a metric of the score histogram, what a roll-up of rounded

@@ -351,7 +351,10 @@ def test_command_line_bootstrap_writes_what_evaluate_returns(tmp_path, capsys):
     assert "sqlmetrics_replicate" in capsys.readouterr().out  # auto: average_precision has no formula, the bootstrap
 
 
-UNIT_SUMMED = ["logloss", "brier", "score_mean", "label_mean", "calibration"]
+UNIT_SUMMED = [
+    "logloss", "brier", "score_mean", "label_mean", "calibration",
+    "accuracy", "precision", "recall", "specificity", "f1", sm.precision(threshold=0.3),
+]  # fmt: skip
 REGRESSION_SUMMED = ["mae", "mse", "mean_error", "mape"]
 
 
@@ -379,8 +382,8 @@ def _assert_same(summed: pl.DataFrame, resampled: pl.DataFrame) -> None:
 @given(frame=impressions(max_rows=30, weighted=None), seed=st.integers(0, 1000))
 @examples(25)
 def test_a_bootstrap_by_unit_of_means_from_unit_sums_is_the_row_bootstraps(engine, frame, seed):
-    """The means over rows and calibration resampled by unit from each unit's sums
-    (R × units rows) give the row bootstrap's replicates, hence its bounds, to float
+    """The means over rows, calibration and the shares of the confusion counts resampled
+    by unit from each unit's sums (R × units rows) give the row bootstrap's replicates, hence its bounds, to float
     rounding: the same unit numbers and counts (NULL units, weights, slices)."""
     keywords = dict(label="label", score="score", weight="weight", by="slice", ci=0.9, ci_method="bootstrap",
                     ci_unit="query", resamples=20, seed=seed, engine=engine)  # fmt: skip

@@ -1,7 +1,8 @@
 """The bootstrap by unit of a ratio of sums over rows (``ci_unit=`` with
 ``ci_method="bootstrap"``: the weighted means logloss, brier, score_mean, label_mean,
-mae, mse, mean_error, mape, and calibration's Σ w·p / Σ w·y), from each unit's sums
-rather than its rows.
+mae, mse, mean_error, mape, calibration's Σ w·p / Σ w·y, and the shares of the
+confusion counts at a threshold, accuracy, precision, recall, specificity, f1), from
+each unit's sums rather than its rows.
 
 All of a unit's rows share its Poisson count c, so a replicate's value is
 
@@ -33,7 +34,8 @@ def unit_sums(call: MetricCall) -> tuple[str, str, str] | None:
     score and label; None for a metric of another form. A weighted mean over rows (its
     interval's row value, slope 1) or a declared ratio (``Metric.ratio``)."""
     if call.spec.ratio is not None:
-        return (*call.spec.ratio, "TRUE")
+        params = {name: templates.literal(value) for name, value in call.params}
+        return (*(templates.fill(sql, params) for sql in call.spec.ratio), "TRUE")
     interval = call.spec.interval
     values = dict(interval.values) if interval is not None else {}
     if interval is not None and interval.name in _MEANS and values.get("slope") == "1":
