@@ -79,7 +79,9 @@ def metric_step(binding: Binding, call: MetricCall) -> str:
         call = dataclasses.replace(call, spec=spec)
     kept = call.spec.interval.kept
     if kept is not None:  # the kept spread merged from the states' rows of it, in its step's place
-        steps = tuple((name, kept.merged if name == kept.step else template) for name, template in call.spec.interval.steps)
+        steps = tuple(
+            (name, kept.merged if name == kept.step else template) for name, template in call.spec.interval.steps
+        )
         spec = dataclasses.replace(call.spec, interval=dataclasses.replace(call.spec.interval, steps=steps))
         call, values = dataclasses.replace(call, spec=spec), values | {"parts": f"s_{call.column}"}
     return with_spread(step, call, binding, values)
@@ -235,6 +237,8 @@ def repeats_sql(binding: Binding, queries: list[MetricCall]) -> str:
         message = f"{said[0]} || CAST({count} AS VARCHAR) || {said[1]} || {example} || {said[2]}"
         cases.append(f"    WHEN {count} > 0 THEN error({message})")
     # read after the states' metas (a state of another call is the first thing to say, on every engine)
-    return f"SELECT CASE\n    WHEN {METAS_STEP}.failure IS NOT NULL THEN NULL\n" + indent("\n".join(cases)) + (
-        f"\n  END AS failure\nFROM {METAS_STEP}"
+    return (
+        f"SELECT CASE\n    WHEN {METAS_STEP}.failure IS NOT NULL THEN NULL\n"
+        + indent("\n".join(cases))
+        + (f"\n  END AS failure\nFROM {METAS_STEP}")
     )

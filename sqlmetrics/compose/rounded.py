@@ -76,7 +76,9 @@ def max_error_steps(binding: Binding, metric_step, dialect: str) -> dict[str, st
     bound per slice (``e_<column>``). ``metric_step(binding, call)``: a metric's step."""
     calls = [call for call in binding.calls if binding.max_error(call) and call.spec.score_rounding == "monotone"]
     own = {
-        f"e_{call.column}": templates.render(call.spec.rounding_bound, {"by": ", ".join(binding.slices)}, binding.slices)
+        f"e_{call.column}": templates.render(
+            call.spec.rounding_bound, {"by": ", ".join(binding.slices)}, binding.slices
+        )
         for call in binding.calls
         if binding.max_error(call) and call.spec.score_rounding == "bins"
     }

@@ -239,7 +239,8 @@ def _state_select(binding: Binding, queries: list[MetricCall], meta: str) -> str
     parts = [f"{row(BASE_PART, base, in_base)}\nFROM {base}{guarded}"]
     parts += [f"{row(call.column, f'q_{call.column}', QUERY_COLUMNS)}\nFROM q_{call.column}" for call in queries]
     parts += [
-        f"{row(call.column, f's_{call.column}', SPREAD_COLUMNS)}\nFROM s_{call.column}" for call in spread_calls(binding)
+        f"{row(call.column, f's_{call.column}', SPREAD_COLUMNS)}\nFROM s_{call.column}"
+        for call in spread_calls(binding)
     ]
     parts.append(
         row(META_PART, None, ()).replace(

@@ -17,7 +17,8 @@ SPEC = Metric(
     template="classification/accuracy.sql",
     intermediates=("confusion",),
     params=(THRESHOLD,),
-    # (tp + tn) / n: a ratio of sums over rows (a bootstrap by unit sums each unit"s)
+    # (tp + tn) / n: a ratio of sums over rows
+    # (a bootstrap by unit sums each unit's)
     ratio=("CASE WHEN (score >= {{ threshold }}) = (label = 1) THEN 1 ELSE 0 END", "1"),
     reference="sklearn.metrics.accuracy_score",
     interval=proportion("tp + tn", "tp + fp + tn + fn"),

@@ -26,8 +26,12 @@ SPEC = Metric(
     template="classification/f1.sql",
     intermediates=("confusion",),
     params=(THRESHOLD,),
-    # 2·tp / (2·tp + fp + fn) = 2·tp / (positives + predicted positives): a ratio of sums over rows (a bootstrap by unit sums each unit"s)
-    ratio=("CASE WHEN label = 1 AND score >= {{ threshold }} THEN 2 ELSE 0 END", "label + CASE WHEN score >= {{ threshold }} THEN 1 ELSE 0 END"),
+    # 2·tp / (2·tp + fp + fn) = 2·tp / (positives + predicted positives): a ratio of sums over rows
+    # (a bootstrap by unit sums each unit's)
+    ratio=(
+        "CASE WHEN label = 1 AND score >= {{ threshold }} THEN 2 ELSE 0 END",
+        "label + CASE WHEN score >= {{ threshold }} THEN 1 ELSE 0 END",
+    ),
     reference="sklearn.metrics.f1_score",
     interval=confusion_delta(*fscore_gradient(HALF, HALF)),
 )

@@ -17,8 +17,12 @@ SPEC = Metric(
     template="classification/precision.sql",
     intermediates=("confusion",),
     params=(THRESHOLD,),
-    # tp / (tp + fp): a ratio of sums over rows (a bootstrap by unit sums each unit"s)
-    ratio=("CASE WHEN label = 1 AND score >= {{ threshold }} THEN 1 ELSE 0 END", "CASE WHEN score >= {{ threshold }} THEN 1 ELSE 0 END"),
+    # tp / (tp + fp): a ratio of sums over rows
+    # (a bootstrap by unit sums each unit's)
+    ratio=(
+        "CASE WHEN label = 1 AND score >= {{ threshold }} THEN 1 ELSE 0 END",
+        "CASE WHEN score >= {{ threshold }} THEN 1 ELSE 0 END",
+    ),
     reference="sklearn.metrics.precision_score",
     interval=proportion("tp", "tp + fp"),
 )

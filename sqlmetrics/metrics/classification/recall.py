@@ -17,7 +17,8 @@ SPEC = Metric(
     template="classification/recall.sql",
     intermediates=("confusion",),
     params=(THRESHOLD,),
-    # tp / (tp + fn): a ratio of sums over rows (a bootstrap by unit sums each unit"s)
+    # tp / (tp + fn): a ratio of sums over rows
+    # (a bootstrap by unit sums each unit's)
     ratio=("CASE WHEN label = 1 AND score >= {{ threshold }} THEN 1 ELSE 0 END", "label"),
     reference="sklearn.metrics.recall_score",
     interval=proportion("tp", "tp + fn"),

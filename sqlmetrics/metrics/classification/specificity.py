@@ -17,7 +17,8 @@ SPEC = Metric(
     template="classification/specificity.sql",
     intermediates=("confusion",),
     params=(THRESHOLD,),
-    # tn / (tn + fp): a ratio of sums over rows (a bootstrap by unit sums each unit"s)
+    # tn / (tn + fp): a ratio of sums over rows
+    # (a bootstrap by unit sums each unit's)
     ratio=("CASE WHEN label = 0 AND score < {{ threshold }} THEN 1 ELSE 0 END", "1 - label"),
     reference="sklearn.metrics.recall_score(pos_label=0)",
     interval=proportion("tn", "tn + fp"),
