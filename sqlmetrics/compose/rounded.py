@@ -18,16 +18,17 @@ the numerator gains ε·N and K·L becomes (K + ε)(L − ε), so ∂mcc/∂ε h
 c·K − a·L ≤ L·b (c ≤ L), the product is at most K·L·d when L ≥ K and K·L·b when L < K,
 both within 2·N·K·L (N = b + d): mcc rises with tp, and by the symmetry of the classes
 (which negates it) falls with fp.
-So over every placement of the scores within their spreads the metric is
-smallest and largest at a corner: every positive at its score_min or every one at its
-score_max, and likewise every negative, four corners in all; the rows' own scores are one
-placement, so their metric M lies between the corners' least and greatest values, and
+
+So over every placement of the scores within their spreads the metric is smallest and
+largest at a corner: every positive at its score_min or every one at its score_max, and
+likewise every negative, four corners in all; the rows' own scores are one placement, so
+their metric M lies between the corners' least and greatest values, and
 
     |M − M_rounded| ≤ max over the four corners c of |M_c − M_rounded|.
 
-That is the bound of the ``monotone`` metrics (``max_error_steps``): each corner is the metric's own template, over
-base with every score moved to its corner (``corner_base``) and the steps it reads after
-it, per slice and corner. It is 0 in a slice whose rounding moved no score (every
+That is the bound of the ``monotone`` metrics (``max_error_steps``): each corner is the
+metric's own template, over base with every score moved to its corner (``corner_base``)
+and the steps it reads after it, per slice and corner. It is 0 in a slice whose rounding moved no score (every
 score_min = score_max = q); infinite where a corner's metric is undefined (NULL) and the
 rounded one is not, or the other way round: the rows' metric may then be undefined (the
 conditions that make a metric NULL, a count at 0, are reached at a corner too).
