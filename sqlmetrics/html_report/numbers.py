@@ -47,8 +47,9 @@ def number(value: object, significant: int = SIGNIFICANT) -> str:
 
 
 def p_value(value: object) -> str:
-    """A p-value to four decimals (``0.0123``), ``< 0.0001`` below that; a bound the
-    comparison already wrote as text (``< 0.0099``) as it is."""
+    """A p-value to four decimals (``0.0123``), ``< 0.0001`` below that; anything else
+    (None, NaN) as ``number`` writes it. (A bootstrap's floor, a bound, is written by
+    ``compare.p_value_text``.)"""
     if isinstance(value, float) and not math.isnan(value) and value < P_FLOOR:
         return f"< {P_FLOOR:.4f}"
     if isinstance(value, float) and not math.isnan(value):
