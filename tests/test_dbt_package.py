@@ -286,8 +286,8 @@ def test_dbt_run_on_duckdb_builds_evaluates_tables(tmp_path):
 
 @pytest.mark.engines
 def test_dbt_run_on_postgres_builds_evaluates_tables(tmp_path):
-    import psycopg
-
+    # .ci/lowest installs no PostgreSQL client (its floors are the cross-engine tier's business)
+    psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL client: pip install '.[test]'")
     import postgres_server
 
     if postgres_server.binaries() is None:
