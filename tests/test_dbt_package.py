@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import filecmp
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,7 +43,8 @@ def test_the_committed_package_is_what_the_generator_writes(tmp_path):
 
 def impressions(n: int = 500, seed: int = 0) -> pl.DataFrame:
     """Impressions with ties in the scores (two decimals), two slices, lists, graded relevance,
-    and a few NULLs."""
+    a true and a predicted class (strings, the prediction right about half the time; a 0/1
+    prediction of the click), and a few NULLs."""
     rng = np.random.default_rng(seed)
     missing = rng.random((3, n)) < 0.03  # a few NULL scores, labels and queries: rows left out and counted
     frame = pl.DataFrame(
@@ -57,7 +59,14 @@ def impressions(n: int = 500, seed: int = 0) -> pl.DataFrame:
             "wt": np.round(rng.random(n) * 2, 3),
         }
     )
-    nulls = {"pctr": missing[0], "click": missing[1], "user_id": missing[2]}
+    species = rng.choice(["setosa", "versicolor", "virginica"], n)
+    right = rng.random(n) < 0.5
+    frame = frame.with_columns(
+        species=pl.Series(species),
+        guess=pl.Series(np.where(right, species, rng.choice(["setosa", "versicolor", "virginica"], n))),
+        hat=pl.Series(rng.integers(0, 2, n).astype(float)),
+    )
+    nulls = {"pctr": missing[0], "click": missing[1], "user_id": missing[2], "guess": rng.random(n) < 0.03}
     return frame.with_columns(pl.when(pl.Series(m)).then(None).otherwise(pl.col(c)).alias(c) for c, m in nulls.items())
 
 
@@ -87,13 +96,17 @@ def model_table(con, **call) -> pl.DataFrame:
 
 
 def python_table(rows: pl.DataFrame, metrics: list[str], **call) -> pl.DataFrame:
-    return sm.evaluate(rows, [sm.metric(m) for m in metrics], **call)
+    """sm.evaluate of the same names (routed as the model routes them: with a prediction
+    column, 'f1' is multiclass_f1)."""
+    return sm.evaluate(rows, metrics, **call)
 
 
 def one_metric_call(name: str) -> dict:
     """A call of one carried metric, with two slices, a weight where the metric takes one."""
     family = next(s.family for s in carried() if s.name == name)
     metric = name.replace("@k", "@5")
+    if family == "multiclass":
+        return dict(metrics=[metric], label="species", prediction="guess", weight="wt", by=["day", "country"])
     if family == "ranking":
         return dict(metrics=[metric], label="rel", score="pctr", query="user_id", by=["day", "country"])
     label = "rel" if family == "regression" else "click"
@@ -106,6 +119,26 @@ def test_each_carried_metric_is_evaluates_table(connection, name):
     rows = impressions()
     assert_same_table(model_table(connection, **call), python_table(rows, **call))
 
+
+MULTICLASS = dict(
+    metrics=[
+        "accuracy",
+        "f1",
+        "f1:average=weighted",
+        "fbeta:beta=2:average=micro",
+        "precision:average=weighted",
+        "recall",
+        "mcc",
+        "balanced_accuracy",
+        "cohen_kappa",
+        "cohen_kappa:weights=quadratic",
+        "multiclass_precision:average=micro",
+    ],
+    label="species",
+    prediction="guess",
+    weight="wt",
+    by=["day", "country"],
+)
 
 CALLS = [
     dict(metrics=["auc"], label="click", score="pctr"),
@@ -156,6 +189,10 @@ CALLS = [
     ),
     dict(metrics=["ndcg@5:ties=item", "map:ties=item"], label="rel", score="pctr", query="user_id", item="doc"),
     dict(metrics=["auc", "mae"], label="click", score="pctr", weight="wt"),
+    MULTICLASS,
+    dict(metrics=["f1", "cohen_kappa:weights=linear"], label="species", prediction="guess"),
+    # binary and multi-class metrics of one label: the click, and a 0/1 predicted class
+    dict(metrics=["auc", "logloss", "f1:average=micro", "mcc", "mae"], label="click", score="pctr", prediction="hat"),
 ]
 
 
@@ -176,6 +213,21 @@ def test_a_model_is_one_statement_reading_the_source_once(dialect):
         assert sql.count(metric) == 1, metric
 
 
+@pytest.mark.parametrize("dialect", DBT_DIALECTS)
+def test_a_multiclass_model_is_one_statement_comparing_classes_as_they_are(dialect):
+    """The true and the predicted class are read uncast (classes may be strings), the
+    confusion matrix and the class counts are taken once for every metric."""
+    relation = RELATION.get(dialect, '"impressions"')
+    sql = evaluate_sql(PACKAGE, dialect, relation, **MULTICLASS)
+    quoted = "`{}`" if dialect in ("spark", "bigquery") else '"{}"'
+    assert sql.count(relation) == 1
+    assert f"{quoted.format('species')} AS true_class" in sql
+    assert f"{quoted.format('guess')} AS predicted_class" in sql
+    assert not re.search(r" AS (label|score)\b", sql)  # no metric reads them as numbers
+    for step in ("class_confusion AS (", "class_counts AS (", "m_f1_weighted AS (", "m_cohen_kappa_quadratic AS ("):
+        assert sql.count(step) == 1, step
+
+
 def test_bad_data_fails_the_statement_with_pythons_message(connection):
     """A label of 2 for auc (rel is 0..3): the statement fails saying what sm.evaluate says."""
     call = dict(metrics=["auc", "logloss"], label="rel", score="pctr", by="day")
@@ -186,9 +238,33 @@ def test_bad_data_fails_the_statement_with_pythons_message(connection):
     assert str(python.value).splitlines()[0] in str(model.value)
 
 
+def test_bad_data_of_a_call_mixing_scores_and_classes_names_the_metrics_reading_the_score(connection):
+    """A NaN score with auc and a multi-class f1: the rule is auc's alone, as Python says."""
+    nan = "CASE WHEN doc = 7 THEN 'NaN'::DOUBLE ELSE pctr END AS pctr"
+    connection.execute(f"CREATE OR REPLACE TABLE nan_scores AS SELECT * REPLACE ({nan}) FROM impressions")
+    call = dict(metrics=["auc", "f1"], label="click", score="pctr", prediction="hat")
+    rows = connection.sql("SELECT * FROM nan_scores").pl()
+    with pytest.raises(sm.SqlMetricsError, match=r"\(for auc\)") as python:
+        python_table(rows, **call)
+    with pytest.raises(duckdb.Error) as model:
+        connection.sql(evaluate_sql(PACKAGE, "duckdb", '"nan_scores"', **call)).fetchall()
+    assert str(python.value).splitlines()[0] in str(model.value)
+
+
+def test_a_multiclass_metric_without_a_prediction_is_refused_with_pythons_message():
+    call = dict(metrics=["multiclass_f1"], label="species")
+    with pytest.raises(sm.SqlMetricsError) as python:
+        python_table(impressions(), **call)
+    with pytest.raises(CompilerError) as model:
+        evaluate_sql(PACKAGE, "duckdb", '"t"', **call)
+    assert str(python.value) in str(model.value)
+    with pytest.raises(CompilerError, match="multiclass_f1: a multi-class metric"):  # a parameter only it has
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["f1:average=weighted"], label="species")
+
+
 def test_a_metric_the_package_does_not_carry_is_refused_by_name():
-    with pytest.raises(CompilerError, match="does not carry the metric 'multiclass_f1'"):
-        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc", "multiclass_f1"], label="click", score="pctr")
+    with pytest.raises(CompilerError, match="does not carry the metric 'multiclass_auc'"):
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc", "multiclass_auc"], label="click", score="pctr")
     with pytest.raises(CompilerError, match="ndcg: parameter 'gain' must be one of"):
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["ndcg:gain=cubic"], label="rel", score="pctr", query="q")
 
@@ -196,6 +272,14 @@ def test_a_metric_the_package_does_not_carry_is_refused_by_name():
 # --- dbt run: dbt-duckdb and dbt-postgres, the whole carried catalog
 
 CATALOG_MODELS = {
+    "multiclass": dict(
+        metrics=[s.name for s in carried() if s.family == "multiclass"]
+        + ["f1:average=weighted", "fbeta:beta=2:average=micro", "cohen_kappa:weights=quadratic"],
+        label="species",
+        prediction="guess",
+        weight="wt",
+        by=["country"],
+    ),
     "classification": dict(
         metrics=[s.name for s in carried() if s.family == "classification"] + ["fbeta:beta=2:threshold=0.3"],
         label="click",

@@ -115,9 +115,15 @@ def checks_for(calls: Sequence[MetricCall], weighted: bool) -> list[tuple[Check,
     return [(check, metrics) for check, metrics in rules if metrics]
 
 
+def message_scope(metrics: str) -> str:
+    """The metrics a rule's message names (`` (for auc, mae)``); none for a rule of every
+    metric or of the weights."""
+    return "" if metrics in ("every metric", "weights") else f" (for {metrics})"
+
+
 def message_parts(check: Check, column: str, metrics: str) -> tuple[str, str]:
     """The fixed text before the row count and between it and the example."""
-    scope = "" if metrics in ("every metric", "weights") else f" (for {metrics})"
+    scope = message_scope(metrics)
     return f"{ERROR_PREFIX}{check.role} column {column!r} must {check.rule}{scope}: ", " rows are not, e.g. "
 
 

@@ -6,27 +6,34 @@
     dialect (steps_<dialect>.sql, found with adapter.dispatch); what the composer decides
     from the call, this macro decides from the table in catalog.sql. Metrics are named as in
     Python: 'auc', 'ndcg@10', with parameters as 'fbeta:beta=2' or
-    'ndcg@10:gain=linear:ties=pessimistic'. -#}
-{% macro evaluate(relation, metrics, label='label', score='score', query=none, item=none, weight=none, by=none) %}
+    'ndcg@10:gain=linear:ties=pessimistic'; with prediction= (the predicted class column),
+    'accuracy', 'f1', 'mcc', ... are the multi-class metrics, as in Python. -#}
+{% macro evaluate(relation, metrics, label='label', score=none, query=none, item=none, weight=none, by=none, prediction=none) %}
   {%- set catalog = fromjson(sqlmetrics.sm_catalog()) -%}
   {%- set dispatch = adapter.dispatch -%}
   {%- set facts = fromjson(dispatch('sm_facts', 'sqlmetrics')()) -%}
   {%- set by = [by] if by is string else (by or []) -%}
-  {%- set given = {'label': label, 'score': score, 'query': query, 'item': item, 'weight': weight} -%}
+  {%- set calls = [] -%}
+  {%- for text in ([metrics] if metrics is string else metrics) -%}
+    {%- do sqlmetrics.sm_call(text, catalog, calls, prediction is not none) -%}
+  {%- endfor -%}
+  {%- if calls | length == 0 -%}{%- do exceptions.raise_compiler_error("sqlmetrics: no metrics given") -%}{%- endif -%}
+  {%- set reading = {'score': [], 'prediction': [], 'query': []} -%}  {#- the calls reading each role -#}
+  {%- for call in calls -%}{%- for role in call.spec.needs if role in reading -%}{%- do reading[role].append(call) -%}{%- endfor -%}{%- endfor -%}
+  {%- set score = 'score' if score is none and reading.score else score -%}
+  {%- set given = {'label': label, 'score': score, 'prediction': prediction, 'query': query, 'item': item, 'weight': weight} -%}
   {%- set names = {} -%}
-  {%- for role in ['label', 'score', 'query', 'item', 'weight'] if given[role] is not none -%}
+  {%- for role in ['label', 'score', 'prediction', 'query', 'item', 'weight'] if given[role] is not none -%}
     {%- do names.update({role: sqlmetrics.sm_plain(given[role], role)}) -%}
   {%- endfor -%}
   {%- for name in by -%}{%- do sqlmetrics.sm_plain(name, 'by') -%}{%- endfor -%}
-  {%- set calls = [] -%}
-  {%- for text in ([metrics] if metrics is string else metrics) -%}
-    {%- do sqlmetrics.sm_call(text, catalog, calls) -%}
-  {%- endfor -%}
-  {%- if calls | length == 0 -%}{%- do exceptions.raise_compiler_error("sqlmetrics: no metrics given") -%}{%- endif -%}
   {%- set ranking = calls | selectattr('spec.family', 'equalto', 'ranking') | list | length > 0 -%}
-  {%- set needs_query = calls | selectattr('spec.query') | list | length > 0 -%}
+  {%- set needs_query = reading.query | length > 0 -%}
   {%- if needs_query and query is none -%}
-    {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ (calls | selectattr('spec.query') | map(attribute='column') | join(', ')) ~ " averages over queries: pass query= (the user/request/query id column)") -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ (reading.query | map(attribute='column') | join(', ')) ~ " averages over queries: pass query= (the user/request/query id column)") -%}
+  {%- endif -%}
+  {%- if reading.prediction and prediction is none -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ (reading.prediction | map(attribute='name') | join(', ')) ~ ": a multi-class metric compares the predicted class with the label: pass prediction=<the predicted class column>") -%}
   {%- endif -%}
   {%- if ranking and weight is not none -%}
     {%- do exceptions.raise_compiler_error("sqlmetrics: ranking metrics take no row weights: evaluate them in a call without weight=") -%}
@@ -37,18 +44,25 @@
   {%- set c0 = {'slices': slices, 'by': slices | join(', '), 'names': names} -%}
   {%- set steps = [] -%}
 
-  {#- input: the source under canonical names (the only step naming its columns) -#}
+  {#- input: the source under canonical names (the only step naming its columns); the
+      label as a number where a metric reads it as one, and the true and predicted class
+      as they are (never cast: classes may be strings) -#}
+  {%- set numeric_label = calls | rejectattr('spec.label_domain', 'equalto', 'class') | list | length > 0 -%}
+  {%- set classes = ['true_class', 'predicted_class'] if prediction is not none else [] -%}
   {%- set q = {} -%}
   {%- for role, name in names.items() -%}{%- do q.update({role: facts.quoted.replace('sm__x__', name)}) -%}{%- endfor -%}
   {%- set columns = [] -%}
   {%- for name in by -%}{%- do columns.append(facts.quoted.replace('sm__x__', name) ~ ' AS slice_' ~ loop.index) -%}{%- endfor -%}
   {%- if not by -%}{%- do columns.append('0 AS slice_0') -%}{%- endif -%}
-  {%- do columns.append(facts.double.replace('sm__x__', q.label) ~ ' AS label') -%}
-  {%- do columns.append(facts.double.replace('sm__x__', q.score) ~ ' AS score') -%}
+  {%- if numeric_label -%}{%- do columns.append(facts.double.replace('sm__x__', q.label) ~ ' AS label') -%}{%- endif -%}
+  {%- if score is not none -%}{%- do columns.append(facts.double.replace('sm__x__', q.score) ~ ' AS score') -%}{%- endif -%}
+  {%- for role, key in [('label', 'true_class'), ('prediction', 'predicted_class')] if key in classes -%}
+    {%- do columns.append(q[role] ~ ' AS ' ~ key) -%}
+  {%- endfor -%}
   {%- set one = facts.double.replace('sm__x__', q.weight if weight is not none else '1') -%}
   {%- if weight is not none -%}{%- do columns.append(one ~ ' AS weight') -%}{%- endif -%}
   {%- set excluded = [] -%}
-  {%- for role in ['label', 'score', 'query', 'item', 'weight'] if role in q and (role != 'item' or ranking) -%}
+  {%- for role in ['label', 'score', 'prediction', 'query', 'item', 'weight'] if role in q and (role != 'item' or ranking) -%}
     {%- do excluded.append(q[role] ~ ' IS NULL') -%}
   {%- endfor -%}
   {%- do columns.append('CASE WHEN ' ~ (excluded | join(' OR ')) ~ ' THEN NULL ELSE ' ~ one ~ ' END AS w') -%}
@@ -60,10 +74,11 @@
   {%- set needed = [] -%}
   {%- for call in calls -%}{%- for name in call.spec.steps if name not in needed -%}{%- do needed.append(name) -%}{%- endfor -%}{%- endfor -%}
 
-  {#- base: one row per slice (and score and label for the histogram, label for a 0/1 or relevance label) -#}
+  {#- base: one row per slice (and score and label for the histogram, label for a 0/1 or
+      relevance label; the true and predicted class for the multi-class metrics) -#}
   {%- set histogram = calls | selectattr('spec.histogram') | list | length > 0 -%}
   {%- set real = calls | selectattr('spec.label_domain', 'equalto', 'real') | list | length > 0 -%}
-  {%- set keys = ['score', 'label'] if histogram else ([] if real else ['label']) -%}
+  {%- set keys = (['score', 'label'] if histogram else ([] if real or not numeric_label else ['label'])) + classes -%}
   {%- set rules = [] -%}
   {%- do sqlmetrics.sm_rules(catalog, calls, weight is not none, rules) -%}
   {%- set aggregates = [dispatch('sm_base__counts', 'sqlmetrics')(c0)] -%}
@@ -82,7 +97,7 @@ SELECT {{ '' if by else '0 AS slice_0, ' }}{{ (grouped + aggregates) | join(', '
     {%- do whens.append(dispatch('sm_check__' ~ rule.name ~ ('__key' if rule.role in keys else '__counter'), 'sqlmetrics')(c)) -%}
   {%- endfor -%}
   {%- if weight is not none -%}{%- do whens.append(dispatch('sm_check__weight_total', 'sqlmetrics')(c0)) -%}{%- endif -%}
-  {%- do steps.append('checks AS (SELECT CASE ' ~ (whens | join(' ')) ~ ' END AS failure FROM base)') -%}
+  {%- do steps.append('checks AS (' ~ (('SELECT CASE ' ~ (whens | join(' ')) ~ ' END AS failure FROM base') if whens else 'SELECT NULL AS failure') ~ ')') -%}
   {%- do steps.append('row_counts AS (' ~ dispatch('sm_step__row_counts__' ~ ('s' if by else 'u'), 'sqlmetrics')(c0) ~ ')') -%}
 
   {#- ranking: the judged rows, and per list the floors the metrics rank down to -#}
@@ -109,11 +124,10 @@ SELECT {{ '' if by else '0 AS slice_0, ' }}{{ (grouped + aggregates) | join(', '
     {%- endif -%}
   {%- endfor -%}
 
-  {#- one step per metric, its template from sql/ -#}
+  {#- one step per metric, its template from sql/ (one macro of its forms: per parameter, weighted or not) -#}
   {%- for call in calls -%}
-    {%- set c = {'slices': slices, 'by': c0.by, 'names': names, 'p': call.params, 'column': call.column} -%}
-    {%- set key = sqlmetrics.sm_key(call.spec.keyed, call.params) ~ ('__w' if weight is not none and call.spec.weighted else '__u') -%}
-    {%- do steps.append(dispatch('sm_metric__' ~ call.name.replace('@', '_at_') ~ '__' ~ key, 'sqlmetrics')(c)) -%}
+    {%- set c = {'slices': slices, 'by': c0.by, 'names': names, 'p': call.params, 'column': call.column, 'weighted': weight is not none} -%}
+    {%- do steps.append(dispatch('sm_metric__' ~ call.name.replace('@', '_at_'), 'sqlmetrics')(c)) -%}
   {%- endfor -%}
 
   {#- the result: one row per slice, every metric joined by slice -#}
@@ -181,13 +195,13 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
           'exponential_gain': call.params.get('gain') == 'exponential',
           'linear_gain': call.params.get('gain') == 'linear',
           'target': s.label_domain == 'real',
-          'nan': true,
+          'nan': 'score' in s.needs,
           'inf': s.score_domain in ('finite', 'probability'),
           'probability': s.score_domain == 'probability',
           'weight': false}[rule.name] -%}
       {%- if takes -%}{%- do taking.append(call.column) -%}{%- endif -%}
     {%- endfor -%}
-    {%- if rule.name == 'nan' -%}
+    {%- if rule.name == 'nan' and taking | length == calls | length -%}
       {%- do out.append({'name': rule.name, 'role': rule.role, 'scope': ''}) -%}  {#- every metric reads the score -#}
     {%- elif rule.name == 'weight' and weighted -%}
       {%- do out.append({'name': rule.name, 'role': rule.role, 'scope': ''}) -%}
@@ -240,10 +254,12 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
 {% endmacro %}
 
 
-{#- One metric of the call, resolved as the registry does ('ndcg@10', 'fbeta:beta=2'),
-    appended to ``out``: its name, its catalog entry, its parameters and result column
-    (MetricCall.column). A metric the package does not carry is a compile error naming it. -#}
-{% macro sm_call(text, catalog, out) %}
+{#- One metric of the call, resolved as the registry does ('ndcg@10', 'fbeta:beta=2';
+    with a prediction column bound, 'f1' is multiclass_f1; a parameter only the
+    multi-class metric of a name has selects it), appended to ``out``: its name, its
+    catalog entry, its parameters and result column (MetricCall.column). A metric the
+    package does not carry is a compile error naming it. -#}
+{% macro sm_call(text, catalog, out, multiclass) %}
   {%- set parts = text.split(':') -%}
   {%- set name = parts[0] | trim -%}
   {%- set given = {} -%}
@@ -251,6 +267,10 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
     {%- set pair = part.split('=', 1) -%}
     {%- do given.update({pair[0] | trim: pair[1] | trim}) -%}
   {%- endfor -%}
+  {%- set prefixed = 'multiclass_' ~ name -%}
+  {%- if multiclass and prefixed in catalog.metrics and 'prediction' in catalog.metrics[prefixed].needs -%}
+    {%- set name = prefixed -%}
+  {%- endif -%}
   {%- if '@' in name and name not in catalog.metrics -%}
     {%- set split = name.split('@', 1) -%}
     {%- do given.update({'k': split[1]}) -%}
@@ -258,8 +278,15 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
   {%- elif 'k' in given and (name ~ '@k') in catalog.metrics -%}
     {%- set name = name ~ '@k' -%}
   {%- endif -%}
+  {%- set prefixed = 'multiclass_' ~ name -%}
+  {%- if name in catalog.metrics and prefixed in catalog.metrics -%}
+    {%- set own = catalog.metrics[name].params | map(attribute='name') | list -%}
+    {%- set theirs = catalog.metrics[prefixed].params | map(attribute='name') | list -%}
+    {%- set others = given.keys() | reject('in', own) | list -%}
+    {%- if others and given.keys() | reject('in', theirs) | list | length == 0 -%}{%- set name = prefixed -%}{%- endif -%}
+  {%- endif -%}
   {%- if name not in catalog.metrics -%}
-    {%- do exceptions.raise_compiler_error("sqlmetrics: the dbt package does not carry the metric '" ~ name ~ "' (it carries the binary classification, regression and ranking metrics: " ~ (catalog.metrics.keys() | sort | join(', ')) ~ "); sm.evaluate computes it in Python") -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: the dbt package does not carry the metric '" ~ name ~ "' (it carries the binary classification, regression, ranking and multi-class (prediction=) metrics: " ~ (catalog.metrics.keys() | sort | join(', ')) ~ "); sm.evaluate computes it in Python") -%}
   {%- endif -%}
   {%- set spec = catalog.metrics[name] -%}
   {%- set known = spec.params | map(attribute='name') | list -%}
