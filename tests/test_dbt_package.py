@@ -2,7 +2,7 @@
 generator writes now), one statement that reads the source once, the same table as
 ``sm.evaluate`` (models rendered with jinja2 and executed on DuckDB; in the engines tier,
 ``dbt run`` on dbt-duckdb and dbt-postgres over the whole carried catalog), bad data
-failing the model with Python's message, and the metrics it does not carry refused by name."""
+failing the model with Python's message, and an unknown metric refused by name."""
 
 from __future__ import annotations
 
@@ -41,10 +41,13 @@ def test_the_committed_package_is_what_the_generator_writes(tmp_path):
     assert sum(p.stat().st_size for p in tmp_path.rglob("*") if p.is_file()) < 1_000_000
 
 
+CLASS_SCORES = {"setosa": "p_setosa", "versicolor": "p_versicolor", "virginica": "p_virginica"}
+
+
 def impressions(n: int = 500, seed: int = 0) -> pl.DataFrame:
     """Impressions with ties in the scores (two decimals), two slices, lists, graded relevance,
     a true and a predicted class (strings, the prediction right about half the time; a 0/1
-    prediction of the click), and a few NULLs."""
+    prediction of the click), a score per class (two decimals: ties), and a few NULLs."""
     rng = np.random.default_rng(seed)
     missing = rng.random((3, n)) < 0.03  # a few NULL scores, labels and queries: rows left out and counted
     frame = pl.DataFrame(
@@ -65,8 +68,10 @@ def impressions(n: int = 500, seed: int = 0) -> pl.DataFrame:
         species=pl.Series(species),
         guess=pl.Series(np.where(right, species, rng.choice(["setosa", "versicolor", "virginica"], n))),
         hat=pl.Series(rng.integers(0, 2, n).astype(float)),
+        **{column: pl.Series(np.round(rng.random(n), 2)) for column in CLASS_SCORES.values()},
     )
     nulls = {"pctr": missing[0], "click": missing[1], "user_id": missing[2], "guess": rng.random(n) < 0.03}
+    nulls["p_virginica"] = rng.random(n) < 0.03
     return frame.with_columns(pl.when(pl.Series(m)).then(None).otherwise(pl.col(c)).alias(c) for c, m in nulls.items())
 
 
@@ -106,7 +111,9 @@ def one_metric_call(name: str) -> dict:
     family = next(s.family for s in carried() if s.name == name)
     metric = name.replace("@k", "@5")
     if family == "multiclass":
-        return dict(metrics=[metric], label="species", prediction="guess", weight="wt", by=["day", "country"])
+        scores = next(s.needs for s in carried() if s.name == name)[-1]
+        given = dict(class_scores=CLASS_SCORES) if scores == "class_scores" else dict(prediction="guess")
+        return dict(metrics=[metric], label="species", weight="wt", by=["day", "country"], **given)
     if family == "ranking":
         return dict(metrics=[metric], label="rel", score="pctr", query="user_id", by=["day", "country"])
     label = "rel" if family == "regression" else "click"
@@ -136,6 +143,14 @@ MULTICLASS = dict(
     ],
     label="species",
     prediction="guess",
+    weight="wt",
+    by=["day", "country"],
+)
+
+ONE_VS_REST = dict(
+    metrics=["auc", "auc:average=weighted", "average_precision", "multiclass_average_precision:average=weighted"],
+    label="species",
+    class_scores=CLASS_SCORES,
     weight="wt",
     by=["day", "country"],
 )
@@ -193,6 +208,15 @@ CALLS = [
     dict(metrics=["f1", "cohen_kappa:weights=linear"], label="species", prediction="guess"),
     # binary and multi-class metrics of one label: the click, and a 0/1 predicted class
     dict(metrics=["auc", "logloss", "f1:average=micro", "mcc", "mae"], label="click", score="pctr", prediction="hat"),
+    ONE_VS_REST,
+    dict(
+        metrics=["auc", "average_precision:average=weighted", "f1", "accuracy"],
+        label="species",
+        prediction="guess",
+        class_scores=CLASS_SCORES,
+    ),  # fmt: skip
+    # integer classes: relevance 0..3 (a float label), its scores the click's and others
+    dict(metrics=["auc", "average_precision"], label="rel", class_scores={0: "pctr", 1: "p_setosa", 2: "hat", 3: "wt"}),
 ]
 
 
@@ -262,9 +286,39 @@ def test_a_multiclass_metric_without_a_prediction_is_refused_with_pythons_messag
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["f1:average=weighted"], label="species")
 
 
-def test_a_metric_the_package_does_not_carry_is_refused_by_name():
-    with pytest.raises(CompilerError, match="does not carry the metric 'multiclass_auc'"):
-        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc", "multiclass_auc"], label="click", score="pctr")
+@pytest.mark.parametrize(
+    "table, class_scores",
+    [
+        ("impressions", {"setosa": "p_setosa", "versicolor": "p_versicolor"}),  # virginica is a label of no score
+        ("nan_class_scores", CLASS_SCORES),  # a NaN score of versicolor
+    ],
+)
+def test_bad_class_scores_fail_the_statement_with_pythons_message(connection, table, class_scores):
+    nan = "CASE WHEN doc = 7 THEN 'NaN'::DOUBLE ELSE p_versicolor END AS p_versicolor"
+    connection.execute(f"CREATE OR REPLACE TABLE nan_class_scores AS SELECT * REPLACE ({nan}) FROM impressions")
+    call = dict(metrics=["auc"], label="species", class_scores=class_scores)
+    with pytest.raises(sm.SqlMetricsError) as python:
+        python_table(connection.sql(f"SELECT * FROM {table}").pl(), **call)
+    with pytest.raises(duckdb.Error) as model:
+        connection.sql(evaluate_sql(PACKAGE, "duckdb", f'"{table}"', **call)).fetchall()
+    assert str(python.value).splitlines()[0] in str(model.value)
+
+
+def test_a_one_vs_rest_metric_without_class_scores_is_refused_with_pythons_message():
+    with pytest.raises(sm.SqlMetricsError) as python:
+        python_table(impressions(), metrics=["multiclass_auc"], label="species")
+    with pytest.raises(CompilerError) as model:
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["multiclass_auc"], label="species")
+    assert str(python.value).split(" or ")[0] in str(model.value)
+    with pytest.raises(CompilerError, match="a class of class_scores must be a string or an integer"):
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc"], label="rel", class_scores={0.5: "pctr", 1: "wt"})
+
+
+def test_an_unknown_metric_is_refused_by_name():
+    """The package carries every registered metric: a name it lacks is no metric."""
+    assert {spec.name for spec in carried()} == set(sm.registry())
+    with pytest.raises(CompilerError, match="unknown metric 'aucc' "):
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc", "aucc"], label="click", score="pctr")
     with pytest.raises(CompilerError, match="ndcg: parameter 'gain' must be one of"):
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["ndcg:gain=cubic"], label="rel", score="pctr", query="q")
 
@@ -273,13 +327,14 @@ def test_a_metric_the_package_does_not_carry_is_refused_by_name():
 
 CATALOG_MODELS = {
     "multiclass": dict(
-        metrics=[s.name for s in carried() if s.family == "multiclass"]
+        metrics=[s.name for s in carried() if "prediction" in s.needs]
         + ["f1:average=weighted", "fbeta:beta=2:average=micro", "cohen_kappa:weights=quadratic"],
         label="species",
         prediction="guess",
         weight="wt",
         by=["country"],
     ),
+    "one_vs_rest": ONE_VS_REST | dict(by=["country"]),
     "classification": dict(
         metrics=[s.name for s in carried() if s.family == "classification"] + ["fbeta:beta=2:threshold=0.3"],
         label="click",

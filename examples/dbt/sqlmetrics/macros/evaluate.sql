@@ -7,18 +7,20 @@
     from the call, this macro decides from the table in catalog.sql. Metrics are named as in
     Python: 'auc', 'ndcg@10', with parameters as 'fbeta:beta=2' or
     'ndcg@10:gain=linear:ties=pessimistic'; with prediction= (the predicted class column),
-    'accuracy', 'f1', 'mcc', ... are the multi-class metrics, as in Python. -#}
-{% macro evaluate(relation, metrics, label='label', score=none, query=none, item=none, weight=none, by=none, prediction=none) %}
+    'accuracy', 'f1', 'mcc', ... are the multi-class metrics, and with class_scores=
+    ({class: score column}, wide) 'auc' and 'average_precision' the one-vs-rest ones, as
+    in Python. -#}
+{% macro evaluate(relation, metrics, label='label', score=none, query=none, item=none, weight=none, by=none, prediction=none, class_scores=none) %}
   {%- set catalog = fromjson(sqlmetrics.sm_catalog()) -%}
   {%- set dispatch = adapter.dispatch -%}
   {%- set facts = fromjson(dispatch('sm_facts', 'sqlmetrics')()) -%}
   {%- set by = [by] if by is string else (by or []) -%}
   {%- set calls = [] -%}
   {%- for text in ([metrics] if metrics is string else metrics) -%}
-    {%- do sqlmetrics.sm_call(text, catalog, calls, prediction is not none) -%}
+    {%- do sqlmetrics.sm_call(text, catalog, calls, {'prediction': prediction is not none, 'class_scores': class_scores is not none}) -%}
   {%- endfor -%}
   {%- if calls | length == 0 -%}{%- do exceptions.raise_compiler_error("sqlmetrics: no metrics given") -%}{%- endif -%}
-  {%- set reading = {'score': [], 'prediction': [], 'query': []} -%}  {#- the calls reading each role -#}
+  {%- set reading = {'score': [], 'prediction': [], 'class_scores': [], 'query': []} -%}  {#- the calls reading each role -#}
   {%- for call in calls -%}{%- for role in call.spec.needs if role in reading -%}{%- do reading[role].append(call) -%}{%- endfor -%}{%- endfor -%}
   {%- set score = 'score' if score is none and reading.score else score -%}
   {%- set given = {'label': label, 'score': score, 'prediction': prediction, 'query': query, 'item': item, 'weight': weight} -%}
@@ -27,6 +29,8 @@
     {%- do names.update({role: sqlmetrics.sm_plain(given[role], role)}) -%}
   {%- endfor -%}
   {%- for name in by -%}{%- do sqlmetrics.sm_plain(name, 'by') -%}{%- endfor -%}
+  {%- set wide = [] -%}
+  {%- set kind = sqlmetrics.sm_classes(class_scores, wide) | trim if class_scores is not none else '' -%}
   {%- set ranking = calls | selectattr('spec.family', 'equalto', 'ranking') | list | length > 0 -%}
   {%- set needs_query = reading.query | length > 0 -%}
   {%- if needs_query and query is none -%}
@@ -34,6 +38,9 @@
   {%- endif -%}
   {%- if reading.prediction and prediction is none -%}
     {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ (reading.prediction | map(attribute='name') | join(', ')) ~ ": a multi-class metric compares the predicted class with the label: pass prediction=<the predicted class column>") -%}
+  {%- endif -%}
+  {%- if reading.class_scores and class_scores is none -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ (reading.class_scores | map(attribute='name') | join(', ')) ~ ": a one-vs-rest metric reads one score per class: pass class_scores={class: score column} (wide: the dbt package reads no long scores)") -%}
   {%- endif -%}
   {%- if ranking and weight is not none -%}
     {%- do exceptions.raise_compiler_error("sqlmetrics: ranking metrics take no row weights: evaluate them in a call without weight=") -%}
@@ -48,7 +55,7 @@
       label as a number where a metric reads it as one, and the true and predicted class
       as they are (never cast: classes may be strings) -#}
   {%- set numeric_label = calls | rejectattr('spec.label_domain', 'equalto', 'class') | list | length > 0 -%}
-  {%- set classes = ['true_class', 'predicted_class'] if prediction is not none else [] -%}
+  {%- set classes = ['true_class', 'predicted_class'] if prediction is not none else (['true_class'] if wide else []) -%}
   {%- set q = {} -%}
   {%- for role, name in names.items() -%}{%- do q.update({role: facts.quoted.replace('sm__x__', name)}) -%}{%- endfor -%}
   {%- set columns = [] -%}
@@ -59,12 +66,14 @@
   {%- for role, key in [('label', 'true_class'), ('prediction', 'predicted_class')] if key in classes -%}
     {%- do columns.append(q[role] ~ ' AS ' ~ key) -%}
   {%- endfor -%}
+  {%- for k in wide -%}{%- do columns.append(facts.double.replace('sm__x__', facts.quoted.replace('sm__x__', k.column)) ~ ' AS class_score_' ~ loop.index) -%}{%- endfor -%}
   {%- set one = facts.double.replace('sm__x__', q.weight if weight is not none else '1') -%}
   {%- if weight is not none -%}{%- do columns.append(one ~ ' AS weight') -%}{%- endif -%}
   {%- set excluded = [] -%}
   {%- for role in ['label', 'score', 'prediction', 'query', 'item', 'weight'] if role in q and (role != 'item' or ranking) -%}
     {%- do excluded.append(q[role] ~ ' IS NULL') -%}
   {%- endfor -%}
+  {%- for k in wide -%}{%- do excluded.append(facts.quoted.replace('sm__x__', k.column) ~ ' IS NULL') -%}{%- endfor -%}
   {%- do columns.append('CASE WHEN ' ~ (excluded | join(' OR ')) ~ ' THEN NULL ELSE ' ~ one ~ ' END AS w') -%}
   {%- if needs_query -%}{%- do columns.append(q.query ~ ' AS query') -%}{%- endif -%}
   {%- if ranking -%}{%- do columns.append((q.item if item is not none else 'NULL') ~ ' AS item') -%}{%- endif -%}
@@ -107,6 +116,10 @@ SELECT {{ '' if by else '0 AS slice_0, ' }}{{ (grouped + aggregates) | join(', '
     {%- if floors -%}{%- do steps.append('list_floors AS (' ~ floors ~ ')') -%}{%- endif -%}
   {%- endif -%}
 
+  {#- wide class scores: one row per used row and class -#}
+  {%- set cc = {'slices': slices, 'by': c0.by, 'names': names, 'classes': wide} -%}
+  {%- if wide -%}{%- do steps.append('class_score_rows AS (' ~ dispatch('sm_step__class_score_rows__' ~ kind, 'sqlmetrics')(cc) ~ ')') -%}{%- endif -%}
+
   {#- the shared steps, each once; a step taken per parameter value, once per value in use, stacked -#}
   {%- for name in needed -%}
     {%- set declared = catalog.steps[name] -%}
@@ -123,6 +136,12 @@ SELECT {{ '' if by else '0 AS slice_0, ' }}{{ (grouped + aggregates) | join(', '
       {%- do steps.append(dispatch('sm_step__' ~ name ~ '__one', 'sqlmetrics')(c0)) -%}
     {%- endif -%}
   {%- endfor -%}
+
+  {#- the class-score rules: a class's NaN scores, a label no class is scored for -#}
+  {%- if wide -%}
+    {%- do steps.append('class_nan AS (' ~ dispatch('sm_step__class_nan', 'sqlmetrics')() ~ ')') -%}
+    {%- do steps.append('class_checks AS (' ~ dispatch('sm_step__class_checks__' ~ kind, 'sqlmetrics')(cc) ~ ')') -%}
+  {%- endif -%}
 
   {#- one step per metric, its template from sql/ (one macro of its forms: per parameter, weighted or not) -#}
   {%- for call in calls -%}
@@ -145,7 +164,7 @@ SELECT {{ '' if by else '0 AS slice_0, ' }}{{ (grouped + aggregates) | join(', '
   {%- endfor -%}
   {%- set order = [] -%}
   {%- for s in slices if by -%}{%- do order.append(facts.order.replace('sm__x__', s)) -%}{%- endfor -%}
-WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts {{ joins | join(' ') }} CROSS JOIN checks WHERE checks.failure IS NULL{{ (' ORDER BY ' ~ (order | join(', '))) if order }}
+WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts {{ joins | join(' ') }} CROSS JOIN checks{{ ' CROSS JOIN class_checks' if wide }} WHERE checks.failure IS NULL{{ ' AND class_checks.failure IS NULL' if wide }}{{ (' ORDER BY ' ~ (order | join(', '))) if order }}
 {%- endmacro %}
 
 
@@ -255,11 +274,12 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
 
 
 {#- One metric of the call, resolved as the registry does ('ndcg@10', 'fbeta:beta=2';
-    with a prediction column bound, 'f1' is multiclass_f1; a parameter only the
+    with a prediction column bound, 'f1' is multiclass_f1, with class scores 'auc' is
+    multiclass_auc; a parameter only the
     multi-class metric of a name has selects it), appended to ``out``: its name, its
-    catalog entry, its parameters and result column (MetricCall.column). A metric the
-    package does not carry is a compile error naming it. -#}
-{% macro sm_call(text, catalog, out, multiclass) %}
+    catalog entry, its parameters and result column (MetricCall.column). An unknown name
+    is a compile error naming it. -#}
+{% macro sm_call(text, catalog, out, bound) %}
   {%- set parts = text.split(':') -%}
   {%- set name = parts[0] | trim -%}
   {%- set given = {} -%}
@@ -268,8 +288,10 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
     {%- do given.update({pair[0] | trim: pair[1] | trim}) -%}
   {%- endfor -%}
   {%- set prefixed = 'multiclass_' ~ name -%}
-  {%- if multiclass and prefixed in catalog.metrics and 'prediction' in catalog.metrics[prefixed].needs -%}
-    {%- set name = prefixed -%}
+  {%- if prefixed in catalog.metrics -%}
+    {%- set unbound = [] -%}
+    {%- for role in catalog.metrics[prefixed].needs if role in bound and not bound[role] -%}{%- do unbound.append(role) -%}{%- endfor -%}
+    {%- if not unbound -%}{%- set name = prefixed -%}{%- endif -%}
   {%- endif -%}
   {%- if '@' in name and name not in catalog.metrics -%}
     {%- set split = name.split('@', 1) -%}
@@ -286,7 +308,7 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
     {%- if others and given.keys() | reject('in', theirs) | list | length == 0 -%}{%- set name = prefixed -%}{%- endif -%}
   {%- endif -%}
   {%- if name not in catalog.metrics -%}
-    {%- do exceptions.raise_compiler_error("sqlmetrics: the dbt package does not carry the metric '" ~ name ~ "' (it carries the binary classification, regression, ranking and multi-class (prediction=) metrics: " ~ (catalog.metrics.keys() | sort | join(', ')) ~ "); sm.evaluate computes it in Python") -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: unknown metric '" ~ name ~ "' (the metrics: " ~ (catalog.metrics.keys() | sort | join(', ')) ~ ")") -%}
   {%- endif -%}
   {%- set spec = catalog.metrics[name] -%}
   {%- set known = spec.params | map(attribute='name') | list -%}
@@ -312,4 +334,28 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
     {%- endif -%}
   {%- endfor -%}
   {%- do out.append({'name': name, 'spec': spec, 'params': values, 'column': column | join('_')}) -%}
+{% endmacro %}
+
+
+{#- The wide class scores ({class: score column}), appended to ``out`` as the steps' loops
+    read them (the class as a SQL literal and as Python shows it, its column); the kind
+    of the classes ('text': strings; 'number': integers or booleans). -#}
+{% macro sm_classes(class_scores, out) %}
+  {%- if class_scores is not mapping or not class_scores -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: class_scores must be a mapping {class: score column}, got " ~ class_scores) -%}
+  {%- endif -%}
+  {%- for cls, column in class_scores.items() -%}
+    {%- if cls is string and "'" not in cls and "\\" not in cls -%}
+      {%- do out.append({'literal': "'" ~ cls ~ "'", 'text': cls, 'column': sqlmetrics.sm_plain(column, 'class_scores')}) -%}
+    {%- elif cls is integer or cls is boolean -%}
+      {%- do out.append({'literal': cls ~ '', 'text': cls ~ '', 'column': sqlmetrics.sm_plain(column, 'class_scores')}) -%}
+    {%- else -%}
+      {%- do exceptions.raise_compiler_error("sqlmetrics: a class of class_scores must be a string or an integer in the dbt package (a string without quotes or backslashes), got " ~ cls) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set strings = class_scores.keys() | select('string') | list | length -%}
+  {%- if strings and strings != class_scores | length -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: the classes of class_scores must be all strings or all numbers, got " ~ (class_scores.keys() | join(', '))) -%}
+  {%- endif -%}
+  {{- 'text' if strings else 'number' -}}
 {% endmacro %}
