@@ -314,6 +314,17 @@ def test_a_one_vs_rest_metric_without_class_scores_is_refused_with_pythons_messa
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc"], label="rel", class_scores={0.5: "pctr", 1: "wt"})
 
 
+@pytest.mark.parametrize("extra", [dict(ci=0.95), dict(ci=0.95, ci_method="bootstrap", resamples=500)])
+def test_intervals_are_refused_saying_the_package_does_not_carry_them(extra):
+    with pytest.raises(CompilerError, match=r"intervals \(ci=\) are not carried by the dbt package"):
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc"], label="click", score="pctr", **extra)
+
+
+def test_an_unknown_argument_is_refused_by_name():
+    with pytest.raises(CompilerError, match="evaluate: unknown argument 'wieght' "):
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc"], label="click", score="pctr", wieght="wt")
+
+
 def test_an_unknown_metric_is_refused_by_name():
     """The package carries every registered metric: a name it lacks is no metric."""
     assert {spec.name for spec in carried()} == set(sm.registry())
@@ -459,3 +470,15 @@ def test_bad_data_fails_the_dbt_model_with_pythons_message(tmp_path):
     with pytest.raises(sm.SqlMetricsError) as raised:
         sm.evaluate(rows, ["auc"], label="rel", score="pctr")
     assert str(raised.value).splitlines()[0] in done.stdout
+
+
+@pytest.mark.engines
+def test_intervals_fail_the_dbt_model_when_it_compiles(tmp_path):
+    """dbt's own macros take the unknown keyword as jinja2 does: the model says intervals are not carried."""
+    call = dict(metrics=["auc"], label="click", score="pctr", ci=0.95)
+    project = project_with(tmp_path, {"with_ci": model_sql(call)})
+    env = dbt_env(tmp_path)
+    assert dbt(project, "deps", env=env).returncode == 0
+    done = dbt(project, "compile", "--select", "with_ci", env=env)
+    assert done.returncode != 0
+    assert "intervals (ci=) are not carried by the dbt package" in done.stdout

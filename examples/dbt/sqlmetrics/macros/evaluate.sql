@@ -11,6 +11,12 @@
     ({class: score column}, wide) 'auc' and 'average_precision' the one-vs-rest ones, as
     in Python. -#}
 {% macro evaluate(relation, metrics, label='label', score=none, query=none, item=none, weight=none, by=none, prediction=none, class_scores=none) %}
+  {%- for key in kwargs if key in ['ci', 'ci_method', 'ci_unit', 'resamples', 'seed'] -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: intervals (ci=) are not carried by the dbt package (got " ~ key ~ "=): sm.evaluate(..., ci=0.95) computes them, and sm.to_sql(..., ci=0.95, dialect=...) writes their statement for a warehouse table") -%}
+  {%- endfor -%}
+  {%- for key in kwargs -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: evaluate: unknown argument '" ~ key ~ "' (arguments: relation, metrics, label, score, query, item, weight, by, prediction, class_scores)") -%}
+  {%- endfor -%}
   {%- set catalog = fromjson(sqlmetrics.sm_catalog()) -%}
   {%- set dispatch = adapter.dispatch -%}
   {%- set facts = fromjson(dispatch('sm_facts', 'sqlmetrics')()) -%}
