@@ -419,8 +419,19 @@ def sorted_by(frame: pl.DataFrame, call: dict) -> pl.DataFrame:
     return frame.sort([by] if isinstance(by, str) else by) if by else frame
 
 
-def example_model() -> dict:
-    return dict(metrics=["auc", "gauc", "logloss", "ndcg@10"], label="click", score="pctr", query="user_id", by=["day"])
+def example_models() -> dict[str, dict]:
+    """The example project's models (examples/dbt/project/models), as calls."""
+    impressions = dict(
+        metrics=["auc", "gauc", "logloss", "ndcg@10"], label="click", score="pctr", query="user_id", by=["day"]
+    )
+    species = dict(
+        metrics=["accuracy", "f1:average=weighted", "cohen_kappa", "auc"],
+        label="species",
+        prediction="guess",
+        by=["country"],
+        class_scores=CLASS_SCORES,
+    )
+    return {"impression_metrics": impressions, "species_metrics": species}
 
 
 @pytest.mark.engines
@@ -429,7 +440,7 @@ def test_dbt_run_on_duckdb_builds_evaluates_tables(tmp_path):
     build(project, dbt_env(tmp_path))
     with duckdb.connect(str(tmp_path / "dbt.duckdb"), read_only=True) as con:
         rows = con.sql("SELECT * FROM main.impressions").pl()
-        for name, call in {**CATALOG_MODELS, "impression_metrics": example_model()}.items():
+        for name, call in {**CATALOG_MODELS, **example_models()}.items():
             got = sorted_by(con.sql(f"SELECT * FROM main.{name}").pl(), call)
             assert_same_table(got, sorted_by(python_table(rows, **call), call))
 
@@ -452,7 +463,7 @@ def test_dbt_run_on_postgres_builds_evaluates_tables(tmp_path):
                 return pl.read_database(f"SELECT * FROM public.{name}", con)
 
             rows = table("impressions")
-            for name, call in {**CATALOG_MODELS, "impression_metrics": example_model()}.items():
+            for name, call in {**CATALOG_MODELS, **example_models()}.items():
                 got = sorted_by(table(name), call)
                 assert_same_table(got, sorted_by(python_table(rows, **call), call))
 
