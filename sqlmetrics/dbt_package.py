@@ -318,9 +318,9 @@ def merged(forms: list[tuple[dict[str, object], str]], names: list[str]) -> str:
     """One Jinja template of the ``forms`` (each the values of ``names`` it is written for,
     and its Jinja), branching on those values only where the forms differ."""
     if not names:
-        (_, only), *rest = forms
-        assert not rest, "two forms for one combination of values"
-        return only
+        if len(forms) != 1:
+            raise ValueError(f"{len(forms)} forms for one combination of values")
+        return forms[0][1]
     name, *others = names
     values = list(dict.fromkeys(values[name] for values, _ in forms))
     texts = [merged([f for f in forms if f[0][name] == value], others) for value in values]
