@@ -95,6 +95,37 @@ def ranked_impressions(draw, *, min_rows: int = 2, max_rows: int = 6) -> pl.Data
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
+@st.composite
+def head_list_impressions(draw, *, heavy_ties: bool, min_head: int = 40, max_head: int = 120) -> pl.DataFrame:
+    """Impressions (query, item, score, label) where one list, the head, holds most rows
+    (min_head..max_head, as a skewed log's heaviest user) beside 1..4 lists of 1..5 rows;
+    labels 0..3 and 1.5 (graded; some lists without a relevant row); some rows with a NULL
+    score, label or query. Scores are distinct within a list except for 0..3 tie groups
+    of 2..3 rows (at most 6^3 orders of a list: ties="average" can be checked against
+    every order), or with ``heavy_ties`` drawn from three values (tie groups of dozens
+    of rows: only the fixed-order tie policies can be checked by brute force)."""
+    sizes = [draw(st.integers(min_head, max_head)), *draw(st.lists(st.integers(1, 5), min_size=1, max_size=4))]
+    label = st.sampled_from([0.0, 0.0, 0.0, 1.0, 1.5, 2.0, 3.0])
+    rows = []
+    for query, size in enumerate(sizes):
+        if heavy_ties:
+            scores = draw(st.lists(st.sampled_from(RANKING_SCORES), min_size=size, max_size=size))
+        else:
+            scores = [float(s) for s in draw(st.permutations(range(size)))]
+            for block in draw(st.lists(st.integers(0, size // 3 - 1), unique=True, max_size=3)) if size >= 3 else []:
+                start = 3 * block  # disjoint blocks of three rows: groups never merge
+                for i in range(start + 1, start + draw(st.integers(2, 3))):
+                    scores[i] = scores[start]
+        labels = draw(st.lists(label, min_size=size, max_size=size))
+        rows += [(query, f"d{i}", score, rel) for i, (score, rel) in enumerate(zip(scores, labels))]
+    nulls = draw(st.lists(st.tuples(st.integers(0, len(rows) - 1), st.sampled_from([0, 2, 3])), max_size=4))
+    rows = [list(row) for row in rows]
+    for i, column in nulls:
+        rows[i][column] = None
+    schema = {"query": pl.Int64, "item": pl.String, "score": pl.Float64, "label": pl.Float64}
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
 # Regression targets on a grid of quarters (sums of them and of the weights below are
 # exact, so "exactly half the weight" and "all targets equal" mean the same in every
 # implementation), with ties and zeros; predictions from the grid or continuous.

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import sqlmetrics as sm
 
 import ranking_reference as rr
-from strategies import examples, parameters, ranked_impressions, run_and_judgments
+from strategies import examples, head_list_impressions, parameters, ranked_impressions, run_and_judgments
 
 TOL = 1e-9
 ENGINES = st.sampled_from(["duckdb", "polars"])
@@ -109,6 +109,35 @@ def test_runs_with_judgments_match_brute_force(name, data, drawn, engine):
     sliced = per_query(sm.evaluate(run, [call], **kwargs, by="query"), call)
     expected = per_query_reference(run, call, judgments)
     assert_per_query_close({q: v for q, v in sliced.items() if q in expected}, expected)
+
+
+# Issue 31: skewed logs, where one list holds most rows, must give the numbers of the brute
+# force whatever plan the per-list steps take (the heavy-tie lists only under the fixed-order
+# policies: every order of their tie groups cannot be enumerated).
+@pytest.mark.parametrize("name", RANKING)
+@examples(12)
+@given(heavy_ties=st.booleans(), data=st.data(), engine=ENGINES)
+def test_a_list_holding_most_rows_matches_brute_force(name, heavy_ties, data, engine):
+    rows = data.draw(head_list_impressions(heavy_ties=heavy_ties))
+    call = data.draw(ranking_calls([name]))
+    if heavy_ties and call.kwargs.get("ties") == "average":
+        call = sm.metric(name, **{**call.kwargs, "ties": data.draw(st.sampled_from(["pessimistic", "optimistic"]))})
+    used = rows.drop_nulls(["query", "score", "label"])
+    assert_matches(sm.evaluate(rows, [call], **ROLES, engine=engine), call, reference(used, call))
+    # the same rows as a run and its judgments: some judged items unretrieved, some retrieved unjudged
+    judged = data.draw(st.lists(st.booleans(), min_size=used.height, max_size=used.height))
+    judgments = pl.concat(
+        [
+            used.filter(pl.Series(judged)).select("query", "item", "label"),
+            used.select("query").unique().with_columns(item=pl.lit("unretrieved"), label=pl.lit(2.0)),
+        ]
+    )
+    run = rows.drop("label")
+    kwargs = {**ROLES, "judgments": judgments, "engine": engine}
+    value, used_lists, skipped = reference(run.drop_nulls(["query", "score"]), call, judgments)
+    # a run query without judgments (its rows' labels were all NULL) is skipped whatever `empty` says
+    unjudged = run.drop_nulls(["query", "score"]).join(judgments, on="query", how="anti")["query"].n_unique()
+    assert_matches(sm.evaluate(run, [call], **kwargs), call, (value, used_lists, skipped + unjudged))
 
 
 @given(
