@@ -171,7 +171,7 @@ CASES = {
         RANKING_METRICS,
         RANKING,
         lambda steps, build, each: build(steps.lists, **each),
-        ["query", "label", "relevant", "first_position", "last_position", "group_relevant", "relevant_before"],
+        ["query", "label", "relevant", "first_position", "last_position", "group_relevant"],
         [],
     ),
     "first_hits": Case(

@@ -13,10 +13,21 @@
 -- A list without a relevant judged item is skipped and counted (empty = 'skip') or
 -- scores 0 (empty = 'zero'); a list without judgments is skipped.
 --
+-- r is counted over the list's relevant rows alone, ordered by their groups' first
+-- positions: the RANK of a relevant row among them, less one (ranked.sql computes no
+-- running count over every row: a window over the few relevant rows is far cheaper).
+--
 -- reads:  ranked, positions, list_floors (one row per list: its relevant and judged items)
 -- params: {{ k }}, {{ ties }}, {{ min_relevance }}, {{ empty }}
 -- output: {{ by }}, map, map_queries (lists used), map_skipped (lists left out)
-WITH list_parts AS (
+WITH relevant_rows AS (
+    SELECT {{ by }}, query, first_position, last_position, group_relevant,
+           RANK() OVER (PARTITION BY {{ by }}, query ORDER BY first_position) - 1 AS relevant_before
+    FROM ranked
+    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND relevant = 1
+      AND first_position <= COALESCE({{ k }}, first_position)
+),
+list_parts AS (
     SELECT {{ by }}, query,
            ((relevant_before + 1) * (h_end.harmonic_through - h_start.harmonic_through)
             + CASE WHEN last_position > first_position
@@ -26,11 +37,9 @@ WITH list_parts AS (
                    ELSE 0 END)
            / CAST(last_position - first_position + 1 AS DOUBLE) AS precision_sum,
            0 AS relevant, 0 AS judged
-    FROM ranked
+    FROM relevant_rows
     JOIN positions AS h_start ON h_start.p = first_position - 1
     JOIN positions AS h_end ON h_end.p = LEAST(last_position, COALESCE({{ k }}, last_position))
-    WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }} AND relevant = 1
-      AND first_position <= COALESCE({{ k }}, first_position)
     UNION ALL
     -- every list, even one without a relevant item in the top k or without judgments,
     -- with its relevant and judged items (retrieved or not)

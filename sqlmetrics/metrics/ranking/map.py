@@ -42,10 +42,12 @@ def precision_sums(lists: Lists, *, k: int | None, ties: str, min_relevance: flo
     if k is not None:
         rows = rows.filter(pl.col("first_position") <= k)
     a, g, m = pl.col("first_position"), group_size(), pl.col("group_relevant")
+    # r: the relevant rows of earlier groups, ranked among the list's relevant rows (map.sql)
+    r = a.rank("min").over(lists.keys) - 1
     end = within(k)
     s = lists.harmonic_through(end) - lists.harmonic_through(a - 1)
     spread = pl.when(g > 1).then((m - 1) / (g - 1) * (end - a + 1 - a * s)).otherwise(0.0)
-    term = ((pl.col("relevant_before") + 1) * s + spread) / g
+    term = ((r + 1) * s + spread) / g
     # terms before grouping: gather() inside a group_by aggregation fails on empty input
     return rows.with_columns(term=term).group_by(lists.keys).agg(precision_sum=pl.col("term").sum())
 

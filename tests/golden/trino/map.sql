@@ -1,5 +1,34 @@
 m_map AS (
-  WITH m_map_list_parts AS (
+  WITH m_map_relevant_rows AS (
+    /* map: mean average precision at k, the mean over lists of */
+    /*   AP@k = (1/R) Σ_{p <= k, item p relevant} P@p,   P@p = (relevant items in the top p)/p, */
+    /* R the list's relevant judged items (label >= min_relevance), retrieved or not; k NULL */
+    /* means the whole list. Positions by score, descending. */
+    /* A peer group at positions a..e (see ranked.sql) with g rows, m of them relevant and */
+    /* r relevant items ranked above it: a relevant row of the group is at each of its */
+    /* positions p with probability 1/g, with r + 1 + (p − a)(m − 1)/(g − 1) relevant items */
+    /* expected in the top p, so it adds */
+    /*   (1/g)·Σ_{p = a .. min(e, k)} (r + 1 + (p − a)(m − 1)/(g − 1)) / p */
+    /*   = (1/g)·((r + 1)·S + (m − 1)/(g − 1)·(c − a·S)),  S = H(min(e, k)) − H(a − 1), */
+    /* c = min(e, k) − a + 1 and H the running sum of 1/p (positions.sql); the fraction is 0 */
+    /* when g = 1. Under ties = 'average' that is the exact mean over every order of a tie group. */
+    /* A list without a relevant judged item is skipped and counted (empty = 'skip') or */
+    /* scores 0 (empty = 'zero'); a list without judgments is skipped. */
+    SELECT
+      slice_1,
+      slice_2,
+      query,
+      first_position,
+      last_position,
+      group_relevant,
+      RANK() OVER (PARTITION BY slice_1, slice_2, query ORDER BY first_position ASC) - 1 AS relevant_before
+    FROM ranked
+    WHERE
+      ties = 'average'
+      AND min_relevance = CAST(1.0 AS DOUBLE)
+      AND relevant = 1
+      AND first_position <= first_position
+  ), m_map_list_parts AS (
     SELECT
       slice_1,
       slice_2,
@@ -23,30 +52,11 @@ m_map AS (
       ) / CAST(last_position - first_position + 1 AS DOUBLE) AS precision_sum,
       0 AS relevant,
       0 AS judged
-    FROM ranked
+    FROM m_map_relevant_rows AS relevant_rows
     JOIN positions AS h_start
       ON h_start.p = first_position - 1
     JOIN positions AS h_end
       ON h_end.p = LEAST(last_position, last_position)
-    WHERE
-      ties = 'average'
-      AND min_relevance = CAST(1.0 AS DOUBLE)
-      AND relevant = 1
-      AND first_position <= first_position
-    /* map: mean average precision at k, the mean over lists of */
-    /*   AP@k = (1/R) Σ_{p <= k, item p relevant} P@p,   P@p = (relevant items in the top p)/p, */
-    /* R the list's relevant judged items (label >= min_relevance), retrieved or not; k NULL */
-    /* means the whole list. Positions by score, descending. */
-    /* A peer group at positions a..e (see ranked.sql) with g rows, m of them relevant and */
-    /* r relevant items ranked above it: a relevant row of the group is at each of its */
-    /* positions p with probability 1/g, with r + 1 + (p − a)(m − 1)/(g − 1) relevant items */
-    /* expected in the top p, so it adds */
-    /*   (1/g)·Σ_{p = a .. min(e, k)} (r + 1 + (p − a)(m − 1)/(g − 1)) / p */
-    /*   = (1/g)·((r + 1)·S + (m − 1)/(g − 1)·(c − a·S)),  S = H(min(e, k)) − H(a − 1), */
-    /* c = min(e, k) − a + 1 and H the running sum of 1/p (positions.sql); the fraction is 0 */
-    /* when g = 1. Under ties = 'average' that is the exact mean over every order of a tie group. */
-    /* A list without a relevant judged item is skipped and counted (empty = 'skip') or */
-    /* scores 0 (empty = 'zero'); a list without judgments is skipped. */
     UNION ALL
     /* every list, even one without a relevant item in the top k or without judgments, */
     /* with its relevant and judged items (retrieved or not) */
