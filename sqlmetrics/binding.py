@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sqlmetrics.bootstrap import Bootstrap
 from sqlmetrics.class_scores import LongClassScoreColumns, WideClassScores
 from sqlmetrics.errors import InvalidParameterError, Keyword, shown
-from sqlmetrics.spec import MetricCall
+from sqlmetrics.spec import ClusteredInterval, MetricCall
 
 PAIRED_SLICE = "sqlmetrics_scores"  # the slice saying which of two paired scores a row is evaluated with
 
@@ -57,6 +57,15 @@ class Binding:
     # statement rounds the scores of base to d decimals; a roll-up of such states reports
     # the bound of each ``max_error`` call
     score_digits: int | None = None
+
+    def clustered(self, call: MetricCall) -> ClusteredInterval | None:
+        """The clustered form the call's analytic interval takes (``Interval.clustered``)
+        when the intervals are clustered by ``cluster``: none for a mean over queries
+        whose queries are the units (its t over queries takes each query as one)."""
+        interval = call.spec.interval
+        if self.cluster is None or interval is None or interval.clustered is None:
+            return None
+        return interval.clustered if interval.clustered.takes(self.cluster, self.query) else None
 
     def max_error(self, call: MetricCall) -> bool:
         """Whether a roll-up of rounded states reports ``<column>_max_error`` for the call:

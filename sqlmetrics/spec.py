@@ -175,11 +175,22 @@ class ClusteredInterval:
     rows, u each row's influence) per slice, and ``sql/intervals/clustered.sql`` the
     standard error C/(C − 1)·Σ part² over the C units; ``polars`` builds the same parts
     from the used rows (with ``unit_id``) or, ``reads_histogram``, from their histogram
-    by unit and score."""
+    by unit and score. ``whole_queries``: a mean over queries, whose parts are its
+    queries' (``polars`` reads them: per slice ``query``, ``value``, ``weight`` and
+    ``unit_id``), so each query must lie within one unit; clustered by the query column
+    itself it keeps its t over queries. ``method``: what the docs call the clustered
+    interval when its name is not the unclustered one's."""
 
     template: str
     polars: Callable[..., Any]
     reads_histogram: bool = False
+    whole_queries: bool = False
+    method: str | None = None
+
+    def takes(self, unit: str, query: str | None) -> bool:
+        """Whether the interval clustered by column ``unit`` is this form: not for a mean
+        over queries whose queries are the units (``query``, its t over queries)."""
+        return not (self.whole_queries and unit == query)
 
 
 @dataclass(frozen=True)

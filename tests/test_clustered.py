@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 
 import numpy as np
 import polars as pl
@@ -18,17 +19,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 from test_compare import PAIRED_CONFUSION, _undefined_as_nan
-from test_intervals import CLASS_METRICS, RESIDUAL_VALUES, ROW_VALUES, class_calls, clipped
+from test_intervals import CLASS_METRICS, RESIDUAL_VALUES, ROW_VALUES, class_calls, clipped, query_level_calls
 
 import sqlmetrics as sm
-from sqlmetrics.errors import InvalidParameterError
+from sqlmetrics.errors import InvalidInputError, InvalidParameterError
 
-from strategies import examples
+from strategies import examples, impressions
 
 CLUSTERED = sorted(name for name, spec in sm.registry().items() if spec.interval and spec.interval.clustered)
+QUERY_MEANS = sorted(name for name in CLUSTERED if sm.registry()[name].interval.name == "query_mean")
 REGRESSION = sorted(name for name in CLUSTERED if sm.registry()[name].family == "regression")
 MULTICLASS = sorted(name for name in CLUSTERED if sm.registry()[name].family == "multiclass")
-CLASSIFICATION = sorted(set(CLUSTERED) - set(REGRESSION) - set(MULTICLASS))
+CLASSIFICATION = sorted(set(CLUSTERED) - set(REGRESSION) - set(MULTICLASS) - set(QUERY_MEANS))
 
 
 def _auc(y, s, w):
@@ -192,7 +194,75 @@ def test_clustered_multiclass_interval_is_the_linearization_over_units(engine, m
 
 
 def test_every_clustered_metric_has_a_reference():
-    assert sorted(REFERENCES) == CLUSTERED
+    assert sorted(REFERENCES) == sorted(set(CLUSTERED) - set(QUERY_MEANS))
+    assert QUERY_MEANS == sorted(call.spec.name for call in query_level_calls())  # test_query_mean_clustered_...
+
+
+def _query_mean(x, _, g):
+    """The metric from its queries' values x and weights g: Σ g·x / Σ g."""
+    return (g * x).sum() / g.sum()
+
+
+def _queries_by_unit(frame: pl.DataFrame, call: sm.MetricCall) -> pl.DataFrame:
+    """Each used query's value of ``call`` (the per-query values are checked against their
+    references elsewhere: test_intervals), its weight in the mean (gauc: its rows' summed
+    weight, impressions; the ranking metrics: 1) and its unit, per slice."""
+    roles = {"score": "score", "query": "query"} | ({"weight": "weight"} if call.spec.weighted else {})
+    per_query = sm.evaluate(frame, [call], **roles, by=["slice", "query"])
+    used = frame.drop_nulls(["query", "label", "score", "unit", *(["weight"] if call.spec.weighted else [])])
+    sizes = used.group_by("slice", "query").agg(
+        g=pl.col("weight").sum() if call.spec.weighted else pl.lit(1.0), unit=pl.col("unit").first()
+    )
+    return per_query.join(sizes, on=["slice", "query"], nulls_equal=True).drop_nulls(call.column)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("call", query_level_calls(), ids=str)
+@examples(20)
+@given(frame=impressions(max_rows=60))
+def test_query_mean_clustered_by_another_unit_is_the_linearization_over_units(engine, call, frame):
+    """A mean over queries whose unit is not the query (requests of users): each unit's
+    queries reweighted by 1 ± h in the mean of the per-query values, differentiated
+    numerically; the normal interval. Weights (gauc), ties, NULLs (their rows left out,
+    with their units), one-class or empty queries (left out), one unit."""
+    frame = frame.with_columns(unit=pl.col("query") // 2)  # two queries per unit
+    weighted = {"weight": "weight"} if call.spec.weighted else {}
+    result = sm.evaluate(frame, [call], score="score", query="query", by="slice", ci=0.9, ci_unit="unit",
+                         engine=engine, **weighted)  # fmt: skip
+    values = _queries_by_unit(frame, call)
+    column = call.column
+    for row in result.iter_rows(named=True):
+        same = pl.col("slice").is_null() if row["slice"] is None else pl.col("slice") == row["slice"]
+        x = values.filter(same)
+        v, g, units = (x[c].to_numpy().astype(float) for c in (column, "g", "unit"))
+        if len(v) == 0 or g.sum() == 0 or len(np.unique(units)) < 2:
+            assert row[f"{column}_lo"] is None and row[f"{column}_hi"] is None
+            continue
+        value = _query_mean(v, None, g)
+        half = stats.norm.ppf(0.95) * linearized_se(_query_mean, v, None, g, units)
+        assert row[column] == pytest.approx(value, abs=1e-12)
+        assert row[f"{column}_lo"] == pytest.approx(clipped(call.spec.name, value - half), abs=1e-9)
+        assert row[f"{column}_hi"] == pytest.approx(clipped(call.spec.name, value + half), abs=1e-9)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_query_under_two_units_is_refused(engine):
+    """A mean over queries is clustered by units that hold whole queries: a request seen
+    under two users is refused, naming the columns, the count and an example."""
+    frame = pl.DataFrame({
+        "request": [1, 1, 2, 2, 3, 3, 4, 4], "user": [10, 11, 10, 10, 12, 13, 12, 12],
+        "label": [0, 1] * 4, "score": [0.1, 0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7],
+    })  # fmt: skip
+    message = (
+        "ci_unit='user' must hold each query of column 'request' whole for the clustered interval of gauc: "
+        "2 queries have rows of more than one unit, e.g. query = 1"
+    )
+    with pytest.raises(InvalidInputError, match=re.escape(message)):
+        sm.evaluate(frame, ["gauc", "auc"], query="request", ci=0.9, ci_unit="user", engine=engine)
+    ok = frame.with_columns(user=pl.col("request") // 3)
+    result = sm.evaluate(ok, ["gauc"], query="request", ci=0.9, ci_unit="user", engine=engine)
+    assert result["gauc_lo"].item() is not None
+    assert sm.evaluate(frame, ["auc"], query="request", ci=0.9, ci_unit="user", engine=engine)["auc_lo"].item()
 
 
 def test_a_row_per_unit_is_the_unclustered_interval_but_for_n_over_n_minus_1():

@@ -98,6 +98,8 @@ def calls():
     clustered = [name for name, spec in sm.registry().items() if spec.interval and spec.interval.clustered]
     classified = [name for name in clustered if sm.registry()[name].family == "classification"]
     yield "clustered", lambda: sm.to_sql(classified, source="t", ci_unit="u", **roles)
+    ranked = ["ndcg@3", "mrr", "map", "hit_rate@2"]  # means over queries, by units of several queries
+    yield "clustered-queries", lambda: sm.to_sql(ranked, source="t", ci_unit="u", item="i", **roles)
     regression = {"label": "y", "score": "yhat", "by": "s", "ci": 0.9, "ci_unit": "u"}
     yield "clustered-regression", lambda: sm.to_sql(["mape", "rmse", "r2"], source="t", **regression)
     by_class = {"label": "y", "prediction": "pred", "by": "s", "ci": 0.9, "ci_unit": "u"}

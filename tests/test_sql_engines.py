@@ -278,8 +278,8 @@ def test_postgres_reads_a_table_replaced_between_calls(postgres_engine):
 def test_intervals(engine):
     """DeLong's interval and the t intervals over queries, with the t table and the
     expansion beyond it, the delta method's intervals (binary, κ, the multi-class
-    metrics) and the intervals clustered by a unit, computed by each engine from the
-    same statement."""
+    metrics) and the intervals clustered by a unit (the means over queries too, by units
+    of several queries), computed by each engine from the same statement."""
     frame = impressions(7)
     binary = [name for name, spec in sm.registry().items() if spec.family == "classification" and spec.interval]
     check(engine, {"src": frame}, binary, label="label", score="score", query="q", weight="w", by="s", ci=0.9)
@@ -293,7 +293,12 @@ def test_intervals(engine):
     classes = ["accuracy", "precision", "recall", "f1", "balanced_accuracy", "mcc", *averaged]
     check(engine, {"src": frame}, classes, label="y", prediction="pred", weight="w", by="s", ci=0.9)
     clustered = [name for name in binary if sm.registry()[name].interval.clustered]  # by the query's units
-    check(engine, {"src": frame}, clustered, label="label", score="score", weight="w", by="s", ci=0.9, ci_unit="q")
+    check(engine, {"src": frame}, clustered, label="label", score="score", query="q", weight="w", by="s", ci=0.9,
+          ci_unit="q")  # fmt: skip
+    by_unit = {"src": frame.with_columns(u=pl.col("q") // 4)}  # units of four queries: the means over queries too
+    check(engine, by_unit, ["gauc", "auc"], label="label", score="score", query="q", weight="w", by="s", ci=0.9,
+          ci_unit="u")  # fmt: skip
+    check(engine, by_unit, ranking, label="rel", score="score", query="q", item="item", ci=0.9, ci_unit="u")
     regression = ["mae", "rmse", "mape", "r2"]
     check(engine, {"src": frame}, regression, label="rel", score="score", by="s", ci=0.9, ci_unit="q")
     by_class = {"label": "y", "prediction": "pred", "weight": "w", "by": "s", "ci": 0.9, "ci_unit": "q"}

@@ -17,6 +17,8 @@ ranking         ``ideal_rows`` and ``list_floors`` (``lists.py``), ``run_checks`
                 (judgments and run rules, ``rules/sql.py``);
 class scores    ``class_score_rows`` (``class_score_rows.py``), then after the
                 intermediates ``class_nan`` and ``class_checks``;
+``unit_checks`` with intervals clustered by a unit, each query within one unit
+                (``rules/sql.py``);
 intermediates   the shared steps the families declare (``score_hist``, ``confusion``,
                 ``residuals``, ``ranked``, ...): rendered once each, only if a metric
                 reads them (``intermediates.py``);
@@ -42,7 +44,7 @@ from sqlmetrics.compose.select import final_select
 from sqlmetrics.compose.spread import t_quantiles_needed, with_spread
 from sqlmetrics.compose.statement import assemble
 from sqlmetrics.dialects import dialect_named
-from sqlmetrics.rules.sql import checks_sql, class_checks_sql, run_checks_sql
+from sqlmetrics.rules.sql import check_steps, checks_sql, class_checks_sql, run_checks_sql, unit_checks_sql
 
 __all__ = [
     "compose",
@@ -105,4 +107,6 @@ def shared_steps(
     if binding.class_scores is not None:
         ctes["class_nan"] = CLASS_NAN_SQL
         ctes["class_checks"] = class_checks_sql(binding)
+    if "unit_checks" in check_steps(binding):
+        ctes["unit_checks"] = unit_checks_sql(binding)
     return ctes

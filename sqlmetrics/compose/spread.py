@@ -35,15 +35,16 @@ def with_spread(step: str, call: MetricCall, binding: Binding, values: dict[str,
 
 def _spread_sql(call: MetricCall, binding: Binding, values: dict[str, str]) -> str:
     """The step ``spread``: the interval's template over the metric's steps, its units'
-    parts summed by clustered.sql when clustered by a unit (``Interval.clustered``; both
+    parts summed by clustered.sql when clustered by a unit (``Binding.clustered``; both
     read the interval's ``steps`` as subqueries), or for two paired scores the spread of
     their difference (``Interval.paired``), whose slice ``pair_slice`` says which score
     a row is evaluated with."""
     interval, slices = intervals.interval_of(call), binding.slices
     filled = {key: templates.fill(sql, values) for key, sql in interval.values}
     filled |= {key: indent(templates.render(step, values | filled, slices), " " * 4) for key, step in interval.steps}
-    if binding.cluster and not binding.paired_scores and interval.clustered is not None:
-        influences = templates.render(interval.clustered.template, values | filled, slices)
+    clustered = binding.clustered(call)
+    if clustered is not None and not binding.paired_scores:
+        influences = templates.render(clustered.template, values | filled, slices)
         return templates.render("intervals/clustered.sql", values | {"influences": indent(influences, " " * 8)}, slices)
     if not binding.paired_scores:
         return templates.render(interval.template, values | filled, slices)

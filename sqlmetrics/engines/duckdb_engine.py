@@ -24,7 +24,7 @@ from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceE
 from sqlmetrics.interrupt import interruptible
 from sqlmetrics.rules.columns import ERROR_PREFIX
 from sqlmetrics.rules.schema import check_schema, check_second_schema
-from sqlmetrics.rules.tables import class_score_rules, with_keywords
+from sqlmetrics.rules.tables import class_score_rules, unit_rules, with_keywords
 from sqlmetrics.sources import (
     FRAME_VIEW,
     BoundSql,
@@ -74,7 +74,8 @@ def run(
         try:
             result = _execute(connection, statement, parameters)
         except InvalidInputError as error:  # the refusal's text: its rule gives the keywords it names
-            raise with_keywords(error, class_score_rules(binding) if binding.class_scores else []) from None
+            rules = [*(class_score_rules(binding) if binding.class_scores else []), *unit_rules(binding)]
+            raise with_keywords(error, rules) from None
         return _restore_time_zones(result, binding, source)
 
 

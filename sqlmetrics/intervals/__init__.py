@@ -44,7 +44,11 @@ the means over rows (``clustered_mean.sql``), the confusion counts' metrics
 (``clustered_confusion_delta.sql``), the multi-class metrics and κ (their gradients cell
 by cell, ``class_confusion_delta.sql`` and ``kappa_delta.sql``, read by
 ``clustered_multinomial_delta.sql``; unclustered by ``multinomial_delta.sql``), r2
-(``clustered_r2_delta.sql``) and calibration (``clustered_histogram_delta.sql``).
+(``clustered_r2_delta.sql``), calibration (``clustered_histogram_delta.sql``) and the
+means over queries whose units are not their queries (``clustered_query_mean.sql``, from
+the per-query values; each query within one unit, ``rules.tables.unit_rules``; a unit
+that is the query keeps the t over queries). A clustered form's spread has no df: the
+normal interval.
 
 Every interval's bounds are clipped to the finite ends of the metric's range.
 

@@ -17,11 +17,13 @@ from sqlmetrics.spec import MetricCall
 def margin_sql(call: MetricCall, slices: tuple[str, ...], level: float) -> str:
     """A query over the step ``spread`` (the slices, ``se``, ``df``): per slice ``se`` and
     ``q``, the quantile of ``level`` (t from the step ``t_quantiles`` up to
-    ``T_TABLE_DF`` degrees of freedom, else its expansion; z for the normal)."""
+    ``T_TABLE_DF`` degrees of freedom, else its expansion; z for the normal, and for a
+    Student's t interval whose spread gives no df: its form clustered by a unit)."""
     keys = ", ".join(f"s.{column}" for column in slices)
+    z = double(normal_quantile(level))
     if not interval_of(call).student:
-        return f"SELECT {keys}, s.se, s.df, {double(normal_quantile(level))} AS q FROM spread AS s"
-    q = f"COALESCE(t.q, {expansion_sql(level, 'CAST(s.df AS DOUBLE)')})"
+        return f"SELECT {keys}, s.se, s.df, {z} AS q FROM spread AS s"
+    q = f"CASE WHEN s.df IS NULL THEN {z} ELSE COALESCE(t.q, {expansion_sql(level, 'CAST(s.df AS DOUBLE)')}) END"
     return f"SELECT {keys}, s.se, s.df, {q} AS q\nFROM spread AS s\nLEFT JOIN t_quantiles AS t ON t.df = s.df"
 
 

@@ -101,11 +101,9 @@ def clusters(call: MetricCall, unit: str, query: str | None, paired: bool = Fals
     units (its t over queries already takes them as independent), or, unpaired, an
     interval with a clustered form."""
     interval = interval_of(call)
-    if interval is None:
+    if interval is None or interval.clustered is None:
         return False
-    if interval.name == "query_mean" and unit == query:
-        return True
-    return not paired and interval.clustered is not None
+    return not paired or not interval.clustered.takes(unit, query)
 
 
 def paired_of(call: MetricCall) -> PairedInterval | None:
@@ -146,7 +144,10 @@ def described(
             rows.append((call.column, "bootstrap", "percentile", ci, resamples, seed, unit or "row"))
             continue
         interval = interval_of(call)
-        kind = "Student's t" if interval.student else "normal"
+        method, kind = interval.method, "Student's t" if interval.student else "normal"
+        clustered = interval.clustered
+        if unit is not None and clustered is not None and clustered.takes(unit, query):
+            method, kind = clustered.method or method, "normal"
         within = unit if unit is not None else "query" if interval.name == "query_mean" else "row"
-        rows.append((call.column, interval.method, kind, ci, None, None, within))
+        rows.append((call.column, method, kind, ci, None, None, within))
     return pl.DataFrame(rows, schema=METHOD_SCHEMA, orient="row")

@@ -17,8 +17,9 @@ from sqlmetrics.spec import MetricCall
 
 def clustered_spread_polars(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
     """clustered.sql over the call's units' parts (its ``Interval.clustered`` polars form,
-    from the used rows with their ``unit_id``): per slice ``se``, NULL where a part is,
-    and no row for a slice of fewer than two units."""
+    from the used rows with their ``unit_id``, or for a mean over queries from its
+    queries with theirs): per slice ``se``, NULL where a part is, and no row for a slice
+    of fewer than two units."""
     parts = call.spec.interval.clustered.polars(call, rows, slices)
     part = pl.col("part")
     units = parts.group_by(*slices, "unit_id").agg(s=pl.when(part.null_count() == 0).then(part.sum()))

@@ -140,12 +140,14 @@ def t_table_sql(level: float) -> str:
 
 def multiplier_expr(level: float, df: pl.Expr | None) -> pl.Expr:
     """``quantile`` as a polars expression: z (``df`` None), or Student's t per row of
-    the degrees of freedom ``df``, as bounds_sql's margin computes it."""
+    the degrees of freedom ``df`` (z where it is NULL: a clustered form's spread), as
+    bounds_sql's margin computes it."""
+    z = pl.lit(normal_quantile(level))
     if df is None:
-        return pl.lit(normal_quantile(level))
+        return z
     table = {d: t_quantile((1 + level) / 2, d) for d in range(1, T_TABLE_DF + 1)}
     tabulated = df.replace_strict(table, default=None, return_dtype=pl.Float64)
-    return pl.coalesce(tabulated, _expansion(level, df.cast(pl.Float64)))
+    return pl.when(df.is_null()).then(z).otherwise(pl.coalesce(tabulated, _expansion(level, df.cast(pl.Float64))))
 
 
 def two_sided_p(statistic: float, df: int | None) -> float:

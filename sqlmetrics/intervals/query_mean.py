@@ -4,13 +4,16 @@ metrics; ``sql/intervals/query_mean.sql``): ``se² = n/(n − 1) · Σ g_u² (x_
 of the difference of two paired means over the queries both use
 (``sql/intervals/paired_query_mean.sql``). The polars forms (``spread_expr``,
 ``paired_spread``) are called by each metric's own per-query step, which brings its
-``_se`` and ``_df``."""
+``_se`` and ``_df``. Clustered by a unit that is not the query (``ci_unit``: the users
+of requests), each unit's part Σ_{q in k} g_q·(x_q − m) / Σ g of the linearization over
+its queries (``sql/intervals/clustered_query_mean.sql``; in polars from the metric's
+queries, ``clustered_parts``)."""
 
 from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.spec import Interval, PairedInterval, PerQuery
+from sqlmetrics.spec import ClusteredInterval, Interval, MetricCall, PairedInterval, PerQuery
 
 
 def query_mean(per_query: PerQuery) -> Interval:
@@ -24,7 +27,25 @@ def query_mean(per_query: PerQuery) -> Interval:
         values=(("per_query", per_query.step), ("value", per_query.value), ("weight", per_query.weight)),
         student=True,
         paired=PairedInterval("intervals/paired_query_mean.sql", "paired t over queries"),
+        clustered=CLUSTERED,
     )
+
+
+def clustered_parts(call: MetricCall, queries: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+    """clustered_query_mean.sql over the call's ``queries`` (per slice, ``query``, its
+    ``value``, NULL for one left out, ``weight`` and ``unit_id``): each unit's part
+    Σ_{q in k} g_q·(x_q − m) / G of the mean over the used queries."""
+    used = queries.filter(pl.col("value").is_not_null())
+    g, x = pl.col("weight").cast(pl.Float64), pl.col("value").cast(pl.Float64)
+    slice_sums = used.group_by(slices).agg(total=g.sum(), weighted=(g * x).sum())
+    mean = pl.col("weighted") / pl.when(pl.col("total") != 0).then(pl.col("total"))
+    joined = used.join(slice_sums, on=slices, nulls_equal=True).with_columns(mean=mean)
+    return joined.select(*slices, "unit_id", part=g * (x - pl.col("mean")) / pl.col("total"))
+
+
+CLUSTERED = ClusteredInterval(
+    "intervals/clustered_query_mean.sql", clustered_parts, whole_queries=True, method="mean over queries by unit"
+)
 
 
 def spread_expr(value: pl.Expr, weight: pl.Expr | None = None) -> tuple[pl.Expr, pl.Expr]:

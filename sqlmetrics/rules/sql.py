@@ -4,8 +4,9 @@ the first rule the data breaks, so the statement refuses bad data by itself.
 The rules, their messages and their SQL and polars forms are written once, in
 ``rules/columns.py`` and ``rules/tables.py``; this module puts the SQL
 forms into steps: ``checks`` (the row
-rules, over ``base``), ``run_checks`` (a run and its judgments) and ``class_checks``
-(class scores, after ``class_nan``).
+rules, over ``base``), ``run_checks`` (a run and its judgments), ``class_checks``
+(class scores, after ``class_nan``) and ``unit_checks`` (the queries of the units an
+interval is clustered by).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from sqlmetrics.rules.columns import (
     number_text_sql,
     weight_total_message,
 )
-from sqlmetrics.rules.tables import TableRule, class_score_rules, run_rules
+from sqlmetrics.rules.tables import TableRule, class_score_rules, run_rules, unit_rules
 
 
 def check_steps(binding: Binding) -> list[str]:
@@ -31,6 +32,7 @@ def check_steps(binding: Binding) -> list[str]:
         "checks",
         *(["run_checks"] if binding.judgments else []),
         *(["class_checks"] if binding.class_scores else []),
+        *(["unit_checks"] if unit_rules(binding) else []),
     ]
 
 
@@ -70,6 +72,11 @@ def run_checks_sql(binding: Binding) -> str:
     """The rules of ``tables.run_rules``: no NULL or negative relevance, each (query,
     item) judged at most once and ranked at most once per list."""
     return _rules_sql(run_rules(binding))
+
+
+def unit_checks_sql(binding: Binding) -> str:
+    """The rules of ``tables.unit_rules``: each query within one unit of ``ci_unit``."""
+    return _rules_sql(unit_rules(binding))
 
 
 def class_checks_sql(binding: Binding) -> str:

@@ -167,6 +167,40 @@ def run_rules(binding: Binding) -> list[TableRule]:
     ]
 
 
+def unit_rules(binding: Binding) -> list[TableRule]:
+    """With the intervals clustered by a unit (``ci_unit``) that is not the query, for the
+    means over queries (``ClusteredInterval.whole_queries``, their parts are their
+    queries'): each query of a slice lies within one unit, over the used rows."""
+    calls = [call.column for call in binding.analytic_calls if getattr(binding.clustered(call), "whole_queries", False)]
+    if not calls:
+        return []
+    by, keys = ", ".join(binding.slices), [*binding.slices, "query"]
+    return [
+        TableRule(
+            "query_units",
+            (
+                Keyword("ci_unit", binding.cluster),
+                f" must hold each query of column {binding.query!r} whole for the clustered interval of "
+                f"{', '.join(calls)}: ",
+            ),
+            " queries have rows of more than one unit, e.g. query = ",
+            (
+                "COUNT(*)",
+                "MIN(query)",
+                f"(SELECT {by}, query FROM input WHERE w IS NOT NULL GROUP BY {by}, query "
+                "HAVING COUNT(DISTINCT unit_id) > 1) AS split",
+            ),
+            lambda t: (
+                t.rows.filter(pl.col("w").is_not_null())
+                .group_by(keys)
+                .agg(units=pl.col("unit_id").n_unique())
+                .filter(pl.col("units") > 1)
+                .select(n=pl.len(), e=pl.col("query").min())
+            ),
+        )
+    ]
+
+
 # The class scores as the rules' messages name them (sm.long_scores' table and keywords).
 _LONG_TABLE = Keyword("long_scores", python="class_scores")
 _LONG_SCORE = Keyword("long_scores.score", python="class_scores score")

@@ -38,7 +38,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
         for values in runner(calls, steps):
             results = results.join(values, on=slices, how="left", nulls_equal=True)
     if binding.analytic_calls:
-        results = _with_intervals(binding, results, steps.used_rows, base, slices)
+        results = _with_intervals(binding, results, steps, base, slices)
 
     counts = [f"{call.column}_{out}" for call in binding.calls for out in call.spec.outputs]
     results = results.with_columns(pl.col(counts).fill_null(0))
@@ -102,13 +102,15 @@ def _rows_histogram(rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
 
 
 def _with_intervals(
-    binding: Binding, results: pl.DataFrame, used_rows: pl.LazyFrame, base: pl.DataFrame, slices: list[str]
+    binding: Binding, results: pl.DataFrame, steps: Steps, base: pl.DataFrame, slices: list[str]
 ) -> pl.DataFrame:
     """``results`` with every call's ``_lo`` and ``_hi`` (``sqlmetrics.intervals``): the
-    query-level metrics brought their ``_se`` and ``_df``; the others' spread is taken
+    query-level metrics brought their ``_se`` and ``_df`` (but clustered by a unit other
+    than the query: from their queries and units here); the others' spread is taken
     here from the score histogram (auc's DeLong, the row means: from ``base`` when it is
     keyed by score, else from the used rows, once) or from the used rows (proportions,
     regression errors)."""
+    used_rows = steps.used_rows
 
     @functools.cache
     def histogram() -> pl.LazyFrame:
@@ -119,8 +121,9 @@ def _with_intervals(
     for call in binding.analytic_calls:
         if binding.paired_scores:
             spread = intervals.paired_row_spread_polars(call, used_rows, slices, binding.pair_slice)
-        elif binding.cluster and intervals.interval_of(call).clustered is not None:
-            spread = intervals.clustered_spread_polars(call, used_rows, slices)
+        elif binding.clustered(call) is not None:
+            parts = steps.queries_by_unit(call) if binding.clustered(call).whole_queries else used_rows
+            spread = intervals.clustered_spread_polars(call, parts, slices)
         else:
             spread = intervals.row_spread_polars(call, used_rows, histogram, slices)
         if spread is not None:

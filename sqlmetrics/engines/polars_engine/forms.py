@@ -61,6 +61,34 @@ class Steps:
         """The slice of the interval of a query mean: the pair's with paired scores."""
         return self.binding.pair_slice if self.binding.paired_scores else True
 
+    def brings_spread(self, call: MetricCall) -> bool:
+        """Whether the call's own polars step brings its ``_se`` and ``_df`` (a mean over
+        queries with an analytic interval, unless it is clustered by a unit other than
+        its queries: ``_with_intervals`` takes that from ``queries_by_unit``)."""
+        return self.binding.analytic(call) and self.binding.clustered(call) is None
+
+    def queries(self, call: MetricCall) -> pl.DataFrame:
+        """A mean over queries' rows: per slice and query, its value and weight (a
+        state's queries, ``PerQuery``)."""
+        if call.spec.polars_form == "lists":
+            lists = dataclasses.replace(self.lists, per_query=True)
+            frame = call.spec.module.from_lists(lists, **call.kwargs)
+        else:  # a frame function of the used rows (gauc)
+            weight = "w" if self.binding.weighted else None
+            queries = call.spec.module.queries(
+                self.used_rows, score="score", label="label", query="query", weight=weight, by=self.by, **call.kwargs
+            )
+            value = pl.col("auc")
+            weight = pl.when(value.is_not_null()).then("group_weight")
+            frame = queries.select(*self.by, "query", value=value, weight=weight)
+        values = frame.collect(engine="streaming")
+        return values if self.binding.by else values.with_columns(pl.lit(0, pl.Int32).alias("slice_0"))
+
+    def queries_by_unit(self, call: MetricCall) -> pl.LazyFrame:
+        """``queries`` with each query's unit (``unit_id``, one: ``rules.tables.unit_rules``)."""
+        units = self.used_rows.group_by(*self.slices, "query").agg(pl.col("unit_id").min())
+        return self.queries(call).lazy().join(units, on=[*self.slices, "query"], nulls_equal=True)
+
     @cached_property
     def confusion(self) -> pl.LazyFrame:
         """class_confusion: base summed by slice, true and predicted class (collected once)."""
@@ -78,7 +106,7 @@ class Steps:
         else:
             lists = run_lists(rows.drop("label"), self.judged, by)
         lists = lists.reached_by(binding.calls)
-        if any(call.spec.polars_form == "lists" for call in binding.analytic_calls):
+        if any(call.spec.polars_form == "lists" and self.brings_spread(call) for call in binding.calls):
             lists = dataclasses.replace(lists, spread=self.spread)
         return lists
 
@@ -144,7 +172,7 @@ def _frames(calls: list[MetricCall], steps: Steps) -> list[pl.DataFrame]:
     weight = "w" if binding.weighted else None
     frames = []
     for call in calls:
-        spreads = {"spread": steps.spread} if binding.analytic(call) else {}
+        spreads = {"spread": steps.spread} if steps.brings_spread(call) else {}
         rows = steps.used_rows
         frame = call.spec.module.frame(
             rows, score="score", label="label", query="query", weight=weight, by=steps.by, **call.kwargs, **spreads
@@ -197,7 +225,7 @@ def _frame_values(call: MetricCall, frame: pl.LazyFrame, steps: Steps) -> pl.Dat
     values = frame.collect(engine="streaming")
     if not binding.by:
         values = values.with_columns(pl.lit(0, pl.Int32).alias("slice_0"))
-    columns = [*call.columns, *((f"{call.column}_se", f"{call.column}_df") if binding.analytic(call) else ())]
+    columns = [*call.columns, *((f"{call.column}_se", f"{call.column}_df") if steps.brings_spread(call) else ())]
     return values.rename({f"{call.base_name}{c[len(call.column) :]}": c for c in columns})
 
 

@@ -26,7 +26,7 @@ from sqlmetrics.metrics.multiclass import long_rows, wide_rows
 from sqlmetrics.registry import intermediates
 from sqlmetrics.rules.columns import checks_for, raise_failed, raise_weight_total, row_counters_polars
 from sqlmetrics.rules.schema import check_long_schema, check_schema, check_second_schema
-from sqlmetrics.rules.tables import RuleTables, class_score_rules, raise_failed_tables, run_rules
+from sqlmetrics.rules.tables import RuleTables, class_score_rules, raise_failed_tables, run_rules, unit_rules
 from sqlmetrics.sources import polars_source
 from sqlmetrics.spec import MetricCall
 
@@ -60,6 +60,7 @@ def checked_base(
         raise_weight_total(original, binding.slices, binding.weight)
     if binding.judgments:
         raise_failed_tables(run_rules(binding), RuleTables(rows, judged))
+    raise_failed_tables(unit_rules(binding), RuleTables(rows))
     return rows, base, judged
 
 

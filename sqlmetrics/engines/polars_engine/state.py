@@ -50,7 +50,7 @@ def state(binding: Binding, source: Any, second: Any, meta: str) -> pl.DataFrame
     kept = base.select(*binding.slices, *(column for column in columns if column in base.columns))
     kept = kept.with_columns(w=pl.when(pl.col("n") > 0).then("w"))  # SQL's sum over no used row: NULL
     parts = [kept.with_columns(state_part=pl.lit(BASE_PART))]
-    parts += [_queries(call, steps).with_columns(state_part=pl.lit(call.column)) for call in per_query_calls(binding)]
+    parts += [steps.queries(call).with_columns(state_part=pl.lit(call.column)) for call in per_query_calls(binding)]
     parts += [_spread(call, steps).with_columns(state_part=pl.lit(call.column)) for call in spread_calls(binding)]
     parts.append(pl.DataFrame({"state_part": [META_PART], "state_meta": [meta]}))
     whole = pl.concat(parts, how="diagonal_relaxed")
@@ -74,24 +74,6 @@ def _rounded(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
 def _polars_sums(name: str) -> list[pl.Expr]:
     build = intermediates()[name].polars_sums
     return build() if build is not None else []
-
-
-def _queries(call: MetricCall, steps: Steps) -> pl.DataFrame:
-    """A mean over queries' rows: per slice and query, its value and weight."""
-    if call.spec.polars_form == "lists":
-        lists = dataclasses.replace(steps.lists, per_query=True)
-        frame = call.spec.module.from_lists(lists, **call.kwargs)
-    else:  # a frame function of the used rows (gauc)
-        weight = "w" if steps.binding.weighted else None
-        queries = call.spec.module.queries(
-            steps.used_rows, score="score", label="label", query="query", weight=weight, by=steps.by, **call.kwargs
-        )
-        value = pl.col("auc")
-        frame = queries.select(
-            *steps.by, "query", value=value, weight=pl.when(value.is_not_null()).then("group_weight")
-        )
-    values = frame.collect(engine="streaming")
-    return values if steps.binding.by else values.with_columns(pl.lit(0, pl.Int32).alias("slice_0"))
 
 
 def _spread(call: MetricCall, steps: Steps) -> pl.DataFrame:
