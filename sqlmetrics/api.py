@@ -111,9 +111,9 @@ def evaluate(
     takes the percentile interval of a Poisson bootstrap of ``resamples`` replicates
     drawn from ``seed`` (an integer from 0 to 2**31 - 2; ``sqlmetrics.bootstrap``),
     which ``ci_method="bootstrap"`` takes for every metric; ``ci_unit`` (a column, e.g.
-    the user, whose rows are not independent) clusters the analytic intervals of auc,
-    the means over rows, the metrics of the confusion counts and calibration by it (the
-    units' sums: ``sqlmetrics/intervals/clustered.py``), keeps a mean over queries' t
+    the user, whose rows are not independent) clusters every analytic interval by it
+    (the units' sums: ``sqlmetrics/intervals/clustered.py``; a mean over queries from
+    its queries' values, each query within one unit), but keeps a mean over queries' t
     when the queries are its units, and resamples the others' units rather than rows.
 
     >>> import polars as pl, sqlmetrics as sm
@@ -288,10 +288,16 @@ def prepare(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     """The binding of ``evaluate``'s ``request`` (its ``scores`` and ``arm`` left aside),
     with its intervals, and its second table (the judgments, or long class scores)."""
     binding, second = _bound(metrics, request)
-    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.ci_unit, query=request.query)
-    clustered = request.ci is not None and request.ci_unit is not None and len(resampled) < len(binding.calls)
-    binding = dataclasses.replace(binding, ci=request.ci, cluster=request.ci_unit if clustered else None)
+    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.ci_unit)
+    binding = dataclasses.replace(binding, ci=request.ci, cluster=_cluster(binding, resampled, request))
     return _resampling(binding, resampled, request), second
+
+
+def _cluster(binding: Binding, resampled: Sequence[MetricCall], request: Request) -> str | None:
+    """The unit column the analytic intervals are clustered by (``Binding.cluster``):
+    ``request``'s ``ci_unit`` when a call keeps its analytic interval; else None."""
+    clustered = request.ci is not None and request.ci_unit is not None and len(resampled) < len(binding.calls)
+    return request.ci_unit if clustered else None
 
 
 def _bound(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
@@ -335,10 +341,9 @@ def prepare_paired(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     scores = _checked_scores(request)
     pairs = dataclasses.replace(request, score=scores[0], by=[*request.slices, PAIRED_SLICE], class_scores=None)
     binding, second = _bound(metrics, pairs)
-    resampled = intervals.resampled(
-        request.ci, request.ci_method, binding.calls, request.ci_unit, paired=True, query=request.query
-    )
-    binding = dataclasses.replace(binding, ci=request.ci, spread_columns=True, paired_scores=scores)
+    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.ci_unit, paired=True)
+    cluster = _cluster(binding, resampled, request)
+    binding = dataclasses.replace(binding, ci=request.ci, spread_columns=True, paired_scores=scores, cluster=cluster)
     return _resampling(binding, resampled, request), second
 
 

@@ -34,6 +34,7 @@ from sqlmetrics.binding import PAIRED_SLICE, Binding
 from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError
 from sqlmetrics.request import Request
+from sqlmetrics.spec import MetricCall
 
 TIE_TOLERANCE = 1e-12  # a replicate's difference this small relative to its values is 0
 PAIRED_BOOTSTRAP = "paired bootstrap: percentile"
@@ -103,17 +104,19 @@ def compare(
       the rows' differences; a metric of the confusion counts (f1, mcc, precision, ...)
       the delta method over the joint cells of the label and both predictions;
       calibration and the regression metrics the delta method over the rows'
-      influences; the other metrics (or all, with ``ci_method="bootstrap"``, and with a
-      ``ci_unit`` all but the means over queries whose queries are its units) the paired
-      bootstrap: both scores on the same resampled rows (``resamples``, ``seed``; units
-      of ``ci_unit``), the percentile interval of the differences and a Monte Carlo
-      p-value. A row with either score NULL is excluded. A run with
+      influences; with a ``ci_unit``, each of those clustered by it (each unit's part of
+      the difference: its parts under the two scores' metrics, subtracted; normal), but
+      a mean over queries whose queries are its units (the paired t); the other metrics
+      (or all, with ``ci_method="bootstrap"``) the paired bootstrap: both scores on the
+      same resampled rows (``resamples``, ``seed``; units of ``ci_unit``), the
+      percentile interval of the differences and a Monte Carlo p-value. A row with
+      either score NULL is excluded. A run with
       ``judgments`` (two scores of its rows: a re-ranker against the first stage) is
       compared by its queries' values, each list's ideal ranking from its judgments.
     * Arms (``arm``, ``baseline``): the arms saw different rows, so the difference's
       variance is the sum of the arms' variances, from each metric's analytic interval
-      (``docs/intervals.md``; clustered by ``ci_unit`` where it has a clustered form),
-      normal; the other metrics (or all, with ``ci_method="bootstrap"``) by the
+      (``docs/intervals.md``; clustered by ``ci_unit``: the arms as independent samples
+      of units), normal; the other metrics (or all, with ``ci_method="bootstrap"``) by the
       bootstrap: every row (or unit) resampled independently, each arm's metric per replicate, the percentile interval
       of the differences and a Monte Carlo p-value. A ``baseline`` given as text also
       names the value of a numeric arm column that prints as it (``"2"`` for the arm 2).
@@ -215,7 +218,7 @@ def _paired_differences(result: pl.DataFrame, binding: Binding, slices: list[str
         delta = pl.col(name) - pl.col("baseline_value")
         if binding.analytic(call):
             df = pl.col(f"{name}_df") if intervals.interval_of(call).student else None
-            spread, method = _interval_and_p(delta, pl.col(f"{name}_se"), df, ci), intervals.paired_of(call).method
+            spread, method = _interval_and_p(delta, pl.col(f"{name}_se"), df, ci), _paired_method(call, binding)
         else:
             bounds = _bootstrap_bounds(result, slices, name, ci)
             pairs = pairs.join(bounds, on=slices, how="left", nulls_equal=True) if slices else pairs.hstack(bounds)
@@ -238,6 +241,15 @@ def _paired_differences(result: pl.DataFrame, binding: Binding, slices: list[str
             )
         )
     return pl.concat(frames).select(*slices, *COLUMNS)
+
+
+def _paired_method(call: MetricCall, binding: Binding) -> str:
+    """What the ``method`` column calls the analytic spread of a paired difference: its
+    paired form's name, or clustered by a unit its clustered form's."""
+    clustered = binding.clustered(call)
+    if clustered is None:
+        return intervals.paired_of(call).method
+    return f"paired, clustered by unit: {clustered.method or intervals.interval_of(call).method}"
 
 
 def _no_rows(used: pl.Expr, excluded: pl.Expr, who: pl.Expr | None = None) -> pl.Expr:

@@ -25,6 +25,7 @@ from typing import Any
 from sqlmetrics import intervals, progress
 from sqlmetrics.binding import Binding
 from sqlmetrics.errors import LongBootstrapWarning
+from sqlmetrics.intervals.choice import clusters
 from sqlmetrics.source_evidence import source_rows
 from sqlmetrics.spec import MetricCall
 
@@ -64,14 +65,15 @@ def _message(binding: Binding, calls: list[MetricCall], rows: int) -> str:
 
 def _why(binding: Binding, call: MetricCall) -> str:
     """Why the call is resampled: it has no analytic interval (of the difference, when
-    paired), none clustered by the bootstrap's unit, or the bootstrap was asked for."""
+    paired; clustered by the bootstrap's unit, with one: ``choice.clusters``), none
+    clustered by that unit, or the bootstrap was asked for."""
     analytic = intervals.paired_of(call) if binding.paired_scores else intervals.interval_of(call)
     unit = binding.bootstrap.unit
-    if analytic is None:
+    clustered = unit is not None and clusters(call)
+    if analytic is None and not clustered:
         return "no analytic interval"
-    if unit is not None and (binding.paired_scores or intervals.interval_of(call).clustered is None):
-        paired = " of a paired difference" if binding.paired_scores else ""
-        return f"ci_unit {unit!r}: it has no analytic interval{paired} clustered by a unit"
+    if unit is not None and not clustered:
+        return f"ci_unit {unit!r}: it has no analytic interval clustered by a unit"
     return "ci_method 'bootstrap'; it has an analytic interval"
 
 

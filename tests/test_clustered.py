@@ -259,6 +259,8 @@ def test_a_query_under_two_units_is_refused(engine):
     )
     with pytest.raises(InvalidInputError, match=re.escape(message)):
         sm.evaluate(frame, ["gauc", "auc"], query="request", ci=0.9, ci_unit="user", engine=engine)
+    methods = sm.interval_methods(["gauc", "ndcg@5"], ci=0.9, ci_unit="user", query="request")
+    assert methods.select("method", "interval", "unit").rows() == [("mean over queries", "normal", "user")] * 2
     ok = frame.with_columns(user=pl.col("request") // 3)
     result = sm.evaluate(ok, ["gauc"], query="request", ci=0.9, ci_unit="user", engine=engine)
     assert result["gauc_lo"].item() is not None
@@ -312,9 +314,9 @@ def test_metrics_without_a_clustered_form_are_resampled_by_unit():
         InvalidParameterError, match="ci_unit='user': no analytic interval clustered by it for average_precision"
     ):
         sm.evaluate(frame, ["auc", "average_precision"], ci=0.9, ci_unit="user", ci_method="analytic")
-    with pytest.raises(InvalidParameterError, match=r"for auc \(a paired comparison\)"):
-        sm.compare(frame.with_columns(b=pl.col("score") ** 2), ["auc"], scores=("score", "b"), ci_unit="user",
-                   ci_method="analytic")  # fmt: skip
+    with pytest.raises(InvalidParameterError, match=r"for average_precision \(a paired comparison\)"):
+        sm.compare(frame.with_columns(b=pl.col("score") ** 2), ["auc", "average_precision"], scores=("score", "b"),
+                   ci_unit="user", ci_method="analytic")  # fmt: skip
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
@@ -359,3 +361,107 @@ def test_the_command_line_says_which_intervals_are_clustered(tmp_path, capsys):
         "intervals at 90%: auc DeLong (normal, clustered by user); gauc Student's t over queries (Student's t, "
         "clustered by user); ndcg_at_5 Student's t over queries (Student's t, clustered by user)"
     ) in err
+
+
+# the metrics sm.compare pairs (scores of the same rows) whose interval has a clustered form
+PAIRED = sorted(name for name in CLASSIFICATION + REGRESSION if sm.registry()[name].interval.paired)
+PAIRED_UNIT_ROWS = st.lists(  # unit, score a, score b (NULL: the row is left out), label, weight
+    st.tuples(
+        st.integers(0, 5), st.sampled_from([0.0, 0.2, 0.5, 0.7, 1.0]),
+        st.one_of(st.none(), st.sampled_from([0.0, 0.3, 0.5, 0.9])), st.integers(0, 1), st.integers(1, 3),
+    ),
+    min_size=1,  # without rows, no row to compare
+    max_size=40,
+)  # fmt: skip
+
+
+def _difference(reference):
+    """The difference of a metric under two scores of the same rows (the columns of s)."""
+    return lambda y, s, w: reference(y, s[:, 1], w) - reference(y, s[:, 0], w)
+
+
+def _check_difference(row, difference, y, s, w, units):
+    """The paired comparison's row against the linearization of ``difference`` over the
+    units: the normal interval and its two-sided p-value."""
+    value = difference(y, s, w) if w.sum() > 0 else np.nan
+    if math.isnan(value) or len(np.unique(units)) < 2:
+        assert row["delta_lo"] is None and row["delta_hi"] is None
+        return
+    se = linearized_se(difference, y, s, w, units)
+    assert row["delta"] == pytest.approx(value, abs=1e-12)
+    assert row["delta_lo"] == pytest.approx(value - stats.norm.ppf(0.95) * se, abs=1e-7)
+    assert row["delta_hi"] == pytest.approx(value + stats.norm.ppf(0.95) * se, abs=1e-7)
+    if se > 1e-9:
+        assert row["p_value"] == pytest.approx(2 * stats.norm.sf(abs(value) / se), abs=1e-6)
+    assert row["method"].startswith("paired, clustered by unit: ")
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning", "ignore::UserWarning")
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", PAIRED)
+@examples(20)
+@given(rows=PAIRED_UNIT_ROWS)
+def test_clustered_paired_difference_is_the_linearization_over_units(engine, metric, rows):
+    """Two scores of the same rows clustered by a unit: the difference's part per unit is
+    the difference of the unit's parts under the two scores; against the difference of
+    the two metrics (scikit-learn's, numpy's) with each unit's rows reweighted by 1 ± h,
+    differentiated numerically. A row with a NULL score is left out of both."""
+    schema = {"unit": pl.Int64, "a": pl.Float64, "b": pl.Float64, "label": pl.Int64, "w": pl.Int64}
+    frame = pl.DataFrame(rows, schema=schema, orient="row")
+    call = sm.metric(metric, **CALLS.get(metric, {}))
+    result = sm.compare(frame, [call], scores=("a", "b"), weight="w", ci=0.9, ci_unit="unit", ci_method="analytic",
+                        engine=engine)  # fmt: skip
+    used = frame.drop_nulls()
+    y, a, b, w, units = (used[c].to_numpy().astype(float) for c in ("label", "a", "b", "w", "unit"))
+    if metric in REGRESSION:  # the label as the target
+        reference = REFERENCES[metric]
+    else:
+        reference = lambda y, s, w, r=REFERENCES[metric]: r(y.astype(int), s, w)  # noqa: E731
+    if metric == "mape":  # its mean is over the rows with a target: the units of the others add nothing
+        kept = y != 0
+        y, a, b, w, units = y[kept], a[kept], b[kept], w[kept], units[kept]
+    _check_difference(result.row(0, named=True), _difference(reference), y, np.column_stack([a, b]), w, units)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("call", [sm.gauc(), sm.metric("ndcg@2"), sm.metric("mrr")], ids=str)
+@examples(20)
+@given(frame=impressions(max_rows=60))
+def test_clustered_paired_query_mean_is_the_linearization_over_units(engine, call, frame):
+    """A mean over queries under two scores, clustered by units of two queries: each
+    unit's part is the difference of its queries' parts under the two scores; against
+    the difference of the two means of the per-query values with each unit's queries
+    reweighted by 1 ± h. Weights (gauc), ties, NULLs, one-class queries, one unit."""
+    frame = frame.with_columns(unit=pl.col("query") // 2, b=(1 - pl.col("score")).round(1))
+    weighted = {"weight": "weight"} if call.spec.weighted else {}
+    result = sm.compare(frame, [call], scores=("score", "b"), query="query", by="slice", ci=0.9, ci_unit="unit",
+                        ci_method="analytic", engine=engine, **weighted)  # fmt: skip
+    used = frame.filter(pl.col("b").is_not_null())  # a row with either score NULL is left out of both
+    first, second = _queries_by_unit(used, call), _queries_by_unit(used.with_columns(score="b"), call)
+    values = second.join(first.select("slice", "query", a=call.column), on=["slice", "query"], nulls_equal=True)
+    for row in result.iter_rows(named=True):
+        same = pl.col("slice").is_null() if row["slice"] is None else pl.col("slice") == row["slice"]
+        x = values.filter(same)
+        s = np.column_stack([x["a"].to_numpy().astype(float), x[call.column].to_numpy().astype(float)])
+        g, units = x["g"].to_numpy().astype(float), x["unit"].to_numpy().astype(float)
+        difference = lambda _, s, g: _query_mean(s[:, 1], None, g) - _query_mean(s[:, 0], None, g)  # noqa: E731
+        if len(x) == 0 or g.sum() == 0:
+            assert row["delta_lo"] is None
+            continue
+        _check_difference(row, difference, None, s, g, units)
+
+
+def test_to_sql_of_clustered_and_unit_resampled_metrics_runs():
+    """One statement with an interval clustered by the unit (auc) and a bootstrap by the
+    same unit (average_precision): the resampled rows carry the units' numbers, which the
+    clustered interval reads (they were dropped, and DuckDB found no unit_id); its row of
+    the data as it is (replicate 0) holds evaluate's auc interval."""
+    import duckdb
+
+    rng = np.random.default_rng(0)
+    t = pl.DataFrame({"label": rng.integers(0, 2, 200), "score": rng.random(200), "user": rng.integers(0, 20, 200)})
+    statement = sm.to_sql(["auc", "average_precision"], source="t", ci=0.9, ci_unit="user", resamples=5)
+    data = duckdb.sql(statement).pl().filter(pl.col("sqlmetrics_replicate") == 0)
+    expected = sm.evaluate(t, ["auc"], ci=0.9, ci_unit="user")
+    bounds = ["auc", "auc_lo", "auc_hi"]
+    assert data.select(bounds).row(0) == pytest.approx(expected.select(bounds).row(0), abs=1e-12)

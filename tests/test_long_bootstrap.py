@@ -63,9 +63,11 @@ def test_the_warning_says_why_each_metric_is_resampled(threshold):
     assert "auc (ci_method 'bootstrap'" in str(explicit) and "max_error (no analytic interval)" in str(explicit)
     by_user = {"ci": 0.9, "ci_unit": "user", "resamples": 30}
     assert _warned(lambda: sm.evaluate(_frame(), ["auc"], **by_user)) == []  # DeLong's clustered by user
-    (clustered,) = _warned(lambda: sm.evaluate(_frame(), ["auc", "gauc"], query="b", **by_user))  # queries: not units
-    assert clustered.metrics == ("gauc",)
-    assert "gauc (ci_unit 'user': it has no analytic interval clustered by a unit)" in str(clustered)
+    assert _warned(lambda: sm.compare(_frame(), ["auc"], scores=("score", "b"), **by_user)) == []  # paired too
+    (clustered,) = _warned(lambda: sm.evaluate(_frame(), ["auc", "average_precision"], **by_user))
+    assert clustered.metrics == ("average_precision",) and "average_precision (no analytic interval)" in str(clustered)
+    (asked,) = _warned(lambda: sm.compare(_frame(), ["auc"], scores=("score", "b"), ci_method="bootstrap", **by_user))
+    assert "auc (ci_method 'bootstrap'; it has an analytic interval)" in str(asked)
     (paired,) = _warned(
         lambda: sm.compare(_frame(), ["average_precision", "auc"], scores=("score", "b"), resamples=30)
     )  # paired auc is DeLong's, average_precision resampled

@@ -95,6 +95,8 @@ def calls():
     paired = {"label": "label", "query": "q", "by": "s", "scores": ("score", "score_b")}
     paired_metrics = [name for name, spec in sm.registry().items() if spec.interval and spec.interval.paired]
     yield "paired", lambda: sm.to_sql([m.replace("@k", "@3") for m in paired_metrics], source="t", **paired)
+    clustered_pairs = ["auc", "gauc", "f1", "logloss", "calibration", "ndcg@3"]  # the units' parts subtracted
+    yield "clustered-paired", lambda: sm.to_sql(clustered_pairs, source="t", ci_unit="u", **paired)
     clustered = [name for name, spec in sm.registry().items() if spec.interval and spec.interval.clustered]
     classified = [name for name in clustered if sm.registry()[name].family == "classification"]
     yield "clustered", lambda: sm.to_sql(classified, source="t", ci_unit="u", **roles)

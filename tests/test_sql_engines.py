@@ -310,18 +310,26 @@ def test_paired_compare(name, request):
     """sm.compare(scores=...) on Spark, PostgreSQL and ClickHouse equals DuckDB's: the paired input,
     DeLong's paired windows over the rows, the paired t over queries (also of a judged
     run), the delta method over the joint confusion cells, calibration's and the
-    regression metrics' over the rows, and the paired bootstrap
-    (rows, and units), in each dialect."""
+    regression metrics' over the rows, the same clustered by a unit, and the paired
+    bootstrap (rows, and units), in each dialect."""
     engine = request.getfixturevalue(f"{name}_engine")
     frame = impressions(9)
-    frame = frame.with_columns(score_b=(pl.col("score") * 0.6 + pl.col("rel").cast(pl.Float64) / 10).round(2))
+    frame = frame.with_columns(
+        score_b=(pl.col("score") * 0.6 + pl.col("rel").cast(pl.Float64) / 10).round(2), u=pl.col("q") // 4
+    )
     engine.load({"src": frame})
     for metrics, roles in (
         (["auc", "gauc", "logloss", "brier"], {"label": "label", "query": "q", "weight": "w", "by": "s"}),
         (["f1", "mcc", "precision", "calibration"], {"label": "label", "weight": "w", "by": "s"}),  # delta method
         (["ndcg@3", "mrr", "map"], {"label": "rel", "query": "q", "item": "item"}),
         (["mae", "rmse", "mape", "r2"], {"label": "rel", "weight": "w", "by": "s"}),  # regression: target rel
-        (["auc", "f1", "logloss"], {"label": "label", "query": "q", "by": "s", "resamples": 6, "ci_unit": "q"}),
+        (["auc", "f1", "logloss"], {"label": "label", "by": "s", "resamples": 6, "ci_unit": "q",
+                                    "ci_method": "bootstrap"}),
+        # clustered by units of four queries: each unit's parts under the second score less the first's
+        (["auc", "gauc", "f1", "logloss", "calibration"], {"label": "label", "query": "q", "weight": "w", "by": "s",
+                                                           "ci_unit": "u"}),
+        (["ndcg@3", "mrr"], {"label": "rel", "query": "q", "item": "item", "ci_unit": "u"}),
+        (["mae", "r2"], {"label": "rel", "weight": "w", "by": "s", "ci_unit": "u"}),
         (["f1"], {"label": "label", "weight": "w", "resamples": 6, "ci_method": "bootstrap"}),
     ):
         expected = sm.compare(frame, metrics, scores=("score", "score_b"), **roles)

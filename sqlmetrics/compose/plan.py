@@ -131,7 +131,8 @@ def _paired_input_steps(binding: Binding, rows_sql: str) -> dict[str, str]:
     and its first score, and = 2 and its second. With a bootstrap, the rows are the
     resampled ones (with their replicate): both scores of a row get its count."""
     pair, replicate = binding.pair_slice, [binding.replicate_slice] if binding.bootstrap else []
-    dropped = ("slice_0", "score_1", "score_2", "unit_id")
+    # unit_id: the units the analytic intervals are clustered by (a bootstrap's resampled rows carry them)
+    dropped = ("slice_0", "score_1", "score_2", *([] if binding.cluster else ["unit_id"]))
     judged = ["label"] if binding.judgments else []  # a run's label is its judgment
     kept = [name for name in _input_columns(binding) if name not in dropped] + judged + replicate
     return {
@@ -151,6 +152,8 @@ def _bootstrap_input_steps(binding: Binding, source_sql: str) -> dict[str, str]:
     replicate's Poisson(1) count of its unit."""
     boot, replicate = binding.bootstrap, binding.replicate_slice
     kept = [name for name in _input_columns(binding) if name not in ("slice_0", "w", "unit_id")]
+    # the units' numbers, for the analytic intervals clustered by the same unit in the statement
+    kept += ["unit_id"] if binding.cluster else []
     first, second, third = bootstrap.hash_steps_sql(boot.seed)
     hashed = (
         f"SELECT {', '.join(kept)}, w, replicate, {third} AS h3\nFROM (\n"

@@ -38,17 +38,22 @@ def _spread_sql(call: MetricCall, binding: Binding, values: dict[str, str]) -> s
     parts summed by clustered.sql when clustered by a unit (``Binding.clustered``; both
     read the interval's ``steps`` as subqueries), or for two paired scores the spread of
     their difference (``Interval.paired``), whose slice ``pair_slice`` says which score
-    a row is evaluated with."""
+    a row is evaluated with; clustered, the units' parts of the difference
+    (``clustered_paired.sql``)."""
     interval, slices = intervals.interval_of(call), binding.slices
     filled = {key: templates.fill(sql, values) for key, sql in interval.values}
     filled |= {key: indent(templates.render(step, values | filled, slices), " " * 4) for key, step in interval.steps}
-    clustered = binding.clustered(call)
-    if clustered is not None and not binding.paired_scores:
+    clustered, pair = binding.clustered(call), binding.pair_slice if binding.paired_scores else None
+    if clustered is not None:
         influences = templates.render(clustered.template, values | filled, slices)
+        if pair is not None:  # each unit's part of the difference: the second's parts less the first's
+            on_second = ", ".join(f"2 AS {s}" if s == pair else s for s in slices)
+            signed = {"influences": indent(influences), "on_second": on_second, "pair": pair}
+            influences = templates.render("intervals/clustered_paired.sql", signed, slices)
         return templates.render("intervals/clustered.sql", values | {"influences": indent(influences, " " * 8)}, slices)
-    if not binding.paired_scores:
+    if pair is None:
         return templates.render(interval.template, values | filled, slices)
-    paired, pair = interval.paired, binding.pair_slice
+    paired = interval.paired
     groups = tuple(s for s in slices if s != pair)
     if paired.over_rows:  # the rows have no pair slice
         rows = groups or templates.CONSTANT_SLICES

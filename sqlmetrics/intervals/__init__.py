@@ -48,7 +48,8 @@ by cell, ``class_confusion_delta.sql`` and ``kappa_delta.sql``, read by
 means over queries whose units are not their queries (``clustered_query_mean.sql``, from
 the per-query values; each query within one unit, ``rules.tables.unit_rules``; a unit
 that is the query keeps the t over queries). A clustered form's spread has no df: the
-normal interval.
+normal interval. Paired (``sm.compare(scores=...)``), each unit's parts under the two
+scores are subtracted (``clustered_paired.sql``): the difference's part per unit.
 
 Every interval's bounds are clipped to the finite ends of the metric's range.
 

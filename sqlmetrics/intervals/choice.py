@@ -26,7 +26,6 @@ def resampled(
     calls: Sequence[MetricCall],
     unit: str | None,
     paired: bool = False,
-    query: str | None = None,
 ) -> list[MetricCall]:
     """The calls whose interval is the bootstrap's (``sqlmetrics.bootstrap``): all of them
     for ``"bootstrap"``, for ``"auto"`` those without an analytic interval (with a
@@ -34,8 +33,8 @@ def resampled(
     ``"analytic"``. Raise for a level outside (0, 1), an unknown method, an analytic
     interval asked for a metric without one, or a bootstrap of a metric that takes no
     weights. ``paired``: the intervals of the difference of two paired scores
-    (``Interval.paired``) rather than of a metric; ``query``: the query column (a mean
-    over queries clustered by its own queries is its t over queries)."""
+    (``Interval.paired``; clustered by a unit, ``Interval.clustered``) rather than of a
+    metric."""
     if ci is None:
         return []
     check_level(ci)
@@ -45,7 +44,7 @@ def resampled(
         )
     without = [call for call in calls if (paired_of(call) if paired else interval_of(call)) is None]
     if ci_method == "analytic" and unit is not None:
-        unclustered = [call.column for call in calls if not clusters(call, unit, query, paired)]
+        unclustered = [call.column for call in calls if not clusters(call)]
         if unclustered:
             having = ", ".join(name for name, spec in registry().items() if spec.interval and spec.interval.clustered)
             raise InvalidParameterError(
@@ -73,7 +72,7 @@ def resampled(
     if ci_method == "bootstrap":
         chosen = list(calls)
     elif unit is not None:
-        chosen = [call for call in calls if not clusters(call, unit, query, paired)]
+        chosen = [call for call in calls if not clusters(call)]
     else:
         chosen = without
     unweighted = [call.column for call in chosen if not call.spec.weighted]
@@ -95,15 +94,13 @@ def interval_of(call: MetricCall) -> Interval | None:
     return interval
 
 
-def clusters(call: MetricCall, unit: str, query: str | None, paired: bool = False) -> bool:
-    """Whether the call's analytic interval (of a paired difference, ``paired``) holds
-    with the rows clustered by column ``unit``: a mean over queries whose queries are the
-    units (its t over queries already takes them as independent), or, unpaired, an
-    interval with a clustered form."""
+def clusters(call: MetricCall) -> bool:
+    """Whether the call's analytic interval holds with the rows clustered by column
+    ``unit``: an interval with a clustered form (of a paired difference too: the
+    difference of each unit's parts under the two scores), or a mean over queries whose
+    queries are the units (its t over queries already takes them as independent)."""
     interval = interval_of(call)
-    if interval is None or interval.clustered is None:
-        return False
-    return not paired or not interval.clustered.takes(unit, query)
+    return interval is not None and interval.clustered is not None
 
 
 def paired_of(call: MetricCall) -> PairedInterval | None:
@@ -137,7 +134,7 @@ def described(
     the bootstrap its resamples, seed and unit (``unit``: ``"row"`` without ``ci_unit``;
     the means over queries take the query as theirs; an analytic interval clustered by
     ``ci_unit`` names it)."""
-    resampled_columns = {call.column for call in resampled(ci, ci_method, calls, unit, query=query)}
+    resampled_columns = {call.column for call in resampled(ci, ci_method, calls, unit)}
     rows = []
     for call in calls:
         if call.column in resampled_columns:

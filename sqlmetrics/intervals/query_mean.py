@@ -44,7 +44,7 @@ def clustered_parts(call: MetricCall, queries: pl.LazyFrame, slices: list[str]) 
 
 
 CLUSTERED = ClusteredInterval(
-    "intervals/clustered_query_mean.sql", clustered_parts, whole_queries=True, method="mean over queries by unit"
+    "intervals/clustered_query_mean.sql", clustered_parts, whole_queries=True, method="mean over queries"
 )
 
 

@@ -119,11 +119,12 @@ def _with_intervals(
         return _rows_histogram(used_rows, slices).collect(engine="streaming").lazy()
 
     for call in binding.analytic_calls:
-        if binding.paired_scores:
-            spread = intervals.paired_row_spread_polars(call, used_rows, slices, binding.pair_slice)
-        elif binding.clustered(call) is not None:
+        pair = binding.pair_slice if binding.paired_scores else None
+        if binding.clustered(call) is not None:
             parts = steps.queries_by_unit(call) if binding.clustered(call).whole_queries else used_rows
-            spread = intervals.clustered_spread_polars(call, parts, slices)
+            spread = intervals.clustered_spread_polars(call, parts, slices, pair)
+        elif pair is not None:
+            spread = intervals.paired_row_spread_polars(call, used_rows, slices, pair)
         else:
             spread = intervals.row_spread_polars(call, used_rows, histogram, slices)
         if spread is not None:
