@@ -334,6 +334,30 @@ def paired_studies() -> list[tuple[str, str, float, Draw, dict]]:
     ]
 
 
+def user_requests(count: int, requests: int, rows: int) -> Draw:
+    """``count`` users of ``requests`` requests of ``rows`` impressions each: every user
+    separates its clicks by its own μ_u ~ N(1, 0.5²), s = μ_u·y + e (e ~ N(0, 1), labels
+    30% positive), so a user's requests have correlated AUCs. A request's AUC has mean
+    Φ(μ_u/√2) whatever its composition, so GAUC (equal requests) is
+    E[Φ(μ_u/√2)] = Φ((1/√2)/√(1 + 0.5²/2))."""
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        n = count * requests * rows
+        user = np.repeat(np.arange(count), requests * rows)
+        labels = rng.random(n) < 0.3
+        separation = rng.normal(1.0, 0.5, count)[user]
+        return pl.DataFrame(
+            {
+                "user": user,
+                "request": np.repeat(np.arange(count * requests), rows),
+                "label": labels.astype(int),
+                "score": separation * labels + rng.normal(0, 1, n),
+            }
+        )
+
+    return draw
+
+
 def clustered_studies() -> list[tuple[str, str, float, Draw, dict]]:
     """Intervals clustered by user (``ci_unit``) on users whose rows are correlated; each
     also without ``ci_unit``, whose interval takes the rows as independent."""
@@ -352,7 +376,15 @@ def clustered_studies() -> list[tuple[str, str, float, Draw, dict]]:
         )
         for how, unit in ((": clustered by user", {"ci_unit": "user"}), (": rows as independent", {}))
     ]
-    return grouped + [
+    gauc = phi((1 / math.sqrt(2)) / math.sqrt(1 + 0.25 / 2))
+    requests = [
+        (f"gauc of requests, 60 users × 5 requests × 6 rows{how}", "gauc", gauc, user_requests(60, 5, 6), roles)
+        for how, roles in (
+            (": clustered by user", {"query": "request", "ci_unit": "user"}),
+            (": requests as independent (t)", {"query": "request"}),
+        )
+    ]
+    correlated = [
         (f"{name}, 60 users × 10 rows{how}", metric, truth, draw, {**roles, **unit})
         for name, metric, truth, roles in (
             ("auc", "auc", phi(0.5), {}),
@@ -362,6 +394,7 @@ def clustered_studies() -> list[tuple[str, str, float, Draw, dict]]:
         )
         for how, unit in ((": clustered by user", {"ci_unit": "user"}), (": rows as independent", {}))
     ]
+    return grouped + correlated + requests
 
 
 def studies() -> list[tuple[str, str, float, Draw, dict]]:
