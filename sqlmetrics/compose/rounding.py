@@ -82,6 +82,6 @@ def check_score_digits(digits: object, binding: Binding) -> None:
     if unbounded:
         raise InvalidParameterError(
             f"{', '.join(unbounded)} cannot be kept with score_digits: no certified bound on the error rounding "
-            "causes is derived for it (it is not monotone in each row's score); keep it in a state without "
+            "causes is declared for it (Metric.score_rounding); keep it in a state without "
             "score_digits"
         )

@@ -171,7 +171,8 @@ def unit_rules(binding: Binding) -> list[TableRule]:
     """With the intervals clustered by a unit (``ci_unit``) that is not the query, for the
     means over queries (``ClusteredInterval.whole_queries``, their parts are their
     queries'): each query of a slice lies within one unit, over the used rows."""
-    calls = [call.column for call in binding.analytic_calls if getattr(binding.clustered(call), "whole_queries", False)]
+    clustered = [(call, binding.clustered(call)) for call in binding.analytic_calls]
+    calls = [call.column for call, form in clustered if form is not None and form.whole_queries]
     if not calls:
         return []
     by, keys = ", ".join(binding.slices), [*binding.slices, "query"]
