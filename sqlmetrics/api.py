@@ -334,16 +334,17 @@ def _resampling(binding: Binding, resampled: Sequence[MetricCall], request: Requ
 
 
 def prepare_paired(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
-    """The binding of ``request``'s two paired ``scores`` of the same rows (``sm.compare``;
-    ``ci`` set): each metric per score (the slice PAIRED_SLICE) with the spread of the
-    difference, analytic or, resampling both scores' rows alike, the bootstrap's (the
-    slice REPLICATE_SLICE); and the source of the judgments of a run, if any."""
-    scores = _checked_scores(request)
-    pairs = dataclasses.replace(request, score=scores[0], by=[*request.slices, PAIRED_SLICE], class_scores=None)
+    """The binding of ``request``'s two paired ``scores`` (or ``predictions``: predicted
+    classes) of the same rows (``sm.compare``; ``ci`` set): each metric per score (the
+    slice PAIRED_SLICE) with the spread of the difference, analytic or, resampling both
+    scores' rows alike, the bootstrap's (the slice REPLICATE_SLICE); and the source of
+    the judgments of a run, if any."""
+    role, columns = _checked_pair(request)
+    pairs = dataclasses.replace(request, **{role: columns[0]}, by=[*request.slices, PAIRED_SLICE], class_scores=None)
     binding, second = _bound(metrics, pairs)
     resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.ci_unit, paired=True)
     cluster = _cluster(binding, resampled, request)
-    binding = dataclasses.replace(binding, ci=request.ci, spread_columns=True, paired_scores=scores, cluster=cluster)
+    binding = dataclasses.replace(binding, ci=request.ci, spread_columns=True, paired_scores=columns, cluster=cluster)
     return _resampling(binding, resampled, request), second
 
 
@@ -361,20 +362,31 @@ def prepare_arms(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     return dataclasses.replace(binding, spread_columns=True), second
 
 
-def _checked_scores(request: Request) -> tuple[str, str]:
-    """``request``'s ``scores`` as two distinct column names, in a call that can pair them."""
-    scores, score = request.scores, request.score
-    if isinstance(scores, str) or not isinstance(scores, Sequence) or len(scores) != 2:
-        raise InvalidParameterError(f"scores must be two score columns (baseline, candidate), got {scores!r}")
-    if not all(isinstance(column, str) for column in scores) or scores[0] == scores[1]:
-        raise InvalidParameterError(f"scores must be two different column names, got {scores!r}")
-    if score is not None:
-        raise InvalidParameterError(f"scores= names the two score columns: score={score!r} cannot be added to them")
+def _checked_pair(request: Request) -> tuple[str, tuple[str, str]]:
+    """The role ``request`` pairs (``score``, or ``prediction``: predicted classes) and
+    its two distinct column names, in a call that can pair them."""
+    if request.scores is not None and request.predictions is not None:
+        raise InvalidParameterError(
+            "pass scores= (two score columns) or predictions= (two predicted-class columns), not both"
+        )
+    role, keyword = ("prediction", "predictions") if request.predictions is not None else ("score", "scores")
+    columns, single = getattr(request, keyword), getattr(request, role)
+    if isinstance(columns, str) or not isinstance(columns, Sequence) or len(columns) != 2:
+        raise InvalidParameterError(f"{keyword} must be two {role} columns (baseline, candidate), got {columns!r}")
+    if not all(isinstance(column, str) for column in columns) or columns[0] == columns[1]:
+        raise InvalidParameterError(f"{keyword} must be two different column names, got {columns!r}")
+    if single is not None:
+        raise InvalidParameterError(
+            f"{keyword}= names the two {role} columns: {role}={single!r} cannot be added to them"
+        )
     if PAIRED_SLICE in request.slices:
         raise InvalidParameterError(f"{PAIRED_SLICE!r} is the name compare gives its own slice: rename that column")
-    if request.prediction is not None:
-        raise InvalidParameterError("paired comparisons of predicted classes are not built yet")
-    return scores[0], scores[1]
+    if role == "score" and request.prediction is not None:
+        raise InvalidParameterError(
+            "scores= pairs two score columns; to compare two predicted classes of the same rows, pass "
+            f"predictions=({request.prediction!r}, <the other prediction column>) instead of prediction="
+        )
+    return role, (columns[0], columns[1])
 
 
 def to_sql(
@@ -396,6 +408,7 @@ def to_sql(
     resamples: int = 200,
     seed: int = 0,
     scores: Sequence[str] | None = None,
+    predictions: Sequence[str] | None = None,
     arm: str | None = None,
     state: bool = False,
     rollup: bool = False,
@@ -421,7 +434,9 @@ def to_sql(
     ``evaluate`` takes each interval's percentiles over replicates 1..R from it. With
     ``scores=(baseline, candidate)``, it is the statement ``sm.compare`` runs for two
     paired scores: a row per slice and score (``sqlmetrics_scores``: 1, 2), the second's
-    rows carrying the standard error of the difference (``<column>_se``). With ``arm=``,
+    rows carrying the standard error of the difference (``<column>_se``); with
+    ``predictions=(baseline, candidate)`` the same for two predicted classes of the same
+    rows (the multi-class metrics). With ``arm=``,
     it is the statement ``sm.compare`` runs for arms: a row per slice and arm, each
     metric with its standard error (``<column>_se``), or per replicate for the metrics it
     resamples; the differences to the baseline arm, their intervals and p-values are
@@ -441,9 +456,9 @@ def request_sql(metrics: Metrics, source: Any, request: Request, dialect: str = 
     check_dialect(dialect)
     if request.state or request.rollup:
         return _rollup_statement(metrics, source, request, dialect)
-    if request.scores is not None and request.arm is not None:
-        raise InvalidParameterError("pass either scores= (paired) or arm= (arms), not both")
-    if request.scores is not None:  # sm.compare's paired statement
+    if request.paired and request.arm is not None:
+        raise InvalidParameterError("pass either scores= or predictions= (paired) or arm= (arms), not both")
+    if request.paired:  # sm.compare's paired statement
         binding, second_source = prepare_paired(metrics, request.at_compare_level())
     elif request.arm is not None:  # sm.compare's statement for arms
         binding, second_source = prepare_arms(metrics, request.at_compare_level())
@@ -473,9 +488,10 @@ def _check_rollup_request(request: Request) -> None:
         raise InvalidParameterError(
             "state=True writes a part's state, rollup=True the roll-up of a table of states: pass one of them"
         )
-    if request.scores is not None or request.arm is not None:
+    if request.paired or request.arm is not None:
         raise InvalidParameterError(
-            "state=True and rollup=True write the statements of a roll-up, not sm.compare's: drop scores= and arm="
+            "state=True and rollup=True write the statements of a roll-up, not sm.compare's: drop scores=, "
+            "predictions= and arm="
         )
     if request.state and request.ci is not None:
         raise InvalidParameterError("a state keeps no interval: drop ci=, and ask it of the roll-up (rollup=True)")

@@ -43,7 +43,9 @@ class Binding:
     # two score columns of the same rows (sm.compare's paired comparison): ``score`` is
     # the first; every row is evaluated once per score, the last slice of ``by``
     # (PAIRED_SLICE, not a source column) saying which (1, 2), and each metric's spread is
-    # that of the second's value minus the first's, on the second's rows
+    # that of the second's value minus the first's, on the second's rows. With a
+    # ``prediction`` bound they are two predicted-class columns, ``prediction`` the first
+    # (``paired_role``)
     paired_scores: tuple[str, str] | None = None
     # the bootstrap's calls and parameters (sqlmetrics.bootstrap): every row is evaluated
     # once per replicate, the last slice of ``by`` (REPLICATE_SLICE, not a source column)
@@ -99,6 +101,12 @@ class Binding:
         """Whether the call compares classes (the label as it is with the prediction):
         binding a prediction column means it (``sm.confusion_matrix`` has no metric)."""
         return self.prediction is not None
+
+    @property
+    def paired_role(self) -> str:
+        """What the two ``paired_scores`` columns are: ``input``'s ``<role>_1`` and
+        ``<role>_2`` (``score``, or ``prediction`` for predicted classes)."""
+        return "prediction" if self.multiclass else "score"
 
     @property
     def class_keys(self) -> tuple[str, ...]:

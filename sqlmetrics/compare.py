@@ -62,6 +62,7 @@ def compare(
     metrics: Metrics,
     *,
     scores: Sequence[str] | None = None,
+    predictions: Sequence[str] | None = None,
     arm: str | None = None,
     baseline: Any = None,
     label: str = "label",
@@ -81,8 +82,9 @@ def compare(
     con: Any = None,
     spark: Any = None,
 ) -> pl.DataFrame:
-    """Compare two scores of the same rows (``scores=(baseline, candidate)``, paired),
-    or each arm of column ``arm`` with the arm ``baseline`` (independent), on ``metrics``.
+    """Compare two scores of the same rows (``scores=(baseline, candidate)``, paired; two
+    predicted classes with ``predictions=``, for the multi-class metrics), or each arm of
+    column ``arm`` with the arm ``baseline`` (independent), on ``metrics``.
 
     Returns one row per slice of ``by``, metric and candidate: the slice columns,
     ``metric`` (the result column ``evaluate`` would name), ``baseline``, ``candidate``
@@ -102,7 +104,8 @@ def compare(
       t-test over the queries both use (``scipy.stats.ttest_rel`` with equal query
       weights), Student's t; a mean over rows (logloss, brier, ...) the normal test of
       the rows' differences; a metric of the confusion counts (f1, mcc, precision, ...)
-      the delta method over the joint cells of the label and both predictions;
+      the delta method over the joint cells of the label and both predictions (and
+      of two predicted classes, ``predictions=``, for the multi-class metrics and κ);
       calibration and the regression metrics the delta method over the rows'
       influences; with a ``ci_unit``, each of those clustered by it (each unit's part of
       the difference: its parts under the two scores' metrics, subtracted; normal), but
@@ -157,11 +160,11 @@ def compare_request(
     slices = request.slices
     if request.ci is None:
         raise InvalidParameterError("compare needs a confidence level: ci=0.95, for example")
-    if request.scores is not None:
+    if request.paired:
         if request.arm is not None or baseline is not None:
             raise InvalidParameterError(
-                "pass either scores= (two models that scored the same rows) or arm= and baseline= (arms that saw "
-                "different rows), not both"
+                "pass either scores= (two models that scored the same rows; predictions= for their predicted "
+                "classes) or arm= and baseline= (arms that saw different rows), not both"
             )
         binding, second = prepare_paired(metrics, request)
 
@@ -171,8 +174,9 @@ def compare_request(
         return _apart(binding, paired_differences)
     if request.arm is None or baseline is None:
         raise InvalidParameterError(
-            "compare needs scores=(baseline score, candidate score) for two models that scored the same rows, or "
-            "arm=<the arm column> and baseline=<the baseline arm> for arms that saw different rows"
+            "compare needs scores=(baseline score, candidate score) for two models that scored the same rows "
+            "(predictions=(baseline, candidate) for their predicted classes), or arm=<the arm column> and "
+            "baseline=<the baseline arm> for arms that saw different rows"
         )
     binding, second = prepare_arms(metrics, request)
 

@@ -25,7 +25,7 @@ COMPARE_LEVEL = 0.95  # sm.compare's default ci, which to_sql and report take fo
 class Request:
     """The keywords of one call, by their public names and with ``to_sql``'s defaults
     (each means what leaving the keyword out means): ``evaluate``'s docstring says what
-    each does. ``scores`` and ``arm`` ask for ``compare``'s paired or arms statement,
+    each does. ``scores`` (or ``predictions``) and ``arm`` ask for ``compare``'s paired or arms statement,
     ``state`` and ``rollup`` (``to_sql``'s) for the statements of a roll-up."""
 
     label: str = "label"
@@ -43,6 +43,7 @@ class Request:
     resamples: int = 200
     seed: int = 0
     scores: Sequence[str] | None = None
+    predictions: Sequence[str] | None = None
     arm: str | None = None
     state: bool = False
     rollup: bool = False
@@ -63,3 +64,8 @@ class Request:
     def at_compare_level(self) -> Request:
         """This request with ``compare``'s level (0.95) when it has no ``ci``."""
         return self if self.ci is not None else dataclasses.replace(self, ci=COMPARE_LEVEL)
+
+    @property
+    def paired(self) -> bool:
+        """Whether the call compares two outputs of the same rows: ``scores`` or ``predictions``."""
+        return self.scores is not None or self.predictions is not None

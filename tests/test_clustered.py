@@ -423,6 +423,43 @@ def test_clustered_paired_difference_is_the_linearization_over_units(engine, met
     _check_difference(result.row(0, named=True), _difference(reference), y, np.column_stack([a, b]), w, units)
 
 
+PAIRED_CLASS_UNIT_ROWS = st.lists(  # unit, true class, prediction a, prediction b (NULL: left out), weight
+    st.tuples(
+        st.integers(0, 5), st.integers(0, 2), st.integers(0, 2), st.one_of(st.none(), st.integers(0, 2)),
+        st.integers(1, 3),
+    ),
+    min_size=1,
+    max_size=40,
+)  # fmt: skip
+
+
+# scikit-learn warns where a class has no value (zero_division) or the metric none
+@pytest.mark.filterwarnings(
+    "ignore::RuntimeWarning", "ignore::UserWarning", "ignore::sklearn.exceptions.UndefinedMetricWarning"
+)
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", MULTICLASS)
+@examples(15)
+@given(rows=PAIRED_CLASS_UNIT_ROWS)
+def test_clustered_paired_class_difference_is_the_linearization_over_units(engine, metric, rows):
+    """Two predicted classes of the same rows (predictions=) clustered by a unit, every
+    average and κ weighting: against the difference of scikit-learn's metric under the
+    two predictions with each unit's rows reweighted by 1 ± h, differentiated
+    numerically. A row with a NULL prediction is left out of both."""
+    schema = dict.fromkeys(["unit", "y", "a", "b", "w"], pl.Int64)
+    frame = pl.DataFrame(rows, schema=schema, orient="row")
+    calls = _multiclass_calls(metric)
+    result = sm.compare(frame, calls, predictions=("a", "b"), label="y", weight="w", ci=0.9, ci_unit="unit",
+                        engine=engine)  # fmt: skip
+    used = frame.drop_nulls()
+    y, a, b, units = (used[c].to_numpy() for c in ("y", "a", "b", "unit"))
+    w = used["w"].to_numpy().astype(float)
+    for call, row in zip(calls, result.iter_rows(named=True)):
+        assert row["metric"] == call.column
+        reference = functools.partial(REFERENCES[metric], **call.kwargs)
+        _check_difference(row, _difference(reference), y, np.column_stack([a, b]), w, units)
+
+
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 @pytest.mark.parametrize("call", [sm.gauc(), sm.metric("ndcg@2"), sm.metric("mrr")], ids=str)
 @examples(20)

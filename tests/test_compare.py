@@ -483,6 +483,82 @@ def test_every_paired_confusion_metric_has_a_reference():
     assert sorted(paired) == sorted(PAIRED_CONFUSION)
 
 
+PAIRED_CLASS_ROWS = st.lists(  # (slice, true class, first prediction, second prediction, weight)
+    st.tuples(
+        st.integers(0, 1),
+        st.one_of(st.none(), st.integers(0, 3)),
+        st.one_of(st.none(), st.integers(0, 3)),
+        st.integers(0, 3),
+        st.one_of(st.none(), st.integers(0, 3)),
+    ),
+    max_size=40,
+)
+
+
+def _paired_class_calls() -> list[tuple[sm.MetricCall, object]]:
+    """Every multi-class metric of the delta method over the confusion matrix (every
+    average, β = 2 for fbeta) and κ (every weighting), each with its scikit-learn
+    reference f(y, p, sample_weight) (test_intervals': nan where undefined)."""
+    from test_intervals import CLASS_METRICS, class_calls, with_interval
+
+    def kappa(weights):
+        return lambda y, p, sample_weight: skm.cohen_kappa_score(y, p, weights=weights, sample_weight=sample_weight)
+
+    names = with_interval("class_confusion_delta")
+    calls = [(call, CLASS_METRICS[name]) for name in names for call in class_calls(name)]
+    modes = {"none": None, "linear": "linear", "quadratic": "quadratic"}
+    return calls + [(sm.metric("cohen_kappa", weights=mode), kappa(modes[mode])) for mode in modes]
+
+
+def test_every_paired_class_metric_has_a_reference():
+    paired = {name for name, spec in sm.registry().items() if spec.interval and spec.interval.paired
+              and spec.interval.paired.template == "intervals/paired_multinomial_delta.sql"}  # fmt: skip
+    assert paired == {call.spec.name for call, _ in _paired_class_calls()}
+
+
+# scikit-learn warns where a class has no value (zero_division) or κ is undefined
+@pytest.mark.filterwarnings(
+    "ignore::RuntimeWarning", "ignore::UserWarning", "ignore::sklearn.exceptions.UndefinedMetricWarning"
+)
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@examples(25)
+@given(rows=PAIRED_CLASS_ROWS)
+def test_paired_class_metrics_are_the_delta_method_over_joint_cells(engine, rows):
+    """Two predicted classes of the same rows (predictions=): the normal interval of the
+    difference with the multinomial delta method over the joint cells (true class, first
+    prediction, second prediction) that occur, scikit-learn's metric of each prediction
+    (over one row per joint cell, weighted by its share: its classes are those of the
+    used rows) differentiated numerically in the shares; rows with a NULL class or weight
+    left out, weights 0 to 3 counting as repeated rows."""
+    from test_intervals import delta_method_se
+
+    frame = pl.DataFrame(rows, schema=dict.fromkeys(["s", "y", "a", "b", "w"], pl.Int64), orient="row")
+    calls = _paired_class_calls()
+    result = sm.compare(frame, [call for call, _ in calls], predictions=("a", "b"), label="y", weight="w", by="s",
+                        ci=0.9, engine=engine)  # fmt: skip
+    for row in result.iter_rows(named=True):
+        used = [(y, a, b, w) for s, y, a, b, w in rows if s == row["s"] and None not in (y, a, w)]
+        joint = sorted({(y, a, b) for y, a, b, _ in used})
+        counts = np.array([sum(w for *cell, w in used if tuple(cell) == j) for j in joint], float)
+        true, first, second = (np.array(side) for side in zip(*joint)) if joint else (np.array([]),) * 3
+        call, reference = next((c, f) for c, f in calls if c.column == row["metric"])
+        assert row["method"] == "paired, normal: delta method"
+
+        def difference(q, reference=reference, call=call, true=true, first=first, second=second):
+            kwargs = {key: value for key, value in call.kwargs.items() if key != "weights"}
+            candidate = reference(true, second, sample_weight=q, **kwargs)
+            return candidate - reference(true, first, sample_weight=q, **kwargs)
+
+        value = difference(counts / counts.sum()) if counts.sum() else math.nan
+        if math.isnan(value):
+            assert row["delta_lo"] is None and row["p_value"] is None, row
+            continue
+        se = delta_method_se(difference, counts / counts.sum(), counts.sum())
+        assert row["delta"] == pytest.approx(value, abs=1e-12), row
+        assert row["delta_lo"] == pytest.approx(value - stats.norm.ppf(0.95) * se, abs=1e-7), row
+        assert row["delta_hi"] == pytest.approx(value + stats.norm.ppf(0.95) * se, abs=1e-7), row
+
+
 PAIRED_REGRESSION_ROWS = st.lists(
     st.tuples(
         st.sampled_from(["x", "y"]),
@@ -686,6 +762,47 @@ def test_bad_paired_comparisons_are_refused(kwargs, message):
     arguments = {"scores": ("a", "b"), **kwargs}
     with pytest.raises(sm.SqlMetricsError, match=message):
         sm.compare(frame, arguments.pop("metrics", ["auc"]), **arguments)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"predictions": ("a",)}, "predictions must be two prediction columns"),
+        ({"predictions": ("a", "a")}, "two different column names"),
+        ({"prediction": "a"}, "predictions= names the two prediction columns: prediction='a' cannot be added"),
+        ({"scores": ("a", "b")}, "pass scores= .* or predictions= .*, not both"),
+        ({"predictions": None, "scores": ("a", "b"), "prediction": "a"}, r"pass predictions=\('a', <the other"),
+        ({"predictions": ("a", "name")}, "label column 'label' .* and prediction column 'name' .* cannot be compared"),
+        ({"predictions": ("a", "nope")}, "nope"),
+        ({"arm": "day"}, "pass either scores= .*predictions= for their predicted classes"),
+    ],
+)
+def test_bad_paired_prediction_comparisons_are_refused(kwargs, message):
+    frame = pl.DataFrame({"day": [1, 2] * 3, "label": [0, 1, 2, 0, 1, 2], "a": [0, 1, 1, 0, 2, 2], "b": [0] * 6})
+    frame = frame.with_columns(name=pl.lit("x"))
+    arguments = {"predictions": ("a", "b"), **kwargs}
+    with pytest.raises(sm.SqlMetricsError, match=message):
+        sm.compare(frame, ["accuracy"], **arguments)
+
+
+def test_command_line_compares_two_predicted_classes(tmp_path, capsys):
+    from sqlmetrics import cli
+
+    frame = pl.DataFrame({"y": ["a", "b", "c"] * 20, "p": ["a", "b", "b"] * 20, "q": ["a", "c", "c", "b"] * 15})
+    frame.write_parquet(tmp_path / "classes.parquet")
+    argv = ["compare", str(tmp_path / "classes.parquet"), "-m", "accuracy,cohen_kappa", "--label", "y"]
+    assert cli.main([*argv, "--predictions", "p,q", "--format", "csv"]) == 0
+    printed = pl.read_csv(capsys.readouterr().out.encode())
+    expected = sm.compare(frame, ["accuracy", "cohen_kappa"], predictions=("p", "q"), label="y")
+    assert printed["method"].to_list() == expected["method"].to_list() == ["paired, normal: delta method"] * 2
+    assert printed["delta_lo"].to_list() == pytest.approx(expected["delta_lo"].to_list(), abs=1e-9)
+    for wrong, message in [
+        (["--predictions", "p"], "--predictions takes two prediction columns"),
+        (["--predictions", "p,q", "--scores", "p,q"], "not both"),
+        (["--predictions", "p,q", "--prediction", "p"], "leave out --prediction"),
+    ]:
+        assert cli.main([*argv, *wrong]) == 2
+        assert message in capsys.readouterr().err
 
 
 def test_a_row_with_either_score_null_is_left_out_of_both():

@@ -31,7 +31,11 @@ COLUMNS = (
 RESAMPLING = ("ci_method: 'str' = 'auto'", "ci_unit: 'str | None' = None", "resamples: 'int' = 200", "seed: 'int' = 0")
 INTERVALS = ("ci: 'float | None' = None", *RESAMPLING)
 CLASS_SCORES = "class_scores: 'ClassScores | None' = None"
-COMPARED = ("scores: 'Sequence[str] | None' = None", "arm: 'str | None' = None")
+COMPARED = (
+    "scores: 'Sequence[str] | None' = None",
+    "predictions: 'Sequence[str] | None' = None",
+    "arm: 'str | None' = None",
+)
 ROLLED_UP = ("state: 'bool' = False", "rollup: 'bool' = False")
 RUN_ON = ("engine: 'str' = 'duckdb'", "con: 'Any' = None", "spark: 'Any' = None")
 DIALECT = "dialect: 'str' = 'duckdb'"

@@ -336,6 +336,15 @@ def test_paired_compare(name, request):
         assert expected["p_value"].null_count() < expected.height  # some slice has an interval
         result = sm.compare("src", metrics, scores=("score", "score_b"), **roles, **engine.options)
         assert_same_numbers(result, expected, name)
+    # two predicted classes: the delta method over the joint cells (true class, both predictions)
+    classes = ["accuracy", "f1", sm.multiclass_precision(average="weighted"), "mcc", sm.cohen_kappa(weights="linear")]
+    frame = frame.with_columns(pred_b=pl.when(pl.col("q") % 3 == 0).then(pl.col("y")).otherwise(pl.col("pred")))
+    engine.load({"src": frame})
+    for roles in ({"by": "s", "weight": "w"}, {"ci_unit": "u"}, {"resamples": 6, "ci_method": "bootstrap"}):
+        expected = sm.compare(frame, classes, predictions=("pred", "pred_b"), label="y", **roles)
+        assert expected["p_value"].null_count() < expected.height
+        result = sm.compare("src", classes, predictions=("pred", "pred_b"), label="y", **roles, **engine.options)
+        assert_same_numbers(result, expected, name)
     run, qrels = run_and_qrels(7)  # a judged run: its two scores' per-query values paired
     run = run.with_columns(score_b=(1.7 - pl.col("score")).round(1))
     engine.load({"run": run, "qrels": qrels})

@@ -40,7 +40,31 @@ def state_calls(specs: Sequence[tuple[str, dict[str, Any]]], meta: dict[str, Any
 def binding_calls(args: argparse.Namespace) -> list[MetricCall]:
     """--metrics as calls, routed by the roles the command line binds."""
     class_scores = args.class_scores is not None or args.long_scores is not None
-    return metric_calls(args.metrics, args.prediction is not None, class_scores)
+    predicted = args.prediction is not None or getattr(args, "predictions", None) is not None
+    return metric_calls(args.metrics, predicted, class_scores)
+
+
+EXAMPLES = {"--scores": "pctr_v1,pctr_v2", "--predictions": "class_v1,class_v2"}  # of paired columns
+
+
+def paired_kwargs(args: argparse.Namespace, command: str) -> dict[str, Any]:
+    """--scores or --predictions (two columns of the same rows, baseline first) as
+    ``compare``'s ``scores`` or ``predictions``, with ``score`` or ``prediction`` unset;
+    {} for neither."""
+    if args.scores is not None and args.predictions is not None:
+        raise UsageError(f"{command}: pass --scores (two scores) or --predictions (two predicted classes), not both")
+    option, role = ("--predictions", "prediction") if args.predictions is not None else ("--scores", "score")
+    text = getattr(args, f"{role}s")
+    if text is None:
+        return {}
+    columns = split_list(text, option)
+    if len(columns) != 2:
+        raise UsageError(
+            f"{option} takes two {role} columns, baseline first: {option} {EXAMPLES[option]} (got {text!r})"
+        )
+    if getattr(args, role) is not None:
+        raise UsageError(f"{command}: {option} names both {role} columns; leave out --{role}")
+    return {f"{role}s": columns, role: None}
 
 
 def class_scores_kwarg(args: argparse.Namespace, paths: bool = True) -> Any:

@@ -1,4 +1,5 @@
-"""``sqlmetrics compare``: two scores of the same rows (``--scores``) or arms
+"""``sqlmetrics compare``: two scores of the same rows (``--scores``; ``--predictions``
+for two predicted classes) or arms
 (``--arm``, ``--baseline``), each metric's difference with its interval and p-value."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from collections.abc import Callable
 import polars as pl
 
 import sqlmetrics
-from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, read_sources
+from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, paired_kwargs, read_sources
 from sqlmetrics.cli.messages import UsageError
 from sqlmetrics.cli.output import TABLE_CONFIG, compute_and_write, output_format
 from sqlmetrics.compare import p_values_as_text
@@ -21,25 +22,20 @@ def run_compare(args: argparse.Namespace) -> None:
     kwargs = binding_kwargs(args) | {"ci": 0.95 if args.ci is None else args.ci}
     if kwargs.pop("class_scores") is not None:
         raise UsageError("compare: the one-vs-rest metrics (--class-scores, --long-scores) have no interval yet")
-    if args.scores is not None:
+    paired = paired_kwargs(args, "compare")
+    if paired:
         if args.arm is not None or args.baseline is not None:
-            raise UsageError("compare: pass either --scores (the same rows) or --arm and --baseline (arms), not both")
-        scores = [column.strip() for column in args.scores.split(",")]
-        if len(scores) != 2:
             raise UsageError(
-                f"--scores takes two score columns, baseline first: --scores pctr_v1,pctr_v2 (got {args.scores!r})"
+                "compare: pass either --scores or --predictions (the same rows) or --arm and --baseline (arms), "
+                "not both"
             )
-        if args.score is not None:
-            raise UsageError("compare: --scores names both score columns; leave out --score")
-        kwargs.pop("score")
-        compute_and_write(
-            args, sqlmetrics.compare, source, calls, scores=scores, judgments=judgments, shown=_shown(args), **kwargs
-        )
+        kwargs |= paired
+        compute_and_write(args, sqlmetrics.compare, source, calls, judgments=judgments, shown=_shown(args), **kwargs)
         return
     if args.arm is None or args.baseline is None:
         raise UsageError(
-            "compare needs --scores BASELINE,CANDIDATE (two scores of the same rows) or --arm COLUMN "
-            "--baseline VALUE (arms that saw different rows)"
+            "compare needs --scores BASELINE,CANDIDATE (two scores of the same rows; --predictions for two predicted "
+            "classes) or --arm COLUMN --baseline VALUE (arms that saw different rows)"
         )
     compute_and_write(
         args, sqlmetrics.compare, source, calls, arm=args.arm, baseline=args.baseline, judgments=judgments,

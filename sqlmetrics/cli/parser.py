@@ -102,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="BASELINE,CANDIDATE",
         help="two score columns of the same rows, compared paired (DeLong's paired test, the paired t over queries)",
     )
+    comparison.add_argument(
+        "--predictions",
+        metavar="BASELINE,CANDIDATE",
+        help="two predicted-class columns of the same rows, compared paired (the multi-class metrics)",
+    )
     comparison.add_argument("--arm", help="the column naming each row's arm (model version, variant)")
     comparison.add_argument("--baseline", help="the arm the others are compared with (e.g. v1)")
     comparison.set_defaults(handler=run_compare, ci=0.95)
@@ -116,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     reporting.add_argument("--output", "-o", metavar="PATH", default="report.html", help="default: %(default)s")
     reporting.add_argument("--engine", choices=LOCAL_ENGINES, default="duckdb", help="default: %(default)s")
     reporting.add_argument("--scores", metavar="BASELINE,CANDIDATE", help="also compare two scores of the same rows")
+    reporting.add_argument(
+        "--predictions", metavar="BASELINE,CANDIDATE", help="also compare two predicted classes of the same rows"
+    )
     reporting.add_argument("--arm", help="also compare the arms of this column with --baseline")
     reporting.add_argument("--baseline", help="the arm the others are compared with")
     reporting.add_argument(
@@ -204,6 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
     stands_for(table, "source")
     sql.add_argument(
         "--scores", metavar="BASELINE,CANDIDATE", help="the statement compare runs for two scores of the same rows"
+    )
+    sql.add_argument(
+        "--predictions",
+        metavar="BASELINE,CANDIDATE",
+        help="the statement compare runs for two predicted classes of the same rows",
     )
     sql.add_argument("--arm", help="the statement compare runs for the arms of this column")
     roll_up = sql.add_mutually_exclusive_group()

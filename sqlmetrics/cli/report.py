@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import sqlmetrics
-from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, read_sources, split_list, state_calls
+from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, paired_kwargs, read_sources, state_calls
 from sqlmetrics.cli.messages import PROG, UsageError
 from sqlmetrics.cli.output import warn_no_rows
 from sqlmetrics.errors import LongBootstrapWarning, NoRowsUsedWarning, SlicesNotShownWarning
@@ -25,9 +25,7 @@ def run_report(args: argparse.Namespace) -> None:
     kwargs = binding_kwargs(args) | {"judgments": judgments}
     if (args.arm is None) != (args.baseline is None):
         raise UsageError("report: --arm and --baseline go together")
-    scores = None if args.scores is None else split_list(args.scores, "--scores")
-    if scores is not None:
-        kwargs["score"] = None
+    kwargs |= paired_kwargs(args, "report")
     line = on_terminal(f"writing the report of {args.source}", shown=not args.quiet)
     caught: list[warnings.WarningMessage] = []
     shows = warnings.showwarning
@@ -36,7 +34,7 @@ def run_report(args: argparse.Namespace) -> None:
         warnings.simplefilter("always", SlicesNotShownWarning)
         warnings.showwarning = _said_at_once(shows, caught)
         path = sqlmetrics.report(
-            source, calls, **kwargs, scores=scores, arm=args.arm, baseline=args.baseline,
+            source, calls, **kwargs, arm=args.arm, baseline=args.baseline,
             max_slices=args.max_slices, engine=args.engine, output=args.output,
         )  # fmt: skip
     notices: set[str] = set()

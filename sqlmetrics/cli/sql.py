@@ -8,7 +8,7 @@ import argparse
 import sys
 
 import sqlmetrics
-from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, read_sources, split_list
+from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, paired_kwargs, read_sources
 from sqlmetrics.errors import SqlMetricsError
 
 
@@ -18,16 +18,12 @@ def run_sql(args: argparse.Namespace) -> None:
     if args.table is not None:
         args.source = args.table
     source, judgments = (args.source, args.judgments) if not args.trec else read_sources(args)
-    kwargs = binding_kwargs(args, paths=False)
-    scores = None if args.scores is None else split_list(args.scores, "--scores")
-    if scores is not None:
-        kwargs["score"] = None
+    kwargs = binding_kwargs(args, paths=False) | paired_kwargs(args, "sql")
     statement = sqlmetrics.to_sql(
         binding_calls(args),
         source=source,
         judgments=judgments,
         dialect=args.dialect,
-        scores=scores,
         arm=args.arm,
         state=args.state,
         rollup=args.rollup,

@@ -71,13 +71,16 @@ def _input_columns(binding: Binding) -> dict[str, str]:
     columns = {f"slice_{i}": templates.quote(col) for i, col in enumerate(binding.source_by, 1)} or {"slice_0": "0"}
     if binding.numeric_label and "label" in roles:
         columns["label"] = f"CAST({templates.quote(roles['label'])} AS DOUBLE)"
-    if binding.paired_scores:
-        scores = enumerate(binding.paired_scores, 1)
-        columns |= {f"score_{i}": f"CAST({templates.quote(c)} AS DOUBLE)" for i, c in scores}
-    elif "score" in roles:
+    paired = dict(enumerate(binding.paired_scores or (), 1))
+    if "score" in roles and not paired:
         columns["score"] = f"CAST({templates.quote(roles['score'])} AS DOUBLE)"
+    if binding.paired_role == "score":
+        columns |= {f"score_{i}": f"CAST({templates.quote(c)} AS DOUBLE)" for i, c in paired.items()}
     for role, key in zip(("label", "prediction"), binding.class_keys):
-        columns[key] = templates.quote(roles[role])  # never cast: classes may be strings
+        if role == "prediction" and paired:  # two predicted classes, paired as two scores are
+            columns |= {f"prediction_{i}": templates.quote(column) for i, column in paired.items()}
+        else:
+            columns[key] = templates.quote(roles[role])  # never cast: classes may be strings
     wide = [column for _, column in binding.wide_scores]
     columns |= {f"class_score_{i}": f"CAST({templates.quote(column)} AS DOUBLE)" for i, column in enumerate(wide, 1)}
     if "row_id" in roles:
@@ -85,8 +88,8 @@ def _input_columns(binding: Binding) -> dict[str, str]:
     weight = f"CAST({templates.quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
     if "weight" in roles:
         columns["weight"] = weight  # read only by the weight check
-    paired = (binding.paired_scores or ())[1:]
-    excluded = " OR ".join(f"{templates.quote(column)} IS NULL" for column in [*roles.values(), *paired, *wide])
+    second = (binding.paired_scores or ())[1:]
+    excluded = " OR ".join(f"{templates.quote(column)} IS NULL" for column in [*roles.values(), *second, *wide])
     columns["w"] = f"CASE WHEN {excluded} THEN NULL ELSE {weight} END"
     if binding.needs_query:
         columns["query"] = templates.quote(roles["query"])
@@ -128,18 +131,23 @@ def _paired_input_steps(binding: Binding, rows_sql: str) -> dict[str, str]:
     """Two scores of the same rows (``Binding.paired_scores``): ``paired_rows``, the rows
     ``rows_sql`` selects, with both scores (``score_1``, ``score_2``; a row with either
     NULL is excluded), and ``input``, each row twice, with the slice ``PAIRED_SLICE`` = 1
-    and its first score, and = 2 and its second. With a bootstrap, the rows are the
-    resampled ones (with their replicate): both scores of a row get its count."""
+    and its first score, and = 2 and its second; two predicted classes likewise
+    (``prediction_1``, ``prediction_2``, each row's ``predicted_class``). With a
+    bootstrap, the rows are the resampled ones (with their replicate): both scores of a
+    row get its count."""
     pair, replicate = binding.pair_slice, [binding.replicate_slice] if binding.bootstrap else []
+    role = binding.paired_role
+    paired = (f"{role}_1", f"{role}_2")
     # unit_id: the units the analytic intervals are clustered by (a bootstrap's resampled rows carry them)
-    dropped = ("slice_0", "score_1", "score_2", *([] if binding.cluster else ["unit_id"]))
+    dropped = ("slice_0", *paired, *([] if binding.cluster else ["unit_id"]))
     judged = ["label"] if binding.judgments else []  # a run's label is its judgment
     kept = [name for name in _input_columns(binding) if name not in dropped] + judged + replicate
+    each = "predicted_class" if role == "prediction" else "score"
     return {
         "paired_rows": rows_sql,
         "input": (
             f"SELECT {', '.join(kept)}, m.model AS {pair}, "
-            "CASE WHEN m.model = 1 THEN score_1 ELSE score_2 END AS score\n"
+            f"CASE WHEN m.model = 1 THEN {paired[0]} ELSE {paired[1]} END AS {each}\n"
             "FROM paired_rows\nCROSS JOIN (VALUES (1), (2)) AS m(model)"
         ),
     }

@@ -55,8 +55,10 @@ def _spread_sql(call: MetricCall, binding: Binding, values: dict[str, str]) -> s
         return templates.render(interval.template, values | filled, slices)
     paired = interval.paired
     groups = tuple(s for s in slices if s != pair)
+    # relations s and f of the same slice but for the pair's (the rows' and the metric's steps')
+    same_pair = templates.same_slice(groups, "s", "f") or "TRUE"
     if paired.over_rows:  # the rows have no pair slice
         rows = groups or templates.CONSTANT_SLICES
-        return templates.render(paired.template, values | filled | {"by": ", ".join(rows), "pair": pair}, rows)
-    same_pair = templates.same_slice(groups, "s", "f") or "TRUE"
+        over_rows = {"by": ", ".join(rows), "pair": pair, "same_pair": same_pair}
+        return templates.render(paired.template, values | filled | over_rows, rows)
     return templates.render(paired.template, values | filled | {"pair": pair, "same_pair": same_pair}, slices)

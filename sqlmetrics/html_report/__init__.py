@@ -61,6 +61,7 @@ def report(
     resamples: int = 200,
     seed: int = 0,
     scores: Sequence[str] | None = None,
+    predictions: Sequence[str] | None = None,
     arm: str | None = None,
     baseline: Any = None,
     max_slices: int | None = MAX_SLICES,
@@ -69,7 +70,8 @@ def report(
     """Evaluate ``metrics`` over ``source`` as ``sm.evaluate`` does and write the report
     to ``output`` (a new or existing ``.html`` file in an existing directory); return
     its path. With ``scores=(baseline, candidate)`` (the metrics of the first score, the
-    comparison of both) or ``arm=`` and ``baseline=``, the report adds ``sm.compare``'s
+    comparison of both; ``predictions=`` likewise for two predicted classes) or ``arm=``
+    and ``baseline=``, the report adds ``sm.compare``'s
     table and a forest plot of each metric's differences; an ``arm`` is a slice of the
     metric tables and charts (added to ``by``). The other arguments are ``evaluate``'s:
     a ``prediction``, ``class_scores`` or ``judgments`` reports the multi-class,
@@ -102,25 +104,32 @@ def report(
     _check_bound(max_slices)
     if is_state(source):
         return _written(path, *_of_states(source, metrics, request, max_slices), statements={})
-    if class_scores is not None and (scores is not None or arm is not None):
+    if class_scores is not None and (request.paired or arm is not None):
         raise InvalidParameterError("the report compares binary, multi-class and ranking metrics, not class_scores yet")
     slices = request.slices + ([arm] if arm is not None and arm not in request.slices else [])  # a line per arm
     first_score = scores[0] if scores is not None else score
-    evaluated = dataclasses.replace(request, score=first_score, scores=None, arm=None, by=slices or None)
+    first_prediction = predictions[0] if predictions is not None else prediction
+    evaluated = dataclasses.replace(
+        request, score=first_score, prediction=first_prediction, scores=None, predictions=None, arm=None,
+        by=slices or None,
+    )  # fmt: skip
     started, when = time.perf_counter(), dt.datetime.now(dt.UTC)
     table = evaluate_request(source, metrics, evaluated, engine)
     shown = table if max_slices is None else table.head(max_slices)
-    calls = resolve(metrics, multiclass=prediction is not None, class_scores=class_scores is not None)
+    calls = resolve(metrics, multiclass=first_prediction is not None, class_scores=class_scores is not None)
     sections = [page.metric_tables(shown, slices, _families(calls), ci)]
     sections += _over_time(shown, slices, [call.column for call in calls], arm)
     binary = first_score is not None and class_scores is None and judgments is None
     if binary and any(call.spec.family == "classification" for call in calls):
         sections.append(_curves(source, label, first_score, weight, shown.select(slices), engine))
     statements = {"The statement that computed the metrics": request_sql(metrics, source, evaluated)}
-    if scores is not None or arm is not None:
-        comparable = [call for call in calls if _comparable(call, paired=scores is not None)]
+    if request.paired or arm is not None:
+        comparable = [call for call in calls if _comparable(call, paired=request.paired)]
         compared = dataclasses.replace(
-            request.at_compare_level(), score=None if scores is not None else score, by=[c for c in slices if c != arm]
+            request.at_compare_level(),
+            score=None if scores is not None else score,
+            prediction=None if predictions is not None else prediction,
+            by=[c for c in slices if c != arm],
         )
         comparison = compare_request(source, comparable, compared, baseline, engine)
         comparison = _of_slices(comparison, shown.select(compared.slices).unique())
@@ -133,7 +142,7 @@ def report(
         "query": query,
         "item": item,
         "weight": weight,
-        "prediction": prediction,
+        "prediction": first_prediction,
     }
     described = {
         "source": _described(source),
@@ -205,7 +214,17 @@ def _check_of_states(request: Request, meta: dict[str, Any]) -> None:
                 f": the states were built with {role} {column!r}; a report of states takes "
                 "their columns (leave it out)",
             )
-    reads_rows = ("scores", "arm", "judgments", "class_scores", "ci_method", "ci_unit", "resamples", "seed")
+    reads_rows = (
+        "scores",
+        "predictions",
+        "arm",
+        "judgments",
+        "class_scores",
+        "ci_method",
+        "ci_unit",
+        "resamples",
+        "seed",
+    )
     given = [(name, getattr(request, name)) for name in reads_rows if getattr(request, name) != getattr(default, name)]
     if given:
         name, value = given[0]

@@ -34,7 +34,8 @@ column. A metric's spec declares its analytic interval (``ci_method="analytic"``
 Paired forms (``sm.compare(scores=...)``): DeLong's (``paired_delong.sql``), the paired t
 over queries (``paired_query_mean.sql``), the rows' differences of a mean over rows
 (``paired_row_mean.sql``), the delta method over the joint confusion cells of both
-scores (``paired_confusion_delta.sql``), over the rows' differences of influence
+scores (``paired_confusion_delta.sql``) or of two predicted classes
+(``paired_multinomial_delta.sql``), over the rows' differences of influence
 (``paired_histogram_delta.sql``) and over the rows' influences for the regression
 metrics (``paired_residual_mean.sql``, ``paired_r2_delta.sql``).
 

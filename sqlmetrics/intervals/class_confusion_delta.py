@@ -19,7 +19,8 @@ from collections.abc import Callable
 import polars as pl
 
 from sqlmetrics import templates
-from sqlmetrics.spec import ClusteredInterval, Interval, MetricCall
+from sqlmetrics.intervals.confusion_delta import PAIRED_METHOD
+from sqlmetrics.spec import ClusteredInterval, Interval, MetricCall, PairedInterval
 
 TERMS = ("g_diagonal", "g_true", "g_predicted")
 
@@ -35,12 +36,11 @@ def class_confusion_delta(class_value: str, g_diagonal: str, g_true: str, g_pred
     NULL for a metric without one). Its polars form reads ``tables(rows, slices)``: the
     used rows' ``class_confusion`` and ``class_counts``, as the metrics build them."""
 
-    def spread(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-        return multinomial_se(class_cell_gradients(call, *tables(rows, slices), slices), slices, pl.lit(True))
+    def gradients(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+        return class_cell_gradients(call, *tables(rows, slices), slices)
 
-    def parts(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-        used = rows.filter(pl.col("w").is_not_null())
-        return unit_parts(class_cell_gradients(call, *tables(used, slices), slices), used, slices)
+    def spread(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+        return multinomial_se(gradients(call, rows, slices), slices, pl.lit(True))
 
     return multinomial_delta(
         "class_confusion_delta",
@@ -51,18 +51,29 @@ def class_confusion_delta(class_value: str, g_diagonal: str, g_true: str, g_pred
             ("g_predicted", g_predicted),
         ),
         spread,
-        parts,
+        gradients,
         micro=True,
     )
 
 
 def multinomial_delta(
-    name: str, values: tuple[tuple[str, str], ...], spread: Spread, parts: Spread, micro: bool = False
+    name: str, values: tuple[tuple[str, str], ...], spread: Spread, gradients: Spread, micro: bool = False
 ) -> Interval:
     """The delta method's interval of a metric of the confusion matrix whose gradient in
     the cells' shares, cell by cell, is ``sql/intervals/<name>.sql`` (filled with
-    ``values``): its se by ``multinomial_delta.sql`` (in polars ``spread``), and clustered
-    by a unit its units' parts by ``clustered_multinomial_delta.sql`` (``parts``)."""
+    ``values``; in polars ``gradients(call, used rows, slices)``: each cell's share ``q``,
+    gradient ``g`` and the slice's weight ``n``): its se by ``multinomial_delta.sql`` (in
+    polars ``spread``), clustered by a unit its units' parts by
+    ``clustered_multinomial_delta.sql``, and the difference under two paired predicted
+    classes by ``paired_multinomial_delta.sql``."""
+
+    def parts(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+        used = rows.filter(pl.col("w").is_not_null())
+        return unit_parts(gradients(call, used, slices), used, slices)
+
+    def paired(call: MetricCall, rows: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame:
+        return paired_multinomial_se(gradients(call, rows, slices), rows, slices, pair)
+
     return Interval(
         name,
         "intervals/multinomial_delta.sql",
@@ -72,6 +83,7 @@ def multinomial_delta(
         steps=(("cells", f"intervals/{name}.sql"),),
         polars=spread,
         micro=micro,
+        paired=PairedInterval("intervals/paired_multinomial_delta.sql", PAIRED_METHOD, over_rows=True, polars=paired),
         clustered=ClusteredInterval("intervals/clustered_multinomial_delta.sql", parts),
     )
 
@@ -156,3 +168,32 @@ def unit_parts(cells: pl.LazyFrame, rows: pl.LazyFrame, slices: list[str]) -> pl
     part = (pl.col("w") * (g - pl.col("g_mean"))).filter(weighed).sum() / pl.col("n").first()
     undefined = (weighed & g.is_null()).any()
     return joined.group_by(*slices, "unit_id").agg(part=pl.when(~undefined).then(part))
+
+
+def paired_multinomial_se(cells: pl.LazyFrame, rows: pl.LazyFrame, slices: list[str], pair: str) -> pl.LazyFrame:
+    """paired_multinomial_delta.sql: per slice (on the rows of ``pair`` = 2) the se of the
+    difference of the metric under two predicted classes of the same used ``rows`` (each
+    row of ``pair`` = 1 carries both, ``prediction_1`` and ``prediction_2``), from the
+    ``cells`` of each prediction (``pair`` among ``slices``: share ``q``, gradient ``g``,
+    the slice's weight ``n``): h_j = (g₂ − ḡ₂) − (g₁ − ḡ₁) at the joint cell j's cells,
+    se = √(Σ q_j·(h_j − h̄)² / n)."""
+    q, g = pl.col("q"), pl.col("g")
+    groups = [column for column in slices if column != pair] or ["sqlmetrics_all"]
+    centred = cells.filter(pl.col("n") > 0).with_columns(g=g - (q * g).sum().over(slices))
+    class_type = centred.collect_schema()["predicted_class"]
+    used = rows.filter(pl.col(pair) == 1).with_columns(sqlmetrics_all=pl.lit(0))
+    joint = used.group_by(*groups, "true_class", "prediction_1", "prediction_2").agg(n_joint=pl.col("w").sum())
+    joint = joint.with_columns(n=pl.col("n_joint").sum().over(groups)).filter(pl.col("n") > 0)
+    joint = joint.with_columns(pl.col("true_class", "prediction_1", "prediction_2").cast(class_type))
+    for k in (1, 2):
+        side = centred.filter(pl.col(pair) == k).with_columns(sqlmetrics_all=pl.lit(0))
+        side = side.select(*groups, "true_class", pl.col("predicted_class").alias(f"prediction_{k}"), g_k=g)
+        joint = joint.join(side.rename({"g_k": f"g_{k}"}), on=[*groups, "true_class", f"prediction_{k}"], how="left",
+                           nulls_equal=True)  # fmt: skip
+    differences = joint.with_columns(q=pl.col("n_joint") / pl.col("n"), h=pl.col("g_2") - pl.col("g_1"))
+    h = pl.col("h")
+    spread = (q * (h - (q * h).sum()) ** 2).sum() / pl.col("n").first()
+    undefined = ((q > 0) & h.is_null()).any()
+    out = differences.group_by(groups).agg(se=pl.when(~undefined).then(spread.sqrt()), df=pl.lit(None, pl.Int64))
+    out = out.drop("sqlmetrics_all") if groups == ["sqlmetrics_all"] else out
+    return out.with_columns(pl.lit(2, pl.Int32).alias(pair)).select(*slices, "se", "df")

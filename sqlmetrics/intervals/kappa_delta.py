@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import polars as pl
 
-from sqlmetrics.intervals.class_confusion_delta import multinomial_delta, multinomial_se, unit_parts
+from sqlmetrics.intervals.class_confusion_delta import multinomial_delta, multinomial_se
 from sqlmetrics.spec import Interval, MetricCall
 
 
@@ -22,15 +22,13 @@ def kappa_delta(cells: Callable[[MetricCall, pl.LazyFrame, list[str]], pl.LazyFr
     the predicted class's share ``p``, the pair's weight ``w`` (NULL when no row has it)
     and the slice's weight ``n`` (the metric builds them as its own value does)."""
 
+    def gradients(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
+        return kappa_cell_gradients(cells(call, rows, slices), slices)
+
     def spread(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-        gradients = kappa_cell_gradients(cells(call, rows, slices), slices)
-        return multinomial_se(gradients, slices, pl.col("expected").first() != 0)  # NULL as κ is, not 0
+        return multinomial_se(gradients(call, rows, slices), slices, pl.col("expected").first() != 0)  # NULL as κ is
 
-    def parts(call: MetricCall, rows: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:
-        used = rows.filter(pl.col("w").is_not_null())
-        return unit_parts(kappa_cell_gradients(cells(call, used, slices), slices), used, slices)
-
-    return multinomial_delta("kappa_delta", (), spread, parts)
+    return multinomial_delta("kappa_delta", (), spread, gradients)
 
 
 def kappa_cell_gradients(cells: pl.LazyFrame, slices: list[str]) -> pl.LazyFrame:

@@ -80,7 +80,7 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
         columns, where = list(binding.judgment_roles.items()), "the judgments have"
     else:
         columns, where = [*binding.roles.items(), *(("by", c) for c in binding.source_by)], "the source has"
-        columns += [("score", column) for column in (binding.paired_scores or ())[1:]]
+        columns += [(binding.paired_role, column) for column in (binding.paired_scores or ())[1:]]
     numeric = ("label", "score", "weight") if binding.numeric_label else ("score", "weight")
     for role, column in columns:
         named = Keyword("long_scores.row_id", python=role) if role == "row_id" else role  # sm.long_scores' keyword
@@ -89,7 +89,8 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
     if judgments:
         return
     if binding.multiclass:
-        check_classes(binding.label, schema[binding.label], binding.prediction, schema[binding.prediction])
+        for prediction in binding.paired_scores or (binding.prediction,):
+            check_classes(binding.label, schema[binding.label], prediction, schema[prediction])
     for cls, column in binding.wide_scores:
         _check_column(schema, f"class {cls!r} score", column, where, numeric=True)
     if binding.class_scores is not None:

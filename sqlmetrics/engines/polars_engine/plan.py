@@ -140,9 +140,12 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
     wide = [column for _, column in binding.wide_scores]
     paired = list(binding.paired_scores or ())
     excluded = pl.any_horizontal(pl.col(c).is_null() for c in [*roles.values(), *paired[1:], *wide])
-    scores = [pl.col(c).cast(pl.Float64).alias(f"score_{i}") for i, c in enumerate(paired, 1)]
-    if "score" in roles and not paired:
-        scores = [pl.col(roles["score"]).cast(pl.Float64).alias("score")]
+    scores = [pl.col(roles["score"]).cast(pl.Float64).alias("score")] if "score" in roles and not paired else []
+    if binding.paired_role == "score":
+        scores = [pl.col(c).cast(pl.Float64).alias(f"score_{i}") for i, c in enumerate(paired, 1)]
+    classes = [pl.col(roles[role]).alias(key) for role, key in zip(("label", "prediction"), binding.class_keys)]
+    if paired and binding.paired_role == "prediction":  # two predicted classes, paired as two scores are
+        classes = [classes[0], *(pl.col(c).alias(f"prediction_{i}") for i, c in enumerate(paired, 1))]
     columns = [
         *slices,
         *(
@@ -151,7 +154,7 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
             else []
         ),
         *scores,
-        *(pl.col(roles[role]).alias(key) for role, key in zip(("label", "prediction"), binding.class_keys)),
+        *classes,
         *(pl.col(column).cast(pl.Float64).alias(f"class_score_{i}") for i, column in enumerate(wide, 1)),
         *([pl.col(roles["row_id"]).alias("row_id")] if "row_id" in roles else []),
         weight.alias("weight"),
@@ -167,7 +170,7 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
     if binding.bootstrap:
         rows = _resampled_rows(binding, rows if binding.bootstrap.unit else _numbered_rows(rows))
     if paired:
-        return _paired_rows(_judged_rows(rows, judged), binding.pair_slice)
+        return _paired_rows(_judged_rows(rows, judged), binding.pair_slice, binding.paired_role)
     if binding.bootstrap:
         return rows
     if binding.long_scores is not None:
@@ -191,11 +194,20 @@ def _judged_rows(rows: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFram
     return rows.join(labels, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
 
 
-def _paired_rows(rows: pl.LazyFrame, pair: str) -> pl.LazyFrame:
+def _paired_rows(rows: pl.LazyFrame, pair: str, role: str) -> pl.LazyFrame:
     """Each row twice, as compose/plan.py's paired input: with the slice ``pair`` = 1 and
     ``score`` its first score, and = 2 and its second; both scores stay (``score_1``,
-    ``score_2``: the paired DeLong reads them on the rows of ``pair`` = 1)."""
-    copies = [rows.with_columns(pl.lit(i, pl.Int32).alias(pair), pl.col(f"score_{i}").alias("score")) for i in (1, 2)]
+    ``score_2``: the paired DeLong reads them on the rows of ``pair`` = 1). Two predicted
+    classes (``role`` "prediction") likewise, each row's ``predicted_class`` one of
+    ``prediction_1`` and ``prediction_2`` (of their common type, as SQL's CASE gives)."""
+    each = "predicted_class" if role == "prediction" else "score"
+    first, second = pl.col(f"{role}_1"), pl.col(f"{role}_2")
+    copies = [
+        rows.with_columns(
+            pl.lit(i, pl.Int32).alias(pair), pl.when(pl.lit(i == 1)).then(first).otherwise(second).alias(each)
+        )
+        for i in (1, 2)
+    ]
     return pl.concat(copies)
 
 
