@@ -208,7 +208,7 @@ def _resampled_apart(
     """``run`` of a call whose bootstrap serves only some of its metrics, or some of them
     from their units' sums: the others once, with their analytic intervals, in a statement
     of their own (one statement would compute every metric once per replicate: R times
-    the work); the means over rows resampled by unit from each unit's sums
+    the work); the functions of sums over rows resampled by unit from each unit's sums
     (``_unit_sums_bootstrap``); the rest once per replicate; joined by slice."""
     boot = binding.bootstrap
     resampled = tuple(call for call in binding.calls if call.column in boot.columns and call not in by_unit)
@@ -230,8 +230,8 @@ def _resampled_apart(
 
 
 def _summed_by_unit(binding: Binding, engine: str) -> tuple[MetricCall, ...]:
-    """The resampled calls a bootstrap by unit takes from each unit's sums (the means over
-    rows, on the local engines): R × units rows rather than R × rows."""
+    """The resampled calls a bootstrap by unit takes from each unit's sums (the functions
+    of sums over rows, on the local engines): R × units rows rather than R × rows."""
     boot = binding.bootstrap
     if boot.unit is None or engine not in LOCAL_ENGINES or binding.judgments or binding.class_scores is not None:
         return ()
@@ -241,7 +241,7 @@ def _summed_by_unit(binding: Binding, engine: str) -> tuple[MetricCall, ...]:
 def _unit_sums_bootstrap(
     binding: Binding, calls: tuple[MetricCall, ...], source: Any, second: Any, engine: str, con: Any
 ) -> pl.DataFrame:
-    """The percentile intervals of ``calls`` (means over rows) resampled by unit, from the
+    """The percentile intervals of ``calls`` (functions of sums) resampled by unit, from the
     units' sums (``compose/unit_bootstrap.py``): the same replicates as the row bootstrap
     by unit, so the same numbers. Their values, ``_lo`` and ``_hi`` per slice."""
     boot = binding.bootstrap
@@ -359,7 +359,7 @@ def prepare_arms(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     if arm in request.slices:
         raise InvalidParameterError(f"arm column {arm!r} is also a slice column (by): compare arms within slices")
     binding, second = prepare(metrics, dataclasses.replace(request, by=[*request.slices, arm], class_scores=None))
-    return dataclasses.replace(binding, spread_columns=True), second
+    return dataclasses.replace(binding, spread_columns=True, arm=arm), second
 
 
 def _checked_pair(request: Request) -> tuple[str, tuple[str, str]]:

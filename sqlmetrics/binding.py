@@ -47,6 +47,8 @@ class Binding:
     # ``prediction`` bound they are two predicted-class columns, ``prediction`` the first
     # (``paired_role``)
     paired_scores: tuple[str, str] | None = None
+    # sm.compare's arms: the source column of the slice (in ``by``) naming each row's arm
+    arm: str | None = None
     # the bootstrap's calls and parameters (sqlmetrics.bootstrap): every row is evaluated
     # once per replicate, the last slice of ``by`` (REPLICATE_SLICE, not a source column)
     # numbering them; the other calls with ``ci`` get their analytic interval
@@ -168,6 +170,11 @@ class Binding:
     def pair_slice(self) -> str:
         """The canonical slice saying which of two paired scores a row is evaluated with."""
         return self.slices[len(self.source_by)]
+
+    @property
+    def arm_slice(self) -> str:
+        """The canonical slice of ``arm``, the arms compared."""
+        return self.slices[self.by.index(self.arm)]
 
     @property
     def replicate_slice(self) -> str:

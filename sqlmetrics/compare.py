@@ -119,9 +119,10 @@ def compare(
     * Arms (``arm``, ``baseline``): the arms saw different rows, so the difference's
       variance is the sum of the arms' variances, from each metric's analytic interval
       (``docs/intervals.md``; clustered by ``ci_unit``: the arms as independent samples
-      of units), normal; the other metrics (or all, with ``ci_method="bootstrap"``) by the
-      bootstrap: every row (or unit) resampled independently, each arm's metric per replicate, the percentile interval
-      of the differences and a Monte Carlo p-value. A ``baseline`` given as text also
+      of units, a unit with rows in two arms of a slice refused), normal; the other
+      metrics (or all, with ``ci_method="bootstrap"``) by the bootstrap: every row (or
+      unit) resampled independently, each arm's metric per replicate, the percentile
+      interval of the differences and a Monte Carlo p-value. A ``baseline`` given as text also
       names the value of a numeric arm column that prints as it (``"2"`` for the arm 2).
       Every slice has a row per candidate arm (every arm but the baseline), even one
       where the baseline or the candidate has no rows (NULL values, and ``note`` says

@@ -153,6 +153,22 @@ def _coerce(value: Any, kind: type) -> Any:
 
 
 @dataclass(frozen=True)
+class SumsOfRows:
+    """A metric as a function of weighted sums over the used rows (``Metric.sums``):
+    ``summands``, SQL of a row's ``score`` and ``label`` (and the call's parameters,
+    ``{{ threshold }}``), each summed as Σ w·summand; ``value``, SQL of the metric over
+    those sums, ``{{ s1 }}``, ``{{ s2 }}``, ... in order (NULL where it is undefined)."""
+
+    summands: tuple[str, ...]
+    value: str
+
+    @classmethod
+    def ratio(cls, numerator: str, denominator: str) -> SumsOfRows:
+        """Σ w·numerator / Σ w·denominator (NULL where the denominator's sum is 0)."""
+        return cls((numerator, denominator), "{{ s1 }} / CAST(NULLIF({{ s2 }}, 0) AS DOUBLE)")
+
+
+@dataclass(frozen=True)
 class PairedInterval:
     """How the difference of a metric under two paired scores (``sm.compare(scores=...)``)
     gets its spread: ``template`` outputs ``se`` and ``df`` per slice on the rows of the
@@ -290,11 +306,11 @@ class Metric:
       precision@k, which needs k relevant items per list, rank_corr, where pairs tied in
       label earn ½, or err, whose R stays below 1);
     * ``per_query``: for a mean over queries, what it keeps of each query (``PerQuery``);
-    * ``ratio``: (a, b), SQL of a row's ``score`` and ``label`` (and the call's
-      parameters, ``{{ threshold }}``), when the metric is Σ w·a / Σ w·b over the used
-      rows (calibration's Σ w·p / Σ w·y, precision's tp / (tp + fp)), which a bootstrap
-      by unit takes from each unit's two sums (``compose/unit_bootstrap.py``; the means
-      over rows are read from their interval's declaration);
+    * ``sums``: when the metric is a function of weighted sums over the used rows
+      (``SumsOfRows``: calibration's Σ w·p / Σ w·y, precision's tp / (tp + fp), mcc of
+      the four confusion counts), which a bootstrap by unit takes from each unit's sums
+      (``compose/unit_bootstrap.py``; the means over rows are read from their
+      interval's declaration);
     * ``score_rounding``: for a metric of the score histogram, what a roll-up of rounded
       states (``score_digits``) reports of it (``SCORE_ROUNDINGS``): ``monotone``,
       a function of each row's score that only rises or only falls with it, the
@@ -326,7 +342,7 @@ class Metric:
     row_plan: bool = True
     per_class: str = ""
     per_query: PerQuery | None = None
-    ratio: tuple[str, str] | None = None
+    sums: SumsOfRows | None = None
     score_rounding: str = ""
     rounding_bound: str = ""
     # the analytic confidence interval (sqlmetrics/intervals/), if the metric has one

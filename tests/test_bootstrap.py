@@ -354,6 +354,7 @@ def test_command_line_bootstrap_writes_what_evaluate_returns(tmp_path, capsys):
 UNIT_SUMMED = [
     "logloss", "brier", "score_mean", "label_mean", "calibration",
     "accuracy", "precision", "recall", "specificity", "f1", sm.precision(threshold=0.3),
+    sm.fbeta(beta=2.0), sm.fbeta(beta=0.5, threshold=0.3), "mcc", sm.mcc(threshold=0.3), "balanced_accuracy",
 ]  # fmt: skip
 REGRESSION_SUMMED = ["mae", "mse", "mean_error", "mape"]
 

@@ -267,6 +267,31 @@ def test_a_query_under_two_units_is_refused(engine):
     assert sm.evaluate(frame, ["auc"], query="request", ci=0.9, ci_unit="user", engine=engine)["auc_lo"].item()
 
 
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_unit_in_two_arms_is_refused_for_the_clustered_intervals(engine):
+    """Arms compared with intervals clustered by a unit add the arms' variances, which
+    holds only for arms of different units: a user seen in both arms (within a slice) is
+    refused, naming the columns, the count and an example; the bootstrap by unit, which
+    gives a unit one count for all its arms, is not; a user in two slices is no matter."""
+    frame = pl.DataFrame({
+        "day": [1, 1, 1, 1, 2, 2, 2, 2], "arm": ["a", "b", "a", "b", "a", "a", "b", "b"],
+        "user": [10, 10, 11, 12, 10, 13, 12, 14], "label": [0, 1] * 4,
+        "score": [0.1, 0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7],
+    })  # fmt: skip
+    message = (
+        "ci_unit='user' must lie within one arm of column 'arm' for the clustered intervals of logloss (the arms' "
+        "variances add only for arms of different units; ci_method='bootstrap' resamples each unit once for all its "
+        "arms): 1 units have rows in more than one arm, e.g. unit = 10"
+    )
+    arms = {"arm": "arm", "baseline": "a", "by": "day", "ci": 0.9, "ci_unit": "user", "engine": engine}
+    with pytest.raises(InvalidInputError, match=re.escape(message)):
+        sm.compare(frame, ["logloss"], **arms)
+    resampled = sm.compare(frame, ["logloss"], **arms, ci_method="bootstrap", resamples=9)
+    assert resampled["method"].to_list() == ["arms bootstrap: percentile"] * 2
+    within = sm.compare(frame.filter(pl.col("day") == 2), ["logloss"], **arms)  # users 10, 13 in a; 12, 14 in b
+    assert within["delta_lo"].item() is not None
+
+
 def test_a_row_per_unit_is_the_unclustered_interval_but_for_n_over_n_minus_1():
     """With every row its own unit (and weights 1) the linearization is the delta method
     over rows: se² = n/(n − 1)·Σ u²/n² against the unclustered Σ u²/(n·(n − 1)) for a

@@ -93,8 +93,16 @@ def calls():
     classes = [kappa, "accuracy", sm.metric("multiclass_fbeta", beta=2, average="weighted"), "mcc"]
     yield "multiclass-intervals", lambda: sm.to_sql(classes, source="t", label="y", prediction="pred", by="s", ci=0.9)
     paired = {"label": "label", "query": "q", "by": "s", "scores": ("score", "score_b")}
-    paired_metrics = [name for name, spec in sm.registry().items() if spec.interval and spec.interval.paired]
+    paired_metrics = [
+        name
+        for name, spec in sm.registry().items()
+        if spec.interval and spec.interval.paired and spec.family != "multiclass"
+    ]
     yield "paired", lambda: sm.to_sql([m.replace("@k", "@3") for m in paired_metrics], source="t", **paired)
+    yield (
+        "paired-classes",  # two predicted classes: the joint cells' delta method
+        lambda: sm.to_sql(classes, source="t", label="y", predictions=("pred", "pred_b"), by="s", ci=0.9),
+    )
     clustered_pairs = ["auc", "gauc", "f1", "logloss", "calibration", "ndcg@3"]  # the units' parts subtracted
     yield "clustered-paired", lambda: sm.to_sql(clustered_pairs, source="t", ci_unit="u", **paired)
     clustered = [name for name, spec in sm.registry().items() if spec.interval and spec.interval.clustered]

@@ -1,18 +1,19 @@
-"""The bootstrap by unit of a ratio of sums over rows (``ci_unit=`` with
+"""The bootstrap by unit of a function of sums over rows (``ci_unit=`` with
 ``ci_method="bootstrap"``: the weighted means logloss, brier, score_mean, label_mean,
-mae, mse, mean_error, mape, calibration's Σ w·p / Σ w·y, and the shares of the
-confusion counts at a threshold, accuracy, precision, recall, specificity, f1), from
-each unit's sums rather than its rows.
+mae, mse, mean_error, mape, calibration's Σ w·p / Σ w·y, and the metrics of the
+confusion counts at a threshold, accuracy, precision, recall, specificity, f1, fbeta,
+balanced_accuracy, mcc), from each unit's sums rather than its rows.
 
-All of a unit's rows share its Poisson count c, so a replicate's value is
+All of a unit's rows share its Poisson count c, so a replicate's sums are
 
-    m_r = Σ_u c_ur·(Σ_k w·a) / Σ_u c_ur·(Σ_k w·b),
+    S_jr = Σ_u c_ur·(Σ_k w·a_j),
 
-the sums over unit u's rows k of the metric's a and b (``unit_sums``: for a mean, its
-interval's row value x and 1): the statement reads the rows once into one row per
-slice and unit, then R rows per unit: R × units rather than R × rows. The counts are the
-row bootstrap's (``sqlmetrics.bootstrap``: the same unit numbers, hash and seed), so
-the replicates, and the interval, are the same numbers as resampling the units' rows.
+the sums over unit u's rows k of the metric's summands a_j (``Metric.sums``; for a
+mean, its interval's row value x and 1), and its value the metric of them: the
+statement reads the rows once into one row per slice and unit, then R rows per unit:
+R × units rather than R × rows. The counts are the row bootstrap's
+(``sqlmetrics.bootstrap``: the same unit numbers, hash and seed), so the replicates, and
+the interval, are the same numbers as resampling the units' rows.
 """
 
 from __future__ import annotations
@@ -23,24 +24,31 @@ from sqlmetrics.bootstrap import Bootstrap
 from sqlmetrics.compose import shared_steps
 from sqlmetrics.compose.statement import assemble, indent
 from sqlmetrics.rules.sql import check_steps
-from sqlmetrics.spec import MetricCall
+from sqlmetrics.spec import MetricCall, SumsOfRows
 
 # the interval methods whose metric is the weighted mean of a row value (slope 1)
 _MEANS = ("row_mean", "residual_mean")
 
 
-def unit_sums(call: MetricCall) -> tuple[str, str, str] | None:
-    """``call`` as Σ w·a / Σ w·b over the used rows where c: (a, b, c), SQL of a row's
-    score and label; None for a metric of another form. A weighted mean over rows (its
-    interval's row value, slope 1) or a declared ratio (``Metric.ratio``)."""
-    if call.spec.ratio is not None:
+def unit_sums(call: MetricCall) -> tuple[SumsOfRows, str] | None:
+    """``call`` as a function of sums Σ w·a over the used rows where c: (its sums, with
+    the call's parameters filled in, and c, SQL of a row's score and label); None for a
+    metric of another form. A weighted mean over rows (its interval's row value, slope
+    1) or declared sums (``Metric.sums``)."""
+    if call.spec.sums is not None:
         params = {name: templates.literal(value) for name, value in call.params}
-        return (*(templates.fill(sql, params) for sql in call.spec.ratio), "TRUE")
+        summands = tuple(templates.fill(sql, params) for sql in call.spec.sums.summands)
+        return SumsOfRows(summands, call.spec.sums.value), "TRUE"
     interval = call.spec.interval
     values = dict(interval.values) if interval is not None else {}
     if interval is not None and interval.name in _MEANS and values.get("slope") == "1":
-        return values["value"], "1", values["where"]
+        return SumsOfRows.ratio(values["value"], "1"), values["where"]
     return None
+
+
+def sum_names(call_index: int, sums: SumsOfRows) -> dict[str, str]:
+    """The columns holding call ``call_index``'s sums, by the names its value reads (s1, ...)."""
+    return {f"s{j}": f"s_{call_index}_{j}" for j in range(1, len(sums.summands) + 1)}
 
 
 def sums_per_unit(call: MetricCall) -> bool:
@@ -52,41 +60,42 @@ def sums_per_unit(call: MetricCall) -> bool:
 def compose_unit_bootstrap(binding: Binding, source_sql: str, resampling: Bootstrap) -> str:
     """The statement of ``resampling`` (a bootstrap by unit) of ``binding``'s calls (every
     one ``sums_per_unit``; ``binding.cluster`` the unit, no bootstrap of its own): a row
-    per slice and replicate (0: the data as it is) with each call's mean, as the row
+    per slice and replicate (0: the data as it is) with each call's value, as the row
     bootstrap's statement gives them, once the input rules hold."""
     by = ", ".join(binding.slices)
-    sums = []
+    unit_columns, replicate_columns, values = [], [], []
     for i, call in enumerate(binding.calls):
-        numerator, denominator, where = unit_sums(call)
+        sums, where = unit_sums(call)
         kept = f"w IS NOT NULL AND ({where})"
-        sums += [f"SUM(CASE WHEN {kept} THEN w * ({denominator}) END) AS w_{i}"]
-        sums += [f"SUM(CASE WHEN {kept} THEN w * ({numerator}) END) AS wx_{i}"]
-    totals = ", ".join(name for i in range(len(binding.calls)) for name in (f"w_{i}", f"wx_{i}"))
+        names = sum_names(i, sums)
+        for summand, name in zip(sums.summands, names.values()):
+            unit_columns.append(f"SUM(CASE WHEN {kept} THEN w * ({summand}) END) AS {name}")
+            replicate_columns.append(f"SUM(c * {name}) AS {name}")
+        values.append(f"{templates.fill(sums.value, names)} AS {call.column}")
+    totals = ", ".join(
+        name for i, call in enumerate(binding.calls) for name in sum_names(i, unit_sums(call)[0]).values()
+    )
     ctes = shared_steps(binding, source_sql)
     ctes |= {
         "units": (
             "-- each unit's sums (a row without a unit is not resampled, as in the row bootstrap) and its\n"
             "-- number, the row bootstrap's: the units in order (numbered here, before they are replicated)\n"
-            f"SELECT {by}, unit_id, {', '.join(sums)}, {bootstrap.unit_id_sql('unit_id', [])} AS unit_number\n"
+            f"SELECT {by}, unit_id, {', '.join(unit_columns)}, {bootstrap.unit_id_sql('unit_id', [])} AS unit_number\n"
             f"FROM input\nWHERE unit_id IS NOT NULL\nGROUP BY {by}, unit_id"
         ),
         "counted": _counted_sql(by, totals, resampling),
     }
-    means = [
-        f"SUM(c * wx_{i}) / CAST(NULLIF(SUM(c * w_{i}), 0) AS DOUBLE) AS {call.column}"
-        for i, call in enumerate(binding.calls)
-    ]
-    slices = [f"{s} AS {templates.quote(user)}" for s, user in zip(binding.slices, binding.by)]
-    columns = ", ".join([*slices, f"replicate AS {bootstrap.REPLICATE_SLICE}", *means])
     checks = check_steps(binding)
-    final = (
-        f"SELECT {columns}\nFROM counted"
+    summed = (
+        f"SELECT {by}, replicate, {', '.join(replicate_columns)}\nFROM counted"
         + "".join(f"\nCROSS JOIN {name}" for name in checks)
         + "\nWHERE "
         + " AND ".join(f"{name}.failure IS NULL" for name in checks)
         + f"\nGROUP BY {by}, replicate"
     )
-    return assemble(ctes, final)
+    slices = [f"{s} AS {templates.quote(user)}" for s, user in zip(binding.slices, binding.by)]
+    columns = ", ".join([*slices, f"replicate AS {bootstrap.REPLICATE_SLICE}", *values])
+    return assemble(ctes, f"SELECT {columns}\nFROM (\n{indent(summed)}\n) AS summed")
 
 
 def _counted_sql(by: str, totals: str, resampling: Bootstrap) -> str:

@@ -168,10 +168,53 @@ def run_rules(binding: Binding) -> list[TableRule]:
 
 
 def unit_rules(binding: Binding) -> list[TableRule]:
-    """With the intervals clustered by a unit (``ci_unit``) that is not the query, for the
-    means over queries (``ClusteredInterval.whole_queries``, their parts are their
-    queries'): each query of a slice lies within one unit, over the used rows."""
+    """With the intervals clustered by a unit (``ci_unit``): for the means over queries
+    whose unit is not the query (``ClusteredInterval.whole_queries``, their parts are
+    their queries'), each query of a slice lies within one unit; for arms compared
+    (``sm.compare(arm=...)``), each unit of a slice lies within one arm; over the used rows."""
     clustered = [(call, binding.clustered(call)) for call in binding.analytic_calls]
+    return [*_query_unit_rules(binding, clustered), *_arm_unit_rules(binding, clustered)]
+
+
+def _arm_unit_rules(binding: Binding, clustered: list[tuple[MetricCall, object]]) -> list[TableRule]:
+    """Arms compared by intervals clustered by a unit: each unit within one arm (the
+    arms' variances add only for independent samples of units)."""
+    calls = [call.column for call, form in clustered if form is not None]
+    if binding.arm is None or not calls:
+        return []
+    arm = binding.arm_slice
+    groups = [s for s in binding.slices if s not in (arm, *([binding.replicate_slice] if binding.bootstrap else []))]
+    keys = [*groups, "unit_id"]
+    return [
+        TableRule(
+            "arm_units",
+            (
+                Keyword("ci_unit", binding.cluster),
+                f" must lie within one arm of column {binding.arm!r} for the clustered intervals of "
+                f"{', '.join(calls)} (the arms' variances add only for arms of different units; ",
+                Keyword("ci_method", "bootstrap"),
+                " resamples each unit once for all its arms): ",
+            ),
+            " units have rows in more than one arm, e.g. unit = ",
+            (
+                "COUNT(*)",
+                "MIN(unit_id)",
+                f"(SELECT {', '.join(keys)} FROM input WHERE w IS NOT NULL GROUP BY {', '.join(keys)} "
+                f"HAVING COUNT(DISTINCT {arm}) > 1) AS split",
+            ),
+            lambda t: (
+                t.rows.filter(pl.col("w").is_not_null())
+                .group_by(keys)
+                .agg(arms=pl.col(arm).drop_nulls().n_unique())
+                .filter(pl.col("arms") > 1)
+                .select(n=pl.len(), e=pl.col("unit_id").min())
+            ),
+        )
+    ]
+
+
+def _query_unit_rules(binding: Binding, clustered: list[tuple[MetricCall, object]]) -> list[TableRule]:
+    """The means over queries clustered by a unit: each query of a slice within one unit."""
     calls = [call.column for call, form in clustered if form is not None and form.whole_queries]
     if not calls:
         return []

@@ -141,7 +141,7 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
     paired = list(binding.paired_scores or ())
     excluded = pl.any_horizontal(pl.col(c).is_null() for c in [*roles.values(), *paired[1:], *wide])
     scores = [pl.col(roles["score"]).cast(pl.Float64).alias("score")] if "score" in roles and not paired else []
-    if binding.paired_role == "score":
+    if paired and binding.paired_role == "score":
         scores = [pl.col(c).cast(pl.Float64).alias(f"score_{i}") for i, c in enumerate(paired, 1)]
     classes = [pl.col(roles[role]).alias(key) for role, key in zip(("label", "prediction"), binding.class_keys)]
     if paired and binding.paired_role == "prediction":  # two predicted classes, paired as two scores are

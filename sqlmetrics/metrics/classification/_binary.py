@@ -16,9 +16,11 @@ A row with a NULL score, label or weight gets NULL weights, so it counts for not
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
-from sqlmetrics.spec import Param
+from sqlmetrics.spec import Param, SumsOfRows
 
 IntoExpr = str | pl.Expr
 
@@ -111,3 +113,25 @@ def confusion(
         pl.when(predicted).then(0.0).otherwise(w_pos),
     )
     return tuple(pl.when(used).then(count.sum()) for count in counts)
+
+
+# each row's part of the confusion counts tp, fp, tn, fn at {{ threshold }} (score >= threshold predicts 1)
+CONFUSION_SUMMANDS = (
+    "CASE WHEN label = 1 AND score >= {{ threshold }} THEN 1 ELSE 0 END",
+    "CASE WHEN label = 0 AND score >= {{ threshold }} THEN 1 ELSE 0 END",
+    "CASE WHEN label = 0 AND score < {{ threshold }} THEN 1 ELSE 0 END",
+    "CASE WHEN label = 1 AND score < {{ threshold }} THEN 1 ELSE 0 END",
+)
+
+
+def of_confusion_shares(value: str) -> SumsOfRows:
+    """A metric of the confusion counts as a function of sums over rows (``Metric.sums``):
+    ``value``, SQL over the cells' shares ``tp``, ``fp``, ``tn``, ``fn`` (as the delta
+    method's gradients are written: shares, so that no product of weights overflows),
+    read from the four sums, each share its sum over their total."""
+    total = " + ".join(f"{{{{ s{k} }}}}" for k in range(1, 5))
+    shares = {
+        cell: f"({{{{ s{k} }}}} / CAST(NULLIF({total}, 0) AS DOUBLE))"
+        for k, cell in enumerate(("tp", "fp", "tn", "fn"), 1)
+    }
+    return SumsOfRows(CONFUSION_SUMMANDS, re.sub(r"\b(tp|fp|tn|fn)\b", lambda m: shares[m.group(1)], value))

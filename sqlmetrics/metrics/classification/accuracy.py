@@ -6,7 +6,7 @@ import polars as pl
 
 from sqlmetrics.intervals.proportion import proportion
 from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, SumsOfRows
 
 SPEC = Metric(
     name="accuracy",
@@ -19,7 +19,7 @@ SPEC = Metric(
     params=(THRESHOLD,),
     # (tp + tn) / n: a ratio of sums over rows
     # (a bootstrap by unit sums each unit's)
-    ratio=("CASE WHEN (score >= {{ threshold }}) = (label = 1) THEN 1 ELSE 0 END", "1"),
+    sums=SumsOfRows.ratio("CASE WHEN (score >= {{ threshold }}) = (label = 1) THEN 1 ELSE 0 END", "1"),
     reference="sklearn.metrics.accuracy_score",
     interval=proportion("tp + tn", "tp + fp + tn + fn"),
 )

@@ -5,7 +5,14 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.intervals.confusion_delta import confusion_delta
-from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
+from sqlmetrics.metrics.classification._binary import (
+    THRESHOLD,
+    IntoExpr,
+    binary_weights,
+    confusion,
+    of_confusion_shares,
+    ratio,
+)
 from sqlmetrics.spec import Metric
 
 # the gradient of (tp/P + tn/N)/2 (or of the one term whose class is present) in the
@@ -31,6 +38,12 @@ SPEC = Metric(
     params=(THRESHOLD,),
     reference="sklearn.metrics.balanced_accuracy_score",
     interval=confusion_delta(*GRADIENT),
+    # as balanced_accuracy.sql: a class absent from the labels is left out of the mean
+    sums=of_confusion_shares(
+        "CASE WHEN tp + fn > 0 AND tn + fp > 0 "
+        "THEN (tp / CAST(tp + fn AS DOUBLE) + tn / CAST(tn + fp AS DOUBLE)) / 2e0 "
+        "WHEN tp + fn > 0 THEN tp / CAST(tp + fn AS DOUBLE) WHEN tn + fp > 0 THEN tn / CAST(tn + fp AS DOUBLE) END"
+    ),
 )
 
 

@@ -6,7 +6,7 @@ import polars as pl
 
 from sqlmetrics.intervals.histogram_delta import histogram_delta
 from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, ratio
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, SumsOfRows
 
 # calibration = m_p / m_y, the slice's mean score over its mean label: a row's influence is
 # (p − calibration·y) / m_y (the gradient (1/m_y, −m_p/m_y²) times (p − m_p, y − m_y))
@@ -33,7 +33,7 @@ SPEC = Metric(
     higher_is_better=None,
     range=(0.0, float("inf")),
     reference="numpy: sum(w * score) / sum(w * label)",
-    ratio=("score", "label"),
+    sums=SumsOfRows.ratio("score", "label"),
     interval=INTERVAL,
 )
 

@@ -13,7 +13,7 @@ from sqlmetrics.metrics.classification._binary import (
     fscore_gradient,
     ratio,
 )
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, SumsOfRows
 
 HALF = "(1 / CAST(2 AS DOUBLE))"  # F1 = tp / (tp + fn/2 + fp/2)
 
@@ -28,7 +28,7 @@ SPEC = Metric(
     params=(THRESHOLD,),
     # 2·tp / (2·tp + fp + fn) = 2·tp / (positives + predicted positives): a ratio of sums over rows
     # (a bootstrap by unit sums each unit's)
-    ratio=(
+    sums=SumsOfRows.ratio(
         "CASE WHEN label = 1 AND score >= {{ threshold }} THEN 2 ELSE 0 END",
         "label + CASE WHEN score >= {{ threshold }} THEN 1 ELSE 0 END",
     ),

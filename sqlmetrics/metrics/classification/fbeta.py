@@ -14,7 +14,7 @@ from sqlmetrics.metrics.classification._binary import (
     fscore_weights,
     ratio,
 )
-from sqlmetrics.spec import Metric, Param
+from sqlmetrics.spec import Metric, Param, SumsOfRows
 
 # r = β²/(1 + β²) and q = 1/(1 + β²), with β held at most 1e100, as fbeta.sql takes them
 # (10¹⁰⁰ as a power: polars 1.39's SQL parser reads no exponent literal)
@@ -40,6 +40,13 @@ SPEC = Metric(
     template="classification/fbeta.sql",
     intermediates=("confusion",),
     params=(BETA, THRESHOLD),
+    # TP / (TP + r·FN + q·FP): a ratio of sums over rows, a positive predicted positive
+    # counting 1 below, a missed positive r, a false alarm q (a bootstrap by unit sums each unit's)
+    sums=SumsOfRows.ratio(
+        "CASE WHEN label = 1 AND score >= {{ threshold }} THEN 1 ELSE 0 END",
+        f"CASE WHEN score >= {{{{ threshold }}}} THEN (CASE WHEN label = 1 THEN 1 ELSE {Q} END) "
+        f"WHEN label = 1 THEN {R} ELSE 0 END",
+    ),
     reference="sklearn.metrics.fbeta_score",
     interval=confusion_delta(*fscore_gradient(R, Q)),
 )

@@ -5,7 +5,14 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.intervals.confusion_delta import confusion_delta
-from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
+from sqlmetrics.metrics.classification._binary import (
+    THRESHOLD,
+    IntoExpr,
+    binary_weights,
+    confusion,
+    of_confusion_shares,
+    ratio,
+)
 from sqlmetrics.spec import Metric
 
 # the gradient of mcc = (tp·tn − fp·fn)/D, D = √((tp + fp)(tp + fn)(tn + fp)(tn + fn)), in
@@ -37,6 +44,7 @@ SPEC = Metric(
     range=(-1.0, 1.0),
     reference="sklearn.metrics.matthews_corrcoef",
     interval=confusion_delta(*GRADIENT),
+    sums=of_confusion_shares(f"(tp * tn - fp * fn) / {_D}"),  # as mcc.sql: of the shares
     # rises with tp and falls with fp, P and N fixed (compose/rounded.py derives it): a row's
     # score moves it one way only
     score_rounding="monotone",

@@ -6,7 +6,7 @@ import polars as pl
 
 from sqlmetrics.intervals.proportion import proportion
 from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, SumsOfRows
 
 SPEC = Metric(
     name="recall",
@@ -19,7 +19,7 @@ SPEC = Metric(
     params=(THRESHOLD,),
     # tp / (tp + fn): a ratio of sums over rows
     # (a bootstrap by unit sums each unit's)
-    ratio=("CASE WHEN label = 1 AND score >= {{ threshold }} THEN 1 ELSE 0 END", "label"),
+    sums=SumsOfRows.ratio("CASE WHEN label = 1 AND score >= {{ threshold }} THEN 1 ELSE 0 END", "label"),
     reference="sklearn.metrics.recall_score",
     interval=proportion("tp", "tp + fn"),
 )

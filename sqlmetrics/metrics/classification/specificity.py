@@ -6,7 +6,7 @@ import polars as pl
 
 from sqlmetrics.intervals.proportion import proportion
 from sqlmetrics.metrics.classification._binary import THRESHOLD, IntoExpr, binary_weights, confusion, ratio
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Metric, SumsOfRows
 
 SPEC = Metric(
     name="specificity",
@@ -19,7 +19,7 @@ SPEC = Metric(
     params=(THRESHOLD,),
     # tn / (tn + fp): a ratio of sums over rows
     # (a bootstrap by unit sums each unit's)
-    ratio=("CASE WHEN label = 0 AND score < {{ threshold }} THEN 1 ELSE 0 END", "1 - label"),
+    sums=SumsOfRows.ratio("CASE WHEN label = 0 AND score < {{ threshold }} THEN 1 ELSE 0 END", "1 - label"),
     reference="sklearn.metrics.recall_score(pos_label=0)",
     interval=proportion("tn", "tn + fp"),
 )
