@@ -397,6 +397,38 @@ def clustered_studies() -> list[tuple[str, str, float, Draw, dict]]:
     return grouped + correlated + requests
 
 
+def paired_users(count: int, rows: int) -> Draw:
+    """``count`` users of ``rows`` rows, two scores of each row correlated within a user:
+    labels 40% positive; ``a`` = μ_u·y + e (μ_u ~ N(1, 0.5²), e ~ N(0, 1)) and
+    ``b`` = a/2 + 0.8·y + e' (e' ~ N(0, 0.8²)), so a positive's margin over a negative is
+    N(1, 2.25) under a and N(1.3, 1.78 + 0.0625) under b: AUC_b − AUC_a =
+    Φ(1.3/√1.8425) − Φ(1/1.5); and ``c`` = b + d_u + e'' (d_u ~ N(0.1, 0.1²), e'' ~ N(0,
+    0.05²)), whose mean exceeds b's by 0.1, the difference shared within a user."""
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        n = count * rows
+        user = np.repeat(np.arange(count), rows)
+        labels = rng.random(n) < 0.4
+        a = rng.normal(1.0, 0.5, count)[user] * labels + rng.normal(0, 1, n)
+        b = a / 2 + rng.normal(labels * 0.8, 0.8)
+        c = b + rng.normal(0.1, 0.1, count)[user] + rng.normal(0, 0.05, n)
+        return pl.DataFrame({"user": user, "label": labels.astype(int), "a": a, "b": b, "c": c})
+
+    return draw
+
+
+def clustered_paired_studies() -> list[tuple[str, str, float, Draw, dict]]:
+    """Paired comparisons clustered by user (``ci_unit``) on users whose differences are
+    correlated; each also without ``ci_unit`` (the rows as independent)."""
+    phi, draw = NormalDist().cdf, paired_users(60, 10)
+    auc = phi(1.3 / math.sqrt(1.8425)) - phi(1 / 1.5)
+    return [
+        (f"paired {metric}, 60 users × 10 rows{how}", metric, truth, draw, {**roles, **unit})
+        for metric, truth, roles in (("auc", auc, {}), ("score_mean", 0.1, {"scores": ("b", "c")}))
+        for how, unit in ((": clustered by user", {"ci_unit": "user"}), (": rows as independent", {}))
+    ]
+
+
 def studies() -> list[tuple[str, str, float, Draw, dict]]:
     auc = NormalDist().cdf(1 / math.sqrt(2))
     mrr = sum(1 / p for p in range(1, 6)) / 5
@@ -464,9 +496,10 @@ def joint_coverage(studies: list[tuple[str, sm.MetricCall, float, Draw, dict]], 
 
 def paired_coverage(metric: str, truth: float, draw: Draw, runs: int, engine: str, **roles) -> tuple[float, float]:
     covered, widths = 0, []
+    scores = roles.pop("scores", ("a", "b"))
     for seed in range(runs):
         frame = draw(np.random.default_rng(seed))
-        row = sm.compare(frame, [metric], scores=("a", "b"), ci=0.95, engine=engine, **roles).row(0, named=True)
+        row = sm.compare(frame, [metric], scores=scores, ci=0.95, engine=engine, **roles).row(0, named=True)
         covered += row["delta_lo"] <= truth <= row["delta_hi"]
         widths.append(row["delta_hi"] - row["delta_lo"])
     return covered / runs, float(np.mean(widths))
@@ -507,11 +540,13 @@ def main() -> None:
             continue
         share, width = coverage(metric, truth, draw, args.runs, args.engine, ci_method="bootstrap", **roles)
         print(f"| {name} | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
-    for name, metric, truth, draw, roles in paired_studies():
+    for name, metric, truth, draw, roles in [*paired_studies(), *clustered_paired_studies()]:
         if args.only not in name:
             continue
+        baseline, candidate = roles.get("scores", ("a", "b"))
         share, width = paired_coverage(metric, truth, draw, args.runs, args.engine, **roles)
-        print(f"| {name}: the difference b − a | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
+        difference = f"{name}: the difference {candidate} − {baseline}"
+        print(f"| {difference} | {truth:.4f} | {share:.1%} | {width:.4f} |", flush=True)
     for name, metric, truth, draw, roles in arms_studies():
         if args.only not in name:
             continue
