@@ -214,6 +214,19 @@ def test_paired_scores_are_compared(tmp_path):
     assert "paired, normal: DeLong" not in resampled and "paired bootstrap: percentile" in resampled
 
 
+def test_paired_predicted_classes_are_compared(tmp_path):
+    """Two predicted classes of the same rows: the multi-class metrics of the first in the
+    tables, the comparison's forest plot and rows by the joint cells' delta method."""
+    frame = pl.DataFrame({"y": ["a", "b", "c"] * 10, "p": ["a", "b", "b"] * 10, "q": ["a", "c", "c", "b", "b"] * 6})
+    html = sm.report(frame, ["accuracy", "cohen_kappa"], label="y", predictions=("p", "q"),
+                     output=tmp_path / "r.html").read_text()  # fmt: skip
+    forests = [_title(chart) for chart in _charts(html) if "−" in _title(chart)]
+    assert forests == ["accuracy: q − p", "cohen_kappa: q − p"]
+    assert html.count("paired, normal: delta method") == 2
+    accuracy = sm.evaluate(frame, ["accuracy"], label="y", prediction="p")["accuracy"].item()  # the first's, 20/30
+    assert f"{accuracy:.4f}" in html
+
+
 def test_command_line_report(tmp_path, logs, capsys):
     output = tmp_path / "cli.html"
     argv = ["report", str(logs), "-m", "auc,logloss", "--label", "click", "--score", "pctr", "--by", "date"]
