@@ -74,7 +74,7 @@ def _input_columns(binding: Binding) -> dict[str, str]:
     paired = dict(enumerate(binding.paired_scores or (), 1))
     if "score" in roles and not paired:
         columns["score"] = f"CAST({templates.quote(roles['score'])} AS DOUBLE)"
-    if binding.paired_role == "score":
+    if paired and binding.paired_role == "score":
         columns |= {f"score_{i}": f"CAST({templates.quote(c)} AS DOUBLE)" for i, c in paired.items()}
     for role, key in zip(("label", "prediction"), binding.class_keys):
         if role == "prediction" and paired:  # two predicted classes, paired as two scores are
