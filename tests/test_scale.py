@@ -749,3 +749,39 @@ def test_clustered_and_paired_delta_intervals_match_references(compared, engine)
     close(row["delta"], (b.mean() - s.mean()) / mean_label, f"paired calibration delta on {engine}")
     se = math.sqrt((d**2).sum() / (n * (n - 1)))
     close(row["delta_hi"], row["delta"] + z * se, f"paired calibration delta_hi on {engine}")
+
+
+def test_paired_predicted_classes_match_references(compared, engine):
+    """At scale, from Parquet on disk, over 300,000 rows: two predicted classes of three
+    (each score cut in thirds) against a true class, compared by accuracy and macro F1
+    over the 27 joint cells, scikit-learn's metric of each prediction (one row per joint
+    cell, weighted by its share) differentiated numerically (the delta method's se)."""
+    from scipy import stats
+
+    frame, path = compared
+    classes = frame.select(
+        truth=(pl.col("label") + (pl.col("score_b") * 2).floor().cast(pl.Int64)) % 3,
+        first=(pl.col("score") * 3).floor().clip(0, 2).cast(pl.Int64),
+        second=(pl.col("score_b") * 3).floor().clip(0, 2).cast(pl.Int64),
+    )
+    written = Path(path).parent / "classes"  # by the first engine's run
+    directory = str(written) if written.exists() else write_parquet_directory(classes, written)
+    joint = (classes["truth"] * 9 + classes["first"] * 3 + classes["second"]).to_numpy()
+    truth, first, second = np.divmod(np.arange(27), 9)[0], np.arange(27) // 3 % 3, np.arange(27) % 3
+    q = np.bincount(joint, minlength=27) / classes.height
+    z = stats.norm.ppf(0.975)
+    references = {
+        "accuracy": lambda y, p, w: skm.accuracy_score(y, p, sample_weight=w),
+        "f1": lambda y, p, w: skm.f1_score(y, p, average="macro", sample_weight=w),
+    }
+    result = sm.compare(directory, list(references), predictions=("first", "second"), label="truth", engine=engine)
+    for row in result.iter_rows(named=True):
+        metric = references[row["metric"]]
+
+        def difference(shares, metric=metric):
+            return metric(truth, second, shares) - metric(truth, first, shares)
+
+        h = _gradient(difference, q)
+        se = math.sqrt((q @ h**2 - (q @ h) ** 2) / classes.height)
+        close(row["delta"], difference(q), f"paired {row['metric']} delta on {engine}")
+        close(row["delta_lo"], difference(q) - z * se, f"paired {row['metric']} delta_lo on {engine}")
