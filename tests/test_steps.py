@@ -198,6 +198,7 @@ CASES = {
         _ranked_then_positions,
         ["p"],
         ["discount_through", "harmonic_through"],
+        lambda rows: rows.with_columns(k=pl.when(pl.col("k") > 0).then(pl.col("k"))),  # k 0: no cutoff
         sliced=False,
     ),
 }

@@ -13,7 +13,7 @@
 -- output: {{ by }}, dcg, dcg_queries (lists used), dcg_skipped (lists left out)
 WITH positions_at_k AS (
     -- the running sums of this call's cutoff (positions.sql holds one table per cutoff in use)
-    SELECT p, discount_through FROM positions WHERE k IS NOT DISTINCT FROM {{ k }}
+    SELECT p, discount_through FROM positions WHERE k = COALESCE({{ k }}, 0)
 ),
 list_parts AS (
     SELECT {{ by }}, query,

@@ -22,7 +22,7 @@
 -- output: {{ by }}, map, map_queries (lists used), map_skipped (lists left out)
 WITH positions_at_k AS (
     -- the running sums of this call's cutoff (positions.sql holds one table per cutoff in use)
-    SELECT p, harmonic_through FROM positions WHERE k IS NOT DISTINCT FROM {{ k }}
+    SELECT p, harmonic_through FROM positions WHERE k = COALESCE({{ k }}, 0)
 ),
 relevant_rows AS (
     SELECT {{ by }}, query, first_position, last_position, group_relevant,

@@ -14,7 +14,7 @@
 -- output: {{ by }}, ndcg, ndcg_queries (lists used), ndcg_skipped (lists left out)
 WITH positions_at_k AS (
     -- the running sums of this call's cutoff (positions.sql holds one table per cutoff in use)
-    SELECT p, discount_through FROM positions WHERE k IS NOT DISTINCT FROM {{ k }}
+    SELECT p, discount_through FROM positions WHERE k = COALESCE({{ k }}, 0)
 ),
 ideal AS (
     SELECT {{ by }}, query, label, n,

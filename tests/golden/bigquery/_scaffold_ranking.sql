@@ -276,9 +276,12 @@ WITH input AS (
   /* readers use and stacks the renders (UNION ALL): a reader with a cutoff reads no position */
   /* past k (a peer group straddling k is read to LEAST(last_position, k)), so its table stops */
   /* at k, or at the longest list or judged set when that is shorter; only k NULL (no cutoff) */
-  /* runs to the longest, which on a skewed log is millions of positions. */
+  /* runs to the longest, which on a skewed log is millions of positions. Column k is the */
+  /* cutoff, 0 for none (k >= 1): a reader selects its table with k = COALESCE(its k, 0). */
+  /* It is written k + 0 * p, not as the constant: DataFusion (55) pushes a filter on a */
+  /* constant column of stacked SELECTs wrongly, keeping every render's rows for the first's k. */
   SELECT
-    NULL AS k,
+    0 + 0 * p AS k,
     p,
     SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / LOG(p + 1, 2) END) OVER (ORDER BY p ASC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS discount_through,
     SUM(CASE WHEN p = 0 THEN 0 ELSE 1 / CAST(p AS FLOAT64) END) OVER (ORDER BY p ASC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS harmonic_through

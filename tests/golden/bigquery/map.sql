@@ -20,7 +20,7 @@ m_map AS (
       harmonic_through
     FROM positions
     WHERE
-      k IS NOT DISTINCT FROM NULL
+      k = 0
   ), m_map_relevant_rows AS (
     SELECT
       slice_1,

@@ -15,7 +15,7 @@ m_dcg AS (
       discount_through
     FROM positions
     WHERE
-      k IS NOT DISTINCT FROM NULL
+      k = 0
   ), m_dcg_list_parts AS (
     SELECT
       slice_1,

@@ -16,7 +16,7 @@ m_ndcg AS (
       discount_through
     FROM positions
     WHERE
-      k IS NOT DISTINCT FROM NULL
+      k = 0
   ), m_ndcg_ideal AS (
     SELECT
       slice_1,
