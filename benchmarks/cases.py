@@ -599,6 +599,12 @@ def ranx_ranking(parquet_glob, data_dir):
     return run
 
 
+def _cpu_seconds() -> float:
+    """The CPU seconds (user + system, every thread) this process has used so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _peak_rss_mb() -> float:
     """This process's peak RSS: VmHWM belongs to the address space exec created, so, unlike
     getrusage's ru_maxrss (kept across exec on Linux), it excludes the parent's memory."""
@@ -622,9 +628,9 @@ def main(argv: list[str]) -> None:
     parquet_glob = str(Path(data_dir) / "*.parquet")
     run = CASES[name]["fn"](parquet_glob, data_dir)
     import_rss = _rss_mb()
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), _cpu_seconds()
     values = run()
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, _cpu_seconds() - cpu_started
     peak = _peak_rss_mb()
     values = {k: (v if isinstance(v, (int, float, str)) or v is None else float(v)) for k, v in values.items()}
     print(
@@ -632,6 +638,7 @@ def main(argv: list[str]) -> None:
             {
                 "case": name,
                 "seconds": seconds,
+                "cpu_seconds": cpu_seconds,
                 "import_rss_mb": import_rss,
                 "peak_rss_mb": peak,
                 "values": values,

@@ -395,6 +395,7 @@ def summarize(runs: list[dict], scale: float) -> dict:
     return {
         "seconds": statistics.median(r["seconds"] for r in ok) * scale,
         "all_seconds": [r["seconds"] * scale for r in ok],
+        "cpu_seconds": statistics.median(r["cpu_seconds"] * scale for r in ok),
         "process_seconds": statistics.median(r["process_seconds"] for r in ok),
         "peak_rss_mb": max(r["peak_rss_mb"] for r in ok),
         "import_rss_mb": statistics.median(r["import_rss_mb"] for r in ok),
@@ -693,6 +694,7 @@ def report(args, rows, data_dir, summaries, results, refs, pandas_rows, notes, r
         + ").",
         "",
         "Each run is a fresh Python process; *median s* is read + compute (imports excluded), "
+        "*cpu s* the CPU seconds (user + system, all threads) of the same part, median, "
         "*process s* the whole process (interpreter start and imports included), *peak MB* the "
         "process's peak RSS (VmHWM; max over the repeats), *import MB* its RSS after the imports, *other load* "
         "the most cores other processes kept busy during a kept run (each run waits for a quiet machine; "
@@ -744,8 +746,8 @@ def report(args, rows, data_dir, summaries, results, refs, pandas_rows, notes, r
         "",
         "## Timings",
         "",
-        "| case | median s | runs s | process s | peak MB | import MB | other load | note |",
-        "|---|---:|---|---:|---:|---:|---:|---|",
+        "| case | median s | cpu s | runs s | process s | peak MB | import MB | other load | note |",
+        "|---|---:|---:|---|---:|---:|---:|---:|---|",
     ]
     for name, s in summaries.items():
         note = ""
@@ -755,7 +757,7 @@ def report(args, rows, data_dir, summaries, results, refs, pandas_rows, notes, r
                 "(linear); process s and MB as measured"
             )
         if "error" in s:
-            lines.append(f"| {name} | failed | | | | | | {s['error']} |")
+            lines.append(f"| {name} | failed | | | | | | | {s['error']} |")
             continue
         if s["errors"]:
             note = (note + "; " if note else "") + f"{len(s['errors'])} failed run(s): {s['errors'][0]}"
@@ -763,13 +765,13 @@ def report(args, rows, data_dir, summaries, results, refs, pandas_rows, notes, r
             note = (note + "; " if note else "") + f"{s['discarded']} noisy run(s) discarded and rerun"
         runs = ", ".join(fmt_s(x) for x in s["all_seconds"])
         lines.append(
-            f"| {name} | {fmt_s(s['seconds'])} | {runs} | {fmt_s(s['process_seconds'])} | "
+            f"| {name} | {fmt_s(s['seconds'])} | {fmt_s(s['cpu_seconds'])} | {runs} | {fmt_s(s['process_seconds'])} | "
             f"{s['peak_rss_mb']:.0f} | {s['import_rss_mb']:.0f} | {s['other_load']:.2f} | {note} |"
         )
         for part, seconds in s["parts"].items():
             runs = ", ".join(fmt_s(x) for x in seconds)
             lines.append(
-                f"| {name}:{part} | {fmt_s(statistics.median(seconds))} | {runs} | | | | | "
+                f"| {name}:{part} | {fmt_s(statistics.median(seconds))} | | {runs} | | | | | "
                 f"part of {name} (timed inside the run) |"
             )
 

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sqlmetrics as sm
+from sqlmetrics.compose.intermediates import reads
 
 import ranking_reference as rr
 from strategies import examples, head_list_impressions, parameters, ranked_impressions, run_and_judgments
@@ -25,6 +26,9 @@ OUR_NAME = {rr.reference_name(name): name for name in RANKING}
 AVERAGING_TIES = [
     name for name in RANKING if any(p.name == "ties" and "average" in p.choices for p in sm.registry()[name].params)
 ]
+
+# the metrics reading the running discount sums (positions), which stop at the deepest cutoff
+POSITION_READERS = [name for name in RANKING if reads("positions", sm.registry()[name].intermediates)]
 
 pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")  # ranx hashes ids
 
@@ -138,6 +142,48 @@ def test_a_list_holding_most_rows_matches_brute_force(name, heavy_ties, data, en
     # a run query without judgments (its rows' labels were all NULL) is skipped whatever `empty` says
     unjudged = run.drop_nulls(["query", "score"]).join(judgments, on="query", how="anti")["query"].n_unique()
     assert_matches(sm.evaluate(run, [call], **kwargs), call, (value, used_lists, skipped + unjudged))
+
+
+# Issue 31: positions (the running discount sums) stops at the deepest cutoff of the metrics
+# reading it, and runs to the longest list only for a reader without one. Composed in one
+# call, readers with different cutoffs (none, within the head list, past the short lists)
+# must each give the brute force's number: a positions table cut too short loses the terms
+# of the deeper readers.
+@examples(25)
+@given(rows=head_list_impressions(heavy_ties=False), data=st.data(), engine=ENGINES)
+def test_position_readers_composed_at_mixed_cutoffs_match_brute_force(rows, data, engine):
+    cutoffs = data.draw(
+        st.lists(st.one_of(st.none(), st.integers(1, 12), st.integers(100, 130)), min_size=2, max_size=4, unique=True)
+    )
+    calls = []
+    for k in cutoffs:  # distinct cutoffs: distinct result columns
+        name = data.draw(st.sampled_from(POSITION_READERS))
+        calls.append(sm.metric(name, **{**data.draw(parameters(sm.registry()[name])), "k": k}))
+    result = sm.evaluate(rows, calls, **ROLES, engine=engine)
+    used = rows.drop_nulls(["query", "score", "label"])
+    for call in calls:
+        assert_matches(result, call, reference(used, call))
+
+
+def test_position_readers_with_a_tie_group_straddling_the_cutoff(engine):
+    # The head list ranks a tie group of 3 at positions 3..5 (score 0.7), which straddles
+    # k = 4: its rows share D(4) - D(2) (dcg, ndcg) and H(4) - H(2) (map) within the cutoff.
+    # The second list is shorter than every cutoff, and its judged items fill an ideal
+    # ranking as long. ndcg without a cutoff reads positions to the end of the head list.
+    head = [0.9, 0.8, 0.7, 0.7, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1]
+    rows = pl.DataFrame(
+        {
+            "query": ["h"] * len(head) + ["s", "s"],
+            "item": [f"d{i}" for i in range(len(head) + 2)],
+            "score": [*head, 0.2, 0.1],
+            "label": [0.0, 1.0, 2.0, 0.0, 1.0, 0.0, 3.0, 0.0, 0.0, 1.0, 0.0, 1.0, 2.0],
+        }
+    )
+    calls = [sm.metric(name, k=k) for name in POSITION_READERS for k in (4, 6)]
+    calls += [sm.metric(POSITION_READERS[0], k=None)]
+    result = sm.evaluate(rows, calls, **ROLES, engine=engine)
+    for call in calls:
+        assert_matches(result, call, reference(rows, call))
 
 
 @given(

@@ -113,11 +113,12 @@ RANKING = Request(score="score", query="q", item="item", by="g")
 RANKING_METRICS = ["ndcg@3", "mrr", "precision@3", sm.metric("map", ties="item", min_relevance=2)]
 
 
-def _ranked_then_positions(steps: Steps, positions: Callable, _: dict) -> pl.LazyFrame:
-    """positions after the ranked rows the call's metrics read (they set its length)."""
+def _ranked_then_positions(steps: Steps, positions: Callable, each: dict) -> pl.LazyFrame:
+    """positions for a cutoff after the ranked rows the call's metrics read (they and the
+    cutoff set its length)."""
     for ties, min_relevance in combinations(steps.binding, "ranked", ("ties", "min_relevance")):
         steps.lists.ranked(ties, min_relevance)
-    return positions(steps.lists)
+    return positions(steps.lists, **each)
 
 
 CASES = {
@@ -197,6 +198,7 @@ CASES = {
         _ranked_then_positions,
         ["p"],
         ["discount_through", "harmonic_through"],
+        lambda rows: rows.with_columns(k=pl.when(pl.col("k") > 0).then(pl.col("k"))),  # k 0: no cutoff
         sliced=False,
     ),
 }
@@ -243,3 +245,19 @@ def test_polars_builder_makes_the_rows_of_its_sql_step(name, seed):
         built = case.built(steps, step.polars, each).collect()
         assert expected.height > 0, f"{name} {each}: the case makes no rows"
         same_rows(expected, built, columns, case.values)
+
+
+# Issue 31: a metric with a cutoff k reads no position past k, so when every metric reading
+# positions has one, its running sums stop at the deepest cutoff (3) rather than run to the
+# longest list (8 items: on a skewed log, millions of positions).
+def test_positions_stop_at_the_deepest_cutoff_when_every_reader_has_one():
+    source = ranking_rows(0)
+    assert source.group_by("g", "q").len()["len"].max() > 3  # a list runs past the cutoffs
+    metrics = ["ndcg@3", "dcg@2", sm.metric("map", k=3, ties="item")]
+    binding, second = prepare(metrics, RANKING)
+    assert sql_step(binding, source, second, "positions")["p"].max() == 3
+    rows, base, judged = plan.checked_base(binding, source, second)
+    steps = Steps(binding, rows, base, judged, None)
+    builder = intermediates()["positions"].polars
+    built = [builder(steps.lists, k=k).collect() for (k,) in combinations(binding, "positions", ("k",))]
+    assert max(frame["p"].max() for frame in built) == 3

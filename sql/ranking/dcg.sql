@@ -11,15 +11,19 @@
 -- reads:  ranked, positions, list_floors (one row per list: its relevant and judged items)
 -- params: {{ k }}, {{ gain }}, {{ ties }}, {{ min_relevance }}, {{ empty }}
 -- output: {{ by }}, dcg, dcg_queries (lists used), dcg_skipped (lists left out)
-WITH list_parts AS (
+WITH positions_at_k AS (
+    -- the running sums of this call's cutoff (positions.sql holds one table per cutoff in use)
+    SELECT p, discount_through FROM positions WHERE k = COALESCE({{ k }}, 0)
+),
+list_parts AS (
     SELECT {{ by }}, query,
            CASE WHEN {{ gain }} = 'linear' THEN label ELSE POWER(2, label) - 1 END
            * (d_end.discount_through - d_start.discount_through)
            / CAST(last_position - first_position + 1 AS DOUBLE) AS dcg,
            0 AS relevant, 0 AS judged
     FROM ranked
-    JOIN positions AS d_start ON d_start.p = first_position - 1
-    JOIN positions AS d_end ON d_end.p = LEAST(last_position, COALESCE({{ k }}, last_position))
+    JOIN positions_at_k AS d_start ON d_start.p = first_position - 1
+    JOIN positions_at_k AS d_end ON d_end.p = LEAST(last_position, COALESCE({{ k }}, last_position))
     WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
       AND first_position <= COALESCE({{ k }}, first_position)
     UNION ALL

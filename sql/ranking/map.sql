@@ -20,7 +20,11 @@
 -- reads:  ranked, positions, list_floors (one row per list: its relevant and judged items)
 -- params: {{ k }}, {{ ties }}, {{ min_relevance }}, {{ empty }}
 -- output: {{ by }}, map, map_queries (lists used), map_skipped (lists left out)
-WITH relevant_rows AS (
+WITH positions_at_k AS (
+    -- the running sums of this call's cutoff (positions.sql holds one table per cutoff in use)
+    SELECT p, harmonic_through FROM positions WHERE k = COALESCE({{ k }}, 0)
+),
+relevant_rows AS (
     SELECT {{ by }}, query, first_position, last_position, group_relevant,
            RANK() OVER (PARTITION BY {{ by }}, query ORDER BY first_position) - 1 AS relevant_before
     FROM ranked
@@ -38,8 +42,8 @@ list_parts AS (
            / CAST(last_position - first_position + 1 AS DOUBLE) AS precision_sum,
            0 AS relevant, 0 AS judged
     FROM relevant_rows
-    JOIN positions AS h_start ON h_start.p = first_position - 1
-    JOIN positions AS h_end ON h_end.p = LEAST(last_position, COALESCE({{ k }}, last_position))
+    JOIN positions_at_k AS h_start ON h_start.p = first_position - 1
+    JOIN positions_at_k AS h_end ON h_end.p = LEAST(last_position, COALESCE({{ k }}, last_position))
     UNION ALL
     -- every list, even one without a relevant item in the top k or without judgments,
     -- with its relevant and judged items (retrieved or not)

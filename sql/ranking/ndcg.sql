@@ -12,7 +12,11 @@
 -- reads:  ranked, judged, positions, list_floors (one row per list: its relevant and judged items)
 -- params: {{ k }}, {{ gain }}, {{ ties }}, {{ min_relevance }}, {{ empty }}
 -- output: {{ by }}, ndcg, ndcg_queries (lists used), ndcg_skipped (lists left out)
-WITH ideal AS (
+WITH positions_at_k AS (
+    -- the running sums of this call's cutoff (positions.sql holds one table per cutoff in use)
+    SELECT p, discount_through FROM positions WHERE k = COALESCE({{ k }}, 0)
+),
+ideal AS (
     SELECT {{ by }}, query, label, n,
            SUM(n) OVER (PARTITION BY {{ by }}, query ORDER BY label DESC NULLS LAST
                         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS last_position
@@ -25,8 +29,8 @@ list_parts AS (
            / CAST(last_position - first_position + 1 AS DOUBLE) AS dcg,
            0 AS idcg, 0 AS relevant, 0 AS judged
     FROM ranked
-    JOIN positions AS d_start ON d_start.p = first_position - 1
-    JOIN positions AS d_end ON d_end.p = LEAST(last_position, COALESCE({{ k }}, last_position))
+    JOIN positions_at_k AS d_start ON d_start.p = first_position - 1
+    JOIN positions_at_k AS d_end ON d_end.p = LEAST(last_position, COALESCE({{ k }}, last_position))
     WHERE ties = {{ ties }} AND min_relevance = {{ min_relevance }}
       AND first_position <= COALESCE({{ k }}, first_position)
     UNION ALL
@@ -37,8 +41,8 @@ list_parts AS (
            * (d_end.discount_through - d_start.discount_through),
            0, 0
     FROM ideal
-    JOIN positions AS d_start ON d_start.p = LEAST(last_position - n, COALESCE({{ k }}, last_position))
-    JOIN positions AS d_end ON d_end.p = LEAST(last_position, COALESCE({{ k }}, last_position))
+    JOIN positions_at_k AS d_start ON d_start.p = LEAST(last_position - n, COALESCE({{ k }}, last_position))
+    JOIN positions_at_k AS d_end ON d_end.p = LEAST(last_position, COALESCE({{ k }}, last_position))
     UNION ALL
     -- every list, with its relevant and judged items (retrieved or not)
     SELECT {{ by }}, query, 0, 0, relevant, judged

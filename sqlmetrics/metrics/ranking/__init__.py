@@ -9,7 +9,7 @@ ranking them: mrr, hit_rate), ``cutoff_hits`` (each list's expected relevant row
 the top k, from the rows at or above its k-th highest score, without ranking them:
 precision@k, recall@k, hit_rate's micro form), ``judged`` (each list's histogram of
 the labels that earn gain, for the ideal DCG) and ``positions`` (running sums of the
-discounts). Every ranking metric reads each list's relevant and judged items from
+discounts, once per cutoff in use: a metric with a cutoff reads none past it). Every ranking metric reads each list's relevant and judged items from
 ``list_floors``. Each step declares its polars form beside its template, a function of
 the call's ``Lists`` (``_lists.py``), which the polars engine builds with ``Lists`` or
 ``run_lists`` and the ranking metrics read.
@@ -49,7 +49,7 @@ INTERMEDIATES = {
         polars=hits_in_top,
     ),
     "judged": Intermediate("intermediates/judged.sql", polars=judged_labels),
-    "positions": Intermediate("intermediates/positions.sql", after=("ranked",), polars=positions),
+    "positions": Intermediate("intermediates/positions.sql", after=("ranked",), each=("k",), polars=positions),
 }
 
 __all__ = ["INTERMEDIATES", "Lists", "run_lists"]

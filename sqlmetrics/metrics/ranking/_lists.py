@@ -9,8 +9,8 @@ declared beside its template in the family's ``INTERMEDIATES`` (``Intermediate.p
 * ``judged``: each list's relevance histogram (``judged_labels``; ``judged.sql`` keeps
   only its labels above 0 and counts a list's relevant and judged items in
   ``list_floors``; here the whole histogram gives both);
-* ``discount_through`` / ``harmonic_through``: running sums over positions
-  (``positions``, the form of ``positions.sql``), read with ``gather``;
+* ``discount_through`` / ``harmonic_through``: running sums over positions, as deep as
+  a cutoff k reads (``positions``, the form of ``positions.sql``), read with ``gather``;
 
 the functions ``first_relevant`` and ``hits_in_top`` (``first_hits.sql``,
 ``cutoff_hits.sql``: the rows at or above a per-list score, grouped, not ranked); and
@@ -82,10 +82,11 @@ class Lists:
     def judged(self) -> pl.LazyFrame:
         return self._cached("judged", lambda: judged_labels(self)).lazy()
 
-    def _positions(self) -> pl.DataFrame:
-        """``positions`` as far as the ranked rows and ideal rankings computed so far
-        reach; rebuilt longer when one reaches further."""
-        return self._cached(("positions", self._longest()), lambda: positions(self))
+    def _positions(self, k: int | None) -> pl.DataFrame:
+        """``positions`` for cutoff ``k``: as far as the ranked rows and ideal rankings
+        computed so far reach (rebuilt longer when one reaches further), and no further
+        than k."""
+        return self._cached(("positions", self.deepest(k)), lambda: positions(self, k=k))
 
     def _longest(self) -> int:
         """The last position of the ranked rows computed so far and of the ideal rankings
@@ -100,13 +101,21 @@ class Lists:
         ).item()
         return max([*ranked, judged or 0])
 
-    def discount_through(self, position: pl.Expr) -> pl.Expr:
-        """D(position) = Σ_{p <= position} 1/log2(p + 1)."""
-        return pl.lit(self._positions()["discount_through"]).gather(position)
+    def deepest(self, k: int | None) -> int:
+        """The last position a metric with cutoff ``k`` reads: the longest list or ideal
+        ranking (``_longest``), or k when that is shorter (a peer group straddling k is
+        read to min(e, k))."""
+        longest = self._longest()
+        return longest if k is None else min(longest, k)
 
-    def harmonic_through(self, position: pl.Expr) -> pl.Expr:
-        """H(position) = Σ_{p <= position} 1/p."""
-        return pl.lit(self._positions()["harmonic_through"]).gather(position)
+    def discount_through(self, position: pl.Expr, k: int | None) -> pl.Expr:
+        """D(position) = Σ_{p <= position} 1/log2(p + 1), for a metric with cutoff ``k``
+        (position <= k)."""
+        return pl.lit(self._positions(k)["discount_through"]).gather(position)
+
+    def harmonic_through(self, position: pl.Expr, k: int | None) -> pl.Expr:
+        """H(position) = Σ_{p <= position} 1/p, for a metric with cutoff ``k`` (position <= k)."""
+        return pl.lit(self._positions(k)["harmonic_through"]).gather(position)
 
     def per_list(self, parts: pl.LazyFrame, min_relevance: float, empty: str) -> pl.LazyFrame:
         """Every list with the metric's summed ``parts`` (0 where it has none), its
@@ -232,12 +241,13 @@ def judged_labels(lists: Lists) -> pl.LazyFrame:
     return lists.ideal_rows.group_by([*lists.keys, "label"]).agg(n=pl.len().cast(pl.Int64))
 
 
-def positions(lists: Lists) -> pl.LazyFrame:
-    """The polars form of ``positions``: p = 0 .. the last position the ranked rows of
-    ``lists`` computed so far and its ideal rankings reach, with the running sums
-    D(p) = Σ_{q <= p} 1/log2(q + 1) (``discount_through``) and H(p) = Σ_{q <= p} 1/q
-    (``harmonic_through``), both 0 at p = 0."""
-    p = pl.int_range(0, lists._longest() + 1, eager=False)
+def positions(lists: Lists, *, k: int | None) -> pl.LazyFrame:
+    """The polars form of ``positions`` for cutoff ``k``: p = 0 .. the last position the
+    ranked rows of ``lists`` computed so far and its ideal rankings reach, or k when that
+    is shorter (``Lists.deepest``), with the running sums D(p) = Σ_{q <= p} 1/log2(q + 1)
+    (``discount_through``) and H(p) = Σ_{q <= p} 1/q (``harmonic_through``), both 0 at
+    p = 0."""
+    p = pl.int_range(0, lists.deepest(k) + 1, eager=False)
 
     def through(term: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
         return pl.when(p == 0).then(0.0).otherwise(term(p.cast(pl.Float64))).cum_sum()

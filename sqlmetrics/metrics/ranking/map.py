@@ -45,7 +45,7 @@ def precision_sums(lists: Lists, *, k: int | None, ties: str, min_relevance: flo
     # r: the relevant rows of earlier groups, ranked among the list's relevant rows (map.sql)
     r = a.rank("min").over(lists.keys) - 1
     end = within(k)
-    s = lists.harmonic_through(end) - lists.harmonic_through(a - 1)
+    s = lists.harmonic_through(end, k) - lists.harmonic_through(a - 1, k)
     spread = pl.when(g > 1).then((m - 1) / (g - 1) * (end - a + 1 - a * s)).otherwise(0.0)
     term = ((r + 1) * s + spread) / g
     # terms before grouping: gather() inside a group_by aggregation fails on empty input

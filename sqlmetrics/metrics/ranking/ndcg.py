@@ -39,7 +39,7 @@ def dcg_parts(lists: Lists, *, k: int | None, gain_kind: str, ties: str, min_rel
     rows = lists.ranked(ties, min_relevance)
     if k is not None:
         rows = rows.filter(pl.col("first_position") <= k)
-    shared = lists.discount_through(within(k)) - lists.discount_through(pl.col("first_position") - 1)
+    shared = lists.discount_through(within(k), k) - lists.discount_through(pl.col("first_position") - 1, k)
     term = gain_expr(gain_kind) * shared / group_size()
     return rows.with_columns(term=term).group_by(lists.keys).agg(dcg=pl.col("term").sum())
 
@@ -54,7 +54,7 @@ def ideal_dcg(lists: Lists, *, k: int | None, gain_kind: str) -> pl.LazyFrame:
     first_before = pl.col("last_position") - pl.col("n")
     end = within(k)
     start = first_before if k is None else pl.min_horizontal(first_before, pl.lit(k))
-    shared = lists.discount_through(end) - lists.discount_through(start)
+    shared = lists.discount_through(end, k) - lists.discount_through(start, k)
     term = gain_expr(gain_kind) * shared
     return ideal.with_columns(term=term).group_by(lists.keys).agg(idcg=pl.col("term").sum())
 

@@ -1,5 +1,5 @@
 m_map AS (
-  WITH m_map_relevant_rows AS (
+  WITH m_map_positions_at_k AS (
     /* map: mean average precision at k, the mean over lists of */
     /*   AP@k = (1/R) Σ_{p <= k, item p relevant} P@p,   P@p = (relevant items in the top p)/p, */
     /* R the list's relevant judged items (label >= min_relevance), retrieved or not; k NULL */
@@ -14,6 +14,14 @@ m_map AS (
     /* when g = 1. Under ties = 'average' that is the exact mean over every order of a tie group. */
     /* A list without a relevant judged item is skipped and counted (empty = 'skip') or */
     /* scores 0 (empty = 'zero'); a list without judgments is skipped. */
+    /* the running sums of this call's cutoff (positions.sql holds one table per cutoff in use) */
+    SELECT
+      p,
+      harmonic_through
+    FROM positions
+    WHERE
+      k = 0
+  ), m_map_relevant_rows AS (
     SELECT
       slice_1,
       slice_2,
@@ -53,9 +61,9 @@ m_map AS (
       0 AS relevant,
       0 AS judged
     FROM m_map_relevant_rows AS relevant_rows
-    JOIN positions AS h_start
+    JOIN m_map_positions_at_k AS h_start
       ON h_start.p = first_position - 1
-    JOIN positions AS h_end
+    JOIN m_map_positions_at_k AS h_end
       ON h_end.p = LEAST(last_position, last_position)
     UNION ALL
     /* every list, even one without a relevant item in the top k or without judgments, */

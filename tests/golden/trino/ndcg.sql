@@ -1,5 +1,5 @@
 m_ndcg AS (
-  WITH m_ndcg_ideal AS (
+  WITH m_ndcg_positions_at_k AS (
     /* ndcg: normalized discounted cumulative gain at k, the mean over lists of */
     /*   NDCG@k = DCG@k / IDCG@k,   DCG@k = Σ_{p <= k} gain(rel_p) / log2(p + 1), */
     /* positions p by score, descending; IDCG@k is the DCG@k of the list's judged items in */
@@ -10,6 +10,14 @@ m_ndcg AS (
     /* Under ties = 'average' that is the exact mean over every order of a tie group. */
     /* A list without a relevant judged item (label >= min_relevance) is skipped and counted */
     /* (empty = 'skip') or scores 0 (empty = 'zero'); a list without judgments is skipped. */
+    /* the running sums of this call's cutoff (positions.sql holds one table per cutoff in use) */
+    SELECT
+      p,
+      discount_through
+    FROM positions
+    WHERE
+      k = 0
+  ), m_ndcg_ideal AS (
     SELECT
       slice_1,
       slice_2,
@@ -36,9 +44,9 @@ m_ndcg AS (
       0 AS relevant,
       0 AS judged
     FROM ranked
-    JOIN positions AS d_start
+    JOIN m_ndcg_positions_at_k AS d_start
       ON d_start.p = first_position - 1
-    JOIN positions AS d_end
+    JOIN m_ndcg_positions_at_k AS d_end
       ON d_end.p = LEAST(last_position, last_position)
     WHERE
       ties = 'average'
@@ -60,9 +68,9 @@ m_ndcg AS (
       0,
       0
     FROM m_ndcg_ideal AS ideal
-    JOIN positions AS d_start
+    JOIN m_ndcg_positions_at_k AS d_start
       ON d_start.p = LEAST(last_position - n, last_position)
-    JOIN positions AS d_end
+    JOIN m_ndcg_positions_at_k AS d_end
       ON d_end.p = LEAST(last_position, last_position)
     UNION ALL
     /* every list, with its relevant and judged items (retrieved or not) */
