@@ -261,6 +261,9 @@ def test_a_query_under_two_units_is_refused(engine):
         sm.evaluate(frame, ["gauc", "auc"], query="request", ci=0.9, ci_unit="user", engine=engine)
     methods = sm.interval_methods(["gauc", "ndcg@5"], ci=0.9, ci_unit="user", query="request")
     assert methods.select("method", "interval", "unit").rows() == [("mean over queries", "normal", "user")] * 2
+    floats = frame.with_columns(pl.col("request") + 0.5)  # an example as SQL writes it, in both engines
+    with pytest.raises(InvalidInputError, match=re.escape("e.g. query = 1.5")):
+        sm.evaluate(floats, ["gauc"], query="request", ci=0.9, ci_unit="user", engine=engine)
     ok = frame.with_columns(user=pl.col("request") // 3)
     result = sm.evaluate(ok, ["gauc"], query="request", ci=0.9, ci_unit="user", engine=engine)
     assert result["gauc_lo"].item() is not None

@@ -198,7 +198,7 @@ def _arm_unit_rules(binding: Binding, clustered: list[tuple[MetricCall, object]]
             " units have rows in more than one arm, e.g. unit = ",
             (
                 "COUNT(*)",
-                "MIN(unit_id)",
+                "CAST(MIN(unit_id) AS VARCHAR)",
                 f"(SELECT {', '.join(keys)} FROM input WHERE w IS NOT NULL GROUP BY {', '.join(keys)} "
                 f"HAVING COUNT(DISTINCT {arm}) > 1) AS split",
             ),
@@ -207,7 +207,7 @@ def _arm_unit_rules(binding: Binding, clustered: list[tuple[MetricCall, object]]
                 .group_by(keys)
                 .agg(arms=pl.col(arm).drop_nulls().n_unique())
                 .filter(pl.col("arms") > 1)
-                .select(n=pl.len(), e=pl.col("unit_id").min())
+                .select(n=pl.len(), e=pl.col("unit_id").min().cast(pl.String))  # as SQL writes it
             ),
         )
     ]
@@ -230,7 +230,7 @@ def _query_unit_rules(binding: Binding, clustered: list[tuple[MetricCall, object
             " queries have rows of more than one unit, e.g. query = ",
             (
                 "COUNT(*)",
-                "MIN(query)",
+                "CAST(MIN(query) AS VARCHAR)",
                 f"(SELECT {by}, query FROM input WHERE w IS NOT NULL GROUP BY {by}, query "
                 "HAVING COUNT(DISTINCT unit_id) > 1) AS split",
             ),
@@ -239,7 +239,7 @@ def _query_unit_rules(binding: Binding, clustered: list[tuple[MetricCall, object
                 .group_by(keys)
                 .agg(units=pl.col("unit_id").n_unique())
                 .filter(pl.col("units") > 1)
-                .select(n=pl.len(), e=pl.col("query").min())
+                .select(n=pl.len(), e=pl.col("query").min().cast(pl.String))  # as SQL writes it
             ),
         )
     ]
