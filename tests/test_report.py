@@ -223,6 +223,7 @@ def test_paired_predicted_classes_are_compared(tmp_path):
     forests = [_title(chart) for chart in _charts(html) if "−" in _title(chart)]
     assert forests == ["accuracy: q − p", "cohen_kappa: q − p"]
     assert html.count("paired, normal: delta method") == 2
+    assert "label = y, predictions = p, q" in html
     accuracy = sm.evaluate(frame, ["accuracy"], label="y", prediction="p")["accuracy"].item()  # the first's, 20/30
     assert f"{accuracy:.4f}" in html
 

@@ -138,11 +138,13 @@ def report(
         statements[COMPARISON_STATEMENT] = request_sql(comparable, source, compared)
     bound = {
         "label": label,
-        "score": first_score,
+        "score": score,
+        "scores": ", ".join(scores or ()),  # compared: the tables show the first's metrics
         "query": query,
         "item": item,
         "weight": weight,
-        "prediction": first_prediction,
+        "prediction": prediction,
+        "predictions": ", ".join(predictions or ()),
     }
     described = {
         "source": _described(source),
