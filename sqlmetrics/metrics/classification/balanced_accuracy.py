@@ -41,7 +41,7 @@ SPEC = Metric(
     # as balanced_accuracy.sql: a class absent from the labels is left out of the mean
     sums=of_confusion_shares(
         "CASE WHEN tp + fn > 0 AND tn + fp > 0 "
-        "THEN (tp / CAST(tp + fn AS DOUBLE) + tn / CAST(tn + fp AS DOUBLE)) / 2e0 "
+        "THEN (tp / CAST(tp + fn AS DOUBLE) + tn / CAST(tn + fp AS DOUBLE)) / CAST(2 AS DOUBLE) "
         "WHEN tp + fn > 0 THEN tp / CAST(tp + fn AS DOUBLE) WHEN tn + fp > 0 THEN tn / CAST(tn + fp AS DOUBLE) END"
     ),
 )
