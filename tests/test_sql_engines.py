@@ -358,7 +358,8 @@ def test_paired_compare(name, request):
 @pytest.mark.parametrize("name", COMPARE_ENGINES)
 def test_arms_compare(name, request):
     """sm.compare(arm=...) on Spark, PostgreSQL and ClickHouse equals DuckDB's: each arm's analytic
-    standard errors, and the bootstrap's replicates (rows, and units)."""
+    standard errors, and the bootstrap's replicates (rows, and units); intervals clustered by
+    units that lie in two arms are refused by the engine's own rule, with DuckDB's message."""
     engine = request.getfixturevalue(f"{name}_engine")
     frame = impressions(11)
     engine.load({"src": frame})
@@ -366,12 +367,19 @@ def test_arms_compare(name, request):
     for metrics, options in (
         (["auc", "gauc", "logloss"], {"query": "q", "weight": "w"}),
         (["auc", "f1", "r2"], {"resamples": 6, "seed": 4}),
-        (["f1", "brier"], {"weight": "w", "resamples": 6, "ci_unit": "q"}),
+        (["f1", "brier"], {"weight": "w", "resamples": 6, "ci_unit": "q", "ci_method": "bootstrap"}),
     ):
         expected = sm.compare(frame, metrics, **roles, **options)
         assert expected["p_value"].null_count() < expected.height  # some arm has an interval
         result = sm.compare("src", metrics, **roles, **options, **engine.options)
         assert_same_numbers(result, expected, name)
+    clustered = {"weight": "w", "ci_unit": "q"}  # the queries lie in several arms of s
+    with pytest.raises(sm.InvalidInputError) as duckdb_error:
+        sm.compare(frame, ["f1", "brier"], **roles, **clustered)
+    with pytest.raises(sm.InvalidInputError) as error:
+        sm.compare("src", ["f1", "brier"], **roles, **clustered, **engine.options)
+    assert str(error.value) == str(duckdb_error.value)
+    assert "ci_unit='q' must lie within one arm of column 's'" in str(error.value)
 
 
 @pytest.mark.parametrize("name", COMPARE_ENGINES)
