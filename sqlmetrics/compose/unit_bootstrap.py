@@ -63,7 +63,7 @@ def compose_unit_bootstrap(binding: Binding, source_sql: str, resampling: Bootst
     per slice and replicate (0: the data as it is) with each call's value, as the row
     bootstrap's statement gives them, once the input rules hold."""
     by = ", ".join(binding.slices)
-    unit_columns, replicate_columns, values = [], [], []
+    unit_columns, replicate_columns, values, totals = [], [], [], []
     for i, call in enumerate(binding.calls):
         sums, where = unit_sums(call)
         kept = f"w IS NOT NULL AND ({where})"
@@ -71,10 +71,8 @@ def compose_unit_bootstrap(binding: Binding, source_sql: str, resampling: Bootst
         for summand, name in zip(sums.summands, names.values()):
             unit_columns.append(f"SUM(CASE WHEN {kept} THEN w * ({summand}) END) AS {name}")
             replicate_columns.append(f"SUM(c * {name}) AS {name}")
+            totals.append(name)
         values.append(f"{templates.fill(sums.value, names)} AS {call.column}")
-    totals = ", ".join(
-        name for i, call in enumerate(binding.calls) for name in sum_names(i, unit_sums(call)[0]).values()
-    )
     ctes = shared_steps(binding, source_sql)
     ctes |= {
         "units": (
@@ -83,7 +81,7 @@ def compose_unit_bootstrap(binding: Binding, source_sql: str, resampling: Bootst
             f"SELECT {by}, unit_id, {', '.join(unit_columns)}, {bootstrap.unit_id_sql('unit_id', [])} AS unit_number\n"
             f"FROM input\nWHERE unit_id IS NOT NULL\nGROUP BY {by}, unit_id"
         ),
-        "counted": _counted_sql(by, totals, resampling),
+        "counted": _counted_sql(by, ", ".join(totals), resampling),
     }
     checks = check_steps(binding)
     summed = (
