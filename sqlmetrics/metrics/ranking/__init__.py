@@ -11,8 +11,9 @@ precision@k, recall@k, hit_rate's micro form), ``judged`` (each list's histogram
 the labels that earn gain, for the ideal DCG) and ``positions`` (running sums of the
 discounts, once per cutoff in use: a metric with a cutoff reads none past it). Every
 ranking metric reads each list's relevant and judged items from ``list_floors``. Each
-step declares its polars form beside its template, a function of the call's ``Lists`` (``_lists.py``), which the polars engine builds with ``Lists`` or
-``run_lists`` and the ranking metrics read.
+step declares its polars form beside its template, a function of the call's ``Lists``
+(``_lists.py``), which the polars engine builds with ``Lists`` or ``run_lists`` and the
+ranking metrics read.
 """
 
 from sqlmetrics.metrics.ranking._lists import (
