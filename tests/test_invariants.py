@@ -157,18 +157,19 @@ def test_values_stay_in_range(frame):
 ROW_METRICS = [name for name, spec in sm.registry().items() if spec.is_expression]
 
 
+@pytest.mark.parametrize("weight", ["weight", None])  # unweighted: other forms (auc's rank sum)
 @examples(30)
 @given(frame=impressions())
-def test_row_expressions_in_group_by_and_over_equal_evaluate(frame):
+def test_row_expressions_in_group_by_and_over_equal_evaluate(frame, weight):
     """The public polars expressions, applied to rows (ties, NULLs, weights), give the
     numbers of the engines, which compute from the score histogram or from base's sums."""
-    evaluated = sm.evaluate(frame, ROW_METRICS, weight="weight", by="slice").drop("n_rows", "n_excluded")
+    evaluated = sm.evaluate(frame, ROW_METRICS, weight=weight, by="slice").drop("n_rows", "n_excluded")
     exprs = []
     for name in ROW_METRICS:
         spec = sm.registry()[name]
-        exprs.append(spec.module.expr("score", "label", "weight").alias(name))
+        exprs.append(spec.module.expr("score", "label", weight).alias(name))
         # an extra output is the module's function of its name (mape.skipped)
-        exprs += [getattr(spec.module, out)("score", "label", "weight").alias(f"{name}_{out}") for out in spec.outputs]
+        exprs += [getattr(spec.module, out)("score", "label", weight).alias(f"{name}_{out}") for out in spec.outputs]
     grouped = frame.group_by("slice").agg(exprs).sort("slice", nulls_last=True)
     assert_same(grouped, evaluated)
     over = frame.select("slice", *(e.over("slice") for e in exprs)).unique().sort("slice", nulls_last=True)

@@ -261,3 +261,17 @@ def test_positions_stop_at_the_deepest_cutoff_when_every_reader_has_one():
     builder = intermediates()["positions"].polars
     built = [builder(steps.lists, k=k).collect() for (k,) in combinations(binding, "positions", ("k",))]
     assert max(frame["p"].max() for frame in built) == 3
+
+
+# The polars engine computes the metrics that are one pass over the rows in the same pass
+# as base, before the rules are checked on base: a frame of that pass that fails over
+# input breaking a rule must raise the rule's error, and over good input its own.
+def test_a_row_pass_that_fails_raises_the_broken_rule_first():
+    failing = pl.LazyFrame({"a": ["x"]}).select(pl.col("a").cast(pl.Int64))  # a strict cast that fails
+    binding, _ = prepare(["mae"], Request.of({"label": "y", "score": "s"}))
+    good = pl.DataFrame({"y": [1.0, 2.0], "s": [1.5, 2.0]})
+    with pytest.raises(pl.exceptions.InvalidOperationError):
+        plan.collect_checked(plan.read_input(binding, good), [failing])
+    nan_score = good.with_columns(s=pl.Series([float("nan"), 2.0]))
+    with pytest.raises(sm.InvalidInputError, match="score column 's' must not be NaN: 1 row"):
+        plan.collect_checked(plan.read_input(binding, nan_score), [failing])

@@ -10,6 +10,7 @@ intervals (``sqlmetrics.intervals``).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any
 
@@ -28,15 +29,20 @@ from sqlmetrics.sources import names_unreadable_files
 @in_a_worker
 def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     """Every metric of ``binding`` over ``source`` (and ``second``: the judgments of a
-    run, or long class scores): the row counts, then each polars form's runner over its
-    calls, then the intervals."""
-    rows, base, judged = plan.checked_base(binding, source, second)
-    steps = Steps(binding, rows, base, judged, plan.checked_class_score_hist(binding, rows, judged, base))
+    run, or long class scores): ``base`` and the forms that are a pass over the rows in
+    one pass, the rules checked, then the other forms' runners over their calls, then
+    the row counts and the intervals."""
+    data = plan.read_input(binding, source, second)
+    first = Steps(binding, data.rows, None, data.judged, None)
+    row_passes = [frame for runner, calls in runs(binding, True) for frame in runner(calls, first)]
+    base, values = plan.collect_checked(data, row_passes)
+    hist = plan.checked_class_score_hist(binding, data.rows, data.judged, base)
+    steps = dataclasses.replace(first, base=base, class_hist=hist)
+    values += [frame for runner, calls in runs(binding, False) for frame in runner(calls, steps)]
     slices = steps.slices
     results = plan.row_counts(binding, base)
-    for runner, calls in runs(binding):
-        for values in runner(calls, steps):
-            results = results.join(values, on=slices, how="left", nulls_equal=True)
+    for frame in values:
+        results = results.join(frame, on=slices, how="left", nulls_equal=True)
     if binding.analytic_calls:
         results = _with_intervals(binding, results, steps, base, slices)
 

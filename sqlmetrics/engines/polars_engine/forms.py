@@ -38,7 +38,7 @@ class Steps:
 
     binding: Binding
     rows: pl.LazyFrame
-    base: pl.DataFrame
+    base: pl.DataFrame | None  # None for the row passes, which run before it is collected
     judged: pl.LazyFrame | None
     class_hist: pl.DataFrame | None
 
@@ -111,7 +111,7 @@ class Steps:
         return lists
 
 
-Runner = Callable[[list[MetricCall], Steps], list[pl.DataFrame]]
+Runner = Callable[[list[MetricCall], Steps], list[pl.DataFrame] | list[pl.LazyFrame]]
 
 
 def _histogram(calls: list[MetricCall], steps: Steps) -> list[pl.DataFrame]:
@@ -125,10 +125,10 @@ def _histogram(calls: list[MetricCall], steps: Steps) -> list[pl.DataFrame]:
     return [hist_rows.lazy().group_by(steps.slices).agg(exprs).collect()]
 
 
-def _rows(calls: list[MetricCall], steps: Steps) -> list[pl.DataFrame]:
+def _rows(calls: list[MetricCall], steps: Steps) -> list[pl.LazyFrame]:
     """Every row expression (and extra output) in one aggregation of the used rows."""
     aggregates = [e for call in calls for e in _row_aggregates(call, steps.binding.weighted)]
-    return [_aggregated(steps.used_rows, steps.by, aggregates).collect(engine="streaming")]
+    return [_aggregated(steps.used_rows, steps.by, aggregates)]
 
 
 def _class_counts(calls: list[MetricCall], steps: Steps) -> list[pl.DataFrame]:
@@ -165,7 +165,7 @@ def _lists(calls: list[MetricCall], steps: Steps) -> list[pl.DataFrame]:
     return [_frame_values(call, call.spec.module.from_lists(steps.lists, **call.kwargs), steps) for call in calls]
 
 
-def _frames(calls: list[MetricCall], steps: Steps) -> list[pl.DataFrame]:
+def _frames(calls: list[MetricCall], steps: Steps) -> list[pl.LazyFrame]:
     """Each call's frame function of the used rows (with its interval's slice when it has
     an interval: gauc); unweighted, with no weight column: faster rank-based forms."""
     binding = steps.binding
@@ -177,7 +177,7 @@ def _frames(calls: list[MetricCall], steps: Steps) -> list[pl.DataFrame]:
         frame = call.spec.module.frame(
             rows, score="score", label="label", query="query", weight=weight, by=steps.by, **call.kwargs, **spreads
         )
-        frames.append(_frame_values(call, frame, steps))
+        frames.append(_call_columns(call, frame, steps))
     return frames
 
 
@@ -191,6 +191,9 @@ RUNNERS: dict[str, Runner] = {
     "lists": _lists,
     "frame": _frames,
 }
+# The forms whose whole work is a pass over the used rows: their runners give lazy frames
+# (and read no ``base``), collected in the same pass as ``base`` (``plan.collect_checked``).
+ROW_PASSES = ("rows", "frame")
 
 
 def form_run(call: MetricCall, binding: Binding) -> str:
@@ -203,10 +206,11 @@ def form_run(call: MetricCall, binding: Binding) -> str:
     return call.spec.polars_form
 
 
-def runs(binding: Binding) -> list[tuple[Runner, list[MetricCall]]]:
-    """Each runner with the calls of its form (``form_run``), in the order of
-    ``RUNNERS`` and of the calls; forms without a call are left out, and a form without
-    a runner is an error (``tests/test_docs.py`` fails on one first)."""
+def runs(binding: Binding, row_passes: bool) -> list[tuple[Runner, list[MetricCall]]]:
+    """Each runner of ``ROW_PASSES`` (``row_passes``) or of the other forms, with the calls
+    of its form (``form_run``), in the order of ``RUNNERS`` and of the calls; forms
+    without a call are left out, and a form without a runner is an error
+    (``tests/test_docs.py`` fails on one first)."""
     forms = [form_run(call, binding) for call in binding.calls]
     missing = sorted(set(forms) - set(RUNNERS))
     if missing:
@@ -214,19 +218,22 @@ def runs(binding: Binding) -> list[tuple[Runner, list[MetricCall]]]:
     return [
         (runner, [call for call, of in zip(binding.calls, forms) if of == form])
         for form, runner in RUNNERS.items()
-        if form in forms
+        if form in forms and (form in ROW_PASSES) == row_passes
     ]
 
 
 def _frame_values(call: MetricCall, frame: pl.LazyFrame, steps: Steps) -> pl.DataFrame:
+    """A frame function's result as the call's columns, collected (``_call_columns``)."""
+    return _call_columns(call, frame, steps).collect(engine="streaming")
+
+
+def _call_columns(call: MetricCall, frame: pl.LazyFrame, steps: Steps) -> pl.LazyFrame:
     """A frame function's result as the call's columns (with its ``_se`` and ``_df``
     when it has an interval), keyed by the slices (``slice_0`` added without)."""
-    binding = steps.binding
-    values = frame.collect(engine="streaming")
-    if not binding.by:
-        values = values.with_columns(pl.lit(0, pl.Int32).alias("slice_0"))
+    if not steps.binding.by:
+        frame = frame.with_columns(pl.lit(0, pl.Int32).alias("slice_0"))
     columns = [*call.columns, *((f"{call.column}_se", f"{call.column}_df") if steps.brings_spread(call) else ())]
-    return values.rename({f"{call.base_name}{c[len(call.column) :]}": c for c in columns})
+    return frame.rename({f"{call.base_name}{c[len(call.column) :]}": c for c in columns})
 
 
 def _aggregated(rows: pl.LazyFrame, by: list[str], aggregates: list[pl.Expr]) -> pl.LazyFrame:

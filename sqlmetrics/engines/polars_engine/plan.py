@@ -9,13 +9,15 @@ The input holds slices, label, score, weight, query, item under canonical names,
 ``class_score_<i>`` (wide class scores) or ``row_id`` and ``n_classes`` (long), and ``w``:
 the weight of a used row, NULL for an excluded one. ``base`` (one row per slice, and per
 distinct score when a metric reads the score histogram, and per class for multi-class
-metrics) is the one aggregation over the input: the rows are read again only to show an
-example of a rule they break.
+metrics) is the one aggregation over the input, collected in the same pass as the metrics
+whose whole work is a pass over the rows (``collect_checked``); the input rules are
+checked on it before any value is returned.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import polars as pl
@@ -31,17 +33,29 @@ from sqlmetrics.sources import polars_source
 from sqlmetrics.spec import MetricCall
 
 
-def checked_base(
+@dataclasses.dataclass(frozen=True)
+class Input:
+    """The source under canonical names, read but not yet checked: its ``rows``, ``base``
+    (lazy), the second table under canonical names (the judgments or the long class
+    scores; None without) and the column rules ``base`` counts."""
+
+    binding: Binding
+    rows: pl.LazyFrame
+    base: pl.LazyFrame
+    judged: pl.LazyFrame | None
+    checks: list
+    keys: tuple[str, ...]
+
+
+def read_input(
     binding: Binding,
     source: Any,
     second: Any = None,
     keys: tuple[str, ...] | None = None,
     sums: tuple[pl.Expr, ...] = (),
-) -> tuple[pl.LazyFrame, pl.DataFrame, Any]:
-    """The source's rows under canonical names, ``base`` (collected, keyed by ``keys``,
-    default ``base_keys``, with the aggregates ``sums`` too) once the input rules hold,
-    and the second table under canonical names: the judgments or the long class scores
-    (None without)."""
+) -> Input:
+    """The source's rows under canonical names and their ``base`` (keyed by ``keys``,
+    default ``base_keys``, with the aggregates ``sums`` too), once the schemas hold."""
     lf = polars_source(source, binding.source_columns)
     schema = {name: str(dtype) for name, dtype in lf.collect_schema().items()}
     check_schema(binding, schema)
@@ -53,15 +67,51 @@ def checked_base(
     checks = checks_for(binding.calls, binding.weight is not None)
     rows = _input(binding, lf, judged)
     keys = base_keys(binding) if keys is None else keys
-    base = _base(binding, rows, checks, keys, sums).collect(engine="streaming")
+    return Input(binding, rows, _base(binding, rows, checks, keys, sums), judged, checks, keys)
+
+
+def collect_checked(data: Input, also: Sequence[pl.LazyFrame] = ()) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
+    """``base`` and the frames ``also`` (of the same rows: the metrics whose whole work is
+    a pass over them) collected in one pass, once the input rules hold. The rules are
+    checked on ``base`` after the pass: a frame that failed to compute over input that
+    breaks one raises the rule's error, not its own."""
+    try:
+        base, *frames = pl.collect_all([data.base, *also], engine="streaming")
+    except pl.exceptions.PolarsError:
+        if also:
+            _raise_broken_rules(data, data.base.collect(engine="streaming"))
+        raise
+    _raise_broken_rules(data, base)
+    return base, frames
+
+
+def checked_base(
+    binding: Binding,
+    source: Any,
+    second: Any = None,
+    keys: tuple[str, ...] | None = None,
+    sums: tuple[pl.Expr, ...] = (),
+) -> tuple[pl.LazyFrame, pl.DataFrame, Any]:
+    """The source's rows under canonical names, ``base`` (collected, keyed by ``keys``,
+    default ``base_keys``, with the aggregates ``sums`` too) once the input rules hold,
+    and the second table under canonical names: the judgments or the long class scores
+    (None without)."""
+    data = read_input(binding, source, second, keys, sums)
+    base, _ = collect_checked(data)
+    return data.rows, base, data.judged
+
+
+def _raise_broken_rules(data: Input, base: pl.DataFrame) -> None:
+    """Raise InvalidInputError for the first input rule the rows break: the column rules
+    counted in ``base``, then the run's and the units' table rules."""
+    binding = data.binding
     original = base.filter(pl.col(binding.replicate_slice) == 0) if binding.bootstrap else base  # as rules/sql.py
-    raise_failed(original, rows, checks, keys, binding.role_columns)
+    raise_failed(original, data.rows, data.checks, data.keys, binding.role_columns)
     if binding.weight is not None:
         raise_weight_total(original, binding.slices, binding.weight)
     if binding.judgments:
-        raise_failed_tables(run_rules(binding), RuleTables(rows, judged))
-    raise_failed_tables(unit_rules(binding), RuleTables(rows))
-    return rows, base, judged
+        raise_failed_tables(run_rules(binding), RuleTables(data.rows, data.judged))
+    raise_failed_tables(unit_rules(binding), RuleTables(data.rows))
 
 
 def checked_class_score_hist(

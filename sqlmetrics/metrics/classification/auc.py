@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.intervals.delong import DELONG
-from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, count, ratio
+from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights, col, count, ratio
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -40,11 +40,13 @@ def both_classes(w_pos: pl.Expr, w_neg: pl.Expr, value: pl.Expr) -> pl.Expr:
     return pl.when((w_pos.sum() > 0) & (w_neg.sum() > 0)).then(value)
 
 
-def rank_sum(s: pl.Expr, positive: pl.Expr) -> pl.Expr:
-    """Unweighted AUC of rows without NULLs: (R⁺ − P(P + 1)/2) / (P·N), R⁺ the sum of the
-    positives' average ranks (ties share the mean of their ranks). P and N are Float64
-    counts: P·N passes 2³² at 65,536 rows of each class."""
-    p, n = count(positive), count(~positive)
+def rank_sum(s: pl.Expr, positive: pl.Expr, negative: pl.Expr | None = None) -> pl.Expr:
+    """Unweighted AUC: (R⁺ − P(P + 1)/2) / (P·N), R⁺ the sum of the positives' average
+    ranks (ties share the mean of their ranks). ``negative`` defaults to every row not
+    ``positive`` (rows without NULLs); a row of neither class must have a NULL ``s``, so
+    that it takes no rank. P and N are Float64 counts: P·N passes 2³² at 65,536 rows of
+    each class."""
+    p, n = count(positive), count(~positive if negative is None else negative)
     return ratio(s.rank("average").filter(positive).sum() - p * (p + 1) / 2, p * n)
 
 
@@ -71,10 +73,11 @@ def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl
     >>> df.select(smp.auc("score", "label")).item()  # 12 pairs: 8 won, 4 tied: 10/12
     0.8333333333333334
     """
+    if weight is None:  # a row with a NULL label or score is masked, not filtered out (a copy)
+        s, y = col(score).cast(pl.Float64), col(label).cast(pl.Float64)
+        used = s.is_not_null() & y.is_not_null()
+        return rank_sum(pl.when(y.is_not_null()).then(s), used & (y == 1), used & (y != 1))
     s, w_pos, w_neg = binary_weights(score, label, weight)
-    if weight is None:
-        used = w_pos.is_not_null()
-        return rank_sum(s.filter(used), w_pos.filter(used) > 0)
     w_pos, w_neg = w_pos.fill_null(0.0), w_neg.fill_null(0.0)  # running sums must not stop at NULLs
 
     def credit(positives_first: bool) -> pl.Expr:
