@@ -29,15 +29,16 @@ from sqlmetrics.sources import names_unreadable_files
 @in_a_worker
 def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     """Every metric of ``binding`` over ``source`` (and ``second``: the judgments of a
-    run, or long class scores): ``base`` and the forms that are a pass over the rows in
-    one pass, the rules checked, then the other forms' runners over their calls, then
-    the row counts and the intervals."""
+    run, or long class scores): ``base``, the forms that are a pass over the rows and the
+    ranking lists' rows in one pass, the rules checked, then the other forms' runners over
+    their calls, then the row counts and the intervals."""
     data = plan.read_input(binding, source, second)
     first = Steps(binding, data.rows, None, data.judged, None)
     row_passes = [frame for runner, calls in runs(binding, True) for frame in runner(calls, first)]
-    base, values = plan.collect_checked(data, row_passes)
+    base, values = plan.collect_checked(data, [*row_passes, *([first.list_rows] if first.ranks else [])])
+    list_rows = values.pop().lazy() if first.ranks else None
     hist = plan.checked_class_score_hist(binding, data.rows, data.judged, base)
-    steps = dataclasses.replace(first, base=base, class_hist=hist)
+    steps = dataclasses.replace(first, base=base, class_hist=hist, collected_list_rows=list_rows)
     values += [frame for runner, calls in runs(binding, False) for frame in runner(calls, steps)]
     slices = steps.slices
     results = plan.row_counts(binding, base)

@@ -41,6 +41,7 @@ class Steps:
     base: pl.DataFrame | None  # None for the row passes, which run before it is collected
     judged: pl.LazyFrame | None
     class_hist: pl.DataFrame | None
+    collected_list_rows: pl.LazyFrame | None = None  # list_rows, when read in the first pass
 
     @property
     def slices(self) -> list[str]:
@@ -94,13 +95,26 @@ class Steps:
         """class_confusion: base summed by slice, true and predicted class (collected once)."""
         return plan.build("class_confusion", self.base.lazy(), self.slices).collect().lazy()
 
+    @property
+    def ranks(self) -> bool:
+        """Whether a call reads the ranking lists."""
+        return any(form_run(call, self.binding) == "lists" for call in self.binding.calls)
+
+    @property
+    def list_rows(self) -> pl.LazyFrame:
+        """The rows of the ranking lists: the used rows' slices, query, item, score, label."""
+        return self.used_rows.select(*self.by, "query", "item", "score", "label")
+
     @cached_property
     def lists(self) -> Lists:
         """The ranking metrics' input: the used rows, and every list's judged items, as
         deep as the calls read (with their interval's slice when one has an interval).
-        The rows are read once: every ranking step reads them again."""
+        The rows are read once (in the first pass, with ``base``, or here): every
+        ranking step reads them again."""
         binding, by = self.binding, self.by
-        rows = self.used_rows.select(*by, "query", "item", "score", "label").collect(engine="streaming").lazy()
+        rows = self.collected_list_rows
+        if rows is None:
+            rows = self.list_rows.collect(engine="streaming").lazy()
         if self.judged is None:
             lists = Lists(rows, rows.select(*by, "query", "label"), by)
         else:
