@@ -110,11 +110,26 @@ def queries(
     rows = data.filter(*(pl.col(c).is_not_null() for c in (score, label, query, weight) if c is not None))
     totals = rows.group_by(keys).agg(pos=w_pos.sum(), neg=w_neg.sum())
     two_class = totals.filter((pl.col("pos") > 0) & (pl.col("neg") > 0)).select(keys)
-    # rows are free of NULLs here: without weights, the one-sort rank-sum form applies
-    query_auc = auc.rank_sum(pl.col(score), pl.col(label) == 1) if weight is None else auc.expr(score, label, weight)
-    aucs = rows.join(two_class, on=keys, how="semi", nulls_equal=True).group_by(keys).agg(auc=query_auc)
+    aucs = _query_aucs(rows.join(two_class, on=keys, how="semi", nulls_equal=True), keys, score, label, weight)
     pos, neg = pl.col("pos"), pl.col("neg")
     group_weight = {"impressions": pos + neg, "positives": pos, "uniform": pl.lit(1.0)}
     return totals.join(aucs, on=keys, how="left", nulls_equal=True).with_columns(
         group_weight=group_weight[WEIGHTING.validate("gauc", weighting)]
     )
+
+
+def _query_aucs(rows: Frame, keys: list[str], score: str, label: str, weight: str | None) -> Frame:
+    """Each query's AUC over its rows (free of NULLs). Without weights, the one-sort
+    rank-sum form, (R⁺ − P(P + 1)/2) / (P·N), its sum and counts plain aggregates and the
+    formula taken after the group_by: an expression of several aggregates runs query by
+    query there (5M rows of 250k users: 0.44 s against 0.35 s)."""
+    if weight is not None:
+        return rows.group_by(keys).agg(auc=auc.expr(score, label, weight))
+    positive = pl.col(label) == 1
+    sums = rows.group_by(keys).agg(
+        query_rows=pl.len().cast(pl.Float64),
+        query_positives=positive.cast(pl.Float64).sum(),
+        rank_sum=pl.col(score).rank("average").filter(positive).sum(),
+    )
+    p, n = pl.col("query_positives"), pl.col("query_rows") - pl.col("query_positives")
+    return sums.select(*keys, auc=ratio(pl.col("rank_sum") - p * (p + 1) / 2, p * n))
