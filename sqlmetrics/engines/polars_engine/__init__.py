@@ -35,7 +35,8 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     data = plan.read_input(binding, source, second)
     first = Steps(binding, data.rows, None, data.judged, None)
     row_passes = [frame for runner, calls in runs(binding, True) for frame in runner(calls, first)]
-    base, values = plan.collect_checked(data, [*row_passes, *([first.list_rows] if first.ranks else [])])
+    also = [*row_passes, first.list_rows] if first.ranks else row_passes  # the lists' rows last
+    base, values = plan.collect_checked(data, also)
     list_rows = values.pop().lazy() if first.ranks else None
     hist = plan.checked_class_score_hist(binding, data.rows, data.judged, base)
     steps = dataclasses.replace(first, base=base, class_hist=hist, collected_list_rows=list_rows)

@@ -40,14 +40,17 @@ def both_classes(w_pos: pl.Expr, w_neg: pl.Expr, value: pl.Expr) -> pl.Expr:
     return pl.when((w_pos.sum() > 0) & (w_neg.sum() > 0)).then(value)
 
 
-def rank_sum(s: pl.Expr, positive: pl.Expr, negative: pl.Expr | None = None) -> pl.Expr:
-    """Unweighted AUC: (R⁺ − P(P + 1)/2) / (P·N), R⁺ the sum of the positives' average
-    ranks (ties share the mean of their ranks). ``negative`` defaults to every row not
-    ``positive`` (rows without NULLs); a row of neither class must have a NULL ``s``, so
-    that it takes no rank. P and N are Float64 counts: P·N passes 2³² at 65,536 rows of
-    each class."""
-    p, n = count(positive), count(~positive if negative is None else negative)
-    return ratio(s.rank("average").filter(positive).sum() - p * (p + 1) / 2, p * n)
+def rank_sum(s: pl.Expr, positive: pl.Expr, negative: pl.Expr) -> pl.Expr:
+    """Unweighted AUC by the rank sum (``of_rank_sum``), ties sharing the mean of their
+    ranks; a row of neither class must have a NULL ``s``, so that it takes no rank."""
+    return of_rank_sum(s.rank("average").filter(positive).sum(), count(positive), count(negative))
+
+
+def of_rank_sum(positive_ranks: pl.Expr, p: pl.Expr, n: pl.Expr) -> pl.Expr:
+    """AUC = (R⁺ − P(P + 1)/2) / (P·N), R⁺ the sum of the P positives' average ranks
+    among the P + N rows; NULL without both classes. P and N are Float64 counts: P·N
+    passes 2³² at 65,536 rows of each class."""
+    return ratio(positive_ranks - p * (p + 1) / 2, p * n)
 
 
 def expr(score: IntoExpr, label: IntoExpr, weight: IntoExpr | None = None) -> pl.Expr:

@@ -120,7 +120,7 @@ def queries(
 
 def _query_aucs(rows: Frame, keys: list[str], score: str, label: str, weight: str | None) -> Frame:
     """Each query's AUC over its rows (free of NULLs). Without weights, the one-sort
-    rank-sum form, (R⁺ − P(P + 1)/2) / (P·N), its sum and counts plain aggregates and the
+    rank-sum form (``auc.of_rank_sum``), its sum and counts plain aggregates and the
     formula taken after the group_by: an expression of several aggregates runs query by
     query there (5M rows of 250k users: 0.44 s against 0.35 s)."""
     if weight is not None:
@@ -132,4 +132,4 @@ def _query_aucs(rows: Frame, keys: list[str], score: str, label: str, weight: st
         rank_sum=pl.col(score).rank("average").filter(positive).sum(),
     )
     p, n = pl.col("query_positives"), pl.col("query_rows") - pl.col("query_positives")
-    return sums.select(*keys, auc=ratio(pl.col("rank_sum") - p * (p + 1) / 2, p * n))
+    return sums.select(*keys, auc=auc.of_rank_sum(pl.col("rank_sum"), p, n))
