@@ -75,7 +75,14 @@ def frame(
     >>> smp.gauc(df, score="score", label="click", query="user").row(0)
     (0.6, 2, 1)
     """
-    per_query = queries(data, score=score, label=label, query=query, weight=weight, by=by, weighting=weighting)
+    # under canonical names: a user's column may be named as one the steps make (pos, auc)
+    slices = [f"slice_{i}" for i in range(len(by))]
+    roles = {"query": query, "score": score, "label": label, **({"weight": weight} if weight is not None else {})}
+    rows = data.select(*(pl.col(c).alias(s) for c, s in zip(by, slices)), **{r: pl.col(c) for r, c in roles.items()})
+    weight = "weight" if weight is not None else None
+    per_query = queries(
+        rows, score="score", label="label", query="query", weight=weight, by=slices, weighting=weighting
+    )
     value, g = pl.col("auc"), pl.col("group_weight")
     summary = [
         ratio((g * value).sum(), g.filter(value.is_not_null()).sum()).alias("gauc"),
@@ -85,11 +92,12 @@ def frame(
     if spread is True:
         se, df = spread_expr(value, g)
         summary += [se.alias("gauc_se"), df.alias("gauc_df")]
-    result = per_query.group_by(list(by)).agg(summary) if by else per_query.select(summary)
+    result = per_query.group_by(slices).agg(summary) if by else per_query.select(summary)
     if isinstance(spread, str):  # the slice of two paired scores (sm.compare)
-        spreads = paired_spread(per_query.rename({query: "query"}), list(by), spread, value, g, "gauc")
-        result = result.join(spreads, on=list(by), how="left", nulls_equal=True)
-    return result
+        pair = slices[list(by).index(spread)]
+        spreads = paired_spread(per_query, slices, pair, value, g, "gauc")
+        result = result.join(spreads, on=slices, how="left", nulls_equal=True)
+    return result.rename(dict(zip(slices, by)))
 
 
 def queries(
