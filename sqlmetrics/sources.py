@@ -6,7 +6,7 @@ import functools
 import glob
 import inspect
 import os
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,6 +37,13 @@ def in_kind(result: pl.LazyFrame, data: pl.DataFrame | pl.LazyFrame) -> Any:
     frame function: a LazyFrame for a LazyFrame (computed when collected), a DataFrame
     (collected now) for a DataFrame."""
     return result.collect() if isinstance(data, pl.DataFrame) else result
+
+
+def slice_names(by: Sequence[str]) -> list[str]:
+    """The canonical names a frame function gives the user's slice columns ``by`` while it
+    computes (``slice_1``, ...; ``Binding.slices``'): a user's column may be named as one
+    its steps make (``n``, ``w``, ``class``, ``auc``); it names them back at the end."""
+    return [f"slice_{i}" for i in range(1, len(by) + 1)]
 
 
 def second_view(long_scores: bool) -> str:

@@ -80,28 +80,6 @@ def test_frame_function_by_slice():
         assert value == pytest.approx(REFERENCE(y, s, np.ones(len(y)), q)[0])
 
 
-# The steps of gauc's frame function make columns of their own (pos, neg, auc,
-# group_weight, ...): a user's column of that name must change nothing. A slice named
-# group_weight gave other numbers, a query named pos a polars DuplicateError.
-STEP_COLUMNS = ["pos", "neg", "auc", "group_weight", "query_rows", "query_positives", "rank_sum", "query", "score"]
-
-
-@pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("name", STEP_COLUMNS)
-@pytest.mark.parametrize("role", ["user", "day", "pctr", "click", "weight"])
-def test_frame_function_whatever_the_columns_are_named(role, name, weighted):
-    frame = HAND_WORKED.with_columns(
-        day=pl.Series([1, 1, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2]), weight=pl.Series([1.0, 2.0, 0.5] * 4)
-    )
-    columns = {"user": "user", "day": "day", "pctr": "pctr", "click": "click", "weight": "weight"} | {role: name}
-    weight = columns["weight"] if weighted else None
-    renamed = frame.rename({role: name})
-    got = smp.gauc(renamed, score=columns["pctr"], label=columns["click"], query=columns["user"], weight=weight,
-                   by=[columns["day"]])  # fmt: skip
-    want = smp.gauc(frame, score="pctr", label="click", query="user", weight="weight" if weighted else None, by=["day"])
-    assert got.rename({columns["day"]: "day"}).equals(want)
-
-
 @st.composite
 def head_query_log(draw) -> pl.DataFrame:
     """A log whose query 0 holds most rows (a skewed log's head user: 60 to 300 rows

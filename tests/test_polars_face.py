@@ -4,7 +4,10 @@ slices as ``evaluate`` does."""
 
 from __future__ import annotations
 
+import inspect
+
 import polars as pl
+import polars.testing
 import pytest
 
 import sqlmetrics as sm
@@ -83,3 +86,38 @@ def test_slicing_by_the_query_column_itself_gives_a_slice_per_query(name):
     result = function(frame, score="score", label="label", query="user", by="user")
     expected = sm.evaluate(frame, [name], score="score", label="label", query="user", by="user", engine="polars")
     assert result.equals(expected.select(result.columns))
+
+
+# Names the frame functions' steps give columns of their own (counts, classes, a query's
+# AUC and weight, the canonical roles and slices): a user's column so named must change
+# nothing. smp.cohen_kappa sliced by a column named d (its disagreement weights) gave
+# other slices and values, gauc sliced by group_weight other values; the multi-class
+# functions sliced by n, w or class failed, and gauc with a query named pos.
+STEP_NAMES = ["n", "w", "d", "pos", "neg", "auc", "group_weight", "rank_sum", "class", "true_class", "predicted_class",
+              "support", "tp", "value", "query", "item", "slice_1", "query_rows"]  # fmt: skip
+
+
+def _renamed(role, old: str, new: str):
+    """A role's column(s) with ``old`` named ``new`` (class scores: a mapping of columns)."""
+    if isinstance(role, dict):
+        return {key: _renamed(column, old, new) for key, column in role.items()}
+    return new if role == old else role
+
+
+@pytest.mark.parametrize("name", FRAME_FUNCTIONS)
+def test_a_frame_function_whatever_its_columns_are_named(name):
+    spec, call = sm.registry()[name], sm.metric(name, **_params(sm.registry()[name]))
+    function = getattr(smp, name.replace("@k", "_at_k"))
+    frame = FRAME.with_columns(prediction=pl.Series([0, 1, 0, 0, 1, 1, 1, 0]), weight=pl.Series([1.0, 2.0, 0.5] * 2 + [3.0, 1.0]))
+    roles = {**_roles(spec), **({"prediction": "prediction"} if "prediction" in _roles(spec) else {})}
+    if "weight" in inspect.signature(function).parameters:
+        roles["weight"] = "weight"
+    want = function(frame, **roles, **_params(spec), by=["day"])
+    for column in ["day", *(c for c in frame.columns if c != "day" and c in str(roles))]:
+        for new in STEP_NAMES:
+            if new in frame.columns or new in call.columns:  # an output column's name is the user's to avoid
+                continue
+            renamed = {role: _renamed(value, column, new) for role, value in roles.items()}
+            by = new if column == "day" else "day"
+            got = function(frame.rename({column: new}), **renamed, **_params(spec), by=[by])
+            polars.testing.assert_frame_equal(got.rename({by: "day"}), want, rel_tol=1e-12, abs_tol=1e-14)

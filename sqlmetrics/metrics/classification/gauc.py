@@ -9,7 +9,7 @@ import polars as pl
 from sqlmetrics.intervals.query_mean import paired_spread, query_mean, spread_expr
 from sqlmetrics.metrics.classification import auc
 from sqlmetrics.metrics.classification._binary import binary_weights, ratio
-from sqlmetrics.sources import Frame
+from sqlmetrics.sources import Frame, slice_names
 from sqlmetrics.spec import Metric, Param, PerQuery
 
 WEIGHTING = Param(
@@ -76,7 +76,7 @@ def frame(
     (0.6, 2, 1)
     """
     # under canonical names: a user's column may be named as one the steps make (pos, auc)
-    slices = [f"slice_{i}" for i in range(len(by))]
+    slices = slice_names(by)
     roles = {"query": query, "score": score, "label": label, **({"weight": weight} if weight is not None else {})}
     rows = data.select(*(pl.col(c).alias(s) for c, s in zip(by, slices)), **{r: pl.col(c) for r, c in roles.items()})
     weight = "weight" if weight is not None else None

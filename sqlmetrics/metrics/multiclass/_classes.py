@@ -30,7 +30,7 @@ import polars as pl
 from sqlmetrics.intervals.class_confusion_delta import class_confusion_delta
 from sqlmetrics.metrics.classification._binary import fscore_weights, ratio
 from sqlmetrics.rules.schema import check_classes
-from sqlmetrics.sources import Frame
+from sqlmetrics.sources import Frame, slice_names
 from sqlmetrics.spec import Interval, Param
 
 AVERAGE = Param(
@@ -172,13 +172,13 @@ def class_interval(value: str, g_diagonal: str, g_true: str, g_predicted: str) -
 
 
 def class_rows(data: Frame, *, label: str, prediction: str, weight: str | None, by: Sequence[str]) -> Frame:
-    """The used rows of ``data`` as ``class_confusion`` reads them (slices, ``true_class``,
-    ``predicted_class``, ``n`` = 1, ``w``): rows with a NULL label, prediction or weight
-    are left out."""
+    """The used rows of ``data`` as ``class_confusion`` reads them (the slices ``by`` under
+    their canonical names, ``slice_names``; ``true_class``, ``predicted_class``, ``n`` = 1,
+    ``w``): rows with a NULL label, prediction or weight are left out."""
     schema = data.collect_schema()
     check_classes(label, str(schema[label]), prediction, str(schema[prediction]))
     return data.filter(*(pl.col(c).is_not_null() for c in (label, prediction, weight) if c is not None)).select(
-        *by,
+        *(pl.col(column).alias(name) for column, name in zip(by, slice_names(by))),
         pl.col(label).alias("true_class"),
         pl.col(prediction).alias("predicted_class"),
         n=pl.lit(1, pl.Int64),
@@ -197,6 +197,8 @@ def per_slice(
 ) -> Frame:
     """``metric`` (an aggregation over class counts) for every slice of ``by`` of
     ``data``: rows with a NULL label, prediction or weight are left out first."""
-    rows = class_rows(data, label=label, prediction=prediction, weight=weight, by=by)
-    counts = class_counts(class_confusion(rows, by), by)
-    return counts.group_by(list(by)).agg(metric).sort(list(by), nulls_last=True) if by else counts.select(metric)
+    rows, slices = class_rows(data, label=label, prediction=prediction, weight=weight, by=by), slice_names(by)
+    counts = class_counts(class_confusion(rows, slices), slices)
+    if not by:
+        return counts.select(metric)
+    return counts.group_by(slices).agg(metric).rename(dict(zip(slices, by))).sort(list(by), nulls_last=True)

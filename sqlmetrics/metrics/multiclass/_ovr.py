@@ -25,7 +25,7 @@ import polars as pl
 
 from sqlmetrics.class_scores import LongClassScores, parse
 from sqlmetrics.metrics.classification._binary import ratio
-from sqlmetrics.sources import Frame, in_kind, polars_source
+from sqlmetrics.sources import Frame, in_kind, polars_source, slice_names
 from sqlmetrics.spec import Param
 
 OVR_AVERAGE = Param(
@@ -104,7 +104,8 @@ def per_slice(
     description, table = parse(class_scores)
     lazy = data.lazy()
     w = pl.lit(1.0) if weight is None else pl.col(weight).cast(pl.Float64)
-    keys = [*by, pl.col(label).alias("true_class"), w.alias("w")]
+    slices = slice_names(by)
+    keys = [*(pl.col(c).alias(s) for c, s in zip(by, slices)), pl.col(label).alias("true_class"), w.alias("w")]
     if table is None:
         scores = [
             pl.col(column).cast(pl.Float64).alias(f"class_score_{i}")
@@ -112,7 +113,7 @@ def per_slice(
         ]
         names = [f"class_score_{i}" for i in range(1, len(scores) + 1)]
         rows = lazy.select(*keys, *scores).drop_nulls(["true_class", "w", *names])
-        class_rows = wide_rows(rows, by, description.classes)
+        class_rows = wide_rows(rows, slices, description.classes)
     else:
         long = polars_source(table, (description.row_id, description.class_, description.score)).select(
             pl.col(description.row_id).alias("row_id"),
@@ -125,8 +126,9 @@ def per_slice(
             .drop_nulls(["true_class", "w", "row_id"])
             .join(unscored, on="row_id", how="anti")
         )
-        class_rows = long_rows(rows, by, long)
-    result = averaged(class_score_hist(class_rows, by), by, per_class, average)
-    result = result.rename({"value": name, "classes": f"{name}_classes", "skipped": f"{name}_skipped"})
+        class_rows = long_rows(rows, slices, long)
+    result = averaged(class_score_hist(class_rows, slices), slices, per_class, average)
+    outputs = {"value": name, "classes": f"{name}_classes", "skipped": f"{name}_skipped"}
+    result = result.rename({**outputs, **dict(zip(slices, by))})
     result = result.sort(list(by), nulls_last=True) if by else result
     return in_kind(result, data)

@@ -9,7 +9,7 @@ import polars as pl
 
 from sqlmetrics.intervals.kappa_delta import kappa_delta
 from sqlmetrics.metrics.multiclass._classes import Frame, class_confusion, class_counts, class_rows, used_tables
-from sqlmetrics.sources import in_kind
+from sqlmetrics.sources import in_kind, slice_names
 from sqlmetrics.spec import Metric, MetricCall, Param
 
 WEIGHTS = Param(
@@ -134,7 +134,8 @@ def frame(
     0.8888888888888888
     """
     weights = WEIGHTS.validate(SPEC.name, weights)
-    rows = class_rows(data.lazy(), label=label, prediction=prediction, weight=weight, by=by)
-    result = from_class_confusion(class_confusion(rows, by), by, weights=weights).rename({"value": "cohen_kappa"})
+    rows, slices = class_rows(data.lazy(), label=label, prediction=prediction, weight=weight, by=by), slice_names(by)
+    result = from_class_confusion(class_confusion(rows, slices), slices, weights=weights)
+    result = result.rename({"value": "cohen_kappa", **dict(zip(slices, by))})
     result = result.sort(list(by), nulls_last=True) if by else result
     return in_kind(result, data)

@@ -31,7 +31,7 @@ from sqlmetrics.intervals.query_mean import paired_spread, spread_expr
 from sqlmetrics.metrics.ranking._params import TIE_BREAKS
 from sqlmetrics.metrics.ranking._reach import floor_plan
 from sqlmetrics.rules.columns import checks_for, raise_failed_rows
-from sqlmetrics.sources import in_kind
+from sqlmetrics.sources import in_kind, slice_names
 from sqlmetrics.spec import MetricCall
 
 
@@ -296,8 +296,8 @@ def from_frame(
     With ``judgments`` (columns ``query``, ``item`` and ``label`` named as in ``data``),
     ``data`` is a run and each row's relevance is its judgment (0 if unjudged)."""
     lf = data.lazy()
-    slices = [pl.col(c).alias(f"slice_{i}") for i, c in enumerate(by, 1)]
-    by_names = [f"slice_{i}" for i in range(1, len(by) + 1)]
+    by_names = slice_names(by)
+    slices = [pl.col(c).alias(name) for c, name in zip(by, by_names)]
     item_expr = pl.col(item) if item is not None else pl.lit(None)
     columns = [
         *slices,
