@@ -41,8 +41,8 @@ def in_kind(result: pl.LazyFrame, data: pl.DataFrame | pl.LazyFrame) -> Any:
 
 def slice_names(by: Sequence[str]) -> list[str]:
     """The canonical names a frame function gives the user's slice columns ``by`` while it
-    computes (``slice_1``, ...; ``Binding.slices``'): a user's column may be named as one
-    its steps make (``n``, ``w``, ``class``, ``auc``); it names them back at the end."""
+    computes (``slice_1``, ..., as ``Binding.slices``): a user's column may be named as
+    one its steps make (``n``, ``w``, ``class``, ``auc``); it names them back at the end."""
     return [f"slice_{i}" for i in range(1, len(by) + 1)]
 
 
