@@ -2,7 +2,8 @@
 ``spec.POLARS_FORMS``), in ``RUNNERS``, so that a new form is one entry there.
 
 A runner takes every call of its form and the ``Steps`` of the plan, and returns the
-calls' values as frames keyed by the slices (to be joined to the row counts): the
+calls' values as frames keyed by the slices (to be joined to the row counts; the runners
+of ``ROW_PASSES`` as lazy frames, collected in one pass with ``base``): the
 histogram form evaluates every ``from_histogram`` expression in one aggregation of the
 score histogram; the rows form every row expression in one aggregation of the used rows
 (the histogram metrics too when the scores are nearly all distinct: ``form_run``);
@@ -32,9 +33,9 @@ from sqlmetrics.spec import MetricCall
 @dataclasses.dataclass
 class Steps:
     """What the runners read: the call's binding, its input rows (``plan``), ``base``
-    (collected), the judgments or long class scores (None without) and the class score
-    histogram (None without class scores); the confusion matrix and the ranking lists are
-    built when first read."""
+    (collected; None while the row passes are built), the judgments or long class scores
+    (None without) and the class score histogram (None without class scores); the
+    confusion matrix and the ranking lists are built when first read."""
 
     binding: Binding
     rows: pl.LazyFrame
