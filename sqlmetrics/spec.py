@@ -289,6 +289,11 @@ class Metric:
     * ``per_class``: for a multi-class metric, its column of ``per_class_scores``, which
       ``sm.per_class`` reports (empty: it has no per-class value);
     * ``intermediates``: the shared steps the template selects from (``score_hist``, ...);
+    * ``reads_of``: where a call reads only some of them, by its parameters, the ones it
+      reads (hit_rate: ``first_hits`` for the macro average, ``cutoff_hits`` for micro):
+      the polars lists compute only those; the SQL renders every step of ``intermediates``
+      and folds the branch of the other parameters away, and the engine drops what no
+      branch reads;
     * ``needs``: the column roles it requires (``weight`` is always optional);
     * ``outputs``: extra result columns after the main one (``label + "_" + output``);
     * ``score_domain``: ``any`` (only order matters), ``finite`` or ``probability``;
@@ -347,6 +352,7 @@ class Metric:
     rounding_bound: str = ""
     # the analytic confidence interval (sqlmetrics/intervals/), if the metric has one
     interval: Interval | None = None
+    reads_of: Callable[..., tuple[str, ...]] | None = field(default=None, compare=False, repr=False)
     module: Any = field(default=None, compare=False, repr=False)
 
     @property
@@ -368,6 +374,13 @@ class MetricCall:
     @property
     def kwargs(self) -> dict[str, Any]:
         return dict(self.params)
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The shared steps this call reads: its metric's ``intermediates``, or those its
+        parameters pick (``Metric.reads_of``)."""
+        reads_of = self.spec.reads_of
+        return self.spec.intermediates if reads_of is None else reads_of(**self.kwargs)
 
     @property
     def base_name(self) -> str:

@@ -111,7 +111,8 @@ class Steps:
         """The ranking metrics' input: the used rows, and every list's judged items, as
         deep as the calls read (with their interval's slice when one has an interval).
         The rows are read once (in the first pass, with ``base``, or here): every
-        ranking step reads them again."""
+        ranking step reads them again. (``list_floors`` too could be taken in the first
+        pass; it measured slower there: MRR over 5M rows 0.22 s against 0.18 s.)"""
         binding, by = self.binding, self.by
         rows = self.collected_list_rows
         if rows is None:

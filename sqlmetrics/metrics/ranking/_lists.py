@@ -3,12 +3,15 @@ declared beside its template in the family's ``INTERMEDIATES`` (``Intermediate.p
 
 ``Lists`` holds a call's used rows and judged items, and computes once each
 
+* ``list_floors``: one aggregation of each list's rows, giving every per-list score the
+  steps below start from and, for impressions, the list's relevant and judged items
+  (``list_floors_of``, the form of ``compose/lists.py``'s ``list_floors``);
 * ``ranked(ties, min_relevance)``: every row with its peer group's positions
   ``first_position .. last_position`` and ``group_relevant`` (``ranked_rows``, the form
   of ``sql/intermediates/ranked.sql``);
 * ``judged``: each list's relevance histogram (``judged_labels``; ``judged.sql`` keeps
-  only its labels above 0 and counts a list's relevant and judged items in
-  ``list_floors``; here the whole histogram gives both);
+  only its labels above 0; for a run, it also counts the list's relevant and judged
+  items);
 * ``discount_through`` / ``harmonic_through``: running sums over positions, as deep as
   a cutoff k reads (``positions``, the form of ``positions.sql``), read with ``gather``;
 
@@ -29,7 +32,7 @@ import polars as pl
 
 from sqlmetrics.intervals.query_mean import paired_spread, spread_expr
 from sqlmetrics.metrics.ranking._params import TIE_BREAKS
-from sqlmetrics.metrics.ranking._reach import floor_plan
+from sqlmetrics.metrics.ranking._reach import floor_plan, kth_highest, lowest_relevant
 from sqlmetrics.rules.columns import checks_for, raise_failed_rows
 from sqlmetrics.sources import in_kind, slice_names
 from sqlmetrics.spec import MetricCall
@@ -39,13 +42,24 @@ from sqlmetrics.spec import MetricCall
 class Lists:
     """A call's ranking input. ``rows``: the used rows with canonical columns (slices,
     ``query``, ``item``, ``score``, ``label``); ``ideal_rows``: the judged items of every
-    list (slices, ``query``, ``label``); ``by``: the slice columns."""
+    list (slices, ``query``, ``label``); ``by``: the slice columns; ``counted_in_rows``:
+    whether a list's relevant and judged items are its rows' (impressions), not its
+    judgments' (a run)."""
 
     rows: pl.LazyFrame
     ideal_rows: pl.LazyFrame
     by: list[str]
-    # (ties, min_relevance) -> the (reach, k) of the metrics ranking that way (see _reach.py)
+    counted_in_rows: bool = True
+    # What the calls read of each list (``reached_by``), all from one aggregation of its
+    # rows (``list_floors``): per (ties, min_relevance), the (reach, k) of the metrics
+    # ranking that way (see _reach.py); the relevance thresholds of the calls (their
+    # relevant items), of the readers of ``first_hits`` (the top relevant score) and the
+    # (k, threshold) of the readers of ``cutoff_hits`` (the lowest score that can hold a
+    # relevant row within the top k).
     floors: dict[tuple[str, float], set[tuple[str, int | None]]] = field(default_factory=dict)
+    relevances: set[float] = field(default_factory=set)
+    first_hits: set[float] = field(default_factory=set)
+    cutoffs: set[tuple[int | None, float]] = field(default_factory=set)
     _cache: dict[Any, pl.DataFrame] = field(default_factory=dict)
     # also give each mean's standard error and degrees of freedom (``<name>_se``, ``_df``);
     # a slice name: that slice holds two paired scores (1, 2), give the spread of their
@@ -56,14 +70,33 @@ class Lists:
     per_query: bool = False
 
     def reached_by(self, calls: Sequence[MetricCall]) -> Lists:
-        """These lists, ranking only the rows the ranking metrics of ``calls`` read."""
+        """These lists, reading (and ranking) only what the ranking metrics of ``calls``
+        read."""
         floors: dict[tuple[str, float], set[tuple[str, int | None]]] = {}
+        relevances, first_hits, cutoffs = set(), set(), set()
         for call in calls:
+            if call.spec.polars_form != "lists":
+                continue
+            kwargs, steps = call.kwargs, call.reads
+            min_relevance = kwargs["min_relevance"]
+            relevances.add(min_relevance)
             if call.spec.reach:
-                kwargs = call.kwargs
-                combination = (kwargs["ties"], kwargs["min_relevance"])
-                floors.setdefault(combination, set()).add((call.spec.reach, kwargs.get("k")))
-        return Lists(self.rows, self.ideal_rows, self.by, floors, spread=self.spread)
+                floors.setdefault((kwargs["ties"], min_relevance), set()).add((call.spec.reach, kwargs.get("k")))
+            if "first_hits" in steps:
+                first_hits.add(min_relevance)
+            if "cutoff_hits" in steps:
+                cutoffs.add((kwargs.get("k"), min_relevance))
+        return Lists(
+            self.rows,
+            self.ideal_rows,
+            self.by,
+            self.counted_in_rows,
+            floors,
+            relevances,
+            first_hits,
+            cutoffs,
+            spread=self.spread,
+        )
 
     @property
     def keys(self) -> list[str]:
@@ -73,6 +106,11 @@ class Lists:
         if key not in self._cache:
             self._cache[key] = build().collect(engine="streaming")
         return self._cache[key]
+
+    @property
+    def list_floors(self) -> pl.LazyFrame:
+        """Every list, with what the calls read of it (``list_floors_of``), collected once."""
+        return self._cached("list_floors", lambda: list_floors_of(self)).lazy()
 
     def ranked(self, ties: str, min_relevance: float) -> pl.LazyFrame:
         """Every used row with its peer group (see ``sql/intermediates/ranked.sql``)."""
@@ -96,9 +134,7 @@ class Lists:
             for key, frame in self._cache.items()
             if isinstance(key, tuple) and key[0] == "ranked"
         ]
-        judged = self._cached(
-            "judged_longest", lambda: self.judged.group_by(self.keys).agg(pl.col("n").sum()).select(pl.col("n").max())
-        ).item()
+        judged = self._cached("judged_longest", lambda: self._judged_counts().select(pl.col("judged").max())).item()
         return max([*ranked, judged or 0])
 
     def deepest(self, k: int | None) -> int:
@@ -117,17 +153,25 @@ class Lists:
         """H(position) = Σ_{p <= position} 1/p, for a metric with cutoff ``k`` (position <= k)."""
         return pl.lit(self._positions(k)["harmonic_through"]).gather(position)
 
+    def _judged_counts(self, min_relevance: float | None = None) -> pl.LazyFrame:
+        """Per list with judged items: ``judged``, and its ``relevant`` items for
+        ``min_relevance``; for impressions counted in ``list_floors``, for a run in its
+        judgments."""
+        if self.counted_in_rows:
+            relevant = [] if min_relevance is None else [pl.col(relevant_column(min_relevance)).alias("relevant")]
+            return self.list_floors.select(*self.keys, *relevant, "judged")
+        n = pl.col("n")
+        relevant = [] if min_relevance is None else [n.filter(pl.col("label") >= min_relevance).sum().alias("relevant")]
+        return self.judged.group_by(self.keys).agg(*relevant, judged=n.sum())
+
     def per_list(self, parts: pl.LazyFrame, min_relevance: float, empty: str) -> pl.LazyFrame:
         """Every list with the metric's summed ``parts`` (0 where it has none), its
         ``relevant`` and ``judged`` counts and ``used``: a list without a relevant judged
         item is kept only under ``empty="zero"``, a list without judgments never."""
-        lists = self._cached("lists", lambda: self.rows.select(self.keys).unique()).lazy()
-        totals = self.judged.group_by(self.keys).agg(
-            relevant=pl.col("n").filter(pl.col("label") >= min_relevance).sum(), judged=pl.col("n").sum()
-        )
+        lists = self.list_floors.select(self.keys)
         values = [c for c in parts.collect_schema() if c not in self.keys]
         joined = lists.join(parts, on=self.keys, how="left", nulls_equal=True).join(
-            totals, on=self.keys, how="left", nulls_equal=True
+            self._judged_counts(min_relevance), on=self.keys, how="left", nulls_equal=True
         )
         relevant, judged = pl.col("relevant").fill_null(0), pl.col("judged").fill_null(0)
         return joined.with_columns(
@@ -194,8 +238,7 @@ def ranked_rows(lists: Lists, ties: str, min_relevance: float) -> pl.LazyFrame:
     keys = lists.keys
     rows = lists.rows
     if (ties, min_relevance) in lists.floors:
-        aggregates, floor = floor_plan(lists.floors[ties, min_relevance], min_relevance)
-        floors = rows.group_by(keys).agg(**aggregates).select(*keys, floor=floor)
+        floors = lists.list_floors.select(*keys, floor=pl.col(floor_column(ties, min_relevance)))
         rows = rows.join(floors, on=keys, how="inner", nulls_equal=True).filter(pl.col("score") >= pl.col("floor"))
     breaks = [column for column, _ in TIE_BREAKS[ties]]
     rows = rows.select(
@@ -233,6 +276,59 @@ def sorted_by_list(rows: pl.LazyFrame, keys: list[str], order: list[str], descen
     for i, key in enumerate(reversed(keys)):
         rows = rows.with_row_index(f"_sorted_{i}").sort(key, nulls_last=True, maintain_order=True)
     return rows
+
+
+def list_floors_of(lists: Lists) -> pl.LazyFrame:
+    """The polars form of ``list_floors`` (``compose/lists.py``): one aggregation of each
+    list's rows giving every score the list steps start from (what ``lists`` was
+    ``reached_by``): the floor of each (tie policy, relevance threshold) that ranks
+    (``floor_column``), the top relevant score (``top_relevant_column``, for
+    ``first_relevant``) and the lowest score that can hold a relevant row within each
+    cutoff k (``hit_floor_column``, for ``hits_in_top``); and for impressions its relevant
+    items per threshold (``relevant_column``) and ``judged`` items."""
+    aggregates: dict[str, pl.Expr] = {}
+    floors = {}
+    for (ties, min_relevance), reaches in lists.floors.items():
+        needed, floor = floor_plan(reaches, min_relevance)
+        aggregates |= needed
+        floors[floor_column(ties, min_relevance)] = floor
+    score, label = pl.col("score"), pl.col("label")
+    for min_relevance in lists.first_hits:
+        aggregates[top_relevant_column(min_relevance)] = score.filter(label >= min_relevance).max()
+    cutoffs = {}
+    for k, min_relevance in lists.cutoffs:
+        lowest, aggregates[lowest] = lowest_relevant(min_relevance)
+        floor = pl.col(lowest)
+        if k is not None:
+            top_k, aggregates[top_k] = kth_highest(k)
+            floor = pl.when(floor.is_not_null()).then(pl.max_horizontal(pl.col(top_k), floor))
+        cutoffs[hit_floor_column(k, min_relevance)] = floor
+    if lists.counted_in_rows:
+        aggregates |= {relevant_column(m): (label >= m).sum().cast(pl.Int64) for m in lists.relevances}
+        aggregates["judged"] = pl.len().cast(pl.Int64)
+    aggregates = aggregates or {"judged": pl.len().cast(pl.Int64)}  # every list, whatever is read
+    return lists.rows.group_by(lists.keys).agg(**aggregates).with_columns(**floors, **cutoffs)
+
+
+def floor_column(ties: str, min_relevance: float) -> str:
+    """The column of ``list_floors`` with the lowest score ``ranked`` keeps for a policy."""
+    return f"floor_{ties}_{min_relevance!r}"
+
+
+def top_relevant_column(min_relevance: float) -> str:
+    """The column of ``list_floors`` with a list's top relevant score."""
+    return f"top_relevant_{min_relevance!r}"
+
+
+def hit_floor_column(k: int | None, min_relevance: float) -> str:
+    """The column of ``list_floors`` with the larger of a list's k-th highest score and its
+    lowest relevant one (NULL without a relevant row)."""
+    return f"cutoff_{k}_{min_relevance!r}"
+
+
+def relevant_column(min_relevance: float) -> str:
+    """The column of ``list_floors`` with a list's relevant rows (impressions)."""
+    return f"relevant_{min_relevance!r}"
 
 
 def judged_labels(lists: Lists) -> pl.LazyFrame:
@@ -322,7 +418,7 @@ def run_lists(run: pl.LazyFrame, judged: pl.LazyFrame, by: list[str]) -> Lists:
     keys = [*by, "query"]
     rows = run.join(judged, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
     ideal = run.select(keys).unique().join(judged, on="query", how="inner").select(*keys, "label")
-    return Lists(rows, ideal, by)
+    return Lists(rows, ideal, by, counted_in_rows=False)
 
 
 def frame_metric(
@@ -359,12 +455,7 @@ def hits_in_top(lists: Lists, *, k: int | None, ties: str, min_relevance: float)
     the rows at or above the larger of the list's k-th highest score and its lowest
     relevant score, each peer group of n rows after the first b counting
     min(n, max(k − b, 0))/n of its relevant rows."""
-    score, relevant = pl.col("score"), pl.col("label") >= min_relevance
-    floor = score.filter(relevant).min()
-    if k is not None:
-        # the k-th highest score, as _reach.floor_plan takes it
-        floor = pl.max_horizontal(score.sort(descending=True).head(k).last(), floor)
-    groups = _top_groups(lists, ties, min_relevance, floor)
+    groups = _top_groups(lists, ties, min_relevance, hit_floor_column(k, min_relevance))
     n, b = pl.col("n"), pl.col("rows_before")
     inside = n if k is None else pl.min_horizontal(n, pl.max_horizontal(pl.lit(k) - b, pl.lit(0)))
     return groups.group_by(lists.keys).agg(hits=(pl.col("relevant") * inside / n).sum())
@@ -375,19 +466,19 @@ def first_relevant(lists: Lists, *, ties: str, min_relevance: float) -> pl.LazyF
     group holding one: positions from ``a``, ``g`` rows of which ``m`` relevant
     (``sql/intermediates/first_hits.sql``: from the rows at or above the list's top
     relevant score, without ranking them)."""
-    top_relevant = pl.col("score").filter(pl.col("label") >= min_relevance).max()
-    groups = _top_groups(lists, ties, min_relevance, top_relevant)
+    groups = _top_groups(lists, ties, min_relevance, top_relevant_column(min_relevance))
     first = (pl.col("relevant") > 0) & (pl.col("relevant_before") == 0)
     return groups.filter(first).select(*lists.keys, a=pl.col("rows_before") + 1, g=pl.col("n"), m=pl.col("relevant"))
 
 
-def _top_groups(lists: Lists, ties: str, min_relevance: float, threshold: pl.Expr) -> pl.LazyFrame:
-    """The rows of each list at or above its ``threshold`` score (a per-list aggregate;
-    a list where it is NULL has none): those above it as one group, those at it per peer
-    group of the policy, in the policy's order, each group's rows ``n``, ``relevant``
-    rows and the rows and relevant rows before it (``rows_before``, ``relevant_before``)."""
+def _top_groups(lists: Lists, ties: str, min_relevance: float, threshold: str) -> pl.LazyFrame:
+    """The rows of each list at or above its ``threshold`` score (a column of
+    ``list_floors``; a list where it is NULL has none): those above it as one group,
+    those at it per peer group of the policy, in the policy's order, each group's rows
+    ``n``, ``relevant`` rows and the rows and relevant rows before it (``rows_before``,
+    ``relevant_before``)."""
     keys, breaks = lists.keys, TIE_BREAKS[ties]
-    floors = lists.rows.group_by(keys).agg(threshold=threshold).filter(pl.col("threshold").is_not_null())
+    floors = lists.list_floors.select(*keys, threshold=pl.col(threshold)).filter(pl.col("threshold").is_not_null())
     rows = lists.rows.join(floors, on=keys, how="inner", nulls_equal=True).filter(
         pl.col("score") >= pl.col("threshold")
     )

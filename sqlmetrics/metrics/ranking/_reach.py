@@ -51,27 +51,41 @@ def floor_sql(reach: str, k: int | None, min_relevance: float, portable: bool = 
 
 def floor_plan(reaches: set[tuple[str, int | None]], min_relevance: float) -> tuple[dict[str, pl.Expr], pl.Expr]:
     """The polars form of ``floor_sql`` for every (reach, k) in ``reaches`` at once, in two
-    steps: the per-list aggregates they need, by name, each computed once (the top-k
-    sort of ndcg@10 and hit_rate@10 is one sort), and the smallest floor over those
-    columns."""
-    score, label = pl.col("score"), pl.col("label")
-    needed = {
-        "gain": score.filter(label > 0).min(),
-        "relevant": score.filter(label >= min_relevance).min(),
-    }
+    steps: the per-list aggregates they need, by name (``list_floors`` computes each once
+    for all the steps that read it: the top-k sort of ndcg@10 and hit_rate@10 is one
+    sort), and the smallest floor over those columns."""
     aggregates: dict[str, pl.Expr] = {}
     floors = []
     for reach, k in sorted(reaches, key=str):
         floor = None
         if k is not None:
-            # the k-th highest score (the lowest, in a shorter list): the last of the sorted
-            # top k. Not .min(): polars (2.1) takes the min of a group of exactly k rows
-            # given in ascending order as the largest. Not top_k(k): ~15% slower here.
-            aggregates[f"top_{k}"] = score.sort(descending=True).head(k).last()
-            floor = pl.col(f"top_{k}")
+            floor = _add(aggregates, *kth_highest(k))
         if reach != "cutoff":
-            aggregates[f"need_{reach}"], aggregates["top_score"] = needed[reach], score.max()
-            need = pl.coalesce(pl.col(f"need_{reach}"), pl.col("top_score"))
+            needed = _add(aggregates, *(lowest_gain() if reach == "gain" else lowest_relevant(min_relevance)))
+            need = pl.coalesce(needed, _add(aggregates, "top_score", pl.col("score").max()))
             floor = need if floor is None else pl.max_horizontal(floor, need)
         floors.append(floor)
     return aggregates, pl.min_horizontal(floors)
+
+
+def kth_highest(k: int) -> tuple[str, pl.Expr]:
+    """A list's k-th highest score (its lowest, when it is shorter): the last of the sorted
+    top k. Not .min(): polars (2.1) takes the min of a group of exactly k rows given in
+    ascending order as the largest. Not top_k(k): ~15% slower here."""
+    return f"top_{k}", pl.col("score").sort(descending=True).head(k).last()
+
+
+def lowest_gain() -> tuple[str, pl.Expr]:
+    """A list's lowest score with a positive gain (label > 0)."""
+    return "lowest_gain", pl.col("score").filter(pl.col("label") > 0).min()
+
+
+def lowest_relevant(min_relevance: float) -> tuple[str, pl.Expr]:
+    """A list's lowest relevant score (label >= min_relevance)."""
+    return f"lowest_relevant_{min_relevance!r}", pl.col("score").filter(pl.col("label") >= min_relevance).min()
+
+
+def _add(aggregates: dict[str, pl.Expr], name: str, aggregate: pl.Expr) -> pl.Expr:
+    """Add ``aggregate`` to ``aggregates`` under ``name``; the column it gives."""
+    aggregates[name] = aggregate
+    return pl.col(name)

@@ -26,6 +26,7 @@ SPEC = Metric(
     summary="share of lists with a relevant item in the top k (micro: Σ hits / Σ relevant)",
     template="ranking/hit_rate.sql",
     intermediates=("first_hits", "cutoff_hits"),
+    reads_of=lambda average, **_: ("cutoff_hits",) if average == "micro" else ("first_hits",),
     needs=("label", "score", "query"),
     params=(K, TIES, MIN_RELEVANCE, EMPTY, AVERAGE),
     outputs=OUTPUTS,
