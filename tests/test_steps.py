@@ -22,6 +22,7 @@ from sqlmetrics.compose.statement import assemble
 from sqlmetrics.engines import duckdb_engine
 from sqlmetrics.engines.polars_engine import plan
 from sqlmetrics.engines.polars_engine.forms import Steps
+from sqlmetrics.metrics.ranking._lists import floor_column, hit_floor_column, relevant_column, top_relevant_column
 from sqlmetrics.metrics.multiclass import wide_rows
 from sqlmetrics.registry import intermediates, registry
 from sqlmetrics.request import Request
@@ -245,6 +246,42 @@ def test_polars_builder_makes_the_rows_of_its_sql_step(name, seed):
         built = case.built(steps, step.polars, each).collect()
         assert expected.height > 0, f"{name} {each}: the case makes no rows"
         same_rows(expected, built, columns, case.values)
+
+
+# list_floors is the composer's step (compose/lists.py), not a family's intermediate; its
+# polars form (list_floors_of) names a column per tie policy, threshold and cutoff where
+# the SQL has a row per (ties, min_relevance): each column read must equal the SQL's.
+# The metrics read every kind of column (a floor per policy, the top relevant score, the
+# lowest score within a cutoff, relevant items per threshold) under two thresholds.
+@pytest.mark.parametrize("seed", range(3))
+def test_polars_list_floors_are_the_sql_list_floors(seed):
+    unjudged = pl.DataFrame({"g": "a", "q": 99, "item": [0, 1, 2], "score": [0.5, 0.5, 0.0], "label": 0})
+    source = pl.concat([ranking_rows(seed), unjudged], how="vertical_relaxed")  # NULL scores in list_floors
+    metrics = [*RANKING_METRICS, sm.metric("hit_rate@2", min_relevance=2), sm.metric("recall@2", ties="item")]
+    binding, second = prepare(metrics, RANKING)
+    sql = sql_step(binding, source, second, "list_floors")
+    rows, base, judged = plan.checked_base(binding, source, second)
+    lists = Steps(binding, rows, base, judged, None).lists
+    built = lists.list_floors.collect()
+    keys = [*binding.slices, "query"]
+    compared = 0
+    for (ties, min_relevance), expected in sql.group_by("ties", "min_relevance"):
+        columns = {
+            "floor": floor_column(ties, min_relevance),
+            "top_relevant": top_relevant_column(min_relevance),
+            "relevant": relevant_column(min_relevance),
+            "judged": "judged",
+            **{
+                c: hit_floor_column(int(c.removeprefix("cutoff_")), min_relevance)
+                for c in sql.columns
+                if c.startswith("cutoff_")
+            },
+        }
+        read = {name: column for name, column in columns.items() if column in built.columns}
+        compared += len(read)
+        renamed = built.select(*keys, *(pl.col(column).alias(name) for name, column in read.items()))
+        same_rows(expected.select(*keys, *read), renamed, [*keys, *read], list(read))
+    assert compared >= 9  # floors of two policies, top relevant, two cutoffs, relevant counts, judged
 
 
 # Issue 31: a metric with a cutoff k reads no position past k, so when every metric reading
