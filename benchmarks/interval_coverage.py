@@ -17,10 +17,14 @@ import time
 from collections.abc import Callable
 from statistics import NormalDist
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 
-import sqlmetrics as sm
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this work tree's sqlmetrics, not an installed one
+import sqlmetrics as sm  # noqa: E402
 
 Draw = Callable[[np.random.Generator], pl.DataFrame]
 
