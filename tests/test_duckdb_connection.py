@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -15,6 +16,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 import sqlmetrics as sm
+from sqlmetrics.engines import duckdb_engine
 
 
 def test_concurrent_calls_each_read_their_own_frame():
@@ -126,3 +128,23 @@ def test_the_command_line_runs_on_the_private_database(tmp_path, monkeypatch, ca
     assert given == [None]
     directory = duckdb_engine._quiet_connection().execute("SELECT current_setting('temp_directory')").fetchall()[0][0]
     assert directory == duckdb_engine.spill_directory() and Path(directory).parent == Path(tempfile.gettempdir())
+
+
+# A process killed while spilling cannot remove its spill directory (DuckDB's spill
+# files there can hold gigabytes): the next process's database removes the directories
+# of processes that no longer run, and leaves a running process's alone.
+@pytest.mark.skipif(os.name != "posix", reason="process ids are checked with os.kill(pid, 0) on POSIX only")
+def test_a_killed_process_spill_directory_is_removed_by_the_next(tmp_path):
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    orphan = tmp_path / f"{duckdb_engine.SPILL_PREFIX}{ended.pid}-abc123"
+    (orphan / "spilled").mkdir(parents=True)
+    (orphan / "spilled" / "duckdb_temp_block-1.block").write_bytes(b"x" * 1024)
+    running = tmp_path / f"{duckdb_engine.SPILL_PREFIX}{os.getpid()}-def456"
+    running.mkdir()
+    unnamed = tmp_path / f"{duckdb_engine.SPILL_PREFIX}ghi789"  # an older name, without a process id
+    unnamed.mkdir()
+    duckdb_engine.remove_orphaned_spill(tmp_path)
+    assert not orphan.exists()
+    assert running.is_dir() and unnamed.is_dir()
+    assert duckdb_engine.spill_directory().startswith(str(Path(tempfile.gettempdir()) / f"sqlmetrics-spill-{os.getpid()}-"))
