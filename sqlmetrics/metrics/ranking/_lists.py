@@ -32,7 +32,7 @@ import polars as pl
 
 from sqlmetrics.intervals.query_mean import paired_spread, spread_expr
 from sqlmetrics.metrics.ranking._params import TIE_BREAKS
-from sqlmetrics.metrics.ranking._reach import floor_plan, kth_highest, lowest_relevant
+from sqlmetrics.metrics.ranking._reach import floor_plan, kth_highest_column, lowest_relevant, top_scores
 from sqlmetrics.rules.columns import checks_for, raise_failed_rows
 from sqlmetrics.sources import in_kind, slice_names
 from sqlmetrics.spec import MetricCall
@@ -300,14 +300,21 @@ def list_floors_of(lists: Lists) -> pl.LazyFrame:
         lowest, aggregates[lowest] = lowest_relevant(min_relevance)
         floor = pl.col(lowest)
         if k is not None:
-            top_k, aggregates[top_k] = kth_highest(k)
-            floor = pl.when(floor.is_not_null()).then(pl.max_horizontal(pl.col(top_k), floor))
+            floor = pl.when(floor.is_not_null()).then(pl.max_horizontal(pl.col(kth_highest_column(k)), floor))
         cutoffs[hit_floor_column(k, min_relevance)] = floor
     if lists.counted_in_rows:
         aggregates |= {relevant_column(m): (label >= m).sum().cast(pl.Int64) for m in lists.relevances}
         aggregates["judged"] = pl.len().cast(pl.Int64)
+    ks = {k for reaches in lists.floors.values() for _, k in reaches if k is not None}
+    ks |= {k for k, _ in lists.cutoffs if k is not None}
+    kth: dict[str, pl.Expr] = {}
+    if ks:
+        aggregates["top_scores"], kth = top_scores(ks)
     aggregates = aggregates or {"judged": pl.len().cast(pl.Int64)}  # every list, whatever is read
-    return lists.rows.group_by(lists.keys).agg(**aggregates).with_columns(**floors, **cutoffs)
+    frame = lists.rows.group_by(lists.keys).agg(**aggregates)
+    if kth:
+        frame = frame.with_columns(**kth).drop("top_scores")
+    return frame.with_columns(**floors, **cutoffs)
 
 
 def floor_column(ties: str, min_relevance: float) -> str:
