@@ -462,10 +462,14 @@ def hits_in_top(lists: Lists, *, k: int | None, ties: str, min_relevance: float)
     the rows at or above the larger of the list's k-th highest score and its lowest
     relevant score, each peer group of n rows after the first b counting
     min(n, max(k − b, 0))/n of its relevant rows."""
-    groups = _top_groups(lists, ties, min_relevance, hit_floor_column(k, min_relevance))
-    n, b = pl.col("n"), pl.col("rows_before")
-    inside = n if k is None else pl.min_horizontal(n, pl.max_horizontal(pl.lit(k) - b, pl.lit(0)))
-    return groups.group_by(lists.keys).agg(hits=(pl.col("relevant") * inside / n).sum())
+
+    def build() -> pl.LazyFrame:
+        groups = _top_groups(lists, ties, min_relevance, hit_floor_column(k, min_relevance))
+        n, b = pl.col("n"), pl.col("rows_before")
+        inside = n if k is None else pl.min_horizontal(n, pl.max_horizontal(pl.lit(k) - b, pl.lit(0)))
+        return groups.group_by(lists.keys).agg(hits=(pl.col("relevant") * inside / n).sum())
+
+    return lists._cached(("cutoff_hits", k, ties, min_relevance), build).lazy()  # once for all its readers
 
 
 def first_relevant(lists: Lists, *, ties: str, min_relevance: float) -> pl.LazyFrame:
@@ -473,9 +477,14 @@ def first_relevant(lists: Lists, *, ties: str, min_relevance: float) -> pl.LazyF
     group holding one: positions from ``a``, ``g`` rows of which ``m`` relevant
     (``sql/intermediates/first_hits.sql``: from the rows at or above the list's top
     relevant score, without ranking them)."""
-    groups = _top_groups(lists, ties, min_relevance, top_relevant_column(min_relevance))
-    first = (pl.col("relevant") > 0) & (pl.col("relevant_before") == 0)
-    return groups.filter(first).select(*lists.keys, a=pl.col("rows_before") + 1, g=pl.col("n"), m=pl.col("relevant"))
+
+    def build() -> pl.LazyFrame:
+        groups = _top_groups(lists, ties, min_relevance, top_relevant_column(min_relevance))
+        first = (pl.col("relevant") > 0) & (pl.col("relevant_before") == 0)
+        a, g, m = pl.col("rows_before") + 1, pl.col("n"), pl.col("relevant")
+        return groups.filter(first).select(*lists.keys, a=a, g=g, m=m)
+
+    return lists._cached(("first_hits", ties, min_relevance), build).lazy()  # once for all its readers
 
 
 def _top_groups(lists: Lists, ties: str, min_relevance: float, threshold: str) -> pl.LazyFrame:
