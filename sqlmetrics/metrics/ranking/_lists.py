@@ -16,7 +16,8 @@ declared beside its template in the family's ``INTERMEDIATES`` (``Intermediate.p
   a cutoff k reads (``positions``, the form of ``positions.sql``), read with ``gather``;
 
 the functions ``first_relevant`` and ``hits_in_top`` (``first_hits.sql``,
-``cutoff_hits.sql``: the rows at or above a per-list score, grouped, not ranked); and
+``cutoff_hits.sql``: the rows at or above a per-list score, grouped, not ranked; each
+also computed once per policy, threshold and cutoff for all its readers); and
 the steps every metric ends with: ``per_list`` (lists, their relevant and judged
 counts, and whether the ``empty`` rule keeps them) and ``summarize`` (one row per slice:
 the metric, lists used, lists skipped). A list is one query within one slice.
