@@ -236,11 +236,11 @@ def remove_orphaned_spill(parent: Path) -> None:
 def _running(pid: int) -> bool:
     """Whether process ``pid`` runs (or may: it exists under another user)."""
     try:
-        os.kill(pid, 0)
+        os.kill(pid, 0)  # PermissionError: it runs, under another user
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
     return True
 
 
