@@ -392,6 +392,30 @@ def test_an_empty_table_says_why(capsys, tmp_path, command, engine):
         assert err == f"sqlmetrics: warning: {reasons[name]}: the table is empty\n"
 
 
+EMPTY_PATHS = {
+    "eval": ["eval", "", "-m", "auc", "--score", "pctr"],
+    "eval --judgments": ["eval", "run.parquet", "-m", "ndcg@10", "--query", "q", "--judgments", ""],
+    "eval --output": ["eval", "logs.parquet", "-m", "auc", "--score", "pctr", "--output", ""],
+    "curve": ["curve", "roc", "", "--score", "pctr"],
+    "confusion-matrix": ["confusion-matrix", "", "--prediction", "pred"],
+    "rollup": ["rollup", ""],
+    "report": ["report", "", "-m", "auc", "--score", "pctr"],
+    "report --output": ["report", "logs.parquet", "-m", "auc", "--score", "pctr", "--output", ""],
+}
+
+
+@pytest.mark.parametrize("command", sorted(EMPTY_PATHS))
+def test_an_empty_path_is_refused_not_read_as_the_working_directory(capsys, tmp_path, monkeypatch, command):
+    """An unset shell variable (``sqlmetrics eval "$LOGS"``) gives an empty path, which
+    named the working directory: every Parquet file under it was read (rc 0)."""
+    frame = pl.DataFrame({"label": [0, 1, 1, 0], "pctr": [0.1, 0.8, 0.4, 0.3], "pred": [0, 1, 0, 0]})
+    frame.write_parquet(tmp_path / "logs.parquet")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *EMPTY_PATHS[command])
+    assert_user_error(code, err, 2, "an empty path (an unset shell variable?)")
+    assert out == ""
+
+
 def test_a_source_with_rows_used_gives_no_warning(capsys, logs):
     code, _, err = run(capsys, "eval", logs, "-m", "auc", *BINDING)
     assert (code, err) == (0, "")

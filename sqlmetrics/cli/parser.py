@@ -55,6 +55,15 @@ def parse_max_slices(text: str) -> int | None:
     return int(text)
 
 
+def parse_path(text: str) -> str:
+    """A path read or written (a Parquet file, glob or directory, states, a TREC file, an
+    output file): refused when empty, as an unset shell variable leaves it, since an empty
+    source would name the working directory and read every Parquet file under it."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path (an unset shell variable?): give a file, a glob or a directory")
+    return text
+
+
 def parse_columns(text: str) -> list[str]:
     """The comma separated column names of ``--by``."""
     return split_list(text, "--by")
@@ -118,7 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=METRIC_SYNTAX,
         formatter_class=formatter,
     )
-    reporting.add_argument("--output", "-o", metavar="PATH", default="report.html", help="default: %(default)s")
+    reporting.add_argument(
+        "--output", "-o", type=parse_path, metavar="PATH", default="report.html", help="default: %(default)s"
+    )
     reporting.add_argument("--engine", choices=LOCAL_ENGINES, default="duckdb", help="default: %(default)s")
     reporting.add_argument("--scores", metavar="BASELINE,CANDIDATE", help="also compare two scores of the same rows")
     reporting.add_argument(
@@ -171,7 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[_output_options(engine=False)],
         help="compute the metrics of the union of the parts whose states (written by `state`) are given, per slice",
     )
-    rolling.add_argument("source", metavar="STATES", help="a state's Parquet file, a glob (quote it) or a directory")
+    rolling.add_argument(
+        "source", type=parse_path, metavar="STATES", help="a state's Parquet file, a glob (quote it) or a directory"
+    )
     rolling.add_argument(
         "--by",
         type=parse_columns,
@@ -249,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     curve = commands.add_parser("curve", parents=[output], help="compute a ROC, precision-recall or calibration curve")
     curve.add_argument("kind", choices=CURVES, metavar="CURVE", help="roc, pr or calibration")
-    curve.add_argument("source", metavar="SOURCE", help="Parquet file, glob (quote it) or directory")
+    curve.add_argument("source", type=parse_path, metavar="SOURCE", help="Parquet file, glob (quote it) or directory")
     curve.add_argument("--label", default="label", help="0/1 truth column (default: %(default)s)")
     curve.add_argument("--score", default="score", help="prediction column (default: %(default)s)")
     curve.add_argument("--weight", help="non-negative sample weight column")
@@ -295,7 +308,9 @@ def _output_options(engine: bool = True) -> argparse.ArgumentParser:
         help="table, csv, json (an array of row objects) or parquet (needs --output); default: from the "
         "--output extension (.csv, .json, .parquet), else table",
     )
-    options.add_argument("--output", "-o", metavar="PATH", help="write the result here instead of stdout")
+    options.add_argument(
+        "--output", "-o", type=parse_path, metavar="PATH", help="write the result here instead of stdout"
+    )
     options.add_argument(
         "--quiet", "-q", action="store_true", help="no progress line (shown only on a terminal, after 2 s)"
     )
@@ -305,7 +320,7 @@ def _output_options(engine: bool = True) -> argparse.ArgumentParser:
 def _class_options() -> argparse.ArgumentParser:
     """The source and columns of ``confusion-matrix`` and ``per-class``."""
     options = _Parser(add_help=False)
-    options.add_argument("source", metavar="SOURCE", help="Parquet file, glob (quote it) or directory")
+    options.add_argument("source", type=parse_path, metavar="SOURCE", help="Parquet file, glob (quote it) or directory")
     options.add_argument("--label", default="label", help="true class column (default: %(default)s)")
     options.add_argument("--prediction", required=True, help="predicted class column")
     options.add_argument("--weight", help="non-negative sample weight column")
@@ -322,6 +337,7 @@ def _binding_options(table: bool = False, state: bool = False) -> argparse.Argum
     options = _Parser(add_help=False)
     options.add_argument(
         "source",
+        type=parse_path,
         metavar="SOURCE",
         nargs="?" if table else None,
         help="Parquet file, glob (quote it) or directory" + (" (or use --table)" if table else ""),
@@ -346,6 +362,7 @@ def _binding_options(table: bool = False, state: bool = False) -> argparse.Argum
     options.add_argument("--weight", help="non-negative sample weight column")
     options.add_argument(
         "--judgments",
+        type=parse_path,
         metavar="PATH",
         help="relevance judgments for a run (Parquet with the --query, --item and --label columns)",
     )
