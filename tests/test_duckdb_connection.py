@@ -16,7 +16,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 import sqlmetrics as sm
-from sqlmetrics.engines import duckdb_engine
+from sqlmetrics.engines import duckdb_engine, spill
 
 
 def test_concurrent_calls_each_read_their_own_frame():
@@ -118,6 +118,7 @@ def test_the_command_line_runs_on_the_private_database(tmp_path, monkeypatch, ca
 
     given = []
     run = duckdb_engine.run
+
     def recorded(binding, source, con, *more):
         given.append(con)
         return run(binding, source, con, *more)
@@ -131,20 +132,102 @@ def test_the_command_line_runs_on_the_private_database(tmp_path, monkeypatch, ca
 
 
 # A process killed while spilling cannot remove its spill directory (DuckDB's spill
-# files there can hold gigabytes): the next process's database removes the directories
-# of processes that no longer run, and leaves a running process's alone.
-@pytest.mark.skipif(os.name != "posix", reason="process ids are checked with os.kill(pid, 0) on POSIX only")
+# files there can hold gigabytes): the next process removes the directories whose lock
+# no process holds, and only those (engines/spill.py).
+HOLDING_A_SPILL_DIRECTORY = """
+import sys, time
+from sqlmetrics.engines.spill import spill_directory
+print(spill_directory(), flush=True)
+time.sleep(600)
+"""
+
+
+def _process_holding_a_spill_directory(parent: Path) -> tuple[subprocess.Popen, Path]:
+    """A process that made its spill directory in ``parent`` and runs on."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLDING_A_SPILL_DIRECTORY],
+        env={**os.environ, "TMPDIR": str(parent)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    return process, Path(process.stdout.readline().strip())
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the spill directories are locked with flock, on POSIX only")
 def test_a_killed_process_spill_directory_is_removed_by_the_next(tmp_path):
-    ended = subprocess.Popen([sys.executable, "-c", "pass"])
-    ended.wait()
-    orphan = tmp_path / f"{duckdb_engine.SPILL_PREFIX}{ended.pid}-abc123"
-    (orphan / "spilled").mkdir(parents=True)
-    (orphan / "spilled" / "duckdb_temp_block-1.block").write_bytes(b"x" * 1024)
-    running = tmp_path / f"{duckdb_engine.SPILL_PREFIX}{os.getpid()}-def456"
-    running.mkdir()
-    unnamed = tmp_path / f"{duckdb_engine.SPILL_PREFIX}ghi789"  # an older name, without a process id
-    unnamed.mkdir()
-    duckdb_engine.remove_orphaned_spill(tmp_path)
+    killed, orphan = _process_holding_a_spill_directory(tmp_path)
+    (orphan / "duckdb_temp_block-1.block").write_bytes(b"x" * 1024)
+    killed.kill()
+    killed.wait()
+    assert orphan.is_dir()  # a killed process removes nothing
+    spill.remove_orphaned_spill(tmp_path)
     assert not orphan.exists()
-    assert running.is_dir() and unnamed.is_dir()
-    assert duckdb_engine.spill_directory().startswith(str(Path(tempfile.gettempdir()) / f"sqlmetrics-spill-{os.getpid()}-"))
+    assert duckdb_engine.spill_directory().startswith(
+        str(Path(tempfile.gettempdir()) / f"sqlmetrics-spill-{os.getpid()}-")
+    )
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the spill directories are locked with flock, on POSIX only")
+def test_a_live_process_spill_directory_is_kept_whatever_its_name_says(tmp_path):
+    """A process of another PID namespace sharing ``/tmp`` (a container) has a process id
+    that names no process here: its live directory was removed with its contents. Its
+    lock, held while it runs, keeps it."""
+    live, directory = _process_holding_a_spill_directory(tmp_path)
+    try:
+        ended = subprocess.Popen([sys.executable, "-c", "pass"])
+        ended.wait()
+        elsewhere = directory.rename(tmp_path / f"{spill.SPILL_PREFIX}{ended.pid}-other-namespace")
+        (elsewhere / "duckdb_temp_block-1.block").write_bytes(b"x")
+        spill.remove_orphaned_spill(tmp_path)
+        assert (elsewhere / "duckdb_temp_block-1.block").is_file()
+    finally:
+        live.kill()
+        live.wait()
+    spill.remove_orphaned_spill(tmp_path)  # now abandoned
+    assert not elsewhere.exists()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the spill directories are locked with flock, on POSIX only")
+def test_odd_entries_in_the_temporary_directory_are_left_alone_and_never_fail_a_call(tmp_path):
+    """A directory named ``sqlmetrics-spill-99999999999-x`` (or with a non-ASCII digit) made
+    every call without ``con=``, by every user, raise a raw OverflowError or ValueError;
+    any ``sqlmetrics-spill-<dead pid>-anything`` was removed with its contents. Only a
+    directory with the library's lock file is judged; nothing here is removed, nothing
+    raised."""
+    kept = [
+        tmp_path / f"{spill.SPILL_PREFIX}99999999999-x",
+        tmp_path / f"{spill.SPILL_PREFIX}\u0661\u0662-x",
+        tmp_path / f"{spill.SPILL_PREFIX}1-no-lock-file",
+        tmp_path / f"{spill.SPILL_PREFIX}ghi789",
+    ]
+    for directory in kept:
+        directory.mkdir()
+        (directory / "data").write_bytes(b"x")
+    target = tmp_path / "not-a-spill-directory"
+    target.mkdir()
+    (target / spill.LOCK_FILE).write_bytes(b"")  # unlocked: abandoned, were it a spill directory
+    (target / "data").write_bytes(b"x")
+    link = tmp_path / f"{spill.SPILL_PREFIX}2-link"
+    link.symlink_to(target, target_is_directory=True)
+    plain_file = tmp_path / f"{spill.SPILL_PREFIX}3-file"
+    plain_file.write_bytes(b"x")
+    lock_is_a_link = tmp_path / f"{spill.SPILL_PREFIX}4-lock-link"
+    lock_is_a_link.mkdir()
+    (lock_is_a_link / spill.LOCK_FILE).symlink_to(target / spill.LOCK_FILE)
+    spill.remove_orphaned_spill(tmp_path)
+    for directory in [*kept, lock_is_a_link]:
+        assert directory.is_dir() and any(directory.iterdir())
+    assert link.is_symlink() and (target / "data").is_file() and plain_file.is_file()
+    ran = subprocess.run(  # a whole call without con= in that temporary directory
+        [
+            sys.executable,
+            "-c",
+            "import polars as pl, sqlmetrics as sm; "
+            "print(sm.evaluate(pl.DataFrame({'y': [0, 1], 's': [0.2, 0.7]}), ['auc'], label='y', score='s')['auc'][0])",
+        ],
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (ran.returncode, ran.stdout.strip()) == (0, "1.0"), ran.stderr[-2000:]

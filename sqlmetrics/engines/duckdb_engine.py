@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import atexit
-import os
-import shutil
-import tempfile
 import threading
 import uuid
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -23,6 +18,7 @@ import pyarrow.dataset as pads
 from sqlmetrics import progress
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import compose
+from sqlmetrics.engines.spill import spill_directory
 from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError, SqlMetricsError, shown
 from sqlmetrics.interrupt import interruptible
 from sqlmetrics.rules.columns import ERROR_PREFIX
@@ -191,7 +187,7 @@ def _database() -> duckdb.DuckDBPyConnection:
     opening one costs ~30 ms, more than a whole call over a small frame. It spills to a
     directory of its own in the system's temporary directory (DuckDB's default is
     ``.tmp`` in the working directory, where a killed call once left 38 GB), removed when
-    the process exits. Opened under a lock: calls from several threads at once had each
+    the process exits (``engines/spill.py``). Opened under a lock: calls from several threads at once had each
     opened a database and a spill directory of their own, and the process kept one of
     each, not always of the same database."""
     with _OPENING:
@@ -204,44 +200,6 @@ _OPENING = threading.Lock()
 @cache
 def _opened_database() -> duckdb.DuckDBPyConnection:
     return duckdb.connect(config={"temp_directory": spill_directory()})
-
-
-SPILL_PREFIX = "sqlmetrics-spill-"
-
-
-@cache
-def spill_directory() -> str:
-    """The private database's spill directory, named with the process id and removed at
-    exit; first the directories left by processes that no longer run (killed, they
-    could not remove theirs: DuckDB's spill files of a killed call can hold gigabytes)."""
-    remove_orphaned_spill(Path(tempfile.gettempdir()))
-    directory = tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-")
-    atexit.register(shutil.rmtree, directory, ignore_errors=True)
-    return directory
-
-
-def remove_orphaned_spill(parent: Path) -> None:
-    """Remove the spill directories in ``parent`` whose process no longer runs. A directory
-    whose process id is running (perhaps another process that reuses the id) or cannot
-    be told (another user's, an older name without an id) is left alone, as is every
-    directory off POSIX (Windows' ``os.kill`` would end the process it asks about)."""
-    if os.name != "posix":
-        return
-    for directory in parent.glob(f"{SPILL_PREFIX}*-*"):
-        pid = directory.name.removeprefix(SPILL_PREFIX).split("-", 1)[0]
-        if pid.isdigit() and directory.is_dir() and not _running(int(pid)):
-            shutil.rmtree(directory, ignore_errors=True)
-
-
-def _running(pid: int) -> bool:
-    """Whether process ``pid`` runs (or may: it exists under another user)."""
-    try:
-        os.kill(pid, 0)  # PermissionError: it runs, under another user
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return True
 
 
 def _restore_time_zones(result: pl.DataFrame, binding: Binding, source: Any) -> pl.DataFrame:
