@@ -167,6 +167,21 @@ def test_every_value_is_escaped(tmp_path):
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
 
 
+def test_bidirectional_text_keeps_its_reading_order(tmp_path):
+    """A slice value with a right-to-left override (U+202E) was shown reversed, and the
+    text after it with it: the controls are shown as code points, and right-to-left text
+    is isolated (U+2068 ... U+2069) so that it cannot reorder its neighbours."""
+    override, hebrew = "gnp.\u202etxt", "\u05e9\u05dc\u05d5\u05dd"
+    frame = pl.DataFrame(
+        {"slice": [override, hebrew] * 4, "label": [0, 1, 1, 0] * 2, "score": [0.1, 0.9, 0.4, 0.3] * 2}
+    )
+    html = sm.report(frame, ["auc"], by="slice", score="score", output=tmp_path / "r.html").read_text()
+    assert "\u202e" not in html and "gnp.&lt;U+202E&gt;txt" in html
+    isolated = re.findall("\u2068[^\u2068\u2069]*\u2069", html)  # slice=..., the cells, the legends
+    assert f"\u2068{hebrew}\u2069" in isolated
+    assert sum(text.count(hebrew) for text in isolated) == html.count(hebrew) > 1
+
+
 @pytest.mark.parametrize(
     "output, message",
     [("report.pdf", "must be an .html file"), ("missing/dir/report.html", "does not exist")],

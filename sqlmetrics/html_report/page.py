@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from html import escape
 
 import polars as pl
 
 from sqlmetrics.compare import p_value_text
 from sqlmetrics.html_report import numbers
+from sqlmetrics.html_report.text import escape
 
 STYLE = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222; margin: 24px auto;

@@ -13,8 +13,9 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Sequence
-from html import escape
 from typing import NamedTuple
+
+from sqlmetrics.html_report.text import escape
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 WIDTH, HEIGHT = 430, 290
