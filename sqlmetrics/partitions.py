@@ -55,11 +55,13 @@ _KINDS = (
 @dataclass(frozen=True)
 class Partitions:
     """The partition keys of a set of files, and ``table``: one row per file, its path
-    (``FILE_COLUMN``) and its value of each key; ``in_files``: the keys that are also
+    (``FILE_COLUMN``) and its value of each key; ``texts``: each file's folder values as
+    written (``01`` of ``day=01``, typed 1); ``in_files``: the keys that are also
     columns of some file (the folder's value replaces theirs)."""
 
     keys: tuple[str, ...]
     table: pa.Table
+    texts: Mapping[str, Mapping[str, str | None]]
     in_files: tuple[str, ...] = ()
 
 
@@ -85,7 +87,7 @@ def partitions(root: str | None, paths: tuple[str, ...]) -> Partitions | None:
     columns = {FILE_COLUMN: pa.array(paths, pa.string())}
     for key in keys:
         columns[key] = _typed([folders[path][key] for path in paths])
-    return Partitions(keys, pa.table(columns))
+    return Partitions(keys, pa.table(columns), folders)
 
 
 def _key_values(folders: list[str]) -> dict[str, str | None]:
@@ -134,15 +136,15 @@ def check_file_columns(
     for key in in_files:
         if key not in columns:
             continue
-        folder_values = found.table.column(key).to_pylist()
-        for path, value in zip(paths, folder_values):
+        for path in paths:
             if key in schemas[path].names:
-                _check_same(key, path, value, schemas[path].field(key).type, footers[path])
-    return Partitions(found.keys, found.table, in_files)
+                _check_same(key, path, found.texts[path][key], schemas[path].field(key).type, footers[path])
+    return Partitions(found.keys, found.table, found.texts, in_files)
 
 
-def _check_same(key: str, path: str, value: object, kind: pa.DataType, footer: pq.FileMetaData) -> None:
-    """Raise unless every row of the file holds ``value`` (the folder's) in column ``key``."""
+def _check_same(key: str, path: str, value: str | None, kind: pa.DataType, footer: pq.FileMetaData) -> None:
+    """Raise unless every row of the file holds ``value`` (the folder's text, read as the
+    column's type: ``day=01`` holds 1 or ``'01'``) in column ``key``."""
     low, high, nulls = column_summary(path, footer, key)
     if value is None:
         same = low is None
@@ -152,27 +154,19 @@ def _check_same(key: str, path: str, value: object, kind: pa.DataType, footer: p
     if not same:
         held = "only NULL" if low is None else f"{low} to {high}" if low != high else str(low)
         held += f" (and {nulls} NULL)" if nulls and low is not None else ""
-        folder = HIVE_NULL if value is None else _folder_text(value)
+        folder = HIVE_NULL if value is None else value
         raise SourceError(
             f"column {key!r} is both a partition folder and a column of the files, with other values: {path!r} is "
             f"below '{key}={folder}' but holds {held}; rename the column or the folder"
         )
 
 
-def _folder_text(value: object) -> str:
-    return value.isoformat(sep=" ") if hasattr(value, "hour") else str(value)  # type: ignore[attr-defined]
-
-
-def _as_type(value: object, kind: pa.DataType) -> object:
-    """The folder's value read as the file column's type (as text when the types differ),
-    or None when it cannot be."""
+def _as_type(value: str, kind: pa.DataType) -> object:
+    """The folder's text read as the file column's type, or None when it cannot be."""
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
     try:
-        scalar = pa.scalar(value)
-        if scalar.type != kind:
-            scalar = pa.scalar(_folder_text(value)).cast(kind)
-        return scalar.as_py()
+        return pa.scalar(value).cast(kind).as_py()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
         return None
 

@@ -693,6 +693,24 @@ def test_a_key_also_in_the_files_must_hold_the_folders_value(tmp_path, engine):
     assert sm.evaluate(disagreeing, ["auc"], engine=engine)["n_rows"].item() == IMPRESSIONS.height  # date unread
 
 
+def test_a_key_in_the_files_is_compared_as_the_folder_writes_it(tmp_path, engine):
+    """``day=01`` over files whose ``day`` holds the text '01' agree: the folder's text is
+    read as the file column's type (it was read as the integer 1, then compared as '1',
+    and refused with a message that said ``day=1``)."""
+    frame = IMPRESSIONS.head(8)
+    for folder in ["day=01", "day=02"]:
+        (tmp_path / "logs" / folder).mkdir(parents=True)
+        frame.with_columns(day=pl.lit(folder.removeprefix("day="))).write_parquet(
+            tmp_path / "logs" / folder / "p.parquet"
+        )
+    result = sm.evaluate(tmp_path / "logs", ["auc"], by="day", engine=engine)
+    assert result["day"].to_list() == [1, 2]  # the folder's value, typed from all folders
+    assert result["n_rows"].to_list() == [8, 8]
+    frame.with_columns(day=pl.lit("1")).write_parquet(tmp_path / "logs" / "day=02" / "p.parquet")
+    with pytest.raises(sm.SourceError, match=r"is below 'day=02' but holds 1; rename"):
+        sm.evaluate(tmp_path / "logs", ["auc"], by="day", engine=engine)
+
+
 def test_files_partitioned_differently_are_refused(tmp_path):
     directory = partitioned(tmp_path / "logs", ["date=2026-11-01/hour=1", "date=2026-11-02"])
     assert refusal(directory, ["auc"]) == (
