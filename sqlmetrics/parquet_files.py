@@ -19,7 +19,9 @@ Files written by several jobs may disagree on a column's type. A column the call
 * integers with floats: the widest of the floats (float64 if any file has it), when the
   files' integers are exact in it: |value| <= 2^53 for float64, 2^24 for float32 (read
   from the footer's statistics, or from the column when a file has none);
-* string, large string and string view (and dictionaries of them): a string.
+* string, large string and string view (and dictionaries of them): a string;
+* the null type (a column of only NULLs, as an empty file written from an empty frame
+  has) with any type: that type.
 
 Anything else (a boolean with numbers, a string with a number, two timestamp units, a
 bound column missing from some files) is a ``SourceError`` naming the column, the files
@@ -243,6 +245,8 @@ def _common_type(types: dict[str, pa.DataType]) -> pa.DataType | None:
     """The type holding every value of ``types`` unchanged, or None (value ranges aside:
     integers read as floats are checked by ``_check_exact_integers``)."""
     kinds = set(types.values())
+    if len(kinds) > 1:
+        kinds.discard(pa.null())  # a column of only NULLs (an empty file's) holds no value to change
     if len(kinds) == 1:
         return kinds.pop()
     floats = [kind for kind in kinds if kind in _EXACT_INTEGERS]

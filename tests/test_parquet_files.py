@@ -262,6 +262,20 @@ def test_string_types_and_dictionaries_combine(tmp_path):
         assert result["accuracy"].item() == pytest.approx(expected, abs=1e-12)
 
 
+def test_a_file_of_only_nulls_combines_with_any_type(tmp_path):
+    """An empty file written from an empty frame has Null-typed columns (polars and pyarrow
+    write them so), as has a file whose column is all NULL: they blocked a whole dataset.
+    A NULL changes no value: the column takes the other files' type, its rows excluded."""
+    rows = {"label": pa.array([0, 1, 1, 0]), "score": pa.array([0.1, 0.9, 0.4, 0.3]), "day": pa.array([1, 1, 2, 2])}
+    empty = {"label": pa.array([], pa.null()), "score": pa.array([], pa.null()), "day": pa.array([], pa.null())}
+    nulls = {"label": pa.array([1, 0]), "score": pa.array([None, None], pa.null()), "day": pa.array([None, None])}
+    directory = write_files(tmp_path / "nulls", rows, empty, nulls)
+    for result in both_engines(directory, ["auc"], by="day"):
+        assert result["day"].to_list() == [1, 2, None]
+        assert result["n_rows"].to_list() == [2, 2, 0] and result["n_excluded"].to_list() == [0, 0, 2]
+        assert result["auc"].to_list() == [1.0, 1.0, None]  # 0.9 > 0.1; 0.4 > 0.3; no rows
+
+
 def refusal(source: object, metrics: list[str], **kwargs) -> str:
     """The one message both engines refuse ``source`` with (a SourceError)."""
     messages = set()
