@@ -6,6 +6,8 @@ the references). Written offline with deltalake and pyiceberg."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
@@ -15,6 +17,7 @@ from test_state import assert_same_frame
 
 import sqlmetrics as sm
 from sqlmetrics.errors import ColumnNotFoundError
+from sqlmetrics.table_formats import delta_files
 
 METRICS = ["auc", "logloss", "gauc", "f1"]
 COLUMNS = {"label": "click", "score": "pctr", "query": "user"}
@@ -51,6 +54,18 @@ def test_a_delta_table_reads_as_its_snapshot(delta_table, engine):
     assert_same_frame(sm.evaluate(path, METRICS, by="day", engine=engine, **COLUMNS), expected)
     state = sm.state(path, METRICS, by="day", engine=engine, **COLUMNS)
     assert_same_frame(sm.rollup(state, by="day"), expected)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_delta_table_under_a_path_with_a_space_and_an_apostrophe(tmp_path, engine):
+    """deltalake names such a table's files percent-encoded (``it's%20a%20lake/part-...``):
+    polars' scan_delta opened those names as they are and said a file was removed while
+    it was read; the footers read as evidence of the scores were missing too."""
+    frame, path = impressions(), str(tmp_path / "it's a lake")  # deltalake cannot write under brackets
+    frame.write_delta(path, delta_write_options={"partition_by": ["day"]})
+    expected = sm.evaluate(frame, METRICS, by="day", **COLUMNS)
+    assert_same_frame(sm.evaluate(path, METRICS, by="day", engine=engine, **COLUMNS), expected)
+    assert all(Path(file).is_file() for file in delta_files(path))
 
 
 def test_a_delta_table_in_sql_and_its_missing_column(delta_table):
