@@ -17,6 +17,7 @@ Partition columns are columns of the rows, usable in ``by=``.
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -58,19 +59,24 @@ def _delta(path: str, engine: str) -> Any:
         raise SourceError(
             f"{path!r} is a Delta Lake table: reading it needs the deltalake package (pip install 'sqlmetrics[lake]')"
         ) from None
+    table = deltalake.DeltaTable(path)
     if engine == "polars":
         import polars as pl
 
+        if any("%" in uri for uri in table.file_uris()):
+            # deltalake names the files of a folder with a space or an apostrophe
+            # percent-encoded, and pl.scan_delta opens those names as they are: no such file
+            return pl.scan_pyarrow_dataset(table.to_pyarrow_dataset())
         return pl.scan_delta(path)
-    return deltalake.DeltaTable(path).to_pyarrow_dataset()
+    return table.to_pyarrow_dataset()
 
 
 def delta_files(path: str) -> list[str]:
     """The Parquet files of a Delta table's current snapshot (its footers are evidence of
-    the scores, ``source_evidence``)."""
+    the scores, ``source_evidence``), as local paths (deltalake percent-encodes them)."""
     import deltalake
 
-    return [uri.removeprefix("file://") for uri in deltalake.DeltaTable(path).file_uris()]
+    return [urllib.parse.unquote(uri.removeprefix("file://")) for uri in deltalake.DeltaTable(path).file_uris()]
 
 
 def delta_sql(path: str) -> str:
