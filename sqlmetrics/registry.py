@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
@@ -147,10 +148,10 @@ def _other_form(name: str, key: str) -> str:
 
 
 def _parse_k(name: str, text: str) -> int:
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise InvalidParameterError(f"{name}: parameter 'k' must be an integer >= 1, got {text!r}") from None
+    """The ``k`` of ``name@k``: an integer numeral of ASCII digits (``INTEGER_NUMERAL``)."""
+    if re.fullmatch(INTEGER_NUMERAL, text.strip()) is None:
+        raise InvalidParameterError(f"{name}: parameter 'k' must be an integer >= 1, got {text!r}")
+    return int(text.strip())
 
 
 def routed(name: str, multiclass: bool, class_scores: bool = False) -> str:
@@ -204,13 +205,23 @@ def _named_call(text: str, multiclass: bool, class_scores: bool) -> MetricCall:
     return metric(routed(name, multiclass, class_scores), **params)
 
 
+# The numerals a metric spec's value is read as a number from (the dbt package reads them
+# with the same patterns: ``dbt_package.catalog``): ASCII digits only, as written in SQL.
+# Python's int() and float() also take other scripts' digits ('١٠') and underscores
+# ('1_0'), which would read a typo as another number. The integer's digits are bounded
+# by what int() reads (a longer one is read as a float: inf); the float's numeral
+# includes float()'s nan and inf, which a number parameter refuses as not finite.
+INTEGER_NUMERAL = "[+-]?[0-9]{1,4300}"
+FLOAT_NUMERAL = "[+-]?(?:(?:[0-9]+[.]?[0-9]*|[.][0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))"
+
+
 def parse_value(text: str) -> int | float | str:
-    """A parameter value as an int, else a float, else the string itself."""
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
+    """A parameter value as an int (``INTEGER_NUMERAL``), else a float
+    (``FLOAT_NUMERAL``), else the string itself."""
+    if re.fullmatch(INTEGER_NUMERAL, text):
+        return int(text)
+    if re.fullmatch(FLOAT_NUMERAL, text):
+        return float(text)
     return text
 
 
