@@ -334,6 +334,102 @@ def test_an_unknown_metric_is_refused_by_name():
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["ndcg:gain=cubic"], label="rel", score="pctr", query="q")
 
 
+# --- parameters and repeats: refused when the model compiles, with Python's message
+
+REFUSED = [
+    # a value that is no number, or breaks its parameter's rule (Jinja's |float read 'abc' as 0)
+    ["precision:threshold=abc"],
+    ["precision:threshold=nan"],
+    ["precision:threshold=1e400"],  # inf
+    ["precision:threshold=0x10"],
+    ["fbeta:beta=-1"],
+    ["fbeta:beta=0"],
+    ["ndcg:min_relevance=0"],
+    ["err:max_relevance=961"],
+    ["gauc:weighting=users"],
+    ["err:ties=average"],  # a value a sibling takes, refused with the reason
+    # k: not an integer >= 1 (NaN and ndcg_at_2 before), other digits than ASCII
+    ["ndcg@abc"],
+    ["ndcg@0"],
+    ["ndcg@-1"],
+    ["ndcg@2.7"],
+    ["ndcg@"],
+    ["ndcg@١٠"],
+    ["ndcg@1_0"],
+    ["hit_rate@٣"],
+    ["ndcg:k=2.5"],
+    ["ndcg:k=abc"],
+    ["ndcg@99999999999999999999"],  # past a 64-bit integer
+    ["fbeta:beta=1_0"],
+    ["precision@k"],  # k required
+    # a spec written wrong, a parameter given twice (the last was kept)
+    [":beta=2"],
+    ["fbeta::beta=2"],
+    ["fbeta:beta"],
+    ["fbeta:beta=2:beta=3"],
+    ["ndcg@5:k=3"],
+    ["f1:average=weighted:threshold=0.3"],  # a parameter of the other form: said so
+    # a metric asked twice, under one name or two spellings of one call
+    ["auc", "auc"],
+    ["ndcg@10", "ndcg:k=10"],
+    ["fbeta:beta=2", "fbeta:beta=2.0"],
+    ["logloss", "auc", "logloss"],
+]
+
+
+@pytest.mark.parametrize("metrics", REFUSED, ids=lambda metrics: ",".join(metrics))
+def test_a_bad_parameter_or_a_metric_asked_twice_is_refused_with_pythons_message(metrics):
+    call = dict(metrics=metrics, label="rel", score="pctr", query="user_id")
+    with pytest.raises(sm.SqlMetricsError) as python:
+        python_table(impressions(20), **call)
+    with pytest.raises(CompilerError) as model:
+        evaluate_sql(PACKAGE, "duckdb", '"t"', **call)
+    assert str(model.value) == f"sqlmetrics: {python.value}"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        dict(metrics=["auc"], by=["day", "day"]),  # a slice column twice
+        dict(metrics=["auc"], by=["n_rows"]),  # a slice named like a result column
+        dict(metrics=["auc", "logloss"], by=["day", "logloss"]),
+        dict(metrics=["auc"], by=5),
+        dict(metrics=["ndcg@5:ties=item"]),  # ties by item without item= (item NULL before)
+        dict(metrics=["ndcg@5", "mrr"], weight="wt"),
+    ],
+    ids=str,
+)
+def test_a_bad_binding_is_refused_with_pythons_message(call):
+    call = dict(label="rel", score="pctr", query="user_id") | call
+    with pytest.raises(sm.SqlMetricsError) as python:
+        python_table(impressions(20), **call)
+    with pytest.raises(CompilerError) as model:
+        evaluate_sql(PACKAGE, "duckdb", '"t"', **call)
+    assert str(model.value) == f"sqlmetrics: {python.value}"
+
+
+def test_an_unknown_parameter_is_refused_with_pythons_message_less_its_suggestion():
+    """Python suggests the closest names (difflib); dbt's Jinja has no difflib."""
+    call = dict(metrics=["ndcg:gian=linear"], label="rel", score="pctr", query="user_id")
+    with pytest.raises(sm.SqlMetricsError, match="; did you mean 'gain'") as python:
+        python_table(impressions(20), **call)
+    with pytest.raises(CompilerError) as model:
+        evaluate_sql(PACKAGE, "duckdb", '"t"', **call)
+    assert str(model.value) == f"sqlmetrics: {python.value}".split("; did you mean")[0]
+
+
+def test_the_numerals_python_reads_give_pythons_table(connection):
+    """A k or a number written as Python reads it (a sign, spaces, an exponent, a point)
+    is the same call in the model."""
+    metrics = ["ndcg@ 3", "hit_rate@+2", "mrr:k=1e1", "map:k=4.0", "fbeta:beta=5.:threshold=.5"]
+    call = dict(metrics=metrics, label="rel", score="pctr", query="user_id", by="day")
+    rows = impressions().with_columns(pl.col("rel").clip(0, 1))  # fbeta reads a 0/1 label
+    connection.register("clipped", rows.to_arrow())
+    got = connection.sql(evaluate_sql(PACKAGE, "duckdb", "clipped", **call)).pl()
+    assert_same_table(got, python_table(rows, **call))
+    assert {"ndcg_at_3", "hit_rate_at_2", "mrr_at_10", "map_at_4", "fbeta_beta_5"} <= set(got.columns)
+
+
 # --- dbt run: dbt-duckdb and dbt-postgres, the whole carried catalog
 
 CATALOG_MODELS = {
@@ -493,3 +589,30 @@ def test_intervals_fail_the_dbt_model_when_it_compiles(tmp_path):
     done = dbt(project, "compile", "--select", "with_ci", env=env)
     assert done.returncode != 0
     assert "intervals (ci=) are not carried by the dbt package" in done.stdout
+
+
+@pytest.mark.engines
+def test_a_bad_parameter_fails_the_dbt_model_when_it_compiles(tmp_path):
+    """In dbt's own Jinja (its sandbox, its modules.re): each bad call fails compiling with
+    Python's message, and the numerals Python reads compile."""
+    spellings = dict(metrics=["ndcg@ 3", "mrr:k=1e1", "map:k=4.0", "fbeta:beta=5."], label="rel", score="pctr")
+    project = project_with(tmp_path, {"spellings": model_sql(spellings | dict(query="user_id"))})
+    env = dbt_env(tmp_path)
+    assert dbt(project, "deps", env=env).returncode == 0
+    done = dbt(project, "compile", env=env)
+    assert done.returncode == 0, done.stdout[-4000:]
+    bad = [
+        dict(metrics=["precision:threshold=abc"], label="click"),  # threshold 0 before
+        dict(metrics=["ndcg@١٠"], label="rel", query="user_id"),  # k = 10 before
+        dict(metrics=["fbeta:beta=2:beta=3"], label="click"),  # the last kept before
+        dict(metrics=["auc", "auc"], label="click"),
+        dict(metrics=["auc"], label="click", by=["day", "day"]),
+    ]
+    for call in bad:
+        call = call | dict(score="pctr")
+        with pytest.raises(sm.SqlMetricsError) as python:
+            python_table(impressions(20), **call)
+        (project / "models" / "bad.sql").write_text(model_sql(call))
+        done = dbt(project, "compile", "--select", "bad", env=env)
+        assert done.returncode != 0
+        assert f"sqlmetrics: {python.value}" in done.stdout, done.stdout[-4000:]

@@ -28,7 +28,8 @@ from sqlmetrics.registry import parse_metric, parse_value
 METRIC_SYNTAX = """\
 metric specs: comma separated, each NAME[@K][:PARAM=VALUE]..., e.g.
   auc,gauc:weighting=uniform,fbeta:beta=2:threshold=0.3,ndcg@10
-values are read as int, else float, else string; `sqlmetrics metrics` lists parameters."""
+values are read as int, else float (ASCII digits only), else string; `sqlmetrics metrics`
+lists parameters."""
 
 
 class _Parser(argparse.ArgumentParser):
