@@ -32,9 +32,12 @@ with the committed copy (``examples/dbt/sqlmetrics``), so it cannot drift from `
 from __future__ import annotations
 
 import json
+import os
 import re
+import secrets
 from collections.abc import Callable
 from difflib import SequenceMatcher
+from functools import cache
 from itertools import product
 from pathlib import Path
 
@@ -50,7 +53,7 @@ from sqlmetrics.compose.intermediates import intermediate_sql, needed, reads
 from sqlmetrics.compose.lists import hit_floor, ideal_rows_sql, ranked_rows_sql
 from sqlmetrics.compose.plan import bad_row_counters, row_counts_sql
 from sqlmetrics.dialects import dialect_named, rewritten
-from sqlmetrics.errors import SqlMetricsError
+from sqlmetrics.errors import OutputError, SqlMetricsError
 from sqlmetrics.registry import FLOAT_NUMERAL, INTEGER_NUMERAL, intermediates, registry
 from sqlmetrics.rules.columns import checks_for, message_scope
 from sqlmetrics.rules.sql import checks_sql, class_checks_sql
@@ -738,30 +741,132 @@ def macros(dialect: str) -> dict[str, str]:
     return {key: body for part in parts for key, body in part(dialect).items()}
 
 
-def write_package(output: Path) -> list[Path]:
-    """The dbt package in ``output``: dbt_project.yml, README.md, the hand-written
-    ``evaluate`` (sqlmetrics/dbt/), and the generated macros: one file per dialect and the
-    catalog."""
+# The file that marks a folder as a package this generator wrote (its first file): a
+# folder holding it is replaced file by file when the package is regenerated there; any
+# other folder must be new or empty.
+MARKER = ".sqlmetrics-dbt-package"
+MARKER_TEXT = "A dbt package written by `sqlmetrics dbt --output DIR`: regenerating it here replaces its files.\n"
+FIXED = ("dbt_project.yml", "README.md", "macros/evaluate.sql")  # the hand-written files (sqlmetrics/dbt/)
+# every file of the package, by its path in the package's folder, in the order written
+PACKAGE_PATHS = (MARKER, *FIXED, *(f"macros/steps_{dialect}.sql" for dialect in DBT_DIALECTS), "macros/catalog.sql")
+
+
+@cache
+def package_files() -> dict[str, str]:
+    """The text of every file of the package (``PACKAGE_PATHS``): the marker,
+    dbt_project.yml, README.md, the hand-written ``evaluate``, and the generated macros,
+    one file per dialect and the catalog."""
     from importlib import resources
 
-    output = Path(output)
-    (output / "macros").mkdir(parents=True, exist_ok=True)
-    written_files = []
     fixed = resources.files("sqlmetrics") / "dbt"
-    for name in ("dbt_project.yml", "README.md", "macros/evaluate.sql"):
-        target = output / name
-        target.write_text((fixed / name).read_text(encoding="utf-8"), encoding="utf-8")
-        written_files.append(target)
+    files = {MARKER: MARKER_TEXT} | {name: (fixed / name).read_text(encoding="utf-8") for name in FIXED}
     for dialect in DBT_DIALECTS:
         parts = [GENERATED]
         for key, body in macros(dialect).items():
             parts.append(f"{{% macro {dialect}__sm_{key}(c) %}}{body}{{% endmacro %}}\n")
         data = json.dumps(facts(dialect), sort_keys=True)
         parts.append(f"{{% macro {dialect}__sm_facts() %}}{data}{{% endmacro %}}\n")
-        target = output / "macros" / f"steps_{dialect}.sql"
-        target.write_text("".join(parts), encoding="utf-8")
-        written_files.append(target)
-    target = output / "macros" / "catalog.sql"
-    target.write_text(f"{GENERATED}{{% macro sm_catalog() %}}{json.dumps(catalog(), sort_keys=True)}{{% endmacro %}}\n")
-    written_files.append(target)
-    return written_files
+        files[f"macros/steps_{dialect}.sql"] = "".join(parts)
+    files["macros/catalog.sql"] = (
+        f"{GENERATED}{{% macro sm_catalog() %}}{json.dumps(catalog(), sort_keys=True)}{{% endmacro %}}\n"
+    )
+    if tuple(files) != PACKAGE_PATHS:
+        raise RuntimeError(f"the package's files {list(files)} are not PACKAGE_PATHS")
+    return files
+
+
+def write_package(output: str | Path) -> list[Path]:
+    """The dbt package written to the folder ``output`` (``package_files``), which is new,
+    empty, or a package written here before (its marker file): each file is replaced
+    whole (written beside it, then renamed over it), never written through a symbolic
+    link. Refused, before anything is written: an empty path, a folder of other files, a
+    symbolic link as the folder or where a file of the package goes, a file where a
+    folder goes or a folder where a file goes, and what the system does not let it write."""
+    folder = _package_folder(output)
+    try:
+        for relative in PACKAGE_PATHS:
+            _check_target(folder, relative)
+        files = package_files()
+        written = []
+        for relative, text in files.items():
+            target = folder / relative
+            target.parent.mkdir(exist_ok=True)
+            _replace(target, text)
+            written.append(target)
+    except OSError as error:
+        raise OutputError(f"cannot write the dbt package to {str(folder)!r}: {_reason(error)}") from None
+    return written
+
+
+def _package_folder(output: str | Path) -> Path:
+    """``output`` as the package's folder, created if missing, or the refusal saying why not."""
+    text = os.fspath(output)
+    if not text:
+        raise OutputError("the dbt package's folder is an empty path: name a new or empty folder (e.g. dbt/sqlmetrics)")
+    folder = Path(text.rstrip("/" + os.sep) or text)  # 'link/' is the link itself, not its target
+    try:
+        if folder.is_symlink():
+            raise OutputError(
+                f"the dbt package's folder {text!r} is a symbolic link (to {os.readlink(folder)!r}): sqlmetrics "
+                "writes no file through a link; name the folder itself"
+            )
+        if folder.exists() and not folder.is_dir():
+            raise OutputError(f"the dbt package's folder {text!r} is a file, not a folder")
+        if folder.is_dir() and not _written_here(folder):
+            entries = sorted(entry.name for entry in folder.iterdir())
+            if entries:
+                shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+                raise OutputError(
+                    f"the dbt package's folder {text!r} is not empty ({len(entries)} entries: {shown}) and holds no "
+                    f"package sqlmetrics wrote (no {MARKER} file): sqlmetrics dbt replaces only its own package; "
+                    "name a new or empty folder"
+                )
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OutputError(f"cannot write the dbt package to {text!r}: {_reason(error)}") from None
+    return folder
+
+
+def _written_here(folder: Path) -> bool:
+    """Whether ``folder`` holds the marker of a package written by this generator."""
+    marker = folder / MARKER
+    if not marker.is_file() or marker.is_symlink():
+        return False
+    with marker.open("rb") as file:
+        return file.read(len(MARKER_TEXT.encode()) + 1) == MARKER_TEXT.encode()
+
+
+def _check_target(folder: Path, relative: str) -> None:
+    """Refuse a symbolic link at ``relative`` (a file of the package) or at the folder it
+    lies in, and a folder where the file goes or a file where the folder goes."""
+    target = folder / relative
+    for path in (target.parent, target):
+        if path.is_symlink():
+            raise OutputError(
+                f"{str(path)!r} is a symbolic link (to {os.readlink(path)!r}): sqlmetrics writes no file of the dbt "
+                "package through a link; remove it, or name a new folder"
+            )
+    if target.parent.exists() and not target.parent.is_dir():
+        raise OutputError(f"{str(target.parent)!r} is a file where the dbt package has a folder: remove it")
+    if target.is_dir():
+        raise OutputError(f"{str(target)!r} is a folder where the dbt package has a file: remove it")
+
+
+def _replace(target: Path, text: str) -> None:
+    """``target`` replaced by a file holding ``text``: written beside it under a new
+    name, then renamed over it (a rename replaces a link, never follows it)."""
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _reason(error: OSError) -> str:
+    """An OS error as a refusal says it: what the system said, about which path."""
+    where = f" ({error.filename})" if error.filename else ""
+    return f"{error.strerror or error}{where}"

@@ -245,7 +245,12 @@ def build_parser() -> argparse.ArgumentParser:
         "metrics=['auc', 'gauc', 'logloss', 'ndcg@10'], label='click', score='pctr', query='user_id', "
         "by=['date']) }}.",
     )
-    dbt.add_argument("--output", required=True, metavar="DIR", help="the package's folder (created if missing)")
+    dbt.add_argument(
+        "--output",
+        required=True,
+        metavar="DIR",
+        help="the package's folder: new, empty, or one it wrote before (its files are replaced)",
+    )
     dbt.set_defaults(handler=run_dbt)
 
     curve = commands.add_parser("curve", parents=[output], help="compute a ROC, precision-recall or calibration curve")
