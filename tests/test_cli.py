@@ -219,7 +219,11 @@ def test_invalid_parameter_value(capsys, logs):
 
 @pytest.mark.parametrize(
     "spec, fragments",
-    [("ndcg@١٠", ("ndcg", "'k'", "'١٠'")), ("ndcg@1_0", ("ndcg", "'k'", "'1_0'")), ("fbeta:beta=1_0", ("'beta'", "'1_0'"))],
+    [
+        ("ndcg@١٠", ("ndcg", "'k'", "'١٠'")),
+        ("ndcg@1_0", ("ndcg", "'k'", "'1_0'")),
+        ("fbeta:beta=1_0", ("'beta'", "'1_0'")),
+    ],
 )
 def test_a_value_of_other_digits_than_ascii_is_refused(capsys, logs, spec, fragments):
     code, _, err = run(capsys, "eval", logs, "-m", spec, *BINDING)

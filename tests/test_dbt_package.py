@@ -532,7 +532,7 @@ def test_a_bad_binding_is_refused_with_pythons_message(call):
 @pytest.mark.parametrize("metrics, shown", [(None, "None"), ([1], "1"), (["auc", ["ndcg@10"]], "['ndcg@10']")])
 def test_metrics_that_are_no_names_are_refused_saying_so(metrics, shown):
     """They raised Jinja's own errors (None is not iterable, an int has no split)."""
-    with pytest.raises(CompilerError, match=re.escape(f"sqlmetrics: metrics must be ") + ".*" + re.escape(shown)):
+    with pytest.raises(CompilerError, match=re.escape("sqlmetrics: metrics must be ") + ".*" + re.escape(shown)):
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=metrics, label="click", score="pctr")
 
 
