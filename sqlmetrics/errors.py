@@ -95,6 +95,11 @@ class SourceError(SqlMetricsError):
     """A source that cannot be read: missing file, empty glob, unsupported object."""
 
 
+class OutputError(SqlMetricsError):
+    """A path sqlmetrics is asked to write that it will not write to: an empty path, a
+    folder of other files, a symbolic link, or one the system refuses."""
+
+
 class UnsupportedInDialectError(SqlMetricsError):
     """A metric (or a step of the statement) whose SQL the target dialect cannot express."""
 

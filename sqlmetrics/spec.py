@@ -60,8 +60,10 @@ POLARS_FORMS = {
 }
 EXPRESSION_FORMS = ("histogram", "rows")
 
-# The largest integer parameter every engine holds (a signed 64-bit integer, 2**63 - 1).
+# The largest integer parameter every engine holds (a signed 64-bit integer, 2**63 - 1),
+# and its rule as a refusal states it.
 MAX_INT = 2**63 - 1
+MAX_INT_RULE = f"must be at most {MAX_INT:,} in magnitude (a 64-bit integer)"
 
 
 @dataclass(frozen=True)
@@ -131,10 +133,7 @@ class Param:
             return value
         coerced = _coerce(value, self.kind)
         if self.kind is int and coerced is not None and abs(coerced) > MAX_INT:
-            raise InvalidParameterError(
-                f"{metric}: parameter {self.name!r} must be at most {MAX_INT:,} in magnitude (a 64-bit integer), "
-                f"got {value!r}"
-            )
+            raise InvalidParameterError(f"{metric}: parameter {self.name!r} {MAX_INT_RULE}, got {value!r}")
         if coerced is None or not self.accepts(coerced):
             raise InvalidParameterError(f"{metric}: parameter {self.name!r} {self.rule}, got {value!r}")
         return coerced

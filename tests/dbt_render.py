@@ -1,11 +1,12 @@
 """Rendering the dbt package's ``evaluate`` with plain jinja2, as dbt would for a dialect:
 ``adapter.dispatch`` finds ``<dialect>__<name>``, ``sqlmetrics.<macro>`` is the package's
-own, and the dbt globals the package reads (``fromjson``, ``exceptions``) are stood in
-for."""
+own, and the dbt globals the package reads (``fromjson``, ``exceptions``, ``modules.re``)
+are stood in for."""
 
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
@@ -44,6 +45,7 @@ def _package(package: Path, dialect: str):
         fromjson=json.loads,
         exceptions=SimpleNamespace(raise_compiler_error=_raise_compiler_error),
         adapter=SimpleNamespace(dispatch=dispatch),
+        modules={"re": {name: getattr(re, name) for name in re.__all__}},  # as dbt's context gives it
         sqlmetrics=Namespace(),
     )
     module.macros = env.from_string(text).module

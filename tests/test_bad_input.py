@@ -230,6 +230,24 @@ def test_invalid_parameters_name_metric_rule_and_value(make, message):
         make()
 
 
+@pytest.mark.parametrize(
+    "metric, message",
+    [
+        # Python's int() and float() read other scripts' digits and underscores: '١٠' and
+        # '1_0' would be k = 10, a typo another number; only ASCII digits are numerals
+        ("ndcg@١٠", r"ndcg: parameter 'k' must be an integer >= 1, got '١٠'"),
+        ("ndcg@1_0", r"ndcg: parameter 'k' must be an integer >= 1, got '1_0'"),
+        ("hit_rate@٣", r"hit_rate: parameter 'k' must be an integer >= 1, got '٣'"),
+        ("ndcg:k=١٠", r"ndcg: parameter 'k' must be an integer >= 1, got '١٠'"),
+        ("fbeta:beta=1_0", r"fbeta: parameter 'beta' must be a finite number > 0, got '1_0'"),
+        ("precision:threshold=٠.٣", r"precision: parameter 'threshold' must be a finite number, got '٠.٣'"),
+    ],
+)
+def test_a_value_of_other_digits_than_ascii_is_refused(engine, metric, message):
+    with pytest.raises(sm.InvalidParameterError, match=message):
+        evaluate(FRAME, [metric], engine, query="user")
+
+
 def test_a_parameter_only_the_multiclass_metric_has_selects_it():
     assert sm.metric("precision", average="macro") == sm.multiclass_precision(average="macro")
     assert sm.metric("f1", average="weighted") == sm.multiclass_f1(average="weighted")

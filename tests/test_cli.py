@@ -183,7 +183,17 @@ def test_metric_parameters(capsys, logs, spec, call, column):
 
 
 @pytest.mark.parametrize(
-    ("text", "value"), [("2", 2), ("-3", -3), ("0.3", 0.3), ("1e3", 1000.0), ("uniform", "uniform")]
+    ("text", "value"),
+    [
+        ("2", 2),
+        ("-3", -3),
+        ("0.3", 0.3),
+        ("1e3", 1000.0),
+        ("uniform", "uniform"),
+        ("١٠", "١٠"),  # Arabic-Indic digits: no numeral (int() reads 10)
+        ("1_0", "1_0"),  # an underscore: no numeral (int() reads 10)
+        ("1_0.5", "1_0.5"),
+    ],
 )
 def test_parse_value_tries_int_then_float_then_string(text, value):
     parsed = parse_value(text)
@@ -205,6 +215,19 @@ def test_malformed_metric_specs_are_usage_errors(capsys, logs, spec):
 def test_invalid_parameter_value(capsys, logs):
     code, _, err = run(capsys, "eval", logs, "-m", "fbeta:beta=-1", *BINDING)
     assert_user_error(code, err, 1, "fbeta", "beta", "-1")
+
+
+@pytest.mark.parametrize(
+    "spec, fragments",
+    [
+        ("ndcg@١٠", ("ndcg", "'k'", "'١٠'")),
+        ("ndcg@1_0", ("ndcg", "'k'", "'1_0'")),
+        ("fbeta:beta=1_0", ("'beta'", "'1_0'")),
+    ],
+)
+def test_a_value_of_other_digits_than_ascii_is_refused(capsys, logs, spec, fragments):
+    code, _, err = run(capsys, "eval", logs, "-m", spec, *BINDING)
+    assert_user_error(code, err, 1, *fragments)
 
 
 # --- metrics and sql -----------------------------------------------------------------

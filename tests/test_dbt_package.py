@@ -21,7 +21,8 @@ import pytest
 from dbt_render import CompilerError, evaluate_sql
 
 import sqlmetrics as sm
-from sqlmetrics.dbt_package import DBT_DIALECTS, carried, write_package
+from sqlmetrics import cli
+from sqlmetrics.dbt_package import DBT_DIALECTS, MARKER, carried, write_package
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "examples" / "dbt" / "sqlmetrics"
@@ -334,6 +335,229 @@ def test_an_unknown_metric_is_refused_by_name():
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["ndcg:gain=cubic"], label="rel", score="pctr", query="q")
 
 
+# --- sqlmetrics dbt --output DIR: new, empty, or its own package; never through a link
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Path:
+    """A package the generator wrote (copied by each test that changes it)."""
+    folder = tmp_path_factory.mktemp("generated") / "sqlmetrics"
+    write_package(folder)
+    return folder
+
+
+def write_dbt(capsys, output) -> tuple[int, str]:
+    """``sqlmetrics dbt --output <output>``: its exit status and stderr."""
+    code = cli.main(["dbt", "--output", str(output)])
+    return code, capsys.readouterr().err
+
+
+def assert_refused(code: int, err: str, *fragments: str) -> None:
+    """Status 1 and one line, the library's refusal (no traceback, no raw OS error)."""
+    assert code == 1 and "Traceback" not in err and "Errno" not in err, err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("sqlmetrics: error: "), err
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+def tree(folder: Path) -> dict[str, str]:
+    """Every file below ``folder`` by its path, with its text (a link as where it points)."""
+    return {
+        str(path.relative_to(folder)): f"-> {os.readlink(path)}" if path.is_symlink() else path.read_text()
+        for path in sorted(folder.rglob("*"))
+        if path.is_symlink() or path.is_file()
+    }
+
+
+def test_a_folder_of_other_files_is_refused_and_left_as_it_was(tmp_path, capsys, monkeypatch):
+    """`--output .` in a dbt project overwrote its dbt_project.yml, README.md and a macro."""
+    project = tmp_path / "project"
+    (project / "macros").mkdir(parents=True)
+    mine = {"README.md": "mine\n", "dbt_project.yml": "name: mine\n", "macros/evaluate.sql": "{# mine #}\n"}
+    for name, text in mine.items():
+        (project / name).write_text(text)
+    monkeypatch.chdir(project)
+    code, err = write_dbt(capsys, ".")
+    assert_refused(code, err, "folder '.' is not empty (3 entries: README.md, dbt_project.yml, macros)", MARKER)
+    assert tree(project) == mine
+
+
+def test_an_empty_path_is_refused_writing_nothing(tmp_path, capsys, monkeypatch):
+    """`--output ""` wrote the package into the working directory."""
+    monkeypatch.chdir(tmp_path)
+    code, err = write_dbt(capsys, "")
+    assert_refused(code, err, "the dbt package's folder is an empty path")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_symbolic_link_is_refused_and_not_followed(tmp_path, capsys, generated):
+    """A link DIR/README.md -> ../x was followed and wrote outside DIR; so were a link as
+    DIR and as DIR/macros."""
+    package = tmp_path / "package"
+    shutil.copytree(generated, package)
+    outside = tmp_path / "x"
+    outside.write_text("outside\n")
+    (package / "README.md").unlink()
+    (package / "README.md").symlink_to("../x")
+    code, err = write_dbt(capsys, package)
+    assert_refused(code, err, f"'{package / 'README.md'}' is a symbolic link (to '../x')")
+    assert outside.read_text() == "outside\n"
+
+    (package / "README.md").unlink()
+    macros, elsewhere = package / "macros", tmp_path / "elsewhere"
+    shutil.move(macros, elsewhere)
+    macros.symlink_to(elsewhere)
+    before = tree(elsewhere)
+    code, err = write_dbt(capsys, package)
+    assert_refused(code, err, f"'{macros}' is a symbolic link (to '{elsewhere}')")
+    assert tree(elsewhere) == before
+
+    empty, link = tmp_path / "empty", tmp_path / "link"
+    empty.mkdir()
+    link.symlink_to(empty)
+    for output in (link, f"{link}/"):
+        code, err = write_dbt(capsys, output)
+        assert_refused(code, err, f"the dbt package's folder '{output}' is a symbolic link (to '{empty}')")
+    assert list(empty.iterdir()) == []
+
+
+def test_a_file_where_a_folder_goes_a_folder_where_a_file_goes_and_an_unwritable_path_are_refused(
+    tmp_path, capsys, generated
+):
+    """They gave the OS's raw errors (File exists, Is a directory, Not a directory)."""
+    a_file = tmp_path / "a_file"
+    a_file.write_text("mine\n")
+    code, err = write_dbt(capsys, a_file)
+    assert_refused(code, err, f"the dbt package's folder '{a_file}' is a file, not a folder")
+    code, err = write_dbt(capsys, a_file / "package")
+    assert_refused(code, err, f"cannot write the dbt package to '{a_file / 'package'}': Not a directory")
+    assert a_file.read_text() == "mine\n"
+
+    package = tmp_path / "package"
+    shutil.copytree(generated, package)
+    (package / "README.md").unlink()
+    (package / "README.md").mkdir()
+    code, err = write_dbt(capsys, package)
+    assert_refused(code, err, f"'{package / 'README.md'}' is a folder where the dbt package has a file")
+    with pytest.raises(sm.SqlMetricsError, match="is a folder where the dbt package has a file"):
+        write_package(package)
+
+
+def test_regenerating_a_package_replaces_its_files(tmp_path, capsys, generated):
+    """A package written before is written again in place: its files replaced (an edit
+    undone), another file of the user's left, no temporary file left behind."""
+    package = tmp_path / "package"
+    shutil.copytree(generated, package)
+    (package / "README.md").write_text("edited\n")
+    (package / "macros" / "mine.sql").write_text("{# mine #}\n")
+    code, err = write_dbt(capsys, package)
+    assert code == 0, err
+    assert tree(package) == tree(generated) | {"macros/mine.sql": "{# mine #}\n"}
+
+
+# --- parameters and repeats: refused when the model compiles, with Python's message
+
+REFUSED = [
+    # a value that is no number, or breaks its parameter's rule (Jinja's |float read 'abc' as 0)
+    ["precision:threshold=abc"],
+    ["precision:threshold=nan"],
+    ["precision:threshold=1e400"],  # inf
+    ["precision:threshold=0x10"],
+    ["fbeta:beta=-1"],
+    ["fbeta:beta=0"],
+    ["ndcg:min_relevance=0"],
+    ["err:max_relevance=961"],
+    ["gauc:weighting=users"],
+    ["err:ties=average"],  # a value a sibling takes, refused with the reason
+    # k: not an integer >= 1 (NaN and ndcg_at_2 before), other digits than ASCII
+    ["ndcg@abc"],
+    ["ndcg@0"],
+    ["ndcg@-1"],
+    ["ndcg@2.7"],
+    ["ndcg@"],
+    ["ndcg@١٠"],
+    ["ndcg@1_0"],
+    ["hit_rate@٣"],
+    ["ndcg:k=2.5"],
+    ["ndcg:k=abc"],
+    ["ndcg@99999999999999999999"],  # past a 64-bit integer
+    ["fbeta:beta=1_0"],
+    ["precision@k"],  # k required
+    # a spec written wrong, a parameter given twice (the last was kept)
+    [":beta=2"],
+    ["fbeta::beta=2"],
+    ["fbeta:beta"],
+    ["fbeta:beta=2:beta=3"],
+    ["ndcg@5:k=3"],
+    ["f1:average=weighted:threshold=0.3"],  # a parameter of the other form: said so
+    # a metric asked twice, under one name or two spellings of one call
+    ["auc", "auc"],
+    ["ndcg@10", "ndcg:k=10"],
+    ["fbeta:beta=2", "fbeta:beta=2.0"],
+    ["logloss", "auc", "logloss"],
+]
+
+
+@pytest.mark.parametrize("metrics", REFUSED, ids=lambda metrics: ",".join(metrics))
+def test_a_bad_parameter_or_a_metric_asked_twice_is_refused_with_pythons_message(metrics):
+    call = dict(metrics=metrics, label="rel", score="pctr", query="user_id")
+    with pytest.raises(sm.SqlMetricsError) as python:
+        python_table(impressions(20), **call)
+    with pytest.raises(CompilerError) as model:
+        evaluate_sql(PACKAGE, "duckdb", '"t"', **call)
+    assert str(model.value) == f"sqlmetrics: {python.value}"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        dict(metrics=["auc"], by=["day", "day"]),  # a slice column twice
+        dict(metrics=["auc"], by=["n_rows"]),  # a slice named like a result column
+        dict(metrics=["auc", "logloss"], by=["day", "logloss"]),
+        dict(metrics=["auc"], by=5),
+        dict(metrics=["ndcg@5:ties=item"]),  # ties by item without item= (item NULL before)
+        dict(metrics=["ndcg@5", "mrr"], weight="wt"),
+    ],
+    ids=str,
+)
+def test_a_bad_binding_is_refused_with_pythons_message(call):
+    call = dict(label="rel", score="pctr", query="user_id") | call
+    with pytest.raises(sm.SqlMetricsError) as python:
+        python_table(impressions(20), **call)
+    with pytest.raises(CompilerError) as model:
+        evaluate_sql(PACKAGE, "duckdb", '"t"', **call)
+    assert str(model.value) == f"sqlmetrics: {python.value}"
+
+
+@pytest.mark.parametrize("metrics, shown", [(None, "None"), ([1], "1"), (["auc", ["ndcg@10"]], "['ndcg@10']")])
+def test_metrics_that_are_no_names_are_refused_saying_so(metrics, shown):
+    """They raised Jinja's own errors (None is not iterable, an int has no split)."""
+    with pytest.raises(CompilerError, match=re.escape("sqlmetrics: metrics must be ") + ".*" + re.escape(shown)):
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=metrics, label="click", score="pctr")
+
+
+def test_an_unknown_parameter_is_refused_with_pythons_message_less_its_suggestion():
+    """Python suggests the closest names (difflib); dbt's Jinja has no difflib."""
+    call = dict(metrics=["ndcg:gian=linear"], label="rel", score="pctr", query="user_id")
+    with pytest.raises(sm.SqlMetricsError, match="; did you mean 'gain'") as python:
+        python_table(impressions(20), **call)
+    with pytest.raises(CompilerError) as model:
+        evaluate_sql(PACKAGE, "duckdb", '"t"', **call)
+    assert str(model.value) == f"sqlmetrics: {python.value}".split("; did you mean")[0]
+
+
+def test_the_numerals_python_reads_give_pythons_table(connection):
+    """A k or a number written as Python reads it (a sign, spaces, an exponent, a point)
+    is the same call in the model."""
+    metrics = ["ndcg@ 3", "hit_rate@+2", "mrr:k=1e1", "map:k=4.0", "fbeta:beta=5.:threshold=.5"]
+    call = dict(metrics=metrics, label="rel", score="pctr", query="user_id", by="day")
+    rows = impressions().with_columns(pl.col("rel").clip(0, 1))  # fbeta reads a 0/1 label
+    connection.register("clipped", rows.to_arrow())
+    got = connection.sql(evaluate_sql(PACKAGE, "duckdb", "clipped", **call)).pl()
+    assert_same_table(got, python_table(rows, **call))
+    assert {"ndcg_at_3", "hit_rate_at_2", "mrr_at_10", "map_at_4", "fbeta_beta_5"} <= set(got.columns)
+
+
 # --- dbt run: dbt-duckdb and dbt-postgres, the whole carried catalog
 
 CATALOG_MODELS = {
@@ -493,3 +717,30 @@ def test_intervals_fail_the_dbt_model_when_it_compiles(tmp_path):
     done = dbt(project, "compile", "--select", "with_ci", env=env)
     assert done.returncode != 0
     assert "intervals (ci=) are not carried by the dbt package" in done.stdout
+
+
+@pytest.mark.engines
+def test_a_bad_parameter_fails_the_dbt_model_when_it_compiles(tmp_path):
+    """In dbt's own Jinja (its sandbox, its modules.re): each bad call fails compiling with
+    Python's message, and the numerals Python reads compile."""
+    spellings = dict(metrics=["ndcg@ 3", "mrr:k=1e1", "map:k=4.0", "fbeta:beta=5."], label="rel", score="pctr")
+    project = project_with(tmp_path, {"spellings": model_sql(spellings | dict(query="user_id"))})
+    env = dbt_env(tmp_path)
+    assert dbt(project, "deps", env=env).returncode == 0
+    done = dbt(project, "compile", env=env)
+    assert done.returncode == 0, done.stdout[-4000:]
+    bad = [
+        dict(metrics=["precision:threshold=abc"], label="click"),  # threshold 0 before
+        dict(metrics=["ndcg@١٠"], label="rel", query="user_id"),  # k = 10 before
+        dict(metrics=["fbeta:beta=2:beta=3"], label="click"),  # the last kept before
+        dict(metrics=["auc", "auc"], label="click"),
+        dict(metrics=["auc"], label="click", by=["day", "day"]),
+    ]
+    for call in bad:
+        call = call | dict(score="pctr")
+        with pytest.raises(sm.SqlMetricsError) as python:
+            python_table(impressions(20), **call)
+        (project / "models" / "bad.sql").write_text(model_sql(call))
+        done = dbt(project, "compile", "--select", "bad", env=env)
+        assert done.returncode != 0
+        assert f"sqlmetrics: {python.value}" in done.stdout, done.stdout[-4000:]

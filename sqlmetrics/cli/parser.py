@@ -28,7 +28,8 @@ from sqlmetrics.registry import parse_metric, parse_value
 METRIC_SYNTAX = """\
 metric specs: comma separated, each NAME[@K][:PARAM=VALUE]..., e.g.
   auc,gauc:weighting=uniform,fbeta:beta=2:threshold=0.3,ndcg@10
-values are read as int, else float, else string; `sqlmetrics metrics` lists parameters."""
+values are read as int, else float (ASCII digits only), else string; `sqlmetrics metrics`
+lists parameters."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -257,7 +258,12 @@ def build_parser() -> argparse.ArgumentParser:
         "metrics=['auc', 'gauc', 'logloss', 'ndcg@10'], label='click', score='pctr', query='user_id', "
         "by=['date']) }}.",
     )
-    dbt.add_argument("--output", required=True, metavar="DIR", help="the package's folder (created if missing)")
+    dbt.add_argument(
+        "--output",
+        required=True,
+        metavar="DIR",
+        help="the package's folder: new, empty, or one it wrote before (its files are replaced)",
+    )
     dbt.set_defaults(handler=run_dbt)
 
     curve = commands.add_parser("curve", parents=[output], help="compute a ROC, precision-recall or calibration curve")

@@ -20,12 +20,31 @@
   {%- set catalog = fromjson(sqlmetrics.sm_catalog()) -%}
   {%- set dispatch = adapter.dispatch -%}
   {%- set facts = fromjson(dispatch('sm_facts', 'sqlmetrics')()) -%}
-  {%- set by = [by] if by is string else (by or []) -%}
+  {%- if metrics is not string and (metrics is not iterable or metrics is mapping) -%}
+    {%- do sqlmetrics.sm_fail("metrics must be a metric name or a list of them, got " ~ sqlmetrics.sm_repr(metrics)) -%}
+  {%- endif -%}
   {%- set calls = [] -%}
   {%- for text in ([metrics] if metrics is string else metrics) -%}
     {%- do sqlmetrics.sm_call(text, catalog, calls, {'prediction': prediction is not none, 'class_scores': class_scores is not none}) -%}
   {%- endfor -%}
   {%- if calls | length == 0 -%}{%- do exceptions.raise_compiler_error("sqlmetrics: no metrics given") -%}{%- endif -%}
+  {%- set outputs = ['n_rows', 'n_excluded'] -%}  {#- the result's columns but the slices, each once (registry.resolve) -#}
+  {%- set producing = {} -%}
+  {%- for call in calls -%}
+    {%- set columns = [call.column] -%}
+    {%- for out in call.spec.outputs -%}{%- do columns.append(call.column ~ '_' ~ out) -%}{%- endfor -%}
+    {%- for column in columns -%}
+      {%- if column in producing -%}
+        {%- do sqlmetrics.sm_fail("metrics " ~ producing[column].shown ~ " and " ~ call.shown ~ " both produce the column " ~ sqlmetrics.sm_repr(column)) -%}
+      {%- endif -%}
+      {%- do producing.update({column: call}) -%}
+      {%- do outputs.append(column) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- if by is not none and by is not string and (by is not sequence or by is mapping) -%}
+    {%- do sqlmetrics.sm_fail("by must be a column name or a list of column names, got " ~ sqlmetrics.sm_repr(by)) -%}
+  {%- endif -%}
+  {%- set by = [by] if by is string else (by or []) | list -%}
   {%- set reading = {'score': [], 'prediction': [], 'class_scores': [], 'query': []} -%}  {#- the calls reading each role -#}
   {%- for call in calls -%}{%- for role in call.spec.needs if role in reading -%}{%- do reading[role].append(call) -%}{%- endfor -%}{%- endfor -%}
   {%- set score = 'score' if score is none and reading.score else score -%}
@@ -49,8 +68,16 @@
     {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ (reading.class_scores | map(attribute='name') | join(', ')) ~ ": a one-vs-rest metric reads one score per class: pass class_scores={class: score column} (wide: the dbt package reads no long scores)") -%}
   {%- endif -%}
   {%- if ranking and weight is not none -%}
-    {%- do exceptions.raise_compiler_error("sqlmetrics: ranking metrics take no row weights: evaluate them in a call without weight=") -%}
+    {%- do sqlmetrics.sm_fail((calls | rejectattr('spec.weighted') | map(attribute='column') | join(', ')) ~ " take no row weights (a ranking metric orders rows, it does not weigh them): evaluate them in a call without weight=") -%}
   {%- endif -%}
+  {%- set by_item = [] -%}
+  {%- for call in calls if call.params.get('ties') == 'item' -%}{%- do by_item.append(call.column) -%}{%- endfor -%}
+  {%- if by_item and item is none -%}
+    {%- do sqlmetrics.sm_fail((by_item | join(', ')) ~ " break ties by item: pass item=<the item/document id column>") -%}
+  {%- endif -%}
+  {%- if by | unique(case_sensitive=true) | list | length != by | length -%}{%- do sqlmetrics.sm_fail("by lists a column twice: " ~ (by | string)) -%}{%- endif -%}
+  {%- set clashes = by | select('in', outputs) | unique(case_sensitive=true) | sort(case_sensitive=true) | list -%}
+  {%- if clashes -%}{%- do sqlmetrics.sm_fail("slice column(s) " ~ (clashes | string) ~ " clash with result columns of the same name") -%}{%- endif -%}
   {%- set slices = [] -%}
   {%- for name in by -%}{%- do slices.append('slice_' ~ loop.index) -%}{%- endfor -%}
   {%- set slices = slices or ['slice_0'] -%}
@@ -279,19 +306,32 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
 {% endmacro %}
 
 
-{#- One metric of the call, resolved as the registry does ('ndcg@10', 'fbeta:beta=2';
-    with a prediction column bound, 'f1' is multiclass_f1, with class scores 'auc' is
-    multiclass_auc; a parameter only the
+{#- One metric of the call, read, resolved and checked as registry.resolve does, with its
+    messages ('ndcg@10', 'fbeta:beta=2'; with a prediction column bound, 'f1' is
+    multiclass_f1, with class scores 'auc' is multiclass_auc; a parameter only the
     multi-class metric of a name has selects it), appended to ``out``: its name, its
-    catalog entry, its parameters and result column (MetricCall.column). An unknown name
-    is a compile error naming it. -#}
+    catalog entry, its parameters, its result column (MetricCall.column) and its call as
+    Python shows it. A value is a number where it is a numeral of the catalog's (ASCII
+    digits: registry.parse_value), else text; each is checked against its parameter's
+    declaration (sm_param). An unknown metric or parameter, a malformed or repeated
+    parameter, a bad value: a compile error naming it. -#}
 {% macro sm_call(text, catalog, out, bound) %}
+  {%- if text is not string -%}{%- do sqlmetrics.sm_fail("metrics must be metric names (e.g. 'auc'), got " ~ sqlmetrics.sm_repr(text)) -%}{%- endif -%}
   {%- set parts = text.split(':') -%}
   {%- set name = parts[0] | trim -%}
+  {%- if not name -%}{%- do sqlmetrics.sm_fail("metric spec " ~ sqlmetrics.sm_repr(text) ~ " has no metric name") -%}{%- endif -%}
   {%- set given = {} -%}
   {%- for part in parts[1:] -%}
-    {%- set pair = part.split('=', 1) -%}
-    {%- do given.update({pair[0] | trim: pair[1] | trim}) -%}
+    {%- set pair = (part | trim).partition('=') -%}
+    {%- set key, value = pair[0] | trim, pair[2] | trim -%}
+    {%- if not (key and pair[1] and value) -%}
+      {%- do sqlmetrics.sm_fail("metric spec " ~ sqlmetrics.sm_repr(text) ~ ": write parameters as " ~ name ~ ":PARAM=VALUE, got " ~ sqlmetrics.sm_repr(part | trim)) -%}
+    {%- endif -%}
+    {%- if key in given -%}{%- do sqlmetrics.sm_fail("metric spec " ~ sqlmetrics.sm_repr(text) ~ " sets " ~ sqlmetrics.sm_repr(key) ~ " twice") -%}{%- endif -%}
+    {%- if modules.re.fullmatch(catalog.numbers.integer, value) -%}{%- set value = value | int -%}
+    {%- elif modules.re.fullmatch(catalog.numbers.float, value) -%}{%- set value = value | float -%}
+    {%- endif -%}
+    {%- do given.update({key: value}) -%}
   {%- endfor -%}
   {%- set prefixed = 'multiclass_' ~ name -%}
   {%- if prefixed in catalog.metrics -%}
@@ -301,8 +341,15 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
   {%- endif -%}
   {%- if '@' in name and name not in catalog.metrics -%}
     {%- set split = name.split('@', 1) -%}
-    {%- do given.update({'k': split[1]}) -%}
-    {%- set name = split[0] ~ '@k' if (split[0] ~ '@k') in catalog.metrics else split[0] -%}
+    {%- set name = split[0] -%}
+    {%- if 'k' in given -%}
+      {%- do sqlmetrics.sm_fail(name ~ ": k given twice ('@" ~ split[1] ~ "' and k=" ~ sqlmetrics.sm_repr(given.k) ~ ")") -%}
+    {%- endif -%}
+    {%- if not modules.re.fullmatch(catalog.numbers.integer, split[1] | trim) -%}
+      {%- do sqlmetrics.sm_fail(name ~ ": parameter 'k' must be an integer >= 1, got " ~ sqlmetrics.sm_repr(split[1])) -%}
+    {%- endif -%}
+    {%- do given.update({'k': split[1] | trim | int}) -%}
+    {%- set name = name ~ '@k' if (name ~ '@k') in catalog.metrics else name -%}
   {%- elif 'k' in given and (name ~ '@k') in catalog.metrics -%}
     {%- set name = name ~ '@k' -%}
   {%- endif -%}
@@ -314,23 +361,29 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
     {%- if others and given.keys() | reject('in', theirs) | list | length == 0 -%}{%- set name = prefixed -%}{%- endif -%}
   {%- endif -%}
   {%- if name not in catalog.metrics -%}
-    {%- do exceptions.raise_compiler_error("sqlmetrics: unknown metric '" ~ name ~ "' (the metrics: " ~ (catalog.metrics.keys() | sort | join(', ')) ~ ")") -%}
+    {%- do sqlmetrics.sm_fail("unknown metric '" ~ name ~ "' (the metrics: " ~ (catalog.metrics.keys() | sort | join(', ')) ~ ")") -%}
   {%- endif -%}
   {%- set spec = catalog.metrics[name] -%}
   {%- set known = spec.params | map(attribute='name') | list -%}
-  {%- for key in given if key not in known -%}
-    {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ name ~ ": unknown parameter '" ~ key ~ "' (parameters: " ~ (known | join(', ') or 'none') ~ ")") -%}
+  {%- set unknown = given.keys() | reject('in', known) | list -%}
+  {%- if unknown -%}
+    {%- set notes = {} -%}
+    {%- for key in unknown -%}{%- do notes.update({key: sqlmetrics.sm_other_form(name, key, catalog)}) -%}{%- endfor -%}
+    {%- set first = [] -%}  {#- a key unknown to both forms first, as Python names it -#}
+    {%- for key in unknown if not notes[key] -%}{%- do first.append(key) -%}{%- endfor -%}
+    {%- set key = (first + unknown) | first -%}
+    {%- do sqlmetrics.sm_fail(name ~ ": unknown parameter " ~ sqlmetrics.sm_repr(key) ~ " (parameters: " ~ (known | sort | join(', ') or 'none') ~ ")" ~ notes[key]) -%}
+  {%- endif -%}
+  {%- for p in spec.params if p.required and given.get(p.name) is none -%}
+    {%- if loop.first -%}{%- do sqlmetrics.sm_fail(name ~ ": parameter " ~ sqlmetrics.sm_repr(p.name) ~ " is required (e.g. " ~ sqlmetrics.sm_repr(name.replace('@k', '@10')) ~ ")") -%}{%- endif -%}
   {%- endfor -%}
   {%- set values = {} -%}
   {%- set column = [spec.base] -%}
+  {%- set shown = [] -%}
   {%- for p in spec.params -%}
-    {%- set value = given.get(p.name, p.default) -%}
-    {%- if value is not none and p.kind == 'float' -%}{%- set value = value | float -%}{%- endif -%}
-    {%- if value is not none and p.kind == 'int' -%}{%- set value = value | int -%}{%- endif -%}
-    {%- if p.choices and value not in p.choices -%}
-      {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ name ~ ": parameter '" ~ p.name ~ "' must be one of " ~ (p.choices | join(', ')) ~ ", got " ~ value) -%}
-    {%- endif -%}
-    {%- do values.update({p.name: value}) -%}
+    {%- if p.name in given -%}{%- do sqlmetrics.sm_param(name, p, given[p.name], catalog.numbers, values) -%}{%- else -%}{%- do values.update({p.name: p.default}) -%}{%- endif -%}
+    {%- set value = values[p.name] -%}
+    {%- do shown.append(p.name ~ '=' ~ sqlmetrics.sm_repr(value)) -%}
     {%- if value != p.default or p.required -%}
       {%- if p.name == 'k' -%}{%- do column.append('at_' ~ value) -%}
       {%- elif p.choices -%}{%- do column.append(value) -%}
@@ -339,7 +392,64 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- do out.append({'name': name, 'spec': spec, 'params': values, 'column': column | join('_')}) -%}
+  {%- do out.append({'name': name, 'spec': spec, 'params': values, 'column': column | join('_'), 'shown': name ~ '(' ~ (shown | join(', ')) ~ ')'}) -%}
+{% endmacro %}
+
+
+{#- A value ``value`` of parameter ``p`` of metric ``metric`` checked as Param.validate
+    checks it (its declaration in the catalog), with its messages, and set in ``out`` as
+    its type: a choice one of its choices (a value it refuses, with the reason), a number
+    of its kind, at most ``numbers.max_int`` in magnitude for an integer, finite and
+    within its bounds. -#}
+{% macro sm_param(metric, p, value, numbers, out) %}
+  {%- if p.choices -%}
+    {%- set choices = (p.choices | string)[1:-1] -%}  {#- 'a', 'b': each as Python shows it -#}
+    {%- if value is string and value in p.refused -%}
+      {%- do sqlmetrics.sm_fail(metric ~ ": " ~ p.name ~ "=" ~ sqlmetrics.sm_repr(value) ~ " is not supported: " ~ p.refused[value] ~ "; use one of " ~ choices) -%}
+    {%- elif value not in p.choices -%}
+      {%- do sqlmetrics.sm_fail(metric ~ ": parameter " ~ sqlmetrics.sm_repr(p.name) ~ " must be one of " ~ choices ~ ", got " ~ sqlmetrics.sm_repr(value)) -%}
+    {%- endif -%}
+    {%- do out.update({p.name: value}) -%}
+  {%- else -%}
+    {%- set coerced = none -%}
+    {%- if p.kind == 'float' and value is number -%}{%- set coerced = value | float -%}
+    {%- elif p.kind == 'int' and value is integer -%}{%- set coerced = value -%}
+    {%- elif p.kind == 'int' and value is float and value.is_integer() -%}{%- set coerced = value | int -%}
+    {%- endif -%}
+    {%- if p.kind == 'int' and coerced is not none and (coerced > numbers.max_int or coerced < -numbers.max_int) -%}
+      {%- do sqlmetrics.sm_fail(metric ~ ": parameter " ~ sqlmetrics.sm_repr(p.name) ~ " " ~ numbers.max_int_rule ~ ", got " ~ sqlmetrics.sm_repr(value)) -%}
+    {%- endif -%}
+    {#- x - x is 0 for a finite x, NaN for an infinite or NaN one -#}
+    {%- set accepted = coerced is not none and coerced - coerced == 0
+        and (p.low is none or (coerced > p.low if p.low_open else coerced >= p.low))
+        and (p.high is none or coerced <= p.high) -%}
+    {%- if not accepted -%}
+      {%- do sqlmetrics.sm_fail(metric ~ ": parameter " ~ sqlmetrics.sm_repr(p.name) ~ " " ~ p.rule ~ ", got " ~ sqlmetrics.sm_repr(value)) -%}
+    {%- endif -%}
+    {%- do out.update({p.name: coerced}) -%}
+  {%- endif -%}
+{% endmacro %}
+
+
+{#- Where the binary and the multi-class metric of one name share it, a note that the
+    other takes ``key`` (registry._other_form). -#}
+{% macro sm_other_form(name, key, catalog) %}
+  {%- set plain = name[11:] if name.startswith('multiclass_') else name -%}
+  {%- set other = catalog.metrics.get('multiclass_' ~ plain if plain == name else plain) -%}
+  {%- if other and key in other.params | map(attribute='name') | list -%}
+    {%- set theirs = other.params | map(attribute='name') | join(', ') -%}
+    {{- '; ' ~ sqlmetrics.sm_repr(key) ~ ' is ' ~ ('multiclass_' ~ plain if plain == name else plain) ~ "'s (parameters: " ~ theirs ~ '): a call takes the parameters of one of them' -}}
+  {%- endif -%}
+{% endmacro %}
+
+
+{#- ``value`` as Python's repr shows it (a list's text shows its items' reprs). -#}
+{% macro sm_repr(value) %}{{- ([value] | string)[1:-1] -}}{% endmacro %}
+
+
+{#- Fail the model's compilation with ``message``, the library's. -#}
+{% macro sm_fail(message) %}
+  {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ message) -%}
 {% endmacro %}
 
 
