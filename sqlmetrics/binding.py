@@ -71,6 +71,14 @@ class Binding:
             return None
         return interval.clustered if interval.clustered.takes(self.cluster, self.query) else None
 
+    @property
+    def unit(self) -> str | None:
+        """The ``ci_unit`` column the statement reads: the bootstrap's unit, or the units the
+        analytic intervals are clustered by. Not a role: a row's unit never decides
+        whether the row is used (the metric must not depend on ``ci_unit``), and a used row
+        without one is refused (``rules.tables.unit_rules``)."""
+        return self.bootstrap.unit if self.bootstrap else self.cluster
+
     def max_error(self, call: MetricCall) -> bool:
         """Whether a roll-up of rounded states reports ``<column>_max_error`` for the call:
         a metric that reads each row's score, monotone in it or with a bound of its own
@@ -142,7 +150,8 @@ class Binding:
         """Bound role -> the source's column; a NULL in any of these excludes the row.
 
         With judgments the label is the judgments' column, so it is not among them; the
-        item is a role only for ranking metrics (the others ignore it)."""
+        item is a role only for ranking metrics (the others ignore it). The ``unit`` is
+        not a role: a NULL unit is refused, not excluded."""
         bound = {
             "label": None if self.judgments else self.label,
             "score": self.score,
@@ -151,7 +160,6 @@ class Binding:
             "query": self.query,
             "item": self.item if self.ranking else None,
             "weight": self.weight,
-            "ci_unit": self.bootstrap.unit if self.bootstrap else self.cluster,
         }
         return {role: column for role, column in bound.items() if column is not None}
 
@@ -185,7 +193,8 @@ class Binding:
     def source_columns(self) -> tuple[str, ...]:
         """Every column the call reads from the source."""
         paired = self.paired_scores[1:] if self.paired_scores else ()
-        return (*self.roles.values(), *paired, *self.source_by, *(column for _, column in self.wide_scores))
+        unit = (self.unit,) if self.unit is not None else ()
+        return (*self.roles.values(), *unit, *paired, *self.source_by, *(column for _, column in self.wide_scores))
 
     @property
     def second_columns(self) -> tuple[str, ...]:
