@@ -61,6 +61,9 @@ class Binding:
     # statement rounds the scores of base to d decimals; a roll-up of such states reports
     # the bound of each ``max_error`` call
     score_digits: int | None = None
+    # ci_unit="rows" (``request.ROWS``): the rows declared their own units, no column; a
+    # source column of that name is refused (``rules/schema.py``), so the word is never one
+    rows_unit: bool = False
 
     def clustered(self, call: MetricCall) -> ClusteredInterval | None:
         """The clustered form the call's analytic interval takes (``Interval.clustered``)

@@ -374,8 +374,8 @@ def test_arms_compare(name, request):
     engine.load({"src": frame})
     roles = {"arm": "s", "baseline": frame["s"].drop_nulls().min(), "label": "label", "score": "score"}
     for metrics, options in (
-        (["auc", "gauc", "logloss"], {"query": "q", "weight": "w"}),
-        (["auc", "f1", "r2"], {"resamples": 6, "seed": 4}),
+        (["auc", "gauc", "logloss"], {"query": "q", "weight": "w", "ci_unit": "rows"}),
+        (["auc", "f1", "r2"], {"resamples": 6, "seed": 4, "ci_unit": "rows"}),
         (["f1", "brier"], {"weight": "w", "resamples": 6, "ci_unit": "q", "ci_method": "bootstrap"}),
     ):
         expected = sm.compare(frame, metrics, **roles, **options)

@@ -107,7 +107,7 @@ def _calls() -> dict[str, Callable[[dict, duckdb.DuckDBPyConnection], pl.DataFra
     )  # fmt: skip
     calls["compare arms"] = lambda t, con: sm.compare(
         t["src"], ["auc", "accuracy", "brier", "f1"], arm="arm", baseline="v1", label="label", score="score",
-        weight="w", by="s", resamples=20, con=con,
+        weight="w", by="s", ci_unit="rows", resamples=20, con=con,
     )  # fmt: skip
     calls["compare paired ranking"] = lambda t, con: sm.compare(
         t["src"], ["ndcg@3", "mrr"], scores=("score", "score2"), label="rel", query="q", item="item", con=con

@@ -24,7 +24,7 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics import intervals
-from sqlmetrics.api import ClassScores, Metrics, evaluate, evaluate_request, request_sql
+from sqlmetrics.api import ClassScores, Metrics, check_arm_unit, evaluate, evaluate_request, request_sql
 from sqlmetrics.compare import compare_request
 from sqlmetrics.compose.state import META_PART
 from sqlmetrics.curves import calibration_curve, pr_curve, roc_curve
@@ -71,7 +71,8 @@ def report(
     to ``output`` (a new or existing ``.html`` file in an existing directory); return
     its path. With ``scores=(baseline, candidate)`` (the metrics of the first score, the
     comparison of both; ``predictions=`` likewise for two predicted classes) or ``arm=``
-    and ``baseline=``, the report adds ``sm.compare``'s
+    and ``baseline=`` (with ``ci_unit``, the unit the arms were randomized by, or
+    ``"rows"``: ``sm.compare`` requires it, and the page names it), the report adds ``sm.compare``'s
     table and a forest plot of each metric's differences; an ``arm`` is a slice of the
     metric tables and charts (added to ``by``). The other arguments are ``evaluate``'s:
     a ``prediction``, ``class_scores`` or ``judgments`` reports the multi-class,
@@ -106,6 +107,8 @@ def report(
         return _written(path, *_of_states(source, metrics, request, max_slices), statements={})
     if class_scores is not None and (request.paired or arm is not None):
         raise InvalidParameterError("the report compares binary, multi-class and ranking metrics, not class_scores yet")
+    if arm is not None and not request.paired:
+        check_arm_unit(request)  # before the metrics are computed
     slices = request.slices + ([arm] if arm is not None and arm not in request.slices else [])  # a line per arm
     first_score = scores[0] if scores is not None else score
     first_prediction = predictions[0] if predictions is not None else prediction
@@ -151,6 +154,7 @@ def report(
         "columns": _columns_described(bound),
         **({"judgments": _described(judgments)} if judgments is not None else {}),
         **({"class scores": _described(class_scores)} if class_scores is not None else {}),
+        **({"arms randomized by": _unit_described(request)} if arm is not None else {}),
         **_table_described(slices, calls, table, shown),
         "evaluated": f"{when:%Y-%m-%d %H:%M:%S} UTC on {engine}, in {time.perf_counter() - started:.2f} s",
     }
@@ -310,6 +314,13 @@ def no_rows_notice(table: pl.DataFrame) -> str | None:
     if excluded:
         return f"No row was used: all {excluded:,} rows were excluded (each has a NULL in a bound column)."
     return "No row was used: the source has no rows."
+
+
+def _unit_described(request: Request) -> str:
+    """The unit the arms were randomized by, as the page says it (``ci_unit``)."""
+    if request.unit is None:
+        return "rows (ci_unit='rows': each row assigned its arm on its own)"
+    return f"unit {request.unit} (ci_unit: the intervals clustered, the bootstrap resampled, by it)"
 
 
 def _comparable(call: MetricCall, paired: bool) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from sqlmetrics.binding import Binding
 from sqlmetrics.errors import ColumnNotFoundError, Keyword, Part, SqlMetricsError
+from sqlmetrics.request import ROWS
 
 NUMERIC_TYPE_WORDS = ("int", "float", "double", "decimal", "real", "numeric", "bool")
 TEXT_TYPE_WORDS = ("varchar", "string", "utf8", "char", "text", "categorical", "enum")
@@ -81,6 +82,13 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
     else:
         columns, where = [*binding.roles.items(), *(("by", c) for c in binding.source_by)], "the source has"
         columns += [("ci_unit", binding.unit)] if binding.unit is not None else []
+        if binding.rows_unit and ROWS in schema:
+            raise SqlMetricsError(
+                Keyword("ci_unit", ROWS),
+                f" declares each row its own unit (the word is reserved: it never names a column), but the source "
+                f"also has a column {ROWS!r}: rename that column, whether you meant the rows or that column as the "
+                "unit",
+            )
         columns += [(binding.paired_role, column) for column in (binding.paired_scores or ())[1:]]
     numeric = ("label", "score", "weight") if binding.numeric_label else ("score", "weight")
     for role, column in columns:
