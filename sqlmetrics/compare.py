@@ -401,7 +401,8 @@ def _slices_and_candidates(original: pl.DataFrame, keys: list[str], arm: str, is
         _no_rows(pl.col("rows"), pl.col("excluded"), pl.format(f"arm {quoted}", pl.col("candidate"))),
         pl.when(pl.col("no_arm") > 0).then(pl.format("{} rows with a NULL arm excluded", pl.col("no_arm"))),
     ]
-    return grid.select(*keys, "candidate", note=pl.concat_str(notes, separator="; ", ignore_nulls=True))
+    said = pl.concat_str(notes, separator="; ", ignore_nulls=True)
+    return grid.select(*keys, "candidate", note=pl.when(said != "").then(said))  # NULL: nothing to say, as paired
 
 
 def _arm_bootstrap_bounds(
@@ -454,8 +455,14 @@ def p_value_text(p_value: float | None, bound: bool | None, value_format: str = 
     return f"< {floor.quantize(third_digit, rounding=ROUND_CEILING).normalize():f}"
 
 
-def p_values_as_text(comparison: pl.DataFrame, value_format: str = "g") -> pl.DataFrame:
-    """``comparison`` (``compare``'s frame) for a person to read: ``p_value`` as text by
-    ``p_value_text`` (a bound as ``< 0.00996``), without ``p_bound``, which the text says."""
-    texts = map(p_value_text, comparison["p_value"], comparison["p_bound"], [value_format] * comparison.height)
-    return comparison.with_columns(p_value=pl.Series(list(texts), dtype=pl.String)).drop("p_bound")
+def p_values_as_text(comparison: pl.DataFrame, value_text: Callable[[float], str] = str) -> pl.DataFrame:
+    """``comparison`` (``compare``'s frame) for a person to read: ``p_value`` as text, a
+    bound by ``p_value_text`` (``< 0.00996``) and a value by ``value_text`` (the report's
+    ``< 0.0001`` for 1.9e-175, not ``0.000000``), without ``p_bound``, which the text says;
+    ``note`` empty where it is NULL (nothing to say)."""
+    texts = [
+        None if p is None else p_value_text(p, True) if bound else value_text(p)
+        for p, bound in zip(comparison["p_value"], comparison["p_bound"])
+    ]
+    shown = comparison.with_columns(p_value=pl.Series(texts, dtype=pl.String), note=pl.col("note").fill_null(""))
+    return shown.drop("p_bound")

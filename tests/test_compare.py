@@ -232,6 +232,33 @@ def test_rows_as_the_unit_never_means_a_column_named_rows(engine, tmp_path, caps
     assert "--ci-unit rows declares each row its own unit" in capsys.readouterr().err
 
 
+def test_the_command_lines_table_prints_a_tiny_p_value_and_an_empty_note_as_the_report_does(tmp_path, capsys):
+    """A person's table (not CSV or JSON) printed a p-value of 1e-100 as 0.000000 (the CSV
+    held it), and the note of a comparison with nothing to say as null when paired and
+    blank for arms. Now < 0.0001, as the report, and blank in both; the frame's note is
+    NULL in both, and the CSV keeps the number."""
+    from sqlmetrics import cli
+
+    frame = _paired_frame(2, 3000).with_columns(arm=pl.Series(["v1", "v2"] * 1500))
+    better = 0.6 * pl.col("label") + 0.4 * pl.col("a")  # v2's scores nearly separate the labels
+    frame = frame.with_columns(c=pl.when(pl.col("arm") == "v2").then(better).otherwise(pl.col("a")))
+    frame.write_parquet(tmp_path / "logs.parquet")
+    argv = ["compare", str(tmp_path / "logs.parquet"), "-m", "auc"]
+    for who, kwargs in ((["--scores", "a,b"], {"scores": ("a", "b")}),
+                        (["--arm", "arm", "--baseline", "v1", "--score", "c", "--ci-unit", "rows"],
+                         {"arm": "arm", "baseline": "v1", "score": "c", "ci_unit": "rows"})):  # fmt: skip
+        expected = sm.compare(frame, ["auc"], **kwargs)
+        assert expected["p_value"].item() < 1e-6 and expected["note"].item() is None  # far better: b, and c in v2
+        assert cli.main([*argv, *who, "--format", "csv"]) == 0
+        assert pl.read_csv(capsys.readouterr().out.encode())["p_value"].item() == pytest.approx(
+            expected["p_value"].item(), rel=1e-9
+        )
+        assert cli.main([*argv, *who]) == 0
+        header, row = [line.split("┆") for line in capsys.readouterr().out.splitlines() if "┆" in line][:2]
+        cells = dict(zip((h.strip(" │") for h in header), (c.strip(" │") for c in row)))
+        assert cells["p_value"] == "< 0.0001" and cells["note"] == ""
+
+
 def _arms_with_gaps() -> pl.DataFrame:
     """Arms a (the baseline), b and c: day 1 holds all three and two rows with a NULL arm,
     day 2 only a, day 3 only b; c's day-1 rows all have a NULL score (excluded)."""

@@ -215,6 +215,23 @@ def test_paired_scores_are_compared(tmp_path):
     assert "paired, normal: DeLong" not in resampled and "paired bootstrap: percentile" in resampled
 
 
+def test_a_paired_report_says_which_score_its_tables_and_charts_show(tmp_path):
+    """With scores=(a, b) the metric tables, the charts over time and the curves are the
+    first score's: their titles say so (they did not say which score they were), and the
+    values are a's, not b's."""
+    frame = _dated_arms().with_columns(other=1 - pl.col("pctr"))
+    html = sm.report(frame, ["auc"], label="click", scores=("pctr", "other"), by="day", ci=0.9,
+                     output=tmp_path / "r.html").read_text()  # fmt: skip
+    first = "score pctr (the first of pctr, other; the comparison compares both)"
+    headings = re.findall(r"<h2>([^<]*)</h2>", html)
+    assert [f"Metrics of {first}", f"Over time (day), {first}", f"Curves of {first}"] == headings[1:4]
+    titles = [_title(chart) for chart in _charts(html) if _title(chart).startswith("auc")]
+    assert titles == ["auc of pctr", "auc: other − pctr"]  # the first's over time, then the comparison's
+    expected = sm.evaluate(frame, ["auc"], label="click", score="pctr", by="day")
+    (table,) = _section_tables(html, "metrics")
+    assert [row[3].split(" ")[0] for row in table[1:]] == [number(value) for value in expected["auc"]]
+
+
 def test_paired_predicted_classes_are_compared(tmp_path):
     """Two predicted classes of the same rows: the multi-class metrics of the first in the
     tables, the comparison's forest plot and rows by the joint cells' delta method."""
@@ -575,7 +592,8 @@ def test_with_arms_each_arm_is_a_line_over_time(tmp_path):
     """With arm= (here not among the slices), the metric table has a row per arm and each
     chart over time a line per arm (the same colour in every chart), with its band when ci."""
     frame = _dated_arms()
-    call = {"label": "click", "score": "pctr", "by": ["day", "country"], "arm": "arm", "baseline": "v1", "ci_unit": "rows"}
+    call = {"label": "click", "score": "pctr", "by": ["day", "country"], "arm": "arm", "baseline": "v1",
+            "ci_unit": "rows"}
     html = sm.report(frame, ["auc"], **call, ci=0.9, output=tmp_path / "r.html").read_text()
     expected = sm.evaluate(frame, ["auc"], label="click", score="pctr", by=["day", "country", "arm"])
     (metrics_table,) = _section_tables(html, "metrics")
@@ -610,7 +628,8 @@ def test_the_comparison_is_drawn_as_a_forest_plot(tmp_path):
     delta, on one linear scale whose 0 is the dashed line; the bars whose interval
     excludes 0 are coloured and their dots filled, the others grey and hollow."""
     frame = _dated_arms()
-    call = {"label": "click", "score": "pctr", "by": ["day", "country"], "arm": "arm", "baseline": "v1", "ci_unit": "rows"}
+    call = {"label": "click", "score": "pctr", "by": ["day", "country"], "arm": "arm", "baseline": "v1",
+            "ci_unit": "rows"}
     html = sm.report(frame, ["auc", "logloss"], **call, ci=0.9, output=tmp_path / "r.html").read_text()
     expected = sm.compare(frame, ["auc", "logloss"], **call, ci=0.9)
     comparison = html.split('<section id="comparison">')[1]
