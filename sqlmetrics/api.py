@@ -115,6 +115,9 @@ def evaluate(
     (the units' sums: ``sqlmetrics/intervals/clustered.py``; a mean over queries from
     its queries' values, each query within one unit), but keeps a mean over queries' t
     when the queries are its units, and resamples the others' units rather than rows.
+    It never changes a metric's value: a used row without a unit (NULL) is refused, as
+    is a unit column of lists or structs; ``ci_unit="rows"`` declares every row its own
+    unit (as without ``ci_unit``; a source column named ``rows`` is then refused).
 
     >>> import polars as pl, sqlmetrics as sm
     >>> df = pl.DataFrame({"click": [0, 1, 1, 0, 0, 1, 1],
