@@ -291,7 +291,7 @@ def test_a_unit_in_two_arms_is_refused_for_the_clustered_intervals(engine):
     with pytest.raises(InvalidInputError, match=re.escape(message)):
         sm.compare(frame, ["logloss"], **arms)
     resampled = sm.compare(frame, ["logloss"], **arms, ci_method="bootstrap", resamples=9)
-    assert resampled["method"].to_list() == ["arms bootstrap: percentile"] * 2
+    assert resampled["method"].to_list() == ["arms bootstrap by unit user: percentile"] * 2
     within = sm.compare(frame.filter(pl.col("day") == 2), ["logloss"], **arms)  # users 10, 13 in a; 12, 14 in b
     assert within["delta_lo"].item() is not None
 
