@@ -242,6 +242,7 @@ def _row_text(binding: Binding) -> tuple[str, pl.Expr]:
         shown += [(column, f"{binding.paired_role}_{i}", numeric) for i, column in enumerate(binding.paired_scores, 1)]
     elif binding.score is not None:
         shown.append((binding.score, "score", True))
+    shown = shown or [(binding.unit, "unit_id", False)]  # nothing else to show: the unit, NULL
     sql = " || ', ' || ".join(
         f"{templates.literal(f'{user} = ')} || COALESCE({number_text_sql(c) if numeric else _text_sql(c)}, 'NULL')"
         for user, c, numeric in shown
