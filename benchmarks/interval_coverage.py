@@ -514,7 +514,8 @@ def arms_coverage(metric: str, truth: float, draw: Draw, runs: int, engine: str,
     for seed in range(runs):
         frame = draw(np.random.default_rng(seed))
         # the bootstrap's own seed per run, as in coverage()
-        row = sm.compare(frame, [metric], arm="arm", baseline=1, ci=0.95, engine=engine, seed=seed, **roles)
+        row = sm.compare(frame, [metric], arm="arm", baseline=1, ci=0.95, ci_unit="rows", engine=engine, seed=seed,
+                         **roles)  # each row drawn on its own: the rows are the arms' units
         row = row.row(0, named=True)
         covered += row["delta_lo"] <= truth <= row["delta_hi"]
         widths.append(row["delta_hi"] - row["delta_lo"])

@@ -79,7 +79,7 @@ def calls(source: str) -> list[tuple[str, str, str]]:
         (
             "report, --arm --ci 0.95",
             f"{cli}])",
-            f"{cli}, '--arm', 'model_version', '--baseline', 'v1', '--ci', '0.95'])",
+            f"{cli}, '--arm', 'model_version', '--baseline', 'v1', '--ci-unit', 'user_id', '--ci', '0.95'])",
         )
     )
     bootstrap = "label='click', score='pctr', by='date'"

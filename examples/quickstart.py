@@ -88,10 +88,13 @@ def main(data_dir: Path) -> None:
     )
 
     # 6. Did v2 beat v1? The A/B arms compared: the difference, its 95% interval and
-    #    p-value (DeLong's for auc, the t over users for gauc). Calibration's formula (the
-    #    delta method) takes rows as independent; a user's rows are not, so ci_unit takes
-    #    a bootstrap of users (all of a user's rows resampled together), inside the same query.
-    print(sm.compare(logs, ["auc", "gauc", "logloss"], arm="model_version", baseline="v1", **columns | {"by": None}))
+    #    p-value (DeLong's for auc, the t over users for gauc), clustered by the unit the
+    #    arms were randomized by (ci_unit, required: each user saw one model, and a user's
+    #    rows are not independent draws). In evaluate, ci_unit clusters the intervals the
+    #    same way, and resamples users (all of a user's rows together) for the metrics
+    #    without a clustered formula, inside the same query.
+    print(sm.compare(logs, ["auc", "gauc", "logloss"], arm="model_version", baseline="v1", ci_unit="user_id",
+                     **columns | {"by": None}))
     resampled = sm.evaluate(logs, ["calibration"], **columns, ci=0.95, ci_unit="user_id", resamples=50)
     print(resampled.select("date", "model_version", "calibration", "calibration_lo", "calibration_hi"))
 

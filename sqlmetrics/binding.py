@@ -61,6 +61,9 @@ class Binding:
     # statement rounds the scores of base to d decimals; a roll-up of such states reports
     # the bound of each ``max_error`` call
     score_digits: int | None = None
+    # ci_unit="rows" (``request.ROWS``): the rows declared their own units, no column; a
+    # source column of that name is refused (``rules/schema.py``), so the word is never one
+    rows_unit: bool = False
 
     def clustered(self, call: MetricCall) -> ClusteredInterval | None:
         """The clustered form the call's analytic interval takes (``Interval.clustered``)
@@ -70,6 +73,14 @@ class Binding:
         if self.cluster is None or interval is None or interval.clustered is None:
             return None
         return interval.clustered if interval.clustered.takes(self.cluster, self.query) else None
+
+    @property
+    def unit(self) -> str | None:
+        """The ``ci_unit`` column the statement reads: the bootstrap's unit, or the units the
+        analytic intervals are clustered by. Not a role: a row's unit never decides
+        whether the row is used (the metric must not depend on ``ci_unit``), and a used row
+        without one is refused (``rules.tables.unit_rules``)."""
+        return self.bootstrap.unit if self.bootstrap else self.cluster
 
     def max_error(self, call: MetricCall) -> bool:
         """Whether a roll-up of rounded states reports ``<column>_max_error`` for the call:
@@ -142,7 +153,8 @@ class Binding:
         """Bound role -> the source's column; a NULL in any of these excludes the row.
 
         With judgments the label is the judgments' column, so it is not among them; the
-        item is a role only for ranking metrics (the others ignore it)."""
+        item is a role only for ranking metrics (the others ignore it). The ``unit`` is
+        not a role: a NULL unit is refused, not excluded."""
         bound = {
             "label": None if self.judgments else self.label,
             "score": self.score,
@@ -151,7 +163,6 @@ class Binding:
             "query": self.query,
             "item": self.item if self.ranking else None,
             "weight": self.weight,
-            "ci_unit": self.bootstrap.unit if self.bootstrap else self.cluster,
         }
         return {role: column for role, column in bound.items() if column is not None}
 
@@ -185,7 +196,8 @@ class Binding:
     def source_columns(self) -> tuple[str, ...]:
         """Every column the call reads from the source."""
         paired = self.paired_scores[1:] if self.paired_scores else ()
-        return (*self.roles.values(), *paired, *self.source_by, *(column for _, column in self.wide_scores))
+        unit = (self.unit,) if self.unit is not None else ()
+        return (*self.roles.values(), *unit, *paired, *self.source_by, *(column for _, column in self.wide_scores))
 
     @property
     def second_columns(self) -> tuple[str, ...]:

@@ -88,12 +88,12 @@ def check(resamples: object, seed: object, unit: object) -> None:
 
 
 def unit_id_sql(unit: str | None, row: list[str]) -> str:
-    """The SQL numbering each row's unit: its ``unit`` (a quoted column) or the row, in
+    """The SQL numbering each row's unit: its ``unit`` (a quoted column; NULL for none) or the row, in
     the order of its columns ``row`` (SQL over the source): rows that tie are equal, so
     which of them gets which number changes no metric, and every engine draws the same
     resamples (given the same order of the values: text in byte order)."""
-    if unit is not None:
-        return f"DENSE_RANK() OVER (ORDER BY {_nulls_last(unit)})"
+    if unit is not None:  # a NULL unit stays NULL, as polars' rank keeps it (and the rules refuse it)
+        return f"CASE WHEN {unit} IS NULL THEN NULL ELSE DENSE_RANK() OVER (ORDER BY {_nulls_last(unit)}) END"
     return f"ROW_NUMBER() OVER (ORDER BY {', '.join(map(_nulls_last, row))})"
 
 

@@ -33,12 +33,11 @@ from sqlmetrics.api import Metrics, prepare_arms, prepare_paired, run
 from sqlmetrics.binding import PAIRED_SLICE, Binding
 from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError
-from sqlmetrics.request import Request
+from sqlmetrics.request import ROWS, Request
 from sqlmetrics.spec import MetricCall
 
 TIE_TOLERANCE = 1e-12  # a replicate's difference this small relative to its values is 0
 PAIRED_BOOTSTRAP = "paired bootstrap: percentile"
-ARMS_BOOTSTRAP = "arms bootstrap: percentile"
 COLUMNS = (
     "metric",
     "baseline",
@@ -116,7 +115,9 @@ def compare(
       either score NULL is excluded. A run with
       ``judgments`` (two scores of its rows: a re-ranker against the first stage) is
       compared by its queries' values, each list's ideal ranking from its judgments.
-    * Arms (``arm``, ``baseline``): the arms saw different rows, so the difference's
+    * Arms (``arm``, ``baseline``, and ``ci_unit``: the unit the arms were randomized
+      by, required: a column such as the user, or ``"rows"`` for rows assigned their arm
+      one by one; ``method`` names it): the arms saw different rows, so the difference's
       variance is the sum of the arms' variances, from each metric's analytic interval
       (``docs/intervals.md``; clustered by ``ci_unit``: the arms as independent samples
       of units, a unit with rows in two arms of a slice refused), normal; the other
@@ -135,11 +136,12 @@ def compare(
     >>> import polars as pl, sqlmetrics as sm
     >>> logs = pl.DataFrame({"arm": ["a"] * 6 + ["b"] * 6, "click": [0, 1, 0, 1, 0, 1] * 2,
     ...                      "pctr": [.2, .6, .7, .5, .1, .9, .3, .8, .1, .9, .2, .7]})
-    >>> row = sm.compare(logs, ["auc"], arm="arm", baseline="a", label="click", score="pctr").row(0, named=True)
+    >>> row = sm.compare(logs, ["auc"], arm="arm", baseline="a", label="click", score="pctr",
+    ...                  ci_unit="rows").row(0, named=True)  # each row assigned its arm on its own
     >>> round(row["baseline_value"], 4), round(row["candidate_value"], 4), round(row["delta"], 4)
     (0.7778, 1.0, 0.2222)
-    >>> round(row["p_value"], 3)  # six rows per arm cannot tell
-    0.371
+    >>> round(row["p_value"], 3), row["method"]  # six rows per arm cannot tell
+    (0.371, 'arms by rows, normal: DeLong')
     >>> logs = logs.with_columns(v2=pl.col("pctr") + pl.col("click") * 0.3)
     >>> row = sm.compare(logs, ["auc"], scores=("pctr", "v2"), label="click").row(0, named=True)
     >>> row["baseline"], row["candidate"], round(row["delta"], 4), row["method"]
@@ -345,12 +347,13 @@ def _differences(result: pl.DataFrame, binding: Binding, slices: list[str], arm:
             se = (pl.col(f"{name}_se") ** 2 + pl.col(f"{name}_se_baseline") ** 2).sqrt()
             spread, method = (
                 _interval_and_p(delta, se, None, binding.ci),
-                f"arms, normal: {intervals.interval_of(call).comparison}",
+                f"arms by {_arm_unit(binding)}, normal: {intervals.interval_of(call).comparison}",
             )
         else:
             bounds = _arm_bootstrap_bounds(result, keys, arm, is_baseline, name, binding.ci)
             pairs = pairs.join(bounds, on=[*keys, "candidate"], how="left", nulls_equal=True)
-            spread, method = {column: pl.col(column) for column in SPREAD}, ARMS_BOOTSTRAP
+            spread = {column: pl.col(column) for column in SPREAD}
+            method = f"arms bootstrap by {_arm_unit(binding)}: percentile"
         frames.append(
             pairs.select(
                 *slices,
@@ -366,6 +369,12 @@ def _differences(result: pl.DataFrame, binding: Binding, slices: list[str], arm:
             )
         )
     return pl.concat(frames).select(*slices, *COLUMNS)
+
+
+def _arm_unit(binding: Binding) -> str:
+    """The unit the arms were randomized by, as ``method`` names it: ``unit user_id`` (the
+    intervals clustered, or the bootstrap resampled, by it) or ``rows`` (``ci_unit="rows"``)."""
+    return f"unit {binding.unit}" if binding.unit is not None else ROWS
 
 
 def _slices_and_candidates(original: pl.DataFrame, keys: list[str], arm: str, is_baseline: pl.Expr) -> pl.DataFrame:
@@ -392,7 +401,8 @@ def _slices_and_candidates(original: pl.DataFrame, keys: list[str], arm: str, is
         _no_rows(pl.col("rows"), pl.col("excluded"), pl.format(f"arm {quoted}", pl.col("candidate"))),
         pl.when(pl.col("no_arm") > 0).then(pl.format("{} rows with a NULL arm excluded", pl.col("no_arm"))),
     ]
-    return grid.select(*keys, "candidate", note=pl.concat_str(notes, separator="; ", ignore_nulls=True))
+    said = pl.concat_str(notes, separator="; ", ignore_nulls=True)
+    return grid.select(*keys, "candidate", note=pl.when(said != "").then(said))  # NULL: nothing to say, as paired
 
 
 def _arm_bootstrap_bounds(
@@ -445,8 +455,14 @@ def p_value_text(p_value: float | None, bound: bool | None, value_format: str = 
     return f"< {floor.quantize(third_digit, rounding=ROUND_CEILING).normalize():f}"
 
 
-def p_values_as_text(comparison: pl.DataFrame, value_format: str = "g") -> pl.DataFrame:
-    """``comparison`` (``compare``'s frame) for a person to read: ``p_value`` as text by
-    ``p_value_text`` (a bound as ``< 0.00996``), without ``p_bound``, which the text says."""
-    texts = map(p_value_text, comparison["p_value"], comparison["p_bound"], [value_format] * comparison.height)
-    return comparison.with_columns(p_value=pl.Series(list(texts), dtype=pl.String)).drop("p_bound")
+def p_values_as_text(comparison: pl.DataFrame, value_text: Callable[[float], str] = str) -> pl.DataFrame:
+    """``comparison`` (``compare``'s frame) for a person to read: ``p_value`` as text, a
+    bound by ``p_value_text`` (``< 0.00996``) and a value by ``value_text`` (the report's
+    ``< 0.0001`` for 1.9e-175, not ``0.000000``), without ``p_bound``, which the text says;
+    ``note`` empty where it is NULL (nothing to say)."""
+    texts = [
+        None if p is None else p_value_text(p, True) if bound else value_text(p)
+        for p, bound in zip(comparison["p_value"], comparison["p_bound"])
+    ]
+    shown = comparison.with_columns(p_value=pl.Series(texts, dtype=pl.String), note=pl.col("note").fill_null(""))
+    return shown.drop("p_bound")

@@ -19,6 +19,10 @@ from sqlmetrics.class_scores import LongClassScores
 
 ClassScores = Mapping[Any, str] | LongClassScores
 COMPARE_LEVEL = 0.95  # sm.compare's default ci, which to_sql and report take for a comparison without ci
+# ci_unit's value declaring each row its own unit (rows assigned their arm one by one): not a
+# column; a source that also has a column of this name is refused (``rules.schema``), so
+# that the word never stands for a column
+ROWS = "rows"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +68,12 @@ class Request:
     def at_compare_level(self) -> Request:
         """This request with ``compare``'s level (0.95) when it has no ``ci``."""
         return self if self.ci is not None else dataclasses.replace(self, ci=COMPARE_LEVEL)
+
+    @property
+    def unit(self) -> str | None:
+        """The unit column ``ci_unit`` names: None for none or for ``ci_unit="rows"``
+        (``ROWS``: the rows themselves, each independent)."""
+        return None if self.ci_unit == ROWS else self.ci_unit
 
     @property
     def paired(self) -> bool:

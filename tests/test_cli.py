@@ -292,9 +292,10 @@ def test_sql_runs_in_duckdb_with_the_same_numbers(capsys, logs):
 
 def test_sql_of_a_comparison_is_the_statement_compare_runs(capsys, logs):
     """--arm and --scores print to_sql's statement of sm.compare, which runs in DuckDB."""
-    code, out, _ = run(capsys, "sql", logs, "-m", "auc,logloss", *BINDING, "--arm", "country")
+    code, out, _ = run(capsys, "sql", logs, "-m", "auc,logloss", *BINDING, "--arm", "country", "--ci-unit", "rows")
     assert code == 0
-    assert out.strip() == sm.to_sql(["auc", "logloss"], source=str(logs), arm="country", **KWARGS).strip()
+    expected = sm.to_sql(["auc", "logloss"], source=str(logs), arm="country", ci_unit="rows", **KWARGS)
+    assert out.strip() == expected.strip()
     with duckdb.connect() as con:
         arms = con.sql(out).pl()
     assert arms["country"].to_list() == ["de", "fr"] and arms["auc_se"].null_count() == 0
@@ -473,10 +474,12 @@ def test_errors_name_the_command_line_options(capsys, logs, argv, fragment):
     ("argv", "fragment"),
     [
         (
-            ["--arm", "date", "--baseline", "x", "--ci-method", "analytic", "-m", "average_precision"],
+            ["--arm", "date", "--baseline", "x", "--ci-unit", "rows", "--ci-method", "analytic", "-m",
+             "average_precision"],
             "--ci-method bootstrap",
         ),
-        (["--arm", "date", "--baseline", "x", "--resamples", "1"], "--resamples must be an integer from 2 to 10,000"),
+        (["--arm", "date", "--baseline", "x", "--ci-unit", "rows", "--resamples", "1"],
+         "--resamples must be an integer from 2 to 10,000"),
         (
             ["--scores", "pctr,user_id", "--ci-method", "analytic", "-m", "average_precision"],
             "--ci-method auto or bootstrap resamples",

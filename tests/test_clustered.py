@@ -13,16 +13,17 @@ import re
 
 import numpy as np
 import polars as pl
+import polars.testing
 import pytest
 import sklearn.metrics as skm
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 from test_compare import PAIRED_CONFUSION, _undefined_as_nan
 from test_intervals import CLASS_METRICS, RESIDUAL_VALUES, ROW_VALUES, class_calls, clipped, query_level_calls
 
 import sqlmetrics as sm
-from sqlmetrics.errors import InvalidInputError, InvalidParameterError
+from sqlmetrics.errors import InvalidInputError, InvalidParameterError, SqlMetricsError
 
 from strategies import examples, impressions
 
@@ -290,9 +291,129 @@ def test_a_unit_in_two_arms_is_refused_for_the_clustered_intervals(engine):
     with pytest.raises(InvalidInputError, match=re.escape(message)):
         sm.compare(frame, ["logloss"], **arms)
     resampled = sm.compare(frame, ["logloss"], **arms, ci_method="bootstrap", resamples=9)
-    assert resampled["method"].to_list() == ["arms bootstrap: percentile"] * 2
+    assert resampled["method"].to_list() == ["arms bootstrap by unit user: percentile"] * 2
     within = sm.compare(frame.filter(pl.col("day") == 2), ["logloss"], **arms)  # users 10, 13 in a; 12, 14 in b
     assert within["delta_lo"].item() is not None
+
+
+# 8 rows, two with no unit. AUC over all 8: the positives 0.9, 0.8, 0.7 beat the 4
+# negatives (0.1, 0.2, 0.3, 0.65), 0.25 beats 2 of them: 14/16 = 0.875; over the 6 rows
+# with a unit every positive beats every negative: 1.0 (what ci_unit= used to report).
+NULL_UNITS = pl.DataFrame({
+    "u": [1, 1, 2, 2, 3, 3, None, None], "label": [0, 1, 0, 1, 0, 1, 0, 1],
+    "score": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.65, 0.25],
+})  # fmt: skip
+NULL_UNIT_MESSAGE = (
+    "ci_unit='u': every used row must have a unit (the metric uses the row, and an interval clustered or resampled by "
+    "unit cannot place a row of unknown unit; fill the unit in, or leave such rows out of the source): 2 rows have a "
+    "NULL unit, e.g. the row with "
+)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize(
+    "keywords",
+    [
+        {"metrics": ["auc"]},  # DeLong clustered
+        {"metrics": ["average_precision"]},  # no clustered form: the bootstrap by unit
+        {"metrics": ["logloss"], "ci_method": "bootstrap"},  # the bootstrap by unit from the units' sums
+        {"metrics": ["auc", "logloss"], "ci_method": "bootstrap"},  # every row resampled by unit
+    ],
+    ids=["clustered", "resampled", "unit-sums", "bootstrap"],
+)
+def test_a_null_unit_is_refused_whatever_the_interval(engine, keywords):
+    """The point estimate never depends on ci_unit: a used row without a unit is refused
+    (its unit unknown, a clustered interval is not valid), naming the column, the count
+    and the row; before, the row was left out of the metric itself (auc 0.875 -> 1.0,
+    n_rows 8 -> 6; an all-NULL unit gave n_rows 0). A row left out for a NULL label
+    needs no unit, and then the value is the one without ci_unit."""
+    keywords = {"resamples": 5, **keywords}
+    metrics = keywords.pop("metrics")
+    assert sm.evaluate(NULL_UNITS, ["auc"], engine=engine).select("n_rows", "auc").row(0) == (8, 0.875)
+    with pytest.raises(InvalidInputError, match=re.escape(NULL_UNIT_MESSAGE)) as refused:
+        sm.evaluate(NULL_UNITS, metrics, ci=0.9, ci_unit="u", engine=engine, **keywords)
+    if metrics == ["auc"]:  # the row as its statement reads it (one of the unit sums' reads no label)
+        assert str(refused.value).endswith("the row with label = 0, score = 0.65")
+    no_units = NULL_UNITS.with_columns(u=pl.lit(None, pl.Int64))
+    with pytest.raises(InvalidInputError, match=re.escape("8 rows have a NULL unit, e.g. the row with ")):
+        sm.evaluate(no_units, metrics, ci=0.9, ci_unit="u", engine=engine, **keywords)
+    unlabelled = NULL_UNITS.with_columns(label=pl.when(pl.col("u").is_null()).then(None).otherwise(pl.col("label")))
+    clustered = sm.evaluate(unlabelled, metrics, ci=0.9, ci_unit="u", engine=engine, **keywords)
+    plain = sm.evaluate(unlabelled, metrics, engine=engine)
+    assert clustered.select(plain.columns).rows() == pytest.approx(plain.rows())
+    assert clustered.select("n_rows", "n_excluded").row(0) == (6, 2)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_null_unit_is_refused_in_comparisons_and_on_the_command_line(engine, tmp_path, capsys):
+    """compare (paired and arms) refuses a used row without a unit as evaluate does, the
+    example naming the slice and both scores; the command line names --ci-unit."""
+    from sqlmetrics import cli
+
+    frame = NULL_UNITS.with_columns(other=pl.col("score").reverse(), arm=pl.Series(["a", "b"] * 4))
+    message = "2 rows have a NULL unit, e.g. the row with label = 0, score = 0.65, other = 0.9"
+    with pytest.raises(InvalidInputError, match=re.escape(message)):
+        sm.compare(frame, ["auc", "logloss"], scores=("score", "other"), ci_unit="u", engine=engine)
+    arm_example = "NULL unit, e.g. the row with arm = a, label = 0, score = 0.65"
+    with pytest.raises(InvalidInputError, match=re.escape(arm_example)):
+        sm.compare(frame, ["logloss"], arm="arm", baseline="a", ci_unit="u", engine=engine)
+    frame.write_parquet(tmp_path / "units.parquet")
+    argv = ["eval", str(tmp_path / "units.parquet"), "-m", "auc", "--ci", "0.9", "--ci-unit", "u", "--engine", engine]
+    assert cli.main(argv) != 0
+    assert "--ci-unit u: every used row must have a unit" in capsys.readouterr().err
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.one_of(st.none(), st.integers(0, 3)), st.one_of(st.none(), st.integers(0, 1)),
+                  st.sampled_from([0.1, 0.4, 0.6, 0.9])),
+        max_size=20,
+    ),
+)  # fmt: skip
+def test_ci_unit_never_changes_the_value(rows):
+    """With or without ci_unit, on both engines: the same n_rows and values, or a refusal
+    naming ci_unit exactly when a used row (a label) has no unit."""
+    frame = pl.DataFrame(rows, schema={"u": pl.Int64, "label": pl.Int64, "score": pl.Float64}, orient="row")
+    metrics = ["auc", "logloss", "average_precision"]
+    refused = frame.filter(pl.col("label").is_not_null() & pl.col("u").is_null()).height
+    for engine in ("duckdb", "polars"):
+        plain = sm.evaluate(frame, metrics, engine=engine)
+        if refused:
+            with pytest.raises(InvalidInputError, match=re.escape("ci_unit='u': every used row must have a unit")):
+                sm.evaluate(frame, metrics, ci=0.9, ci_unit="u", resamples=4, engine=engine)
+            continue
+        clustered = sm.evaluate(frame, metrics, ci=0.9, ci_unit="u", resamples=4, engine=engine)
+        assert clustered.select(plain.columns).rows() == pytest.approx(plain.rows(), nan_ok=True)
+
+
+def test_a_run_with_judgments_is_clustered_alike_on_both_engines():
+    """A run's ranking metric clustered by a unit: DuckDB raised its own BinderException
+    (the run's rows did not carry the unit into the judged input); both engines now agree."""
+    run = pl.DataFrame({"q": [1, 1, 2, 2, 3, 3, 4, 4], "i": [1, 2] * 4, "u": [1, 1, 1, 1, 2, 2, 3, 3],
+                        "score": [0.1, 0.9, 0.3, 0.4, 0.6, 0.7, 0.2, 0.5]})  # fmt: skip
+    judgments = pl.DataFrame({"q": [1, 2, 3, 4], "i": [1, 1, 2, 2], "label": [1, 2, 1, 1]})
+    keywords = {"query": "q", "item": "i", "judgments": judgments, "ci": 0.9, "ci_unit": "u"}
+    duck = sm.evaluate(run, ["ndcg@2", "mrr"], **keywords)
+    polars.testing.assert_frame_equal(duck, sm.evaluate(run, ["ndcg@2", "mrr"], **keywords, engine="polars"))
+    assert duck["ndcg_at_2_lo"].item() is not None
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("unit", [[[1], [1], [2], [2]], [{"a": 1}, {"a": 1}, {"a": 2}, {"a": 2}]],
+                         ids=["list", "struct"])  # fmt: skip
+def test_a_list_or_struct_unit_is_refused_on_every_engine(engine, unit):
+    """A unit of several values per row: DuckDB took it, polars raised its own
+    InvalidOperationError (no min of a list) in an arms comparison; both refuse it, naming
+    the column, before any statement runs."""
+    frame = pl.DataFrame({"label": [0, 1, 0, 1], "score": [0.1, 0.9, 0.3, 0.4], "u": unit, "arm": ["a", "a", "b", "b"]})
+    message = "ci_unit='u': the column holds several values per row (a list, array, struct or map), which cannot be"
+    with pytest.raises(SqlMetricsError, match=re.escape(message)):
+        sm.compare(frame, ["logloss"], arm="arm", baseline="a", ci_unit="u", engine=engine)
+    with pytest.raises(SqlMetricsError, match=re.escape(message)):
+        sm.evaluate(frame, ["auc"], ci=0.9, ci_unit="u", engine=engine)
+    with pytest.raises(SqlMetricsError, match=re.escape(message)):
+        sm.evaluate(frame, ["auc"], ci=0.9, ci_method="bootstrap", ci_unit="u", resamples=3, engine=engine)
 
 
 def test_a_row_per_unit_is_the_unclustered_interval_but_for_n_over_n_minus_1():

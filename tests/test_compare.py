@@ -11,6 +11,7 @@ import doctest
 import importlib
 import itertools
 import math
+import re
 
 import numpy as np
 import polars as pl
@@ -47,7 +48,8 @@ def test_auc_difference_of_independent_arms(engine, rows):
     frame = pl.DataFrame(rows, schema=["arm", "country", "score", "label"], orient="row")
     if frame["arm"].n_unique() < 2 or "v1" not in frame["arm"]:
         return
-    result = sm.compare(frame, ["auc"], arm="arm", baseline="v1", score="score", by="country", ci=0.9, engine=engine)
+    result = sm.compare(frame, ["auc"], arm="arm", baseline="v1", score="score", by="country", ci=0.9,
+                        ci_unit="rows", engine=engine)  # fmt: skip
     z = stats.norm.ppf(0.95)
     for row in result.iter_rows(named=True):
         estimates = []
@@ -82,7 +84,8 @@ def test_mean_over_queries_difference(engine):
             "score": rng.random(n),
         }
     ).with_columns(query=pl.col("query") * 2 + (pl.col("arm") == "treatment"))  # each query in one arm
-    result = sm.compare(frame, ["mrr"], arm="arm", baseline="control", score="score", query="query", engine=engine)
+    result = sm.compare(frame, ["mrr"], arm="arm", baseline="control", score="score", query="query", ci_unit="query",
+                        engine=engine)  # fmt: skip
     row = result.row(0, named=True)
     per_query = sm.evaluate(frame, ["mrr"], score="score", query="query", by=["arm", "query"]).drop_nulls("mrr")
     values = {arm: per_query.filter(pl.col("arm") == arm)["mrr"].to_numpy() for arm in ("control", "treatment")}
@@ -91,7 +94,7 @@ def test_mean_over_queries_difference(engine):
     assert row["delta"] == pytest.approx(delta, abs=1e-12)
     assert row["delta_hi"] - row["delta"] == pytest.approx(stats.norm.ppf(0.975) * se, abs=1e-9)
     assert row["p_value"] == pytest.approx(2 * stats.norm.sf(abs(delta) / se), abs=1e-9)
-    assert row["method"] == "arms, normal: mean over queries"
+    assert row["method"] == "arms by unit query, normal: mean over queries"
 
 
 def test_one_row_per_slice_metric_and_candidate():
@@ -103,7 +106,7 @@ def test_one_row_per_slice_metric_and_candidate():
             "score": [0.1 * i for i in range(24)],
         }
     )
-    result = sm.compare(frame, ["auc", "accuracy"], arm="arm", baseline="b", score="score", by="day")
+    result = sm.compare(frame, ["auc", "accuracy"], arm="arm", baseline="b", score="score", by="day", ci_unit="rows")
     assert result.columns == [
         "day", "metric", "baseline", "candidate", "baseline_value", "candidate_value",
         "delta", "delta_lo", "delta_hi", "p_value", "p_bound", "method", "note",
@@ -133,9 +136,127 @@ def test_one_row_per_slice_metric_and_candidate():
 )
 def test_bad_comparisons_are_refused(kwargs, error, message):
     frame = pl.DataFrame({"arm": ["v1", "v2"] * 3, "label": [0, 1, 1, 0, 0, 1], "score": [0.1, 0.2] * 3})
-    arguments = {"arm": "arm", "score": "score", **kwargs}
+    arguments = {"arm": "arm", "score": "score", "ci_unit": "rows", **kwargs}
     with pytest.raises(error, match=message):
         sm.compare(frame, arguments.pop("metrics", ["auc"]), **arguments)
+
+
+def _identical_arms(seed: int = 5, users: int = 2000) -> pl.DataFrame:
+    """Users randomized to two arms, the same model in both: heavy-tailed users (Zipf
+    rows per user) whose own click rates and scores differ, so a user's rows are alike."""
+    rng = np.random.default_rng(seed)
+    sizes = np.minimum(rng.zipf(1.7, users), 400)
+    user = np.repeat(np.arange(users), sizes)
+    effect = rng.normal(-1.5, 1.0, users)
+    score = 1 / (1 + np.exp(-effect[user]))
+    return pl.DataFrame({
+        "user": user, "arm": rng.choice(["v1", "v2"], users)[user],
+        "label": (rng.random(len(user)) < score).astype(int), "score": score,
+    })  # fmt: skip
+
+
+ARM_UNIT_MESSAGE = (
+    "comparing arms needs the unit they were randomized by: pass ci_unit=<the unit column, e.g. user_id> when each "
+    "unit's rows share its arm (the intervals are clustered, the bootstrap resampled, by it), or ci_unit='rows' when "
+    "each row was assigned its arm on its own"
+)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_arms_are_compared_by_the_unit_they_were_randomized_by(engine, tmp_path, capsys):
+    """Arms compared without their unit took every row for an independent draw: identical
+    arms of users came out different. compare (to_sql, report, the command line) refuses
+    an arms comparison without ci_unit, naming both choices, and ``method`` names the unit:
+    a column, or the rows (ci_unit='rows')."""
+    from sqlmetrics import cli
+
+    frame = _identical_arms()
+    arms = {"arm": "arm", "baseline": "v1", "engine": engine}
+    with pytest.raises(InvalidParameterError, match=re.escape(ARM_UNIT_MESSAGE)):
+        sm.compare(frame, ["logloss"], **arms)
+    with pytest.raises(InvalidParameterError, match=re.escape(ARM_UNIT_MESSAGE)):
+        sm.to_sql(["logloss"], source="t", arm="arm")
+    with pytest.raises(InvalidParameterError, match=re.escape(ARM_UNIT_MESSAGE)):
+        sm.report(frame, ["logloss"], **arms, output=tmp_path / "r.html")
+    assert not (tmp_path / "r.html").exists()
+    by_rows = sm.compare(frame, ["logloss", "brier", "average_precision"], **arms, ci_unit="rows", resamples=20)
+    by_user = sm.compare(frame, ["logloss", "brier", "average_precision"], **arms, ci_unit="user", resamples=20)
+    assert by_rows["method"].to_list() == ["arms by rows, normal: mean over rows"] * 2 + [
+        "arms bootstrap by rows: percentile"
+    ]
+    assert by_user["method"].to_list() == ["arms by unit user, normal: mean over rows"] * 2 + [
+        "arms bootstrap by unit user: percentile"
+    ]
+    # the same values, and a spread of users far wider than the rows' (which called these
+    # identical arms different: each user's rows share its click rate)
+    assert by_user["delta"].to_list() == pytest.approx(by_rows["delta"].to_list(), abs=1e-12)
+    widths = [(frame["delta_hi"] - frame["delta_lo"])[:2].to_numpy() for frame in (by_rows, by_user)]
+    assert (widths[1] > 2 * widths[0]).all()
+    assert (by_user["p_value"][:2] > 0.05).all()
+    html = sm.report(frame, ["logloss"], **arms, ci_unit="user", output=tmp_path / "r.html").read_text()
+    assert "<dt>arms randomized by</dt><dd>unit user (ci_unit" in html and "arms by unit user, normal" in html
+    frame.write_parquet(tmp_path / "arms.parquet")
+    argv = ["compare", str(tmp_path / "arms.parquet"), "-m", "logloss", "--arm", "arm", "--baseline", "v1"]
+    assert cli.main([*argv, "--engine", engine]) == 1
+    err = capsys.readouterr().err
+    assert "pass --ci-unit <the unit column, e.g. user_id> when" in err and "or --ci-unit rows when" in err
+    assert cli.main(["sql", str(tmp_path / "arms.parquet"), "-m", "logloss", "--arm", "arm"]) == 1
+    assert "--ci-unit rows" in capsys.readouterr().err
+    assert cli.main([*argv, "--ci-unit", "user", "--format", "csv", "--engine", engine]) == 0
+    assert pl.read_csv(capsys.readouterr().out.encode())["method"].item() == "arms by unit user, normal: mean over rows"
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_rows_as_the_unit_never_means_a_column_named_rows(engine, tmp_path, capsys):
+    """ci_unit='rows' declares the rows independent (evaluate: as without ci_unit); with
+    a source column named 'rows' it is refused on every engine and the command line,
+    which could otherwise mean either."""
+    from sqlmetrics import cli
+
+    frame = pl.DataFrame({"arm": ["v1", "v2"] * 6, "label": [0, 1, 1, 0, 0, 1] * 2, "score": [0.1, 0.2, 0.3] * 4})
+    assert sm.evaluate(frame, ["auc"], ci=0.9, ci_unit="rows", engine=engine).equals(
+        sm.evaluate(frame, ["auc"], ci=0.9, engine=engine)
+    )
+    message = (
+        "ci_unit='rows' declares each row its own unit (the word is reserved: it never names a column), but the "
+        "source also has a column 'rows': rename that column"
+    )
+    with_rows = frame.with_columns(rows=pl.Series([1, 2] * 6))
+    with pytest.raises(sm.SqlMetricsError, match=re.escape(message)):
+        sm.compare(with_rows, ["auc"], arm="arm", baseline="v1", ci_unit="rows", engine=engine)
+    with pytest.raises(sm.SqlMetricsError, match=re.escape(message)):
+        sm.evaluate(with_rows, ["auc"], ci=0.9, ci_unit="rows", engine=engine)
+    with_rows.write_parquet(tmp_path / "rows.parquet")
+    argv = ["compare", str(tmp_path / "rows.parquet"), "-m", "auc", "--arm", "arm", "--baseline", "v1"]
+    assert cli.main([*argv, "--ci-unit", "rows", "--engine", engine]) == 1
+    assert "--ci-unit rows declares each row its own unit" in capsys.readouterr().err
+
+
+def test_the_command_lines_table_prints_a_tiny_p_value_and_an_empty_note_as_the_report_does(tmp_path, capsys):
+    """A person's table (not CSV or JSON) printed a p-value of 1e-100 as 0.000000 (the CSV
+    held it), and the note of a comparison with nothing to say as null when paired and
+    blank for arms. Now < 0.0001, as the report, and blank in both; the frame's note is
+    NULL in both, and the CSV keeps the number."""
+    from sqlmetrics import cli
+
+    frame = _paired_frame(2, 3000).with_columns(arm=pl.Series(["v1", "v2"] * 1500))
+    better = 0.6 * pl.col("label") + 0.4 * pl.col("a")  # v2's scores nearly separate the labels
+    frame = frame.with_columns(c=pl.when(pl.col("arm") == "v2").then(better).otherwise(pl.col("a")))
+    frame.write_parquet(tmp_path / "logs.parquet")
+    argv = ["compare", str(tmp_path / "logs.parquet"), "-m", "auc"]
+    for who, kwargs in ((["--scores", "a,b"], {"scores": ("a", "b")}),
+                        (["--arm", "arm", "--baseline", "v1", "--score", "c", "--ci-unit", "rows"],
+                         {"arm": "arm", "baseline": "v1", "score": "c", "ci_unit": "rows"})):  # fmt: skip
+        expected = sm.compare(frame, ["auc"], **kwargs)
+        assert expected["p_value"].item() < 1e-6 and expected["note"].item() is None  # far better: b, and c in v2
+        assert cli.main([*argv, *who, "--format", "csv"]) == 0
+        assert pl.read_csv(capsys.readouterr().out.encode())["p_value"].item() == pytest.approx(
+            expected["p_value"].item(), rel=1e-9
+        )
+        assert cli.main([*argv, *who]) == 0
+        header, row = [line.split("┆") for line in capsys.readouterr().out.splitlines() if "┆" in line][:2]
+        cells = dict(zip((h.strip(" │") for h in header), (c.strip(" │") for c in row)))
+        assert cells["p_value"] == "< 0.0001" and cells["note"] == ""
 
 
 def _arms_with_gaps() -> pl.DataFrame:
@@ -156,7 +277,8 @@ def test_a_slice_without_an_arm_gets_a_row_saying_so(engine, metrics):
     cannot have are NULL and ``note`` says why. Rows with a NULL arm are in no arm: left
     out (never a candidate named None) and counted in ``note``."""
     frame = _arms_with_gaps()
-    result = sm.compare(frame, metrics, arm="arm", baseline="a", score="score", by="day", engine=engine, resamples=20)
+    result = sm.compare(frame, metrics, arm="arm", baseline="a", score="score", by="day", ci_unit="rows", engine=engine,
+                        resamples=20)  # fmt: skip
     assert result.select("day", "candidate").rows() == [(1, "b"), (1, "c"), (2, "b"), (2, "c"), (3, "b"), (3, "c")]
     notes = dict(zip(result.select("day", "candidate").rows(), result["note"]))
     assert notes == {
@@ -175,7 +297,7 @@ def test_a_slice_without_an_arm_gets_a_row_saying_so(engine, metrics):
         assert row["baseline_value"] == value.get((row["day"], "a"))
         assert row["candidate_value"] == value.get((row["day"], row["candidate"]))
     without_null_arms = sm.compare(frame.drop_nulls("arm"), metrics, arm="arm", baseline="a", score="score", by="day",
-                                   engine=engine, resamples=20)  # fmt: skip
+                                   ci_unit="rows", engine=engine, resamples=20)  # fmt: skip
     polars.testing.assert_frame_equal(result.drop("note"), without_null_arms.drop("note"))
 
 
@@ -184,10 +306,10 @@ def test_a_null_arm_is_no_arm(engine):
     """One arm and NULLs: nothing to compare (the NULLs are no second arm)."""
     frame = pl.DataFrame({"arm": ["v1", None] * 2, "label": [0, 1, 1, 0], "score": [0.1, 0.2, 0.3, 0.4]})
     with pytest.raises(InvalidInputError, match="arm column 'arm' has a single value \\('v1'\\)"):
-        sm.compare(frame, ["auc"], arm="arm", baseline="v1", score="score", engine=engine)
+        sm.compare(frame, ["auc"], arm="arm", baseline="v1", score="score", ci_unit="rows", engine=engine)
     with pytest.raises(InvalidInputError, match="arm column 'arm' has no value: .* every row's arm is NULL"):
         sm.compare(frame.with_columns(arm=pl.lit(None, pl.String)), ["auc"], arm="arm", baseline="v1", score="score",
-                   engine=engine)  # fmt: skip
+                   ci_unit="rows", engine=engine)  # fmt: skip
 
 
 def test_a_paired_slice_without_used_rows_says_so():
@@ -200,13 +322,13 @@ def test_a_paired_slice_without_used_rows_says_so():
 def test_a_single_arm_is_refused():
     frame = pl.DataFrame({"arm": ["v1"] * 4, "label": [0, 1, 1, 0], "score": [0.1, 0.2, 0.3, 0.4]})
     with pytest.raises(InvalidInputError, match="arm column 'arm' has a single value \\('v1'\\)"):
-        sm.compare(frame, ["auc"], arm="arm", baseline="v1", score="score")
+        sm.compare(frame, ["auc"], arm="arm", baseline="v1", score="score", ci_unit="rows")
 
 
 def test_a_source_without_rows_has_no_arm_to_compare():
     frame = pl.DataFrame(schema={"arm": pl.String, "label": pl.Int64, "score": pl.Float64})
     with pytest.raises(InvalidInputError, match="arm column 'arm' has no value: the source has no rows"):
-        sm.compare(frame, ["auc"], arm="arm", baseline="v1", score="score")
+        sm.compare(frame, ["auc"], arm="arm", baseline="v1", score="score", ci_unit="rows")
 
 
 def test_docstring_example_runs():
@@ -221,9 +343,9 @@ def test_command_line_compare_writes_what_compare_returns(tmp_path, capsys):
     frame = pl.DataFrame({"v": [1, 2] * 20, "label": [0, 0, 1, 1] * 10, "score": [0.1 * (i % 9) for i in range(40)]})
     frame.write_parquet(tmp_path / "logs.parquet")
     argv = ["compare", str(tmp_path / "logs.parquet"), "-m", "auc,accuracy", "--arm", "v", "--baseline", "1"]
-    assert cli.main([*argv, "--format", "csv"]) == 0
+    assert cli.main([*argv, "--ci-unit", "rows", "--format", "csv"]) == 0
     printed = pl.read_csv(capsys.readouterr().out.encode())
-    expected = sm.compare(frame, ["auc", "accuracy"], arm="v", baseline=1)
+    expected = sm.compare(frame, ["auc", "accuracy"], arm="v", baseline=1, ci_unit="rows")
     assert printed["delta"].to_list() == pytest.approx(expected["delta"].to_list(), abs=1e-9)
     assert printed["p_value"].to_list() == pytest.approx(expected["p_value"].to_list(), abs=1e-9)
 
@@ -883,7 +1005,7 @@ def test_arms_bootstrap_is_the_percentile_interval_of_reweighted_differences(eng
     arms = {arm: (frame["arm"] == arm).to_numpy() for arm in ("v1", "v2")}
     for row in result.iter_rows(named=True):
         if row["metric"] == "auc":  # resampled too: ci_method="bootstrap"
-            assert row["method"] == "arms bootstrap: percentile"
+            assert row["method"] == "arms bootstrap by unit user: percentile"
             continue
         metric = references[row["metric"]]
         differences = []
@@ -897,16 +1019,17 @@ def test_arms_bootstrap_is_the_percentile_interval_of_reweighted_differences(eng
         assert (row["delta_lo"], row["delta_hi"]) == pytest.approx(tuple(np.quantile(differences, [0.05, 0.95])))
         extreme = min((differences <= 0).sum(), (differences >= 0).sum())
         assert row["p_value"] == pytest.approx(min(1.0, 2 * (1 + extreme) / 31), abs=1e-12)
-        assert row["method"] == "arms bootstrap: percentile"
+        assert row["method"] == "arms bootstrap by unit user: percentile"
     automatic = sm.compare(
-        frame, ["average_precision", "auc"], arm="arm", baseline="v1", score="a", resamples=5, engine=engine
-    )
-    assert automatic["method"].to_list() == ["arms bootstrap: percentile", "arms, normal: DeLong"]
+        frame, ["average_precision", "auc"], arm="arm", baseline="v1", score="a", ci_unit="rows", resamples=5,
+        engine=engine,
+    )  # fmt: skip
+    assert automatic["method"].to_list() == ["arms bootstrap by rows: percentile", "arms by rows, normal: DeLong"]
 
 
 def test_arms_bootstrap_and_deLong_agree_on_large_samples():
     frame = _paired_frame(7, 8000).with_columns(arm=pl.Series(np.random.default_rng(7).choice(["v1", "v2"], 8000)))
-    arguments = {"arm": "arm", "baseline": "v1", "score": "a"}
+    arguments = {"arm": "arm", "baseline": "v1", "score": "a", "ci_unit": "rows"}
     delong = sm.compare(frame, ["auc"], **arguments).row(0, named=True)
     resampled = sm.compare(frame, ["auc"], **arguments, ci_method="bootstrap", resamples=1000).row(0, named=True)
     width = delong["delta_hi"] - delong["delta_lo"]
@@ -937,7 +1060,7 @@ def test_only_the_resampled_metrics_are_compared_per_replicate(engine, paired, m
 
     statements = recorded_bindings(monkeypatch, engine)
     frame = _paired_frame(9, 300).with_columns(arm=pl.Series(np.random.default_rng(9).choice(["v1", "v2"], 300)))
-    who = {"scores": ("a", "b")} if paired else {"arm": "arm", "baseline": "v1", "score": "a"}
+    who = {"scores": ("a", "b")} if paired else {"arm": "arm", "baseline": "v1", "score": "a", "ci_unit": "rows"}
     call = {**who, "by": "user", "ci": 0.9, "resamples": 20, "seed": 4, "engine": engine}
     metrics = ["auc", "average_precision", "logloss"]
     result = sm.compare(frame, metrics, **call)
@@ -1019,6 +1142,7 @@ def test_to_sql_renders_the_statement_compare_runs_for_arms(tmp_path):
     path = tmp_path / "arms.parquet"
     frame.write_parquet(path)
     metrics, roles = ["auc", "logloss"], {"score": "score", "by": "country", "ci": 0.9}
+    roles["ci_unit"] = "rows"
     sql = sm.to_sql(metrics, source=str(path), arm="arm", **roles)
     rows = pl.from_arrow(duckdb.sql(sql).arrow())
     compared = sm.compare(path, metrics, arm="arm", baseline="v1", **roles)
@@ -1098,7 +1222,7 @@ def test_an_arms_bootstrap_p_value_at_its_floor_is_a_bound(engine):
     label = [0, 1] * 20
     frame = pl.DataFrame({"arm": ["v1"] * 40 + ["v2"] * 40, "label": label * 2,
                           "score": [0.6, 0.4] * 20 + [0.1, 0.9] * 20})  # fmt: skip
-    row = sm.compare(frame, ["brier"], arm="arm", baseline="v1", ci_method="bootstrap", resamples=99,
+    row = sm.compare(frame, ["brier"], arm="arm", baseline="v1", ci_method="bootstrap", ci_unit="rows", resamples=99,
                      engine=engine).row(0, named=True)  # fmt: skip
     assert row["delta"] == pytest.approx(0.01 - 0.36)
     assert row["p_value"] == pytest.approx(2 / 100, abs=1e-15) and row["p_bound"] is True
@@ -1134,6 +1258,7 @@ def test_a_bound_of_200_resamples_reads_as_such():
 
 def test_command_line_compare_prints_a_p_value_at_its_floor_as_a_bound(tmp_path, capsys):
     from sqlmetrics import cli
+    from sqlmetrics.html_report.numbers import p_value as p_value_text
 
     _one_sided_pair().write_parquet(tmp_path / "pair.parquet")
     argv = ["compare", str(tmp_path / "pair.parquet"), "-m", "brier", "--ci-method", "bootstrap"]
@@ -1143,7 +1268,7 @@ def test_command_line_compare_prints_a_p_value_at_its_floor_as_a_bound(tmp_path,
     assert cli.main([*argv, "--scores", "a,noisy"]) == 0
     above = capsys.readouterr().out
     noisy = sm.compare(_one_sided_pair(), ["brier"], scores=("a", "noisy"), ci_method="bootstrap")
-    assert "<" not in above and f"{noisy['p_value'].item():.6f}" in above
+    assert "<" not in above and p_value_text(noisy["p_value"].item()) in above  # four decimals, as the report
     assert cli.main([*argv, "--scores", "a,b", "--format", "csv"]) == 0  # machines read the number and the flag
     printed = pl.read_csv(capsys.readouterr().out.encode())
     assert printed["p_value"].item() == pytest.approx(2 / 201) and printed["p_bound"].item() is True

@@ -46,7 +46,8 @@ def logs(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def written(logs, tmp_path_factory) -> tuple[Path, str]:
     output = tmp_path_factory.mktemp("report") / "report.html"
-    path = sm.report(logs, METRICS, **ROLES, ci=0.95, arm="model_version", baseline="v1", output=output)
+    path = sm.report(logs, METRICS, **ROLES, ci=0.95, arm="model_version", baseline="v1", ci_unit="rows",
+                     output=output)  # fmt: skip
     return path, path.read_text(encoding="utf-8")
 
 
@@ -101,7 +102,7 @@ def test_the_report_holds_every_slice_metric_and_chart(written, logs):
         assert f"{column}_lo" in text and column in text
     for value in ("v1", "v2", *slices["country"].unique().to_list(), "2026-11-01"):
         assert value in text
-    assert "<h2>Comparison</h2>" in html and "arms, normal: DeLong" in html and "calibration" in html
+    assert "<h2>Comparison</h2>" in html and "arms by rows, normal: DeLong" in html and "calibration" in html
     assert "WITH" in html and html.count("<details>") == 2  # the SQL of the metrics and of the comparison, collapsed
     assert "<summary>The statement that computed the comparison" in html and "auc_se" in html
     assert path.stat().st_size < 5_000_000  # 28 slices
@@ -229,6 +230,23 @@ def test_paired_scores_are_compared(tmp_path):
     assert "paired, normal: DeLong" not in resampled and "paired bootstrap: percentile" in resampled
 
 
+def test_a_paired_report_says_which_score_its_tables_and_charts_show(tmp_path):
+    """With scores=(a, b) the metric tables, the charts over time and the curves are the
+    first score's: their titles say so (they did not say which score they were), and the
+    values are a's, not b's."""
+    frame = _dated_arms().with_columns(other=1 - pl.col("pctr"))
+    html = sm.report(frame, ["auc"], label="click", scores=("pctr", "other"), by="day", ci=0.9,
+                     output=tmp_path / "r.html").read_text()  # fmt: skip
+    first = "score pctr (the first of pctr, other; the comparison compares both)"
+    headings = re.findall(r"<h2>([^<]*)</h2>", html)
+    assert [f"Metrics of {first}", f"Over time (day), {first}", f"Curves of {first}"] == headings[1:4]
+    titles = [_title(chart) for chart in _charts(html) if _title(chart).startswith("auc")]
+    assert titles == ["auc of pctr", "auc: other − pctr"]  # the first's over time, then the comparison's
+    expected = sm.evaluate(frame, ["auc"], label="click", score="pctr", by="day")
+    (table,) = _section_tables(html, "metrics")
+    assert [row[3].split(" ")[0] for row in table[1:]] == [number(value) for value in expected["auc"]]
+
+
 def test_paired_predicted_classes_are_compared(tmp_path):
     """Two predicted classes of the same rows: the multi-class metrics of the first in the
     tables, the comparison's forest plot and rows by the joint cells' delta method."""
@@ -298,7 +316,8 @@ def test_a_report_of_many_slices_shows_the_first_and_says_where_the_rest_are(tmp
     arm to the slices, so 5 values of s by 2 arms); the page and a warning say so and
     where every slice is."""
     frame = _many_slices()
-    call = {"label": "click", "score": "pctr", "by": "s", "arm": "arm", "baseline": "v1", "engine": engine}
+    call = {"label": "click", "score": "pctr", "by": "s", "arm": "arm", "baseline": "v1", "ci_unit": "rows",
+            "engine": engine}
     with pytest.warns(sm.SlicesNotShownWarning, match="shows the first 10 of the 60 slices"):
         html = sm.report(frame, ["auc", "logloss"], **call, max_slices=10, output=tmp_path / "r.html").read_text()
     shown = [f"slice-{i:02d}" for i in range(5)]
@@ -403,12 +422,12 @@ def test_reports_of_multiclass_one_vs_rest_and_judged_runs(tmp_path):
         }
     )
     multiclass = {"label": "y", "prediction": "p", "by": "day"}
-    html = sm.report(frame, ["accuracy", "f1"], **multiclass, arm="arm", baseline="v1", resamples=20,
+    html = sm.report(frame, ["accuracy", "f1"], **multiclass, arm="arm", baseline="v1", ci_unit="rows", resamples=20,
                      output=tmp_path / "m.html").read_text()  # fmt: skip
     expected = sm.evaluate(frame, ["accuracy", "f1"], label="y", prediction="p", by=["day", "arm"])
     shown = [row[4:6] for row in _table_cells(html)[1:5]]  # day, arm, n_rows, n_excluded, accuracy, f1
     assert shown == [[number(v) for v in values] for values in expected.select("accuracy", "f1").rows()]
-    assert "<svg" in html and "ROC" not in html and "arms, normal: delta method" in html
+    assert "<svg" in html and "ROC" not in html and "arms by rows, normal: delta method" in html
     class_scores = {c: f"p_{c}" for c in "abc"}
     html = sm.report(frame, ["auc"], label="y", class_scores=class_scores, output=tmp_path / "o.html").read_text()
     auc = sm.evaluate(frame, ["auc"], label="y", class_scores=class_scores)["auc"].item()
@@ -588,7 +607,8 @@ def test_with_arms_each_arm_is_a_line_over_time(tmp_path):
     """With arm= (here not among the slices), the metric table has a row per arm and each
     chart over time a line per arm (the same colour in every chart), with its band when ci."""
     frame = _dated_arms()
-    call = {"label": "click", "score": "pctr", "by": ["day", "country"], "arm": "arm", "baseline": "v1"}
+    call = {"label": "click", "score": "pctr", "by": ["day", "country"], "arm": "arm", "baseline": "v1",
+            "ci_unit": "rows"}
     html = sm.report(frame, ["auc"], **call, ci=0.9, output=tmp_path / "r.html").read_text()
     expected = sm.evaluate(frame, ["auc"], label="click", score="pctr", by=["day", "country", "arm"])
     (metrics_table,) = _section_tables(html, "metrics")
@@ -623,7 +643,8 @@ def test_the_comparison_is_drawn_as_a_forest_plot(tmp_path):
     delta, on one linear scale whose 0 is the dashed line; the bars whose interval
     excludes 0 are coloured and their dots filled, the others grey and hollow."""
     frame = _dated_arms()
-    call = {"label": "click", "score": "pctr", "by": ["day", "country"], "arm": "arm", "baseline": "v1"}
+    call = {"label": "click", "score": "pctr", "by": ["day", "country"], "arm": "arm", "baseline": "v1",
+            "ci_unit": "rows"}
     html = sm.report(frame, ["auc", "logloss"], **call, ci=0.9, output=tmp_path / "r.html").read_text()
     expected = sm.compare(frame, ["auc", "logloss"], **call, ci=0.9)
     comparison = html.split('<section id="comparison">')[1]

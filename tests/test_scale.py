@@ -665,7 +665,8 @@ def test_comparisons_match_references(compared, engine):
 
     arms = {arm: frame.filter(pl.col("arm") == arm) for arm in ("v1", "v2")}
     (base, se_base), (cand, se_cand) = (fast_delong(part["score"], part["label"]) for part in arms.values())
-    arm_auc = sm.compare(path, ["auc"], arm="arm", baseline="v1", label="label", score="score", engine=engine)
+    arm_auc = sm.compare(path, ["auc"], arm="arm", baseline="v1", label="label", score="score", ci_unit="rows",
+                         engine=engine)  # fmt: skip
     row = arm_auc.row(0, named=True)
     close(row["delta"], cand - base, f"arms delta on {engine}")
     close(row["delta_hi"], cand - base + z * math.hypot(se_base, se_cand), f"arms delta_hi on {engine}")

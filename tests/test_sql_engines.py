@@ -204,6 +204,9 @@ REFUSALS = {
         ["auc"],
         {"label": "y", "class_scores": {"x": "p_x", "y": "p_y", "z": "p_z"}},
     ),
+    "unit NULL": (
+        _impressions_with(_first_rows("q", None, pl.Int64)), ["auc", "logloss"], _BINARY | {"ci": 0.9, "ci_unit": "q"}
+    ),
     "wide class score NaN": (
         _impressions_with(_first_rows("p_y", float("nan"))),
         ["auc"],
@@ -309,8 +312,9 @@ def test_intervals(engine):
           ci_unit="u")  # fmt: skip
     check(engine, by_unit, ranking, label="rel", score="score", query="q", item="item", ci=0.9, ci_unit="u")
     regression = ["mae", "rmse", "mape", "r2"]
-    check(engine, {"src": frame}, regression, label="rel", score="score", by="s", ci=0.9, ci_unit="q")
-    by_class = {"label": "y", "prediction": "pred", "weight": "w", "by": "s", "ci": 0.9, "ci_unit": "q"}
+    # query="q": a row without a query is left out (a used row needs a unit)
+    check(engine, {"src": frame}, regression, label="rel", score="score", query="q", by="s", ci=0.9, ci_unit="q")
+    by_class = {"label": "y", "prediction": "pred", "weight": "w", "by": "s", "ci": 0.9, "ci_unit": "q", "query": "q"}
     check(engine, {"src": frame}, [*classes, *kappas], **by_class)
 
 
@@ -332,13 +336,13 @@ def test_paired_compare(name, request):
         (["f1", "mcc", "precision", "calibration"], {"label": "label", "weight": "w", "by": "s"}),  # delta method
         (["ndcg@3", "mrr", "map"], {"label": "rel", "query": "q", "item": "item"}),
         (["mae", "rmse", "mape", "r2"], {"label": "rel", "weight": "w", "by": "s"}),  # regression: target rel
-        (["auc", "f1", "logloss"], {"label": "label", "by": "s", "resamples": 6, "ci_unit": "q",
+        (["auc", "f1", "logloss"], {"label": "label", "by": "s", "resamples": 6, "ci_unit": "q", "query": "q",
                                     "ci_method": "bootstrap"}),
         # clustered by units of four queries: each unit's parts under the second score less the first's
         (["auc", "gauc", "f1", "logloss", "calibration"], {"label": "label", "query": "q", "weight": "w", "by": "s",
                                                            "ci_unit": "u"}),
         (["ndcg@3", "mrr"], {"label": "rel", "query": "q", "item": "item", "ci_unit": "u"}),
-        (["mae", "r2"], {"label": "rel", "weight": "w", "by": "s", "ci_unit": "u"}),
+        (["mae", "r2"], {"label": "rel", "weight": "w", "by": "s", "ci_unit": "u", "query": "q"}),
         (["f1"], {"label": "label", "weight": "w", "resamples": 6, "ci_method": "bootstrap"}),
     ):
         expected = sm.compare(frame, metrics, scores=("score", "score_b"), **roles)
@@ -349,7 +353,7 @@ def test_paired_compare(name, request):
     classes = ["accuracy", "f1", sm.multiclass_precision(average="weighted"), "mcc", sm.cohen_kappa(weights="linear")]
     frame = frame.with_columns(pred_b=pl.when(pl.col("q") % 3 == 0).then(pl.col("y")).otherwise(pl.col("pred")))
     engine.load({"src": frame})
-    for roles in ({"by": "s", "weight": "w"}, {"ci_unit": "u"}, {"resamples": 6, "ci_method": "bootstrap"}):
+    for roles in ({"by": "s", "weight": "w"}, {"ci_unit": "u", "query": "q"}, {"resamples": 6, "ci_method": "bootstrap"}):
         expected = sm.compare(frame, classes, predictions=("pred", "pred_b"), label="y", **roles)
         assert expected["p_value"].null_count() < expected.height
         result = sm.compare("src", classes, predictions=("pred", "pred_b"), label="y", **roles, **engine.options)
@@ -374,15 +378,15 @@ def test_arms_compare(name, request):
     engine.load({"src": frame})
     roles = {"arm": "s", "baseline": frame["s"].drop_nulls().min(), "label": "label", "score": "score"}
     for metrics, options in (
-        (["auc", "gauc", "logloss"], {"query": "q", "weight": "w"}),
-        (["auc", "f1", "r2"], {"resamples": 6, "seed": 4}),
-        (["f1", "brier"], {"weight": "w", "resamples": 6, "ci_unit": "q", "ci_method": "bootstrap"}),
+        (["auc", "gauc", "logloss"], {"query": "q", "weight": "w", "ci_unit": "rows"}),
+        (["auc", "f1", "r2"], {"resamples": 6, "seed": 4, "ci_unit": "rows"}),
+        (["f1", "brier"], {"weight": "w", "resamples": 6, "ci_unit": "q", "query": "q", "ci_method": "bootstrap"}),
     ):
         expected = sm.compare(frame, metrics, **roles, **options)
         assert expected["p_value"].null_count() < expected.height  # some arm has an interval
         result = sm.compare("src", metrics, **roles, **options, **engine.options)
         assert_same_numbers(result, expected, name)
-    clustered = {"weight": "w", "ci_unit": "q"}  # the queries lie in several arms of s
+    clustered = {"weight": "w", "ci_unit": "q", "query": "q"}  # the queries lie in several arms of s
     with pytest.raises(sm.InvalidInputError) as duckdb_error:
         sm.compare(frame, ["f1", "brier"], **roles, **clustered)
     with pytest.raises(sm.InvalidInputError) as error:

@@ -93,9 +93,10 @@ def _calls() -> dict[str, Callable[[dict, duckdb.DuckDBPyConnection], pl.DataFra
         calls[f"{group} ci"] = lambda t, con, m=metrics, r=roles: sm.evaluate(
             t["src"], m, **r, by="s", ci=0.95, resamples=20, con=con
         )
+    # query=: a row without a query is left out (a used row needs a unit)
     calls["bootstrap ci by query"] = lambda t, con: sm.evaluate(
         t["src"], ["auc", "f1", "logloss"], label="label", score="score", by="s", ci=0.9, ci_method="bootstrap",
-        ci_unit="q", resamples=20, con=con,
+        ci_unit="q", query="q", resamples=20, con=con,
     )  # fmt: skip
     calls["run with judgments, ci"] = lambda t, con: sm.evaluate(
         t["run"], ["ndcg@5", "map", "mrr", "recall@5", "rank_corr"], label="rel", score="score", query="q",
@@ -107,7 +108,7 @@ def _calls() -> dict[str, Callable[[dict, duckdb.DuckDBPyConnection], pl.DataFra
     )  # fmt: skip
     calls["compare arms"] = lambda t, con: sm.compare(
         t["src"], ["auc", "accuracy", "brier", "f1"], arm="arm", baseline="v1", label="label", score="score",
-        weight="w", by="s", resamples=20, con=con,
+        weight="w", by="s", ci_unit="rows", resamples=20, con=con,
     )  # fmt: skip
     calls["compare paired ranking"] = lambda t, con: sm.compare(
         t["src"], ["ndcg@3", "mrr"], scores=("score", "score2"), label="rel", query="q", item="item", con=con

@@ -12,8 +12,9 @@ import polars as pl
 import sqlmetrics
 from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, paired_kwargs, read_sources
 from sqlmetrics.cli.messages import UsageError
-from sqlmetrics.cli.output import TABLE_CONFIG, compute_and_write, output_format
+from sqlmetrics.cli.output import compute_and_write, output_format
 from sqlmetrics.compare import p_values_as_text
+from sqlmetrics.html_report import numbers
 
 
 def run_compare(args: argparse.Namespace) -> None:
@@ -45,9 +46,9 @@ def run_compare(args: argparse.Namespace) -> None:
 
 def _shown(args: argparse.Namespace) -> Callable[[pl.DataFrame], pl.DataFrame] | None:
     """How a table for a person shows the comparison: a p-value at the bootstrap's floor as
-    the bound it is (``< 0.00996``), the others with the table's decimals. CSV, JSON and
-    Parquet keep the number and ``p_bound``, for programs to read."""
+    the bound it is (``< 0.00996``), the others as the report writes them (four decimals,
+    ``< 0.0001`` below: not ``0.000000``), an empty ``note`` blank. CSV, JSON and Parquet
+    keep the number and ``p_bound``, for programs to read."""
     if output_format(args.format, args.output) != "table":
         return None
-    decimals = f".{TABLE_CONFIG['float_precision']}f"
-    return lambda comparison: p_values_as_text(comparison, decimals)
+    return lambda comparison: p_values_as_text(comparison, numbers.p_value)

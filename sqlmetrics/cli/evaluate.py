@@ -9,6 +9,7 @@ from typing import Any
 import sqlmetrics
 from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, read_sources
 from sqlmetrics.cli.output import PROG, compute_and_write, warn_if_no_rows_used
+from sqlmetrics.request import ROWS
 
 
 def run_eval(args: argparse.Namespace) -> None:
@@ -33,7 +34,7 @@ def intervals_line(calls: list, ci: float, **options: Any) -> str:
         if row["resamples"] is not None:
             unit = "rows" if row["unit"] == "row" else row["unit"]
             how += f", {row['resamples']} resamples of {unit}, seed {row['seed']}"
-        elif options.get("ci_unit") is not None:
+        elif options.get("ci_unit") not in (None, ROWS):  # ci_unit="rows": nothing clustered
             how += f", clustered by {options['ci_unit']}"
         described.append(f"{row['metric']} {row['method']} ({how})")
     return f"intervals at {ci * 100:g}%: " + "; ".join(described)

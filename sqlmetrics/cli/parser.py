@@ -117,7 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="BASELINE,CANDIDATE",
         help="two predicted-class columns of the same rows, compared paired (the multi-class metrics)",
     )
-    comparison.add_argument("--arm", help="the column naming each row's arm (model version, variant)")
+    comparison.add_argument(
+        "--arm",
+        help="the column naming each row's arm (model version, variant); needs --ci-unit, the unit the arms were "
+        "randomized by (e.g. user_id) or 'rows'",
+    )
     comparison.add_argument("--baseline", help="the arm the others are compared with (e.g. v1)")
     comparison.set_defaults(handler=run_compare, ci=0.95)
 
@@ -136,7 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
     reporting.add_argument(
         "--predictions", metavar="BASELINE,CANDIDATE", help="also compare two predicted classes of the same rows"
     )
-    reporting.add_argument("--arm", help="also compare the arms of this column with --baseline")
+    reporting.add_argument(
+        "--arm", help="also compare the arms of this column with --baseline (needs --ci-unit: the unit or 'rows')"
+    )
     reporting.add_argument("--baseline", help="the arm the others are compared with")
     reporting.add_argument(
         "--max-slices",
@@ -232,7 +238,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="BASELINE,CANDIDATE",
         help="the statement compare runs for two predicted classes of the same rows",
     )
-    sql.add_argument("--arm", help="the statement compare runs for the arms of this column")
+    sql.add_argument(
+        "--arm", help="the statement compare runs for the arms of this column (needs --ci-unit: the unit or 'rows')"
+    )
     roll_up = sql.add_mutually_exclusive_group()
     roll_up.add_argument(
         "--state",
@@ -434,7 +442,10 @@ def _interval_options(options: argparse.ArgumentParser) -> None:
     options.add_argument(
         "--ci-unit",
         metavar="COLUMN",
-        help="resample this column's units (e.g. user_id) rather than rows: the clustered bootstrap",
+        help="the unit whose rows are not independent (e.g. user_id): the analytic intervals are clustered by it "
+        "and the bootstrap resamples its units rather than rows; 'rows' declares every row independent. "
+        "Required with --arm: the unit the arms were randomized by (or 'rows'). A used row without a unit is "
+        "refused; a column named 'rows' cannot be the unit (rename it)",
     )
     options.add_argument("--resamples", type=int, default=200, help="bootstrap resamples (default: %(default)s)")
     seed = "bootstrap seed, an integer from 0 to 2147483646 (default: %(default)s)"

@@ -17,8 +17,8 @@ ranking         ``ideal_rows`` and ``list_floors`` (``lists.py``), ``run_checks`
                 (judgments and run rules, ``rules/sql.py``);
 class scores    ``class_score_rows`` (``class_score_rows.py``), then after the
                 intermediates ``class_nan`` and ``class_checks``;
-``unit_checks`` with intervals clustered by a unit, each query within one unit
-                (``rules/sql.py``);
+``unit_checks`` with a ``ci_unit``: a unit in every used row, and with intervals
+                clustered by it each query within one unit (``rules/sql.py``);
 intermediates   the shared steps the families declare (``score_hist``, ``confusion``,
                 ``residuals``, ``ranked``, ...): rendered once each, only if a metric
                 reads them (``intermediates.py``);

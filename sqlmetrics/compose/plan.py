@@ -197,7 +197,8 @@ def _run_input_sql(binding: Binding, source_sql: str) -> str:
     run = input_sql(binding, source_sql)
     slices = [name for name in _input_columns(binding) if name.startswith("slice_")]
     scores = [f"run.score_{i}" for i in (1, 2)] if binding.paired_scores else ["run.score"]
-    columns = [*slices, "run.query", "run.item", *scores, "COALESCE(j.label, 0) AS label", "w"]
+    units = ["run.unit_id"] if "unit_id" in _input_columns(binding) else []  # the intervals' clusters
+    columns = [*slices, "run.query", "run.item", *scores, "COALESCE(j.label, 0) AS label", "w", *units]
     return (
         f"SELECT {', '.join(columns)}\nFROM (\n{indent(run)}\n) AS run\n"
         "LEFT JOIN judgments AS j ON run.query = j.query AND run.item = j.item"

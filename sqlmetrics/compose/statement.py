@@ -24,7 +24,8 @@ STEP_NOTES = {
     "class_score_rows": "class_score_rows: one row per used row and class, with the class's score",
     "class_nan": "class_nan: per class, the rows whose class score is NaN",
     "class_checks": "class_checks: the class-score rules; error() refuses the query with the first one broken",
-    "unit_checks": "unit_checks: each query within one unit of ci_unit (a mean over queries clustered by it)",
+    "unit_checks": "unit_checks: a unit of ci_unit in every used row; each query within one unit (a mean over\n"
+    "-- queries clustered by it); each unit within one arm (arms compared)",
 }
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics import intervals
-from sqlmetrics.api import ClassScores, Metrics, evaluate, evaluate_request, request_sql
+from sqlmetrics.api import ClassScores, Metrics, check_arm_unit, evaluate, evaluate_request, request_sql
 from sqlmetrics.compare import compare_request
 from sqlmetrics.compose.state import META_PART
 from sqlmetrics.curves import calibration_curve, pr_curve, roc_curve
@@ -71,7 +71,8 @@ def report(
     to ``output`` (a new or existing ``.html`` file in an existing directory); return
     its path. With ``scores=(baseline, candidate)`` (the metrics of the first score, the
     comparison of both; ``predictions=`` likewise for two predicted classes) or ``arm=``
-    and ``baseline=``, the report adds ``sm.compare``'s
+    and ``baseline=`` (with ``ci_unit``, the unit the arms were randomized by, or
+    ``"rows"``: ``sm.compare`` requires it, and the page names it), the report adds ``sm.compare``'s
     table and a forest plot of each metric's differences; an ``arm`` is a slice of the
     metric tables and charts (added to ``by``). The other arguments are ``evaluate``'s:
     a ``prediction``, ``class_scores`` or ``judgments`` reports the multi-class,
@@ -106,6 +107,8 @@ def report(
         return _written(path, *_of_states(source, metrics, request, max_slices), statements={})
     if class_scores is not None and (request.paired or arm is not None):
         raise InvalidParameterError("the report compares binary, multi-class and ranking metrics, not class_scores yet")
+    if arm is not None and not request.paired:
+        check_arm_unit(request)  # before the metrics are computed
     slices = request.slices + ([arm] if arm is not None and arm not in request.slices else [])  # a line per arm
     first_score = scores[0] if scores is not None else score
     first_prediction = predictions[0] if predictions is not None else prediction
@@ -117,11 +120,13 @@ def report(
     table = evaluate_request(source, metrics, evaluated, engine)
     shown = table if max_slices is None else table.head(max_slices)
     calls = resolve(metrics, multiclass=first_prediction is not None, class_scores=class_scores is not None)
-    sections = [page.metric_tables(shown, slices, _families(calls), ci)]
-    sections += _over_time(shown, slices, [call.column for call in calls], arm)
+    scored = _scored(scores, predictions)
+    sections = [page.metric_tables(shown, slices, _families(calls), ci, scored)]
+    first = (scores or predictions or [None])[0]  # the compared column the tables and charts show
+    sections += _over_time(shown, slices, [call.column for call in calls], arm, scored, first)
     binary = first_score is not None and class_scores is None and judgments is None
     if binary and any(call.spec.family == "classification" for call in calls):
-        sections.append(_curves(source, label, first_score, weight, shown.select(slices), engine))
+        sections.append(_curves(source, label, first_score, weight, shown.select(slices), engine, scored))
     statements = {"The statement that computed the metrics": request_sql(metrics, source, evaluated)}
     if request.paired or arm is not None:
         comparable = [call for call in calls if _comparable(call, paired=request.paired)]
@@ -151,6 +156,7 @@ def report(
         "columns": _columns_described(bound),
         **({"judgments": _described(judgments)} if judgments is not None else {}),
         **({"class scores": _described(class_scores)} if class_scores is not None else {}),
+        **({"arms randomized by": _unit_described(request)} if arm is not None else {}),
         **_table_described(slices, calls, table, shown),
         "evaluated": f"{when:%Y-%m-%d %H:%M:%S} UTC on {engine}, in {time.perf_counter() - started:.2f} s",
     }
@@ -312,6 +318,13 @@ def no_rows_notice(table: pl.DataFrame) -> str | None:
     return "No row was used: the source has no rows."
 
 
+def _unit_described(request: Request) -> str:
+    """The unit the arms were randomized by, as the page says it (``ci_unit``)."""
+    if request.unit is None:
+        return "rows (ci_unit='rows': each row assigned its arm on its own)"
+    return f"unit {request.unit} (ci_unit: the intervals clustered, the bootstrap resampled, by it)"
+
+
 def _comparable(call: MetricCall, paired: bool) -> bool:
     """Whether ``sm.compare`` compares the metric: by its analytic test (paired scores) or
     interval (arms), or by the bootstrap (any metric taking weights)."""
@@ -343,10 +356,22 @@ def date_column(table: pl.DataFrame, column: str) -> pl.Series | None:
     return None
 
 
-def _over_time(table: pl.DataFrame, slices: list[str], labels: list[str], arm: str | None) -> list[str]:
+def _scored(scores: Sequence[str] | None, predictions: Sequence[str] | None) -> str | None:
+    """Which of two compared columns the metric tables and charts show (the first's
+    metrics), as their titles say it: ``score a (the first of a, b)``; None without."""
+    for role, pair in (("score", scores), ("prediction", predictions)):
+        if pair is not None:
+            return f"{role} {pair[0]} (the first of {', '.join(pair)}; the comparison compares both)"
+    return None
+
+
+def _over_time(table: pl.DataFrame, slices: list[str], labels: list[str], arm: str | None,
+               scored: str | None = None, first: str | None = None) -> list[str]:  # fmt: skip
     """Charts of each metric over the first date-like slice column (not the arm), a line
     per other slice (LINES_PER_CHART a chart) with its interval as a band when the table
-    has one; with an ``arm``, a chart per combination of the slices left, a line per arm."""
+    has one; with an ``arm``, a chart per combination of the slices left, a line per arm.
+    ``scored``: which of two compared scores the values are of, in the section's title, and
+    ``first``, that column, in each chart's (``auc of a``)."""
     dated = next(((c, days) for c in slices if c != arm and (days := date_column(table, c)) is not None), None)
     if dated is None:
         return []
@@ -356,11 +381,12 @@ def _over_time(table: pl.DataFrame, slices: list[str], labels: list[str], arm: s
     lined = [arm] if arm is not None else panels
     colors = _arm_colors(frame, arm)
     charts = []
+    of = "" if first is None else f" of {first}"
     for label in labels:
         for panel, lines in _chart_lines(frame, panels if arm is not None else [], lined, label, colors):
-            title = f"{label} · {panel}" if panel else label
+            title = f"{label}{of} · {panel}" if panel else f"{label}{of}"
             charts.append(svg.line_chart(lines, title=title, x_label=column, y_label=label, dates=True, markers=True))
-    return [page.section(f"Over time ({column})", charts)]
+    return [page.section(f"Over time ({column})" + ("" if scored is None else f", {scored}"), charts)]
 
 
 def _chart_lines(frame: pl.DataFrame, panels: list[str], lined: list[str], label: str,
@@ -418,10 +444,11 @@ def _line_name(columns: list[str], key: tuple) -> str:
     return ", ".join(f"{column}={value}" for column, value in zip(columns, key))
 
 
-def _curves(source: Any, label: str, score: str, weight: str | None, kept: pl.DataFrame, engine: str) -> str:
+def _curves(source: Any, label: str, score: str, weight: str | None, kept: pl.DataFrame, engine: str,
+            scored: str | None = None) -> str:  # fmt: skip
     """ROC, precision–recall and calibration charts, a line per slice of ``kept`` (its
     rows, in order: the slice columns) with AUC and average precision in the legend,
-    LINES_PER_CHART slices per chart."""
+    LINES_PER_CHART slices per chart; ``scored`` (which of two compared scores) in the title."""
     slices = kept.columns
     roles = {"label": label, "score": score, "weight": weight, "by": slices or None, "engine": engine}
     areas = _of_slices(evaluate(source, ["auc", "average_precision"], **roles), kept)
@@ -447,4 +474,4 @@ def _curves(source: Any, label: str, score: str, weight: str | None, kept: pl.Da
                     name += f" ({'AUC' if area == 'auc' else 'AP'} {'n/a' if value is None else numbers.number(value)})"
                 lines.append((name, part[x].to_list(), part[y].to_list()))
             charts.append(svg.line_chart(lines, title=title, x_label=x, y_label=y, **options))
-    return page.section("Curves", charts)
+    return page.section("Curves" if scored is None else f"Curves of {scored}", charts)

@@ -84,11 +84,12 @@ Column = tuple[str, str, list[str]]  # its header, its cells' class ("key": text
 
 
 def metric_tables(table: pl.DataFrame, slices: Sequence[str], families: Sequence[tuple[str, Sequence[str]]],
-                  level: float | None) -> str:  # fmt: skip
+                  level: float | None, scored: str | None = None) -> str:  # fmt: skip
     """evaluate's ``table``, one table per family (its title, its metrics' columns; a wide
     family in several, each at most TABLE_WIDTH columns beside the slices'), each with the
     slices and counts: a metric's value with its interval in one cell when ``level`` (the
-    ``ci``) is given, then its other columns (``gauc_groups``, ``ndcg_at_10_queries``)."""
+    ``ci``) is given, then its other columns (``gauc_groups``, ``ndcg_at_10_queries``).
+    ``scored``: which of two compared scores the values are of (``score a``), in the title."""
     owned = _owned_columns(table.columns, [metric for _, metrics in families for metric in metrics])
     keys = [_column(table, slice_, "key") for slice_ in slices] + [_column(table, count) for count in COUNTS]
     tables = []
@@ -100,7 +101,8 @@ def metric_tables(table: pl.DataFrame, slices: Sequence[str], families: Sequence
     shown = {*slices, *COUNTS, *owned, *(f"{m}_{end}" for m in owned for end in ("lo", "hi")), *sum(owned.values(), [])}
     if others := [column for column in table.columns if column not in shown]:
         tables.append(f"<h3>Other columns</h3>{_table([*keys, *(_column(table, other) for other in others)])}")
-    return f'<section id="metrics"><h2>Metrics</h2>{_legend(level)}{"".join(tables)}</section>'
+    title = "Metrics" if scored is None else f"Metrics of {scored}"
+    return f'<section id="metrics"><h2>{escape(title)}</h2>{_legend(level)}{"".join(tables)}</section>'
 
 
 def _in_widths(metrics: Sequence[str], width: Mapping[str, int]) -> list[list[str]]:
@@ -163,6 +165,8 @@ def comparison_table(comparison: pl.DataFrame, left_out: Sequence[str], charts: 
         elif name == "p_value":  # a p-value at the bootstrap's floor as the bound it is: ``< 0.00996``
             bounds = zip(comparison["p_value"], comparison["p_bound"])
             columns.append((name, "", [p_value_text(p, True) if bound else numbers.p_value(p) for p, bound in bounds]))
+        elif name == "note":  # NULL: nothing to say (paired and arms alike), blank rather than "null"
+            columns.append(_column(comparison, name, "key", lambda note: "" if note is None else note))
         elif name not in ("delta_lo", "delta_hi", "p_bound"):
             kind = "key" if name in slices or name in COMPARISON_KEYS else ""
             columns.append(_column(comparison, name, kind))

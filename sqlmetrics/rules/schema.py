@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from sqlmetrics.binding import Binding
 from sqlmetrics.errors import ColumnNotFoundError, Keyword, Part, SqlMetricsError
+from sqlmetrics.request import ROWS
 
 NUMERIC_TYPE_WORDS = ("int", "float", "double", "decimal", "real", "numeric", "bool")
 TEXT_TYPE_WORDS = ("varchar", "string", "utf8", "char", "text", "categorical", "enum")
@@ -80,6 +81,14 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
         columns, where = list(binding.judgment_roles.items()), "the judgments have"
     else:
         columns, where = [*binding.roles.items(), *(("by", c) for c in binding.source_by)], "the source has"
+        columns += [("ci_unit", binding.unit)] if binding.unit is not None else []
+        if binding.rows_unit and ROWS in schema:
+            raise SqlMetricsError(
+                Keyword("ci_unit", ROWS),
+                f" declares each row its own unit (the word is reserved: it never names a column), but the source "
+                f"also has a column {ROWS!r}: rename that column, whether you meant the rows or that column as the "
+                "unit",
+            )
         columns += [(binding.paired_role, column) for column in (binding.paired_scores or ())[1:]]
     numeric = ("label", "score", "weight") if binding.numeric_label else ("score", "weight")
     for role, column in columns:
@@ -172,14 +181,22 @@ def _check_judgment_keys(binding: Binding, schema: Mapping[str, str], source_sch
 
 def _check_supported_type(role: str, column: str, type_name: str) -> None:
     """Raise for a type no engine reads alike: 128-bit integers (polars Int128, DuckDB
-    HUGEINT; DuckDB cannot read them from a frame) and, as a slice, durations (DuckDB
-    returns its INTERVAL in a form polars does not read). The message names the kind,
+    HUGEINT; DuckDB cannot read them from a frame), as a slice, durations (DuckDB
+    returns its INTERVAL in a form polars does not read), and as ``ci_unit``, a list or
+    struct (polars neither orders nor shows them as DuckDB does). The message names the kind,
     not an engine's type name, so that every engine says the same."""
     kind = type_name.lower()
     if "int128" in kind or "hugeint" in kind:
         raise SqlMetricsError(
             f"{role} column {column!r} holds 128-bit integers, which not every engine reads: cast it to a 64-bit "
             "integer, a float or a string"
+        )
+    if role == "ci_unit" and is_nested_type(kind):
+        raise SqlMetricsError(
+            Keyword("ci_unit", column),
+            ": the column holds several values per row (a list, array, struct or map), which cannot be a unit: "
+            "the engines do not order or group them alike; give each unit one value (a number, string or date), "
+            "e.g. the list cast to a string",
         )
     if role == "by" and (kind.startswith("duration") or kind.startswith("interval")):
         raise SqlMetricsError(

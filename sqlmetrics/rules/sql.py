@@ -5,8 +5,8 @@ The rules, their messages and their SQL and polars forms are written once, in
 ``rules/columns.py`` and ``rules/tables.py``; this module puts the SQL
 forms into steps: ``checks`` (the row
 rules, over ``base``), ``run_checks`` (a run and its judgments), ``class_checks``
-(class scores, after ``class_nan``) and ``unit_checks`` (the queries of the units an
-interval is clustered by).
+(class scores, after ``class_nan``) and ``unit_checks`` (a unit in every used row with
+``ci_unit``; the queries and arms of the units an interval is clustered by).
 """
 
 from __future__ import annotations
@@ -75,7 +75,8 @@ def run_checks_sql(binding: Binding) -> str:
 
 
 def unit_checks_sql(binding: Binding) -> str:
-    """The rules of ``tables.unit_rules``: each query within one unit of ``ci_unit``."""
+    """The rules of ``tables.unit_rules``: a unit of ``ci_unit`` in every used row, each
+    query within one unit, each unit within one arm."""
     return _rules_sql(unit_rules(binding))
 
 

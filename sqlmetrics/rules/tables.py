@@ -15,7 +15,14 @@ import polars as pl
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.errors import InvalidInputError, Keyword, Part
-from sqlmetrics.rules.columns import LABEL_RELEVANCE, Check, checks_for, number_text, number_text_sql
+from sqlmetrics.rules.columns import (
+    INTEGRAL_LIMIT,
+    LABEL_RELEVANCE,
+    Check,
+    checks_for,
+    number_text,
+    number_text_sql,
+)
 from sqlmetrics.spec import MetricCall
 
 
@@ -24,12 +31,14 @@ class RuleTables:
     """The polars frames a table rule reads: ``rows``, the source's rows under canonical
     names (``w`` NULL for an excluded row); ``second``, the judgments or the long class
     scores under canonical names; ``base``, collected; ``class_hist``, the class score
-    histogram of the used rows."""
+    histogram of the used rows; ``units``, each source row once with its ``unit_id``
+    (before a bootstrap's replicates, two paired scores' copies and the joins)."""
 
     rows: pl.LazyFrame
     second: pl.LazyFrame | None = None
     base: pl.DataFrame | None = None
     class_hist: pl.DataFrame | None = None
+    units: pl.LazyFrame | None = None
 
 
 @dataclass(frozen=True)
@@ -168,12 +177,92 @@ def run_rules(binding: Binding) -> list[TableRule]:
 
 
 def unit_rules(binding: Binding) -> list[TableRule]:
-    """With the intervals clustered by a unit (``ci_unit``): for the means over queries
+    """With a unit (``ci_unit``: the intervals clustered or the bootstrap resampled by it),
+    every used row has one; with the intervals clustered by it: for the means over queries
     whose unit is not the query (``ClusteredInterval.whole_queries``, their parts are
     their queries'), each query of a slice lies within one unit; for arms compared
     (``sm.compare(arm=...)``), each unit of a slice lies within one arm; over the used rows."""
     clustered = [(call, binding.clustered(call)) for call in binding.analytic_calls]
-    return [*_query_unit_rules(binding, clustered), *_arm_unit_rules(binding, clustered)]
+    return [*_null_unit_rules(binding), *_query_unit_rules(binding, clustered), *_arm_unit_rules(binding, clustered)]
+
+
+def source_rows_step(binding: Binding) -> str:
+    """The step of the statement holding each source row once under canonical names, with
+    its ``w`` and ``unit_id`` (``compose/plan.py``'s ``input_steps``): before a bootstrap's
+    replicates (``sampled_rows``), two paired scores' copies (``paired_rows``) and the
+    long class scores' join (``source_rows``); a run's ``input`` has a row per run row."""
+    if binding.judgments:
+        return "paired_rows" if binding.paired_scores else "input"
+    if binding.long_scores is not None:
+        return "source_rows"
+    if binding.bootstrap:
+        return "sampled_rows"
+    return "paired_rows" if binding.paired_scores else "input"
+
+
+def _null_unit_rules(binding: Binding) -> list[TableRule]:
+    """Every used row has a unit: a row of unknown unit cannot be placed in the clustered
+    interval or the resampled units, and leaving it out would change the metric itself
+    (its value must not depend on ``ci_unit``). The example shows the row by its bound
+    columns (``_row_text``)."""
+    if binding.unit is None:
+        return []
+    text_sql, text_polars = _row_text(binding)
+    missing = pl.col("w").is_not_null() & pl.col("unit_id").is_null()
+    return [
+        TableRule(
+            "unit_nulls",
+            (
+                Keyword("ci_unit", binding.unit),
+                ": every used row must have a unit (the metric uses the row, and an interval clustered or resampled "
+                "by unit cannot place a row of unknown unit; fill the unit in, or leave such rows out of the source): ",
+            ),
+            " rows have a NULL unit, e.g. the row with ",
+            (
+                "COUNT(*)",
+                f"MIN({text_sql})",
+                f"{source_rows_step(binding)} WHERE w IS NOT NULL AND unit_id IS NULL",
+            ),
+            lambda t: t.units.filter(missing).select(n=pl.len(), e=text_polars.min()),
+        )
+    ]
+
+
+def _row_text(binding: Binding) -> tuple[str, pl.Expr]:
+    """A row shown by its slices, label and score(s) or classes as the user names them
+    (``day = 2, label = 1, score = 0.7``), in SQL and polars, over ``source_rows_step``'s
+    canonical columns (an integral number without a fraction, as ``number_text``)."""
+    shown = [(user, canonical, False) for canonical, user in zip(binding.slices, binding.source_by)]
+    if binding.numeric_label and not binding.judgments:
+        shown.append((binding.label, "label", True))
+    classes = binding.class_keys[: 1 if binding.paired_scores else 2]  # a pair's predicted classes are its own
+    shown += [(column, key, False) for column, key in zip((binding.label, binding.prediction), classes)]
+    if binding.paired_scores:
+        numeric = binding.paired_role == "score"
+        shown += [(column, f"{binding.paired_role}_{i}", numeric) for i, column in enumerate(binding.paired_scores, 1)]
+    elif binding.score is not None:
+        shown.append((binding.score, "score", True))
+    shown = shown or [(binding.unit, "unit_id", False)]  # nothing else to show: the unit, NULL
+    sql = " || ', ' || ".join(
+        f"{templates.literal(f'{user} = ')} || COALESCE({number_text_sql(c) if numeric else _text_sql(c)}, 'NULL')"
+        for user, c, numeric in shown
+    )
+    texts = [
+        pl.lit(f"{user} = ") + (_number_text_polars(c) if numeric else pl.col(c).cast(pl.String)).fill_null("NULL")
+        for user, c, numeric in shown
+    ]
+    return sql, pl.concat_str(texts, separator=", ")
+
+
+def _text_sql(column: str) -> str:
+    return f"CAST({column} AS VARCHAR)"
+
+
+def _number_text_polars(column: str) -> pl.Expr:
+    """``number_text_sql`` in polars: the text of a double, an integral one without a fraction."""
+    value = pl.col(column)
+    integral = (value == value.round()) & (value.abs() < INTEGRAL_LIMIT)
+    return pl.when(integral).then(value.cast(pl.Int64).cast(pl.String)).otherwise(value.cast(pl.String))
 
 
 def _arm_unit_rules(binding: Binding, clustered: list[tuple[MetricCall, object]]) -> list[TableRule]:

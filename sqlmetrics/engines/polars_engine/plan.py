@@ -37,7 +37,8 @@ from sqlmetrics.spec import MetricCall
 class Input:
     """The source under canonical names, read but not yet checked: its ``rows``, ``base``
     (lazy), the second table under canonical names (the judgments or the long class
-    scores; None without) and the column rules ``base`` counts."""
+    scores; None without), the column rules ``base`` counts and ``units``, each source
+    row once with its unit (``RuleTables.units``; None without ``ci_unit``)."""
 
     binding: Binding
     rows: pl.LazyFrame
@@ -45,6 +46,7 @@ class Input:
     judged: pl.LazyFrame | None
     checks: list
     keys: tuple[str, ...]
+    units: pl.LazyFrame | None = None
 
 
 def read_input(
@@ -65,9 +67,11 @@ def read_input(
     elif second is not None:
         judged = _judgments(binding, second, schema)
     checks = checks_for(binding.calls, binding.weight is not None)
-    rows = _input(binding, lf, judged)
+    source_rows = _source_rows(binding, lf)
+    rows = _input(binding, source_rows, judged)
     keys = base_keys(binding) if keys is None else keys
-    return Input(binding, rows, _base(binding, rows, checks, keys, sums), judged, checks, keys)
+    units = source_rows if binding.unit is not None else None
+    return Input(binding, rows, _base(binding, rows, checks, keys, sums), judged, checks, keys, units)
 
 
 def collect_checked(data: Input, also: Sequence[pl.LazyFrame] = ()) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
@@ -111,7 +115,7 @@ def _raise_broken_rules(data: Input, base: pl.DataFrame) -> None:
         raise_weight_total(original, binding.slices, binding.weight)
     if binding.judgments:
         raise_failed_tables(run_rules(binding), RuleTables(data.rows, data.judged))
-    raise_failed_tables(unit_rules(binding), RuleTables(data.rows))
+    raise_failed_tables(unit_rules(binding), RuleTables(data.rows, units=data.units))
 
 
 def checked_class_score_hist(
@@ -177,12 +181,10 @@ def _long_scores(binding: Binding, table: Any, source_schema: dict[str, str]) ->
     )
 
 
-def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFrame:
-    """The source under canonical names; ``w`` is NULL for an excluded row (see compose).
-    A run takes each row's label from the judgments (0 when unjudged). The true and
-    predicted classes keep their types (check_schema made sure they compare). With long
-    class scores, each row gets its row id's count of classes (``n_classes``), and a row
-    with a NULL class score is excluded."""
+def _source_rows(binding: Binding, lf: pl.LazyFrame) -> pl.LazyFrame:
+    """Each source row once under canonical names (compose/plan.py's ``input_sql``); ``w``
+    is NULL for an excluded row. The true and predicted classes keep their types
+    (check_schema made sure they compare)."""
     roles = binding.roles
     slices = [pl.col(c).alias(s) for s, c in zip(binding.slices, binding.source_by)]
     slices = slices or [pl.lit(0, pl.Int32).alias("slice_0")]
@@ -214,7 +216,15 @@ def _input(binding: Binding, lf: pl.LazyFrame, judged: pl.LazyFrame | None) -> p
         columns.append(pl.col(roles["query"]).alias("query"))
     if binding.ranking:
         columns.append((pl.col(roles["item"]) if "item" in roles else pl.lit(None)).alias("item"))
-    rows = lf.select(*columns, *_unit_number(binding))
+    return lf.select(*columns, *_unit_number(binding))
+
+
+def _input(binding: Binding, rows: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFrame:
+    """The input of the plan from the source's rows (``_source_rows``): a run takes each
+    row's label from the judgments (0 when unjudged); with long class scores, each row
+    gets its row id's count of classes (``n_classes``), and a row with a NULL class
+    score is excluded; a bootstrap's replicates and two paired scores' copies."""
+    paired = list(binding.paired_scores or ())
     if (paired or binding.bootstrap) and not binding.source_by:
         rows = rows.drop("slice_0")  # the pairs and replicates are the slices
     if binding.bootstrap:
