@@ -5,11 +5,16 @@ values; each engine refuses bad data with DuckDB's message."""
 
 from __future__ import annotations
 
+import re
+
+import duckdb
 import numpy as np
 import polars as pl
+import pyarrow as pa
 import pytest
 
 import sqlmetrics as sm
+from sqlmetrics.templates import literal
 
 from sql_engines import (
     COMPOSED,
@@ -543,3 +548,163 @@ def test_the_printed_clickhouse_statement_runs_as_pasted(chdb_session):
     except Exception:  # ILLEGAL_AGGREGATION and the like
         differs = True
     assert differs
+
+
+# Injection: a column's name (and a table's) is only a name on every engine that loads a
+# frame into a table or view of its own (ClickHouse's temporary table, Spark's temporary
+# view) or reads a table by name (the three). DataFusion is the suite's target of the
+# statement alone: the library loads nothing into it. Each engine's session holds a
+# sentinel table (or view) a second statement would drop.
+HOSTILE_NAMES = (
+    'a"b',
+    "it's",
+    "a`b",
+    "x\\",
+    "x\\\\y",
+    "n\nl",
+    "a.b",
+    "[x]",
+    "^a.*$",  # a pattern, were it read as one (polars' pl.col)
+    "nan",
+    "\u202eevil",
+    "pos",
+    # ClickHouse: a backslash before the quote DuckDB's quoting doubled ends the name, and
+    # the CREATE of the temporary table with it; a second statement follows
+    'a\\" Int64) ENGINE = Memory; DROP TABLE sentinel; --',
+    "b\\\" Int64) ENGINE = Memory; INSERT INTO FUNCTION file('{leak}', 'CSV', 'x String') "
+    "SELECT * FROM file('{secret}', 'LineAsString'); --",
+    "c\\\" Int64) ENGINE = Memory; SELECT * FROM file('{secret}', 'LineAsString') INTO OUTFILE '{outfile}'; --",
+    "d` INT); DROP VIEW sentinel; --",  # Spark's quote
+    'e"); DROP TABLE sentinel; --',  # PostgreSQL's and DuckDB's
+    "f'); DROP TABLE sentinel; --",  # a string literal's
+)
+HOSTILE_METRICS = ["auc", "logloss", "brier", "f1"]
+
+
+def hostile_names(directory) -> list[str]:
+    """``HOSTILE_NAMES``, their files in ``directory`` (a secret a statement could read, the
+    files it could write); paths without a dot (ClickHouse's second statement may not read
+    one)."""
+    (directory / "secret").write_text("secret\n")
+    paths = {"leak": directory / "leak", "secret": directory / "secret", "outfile": directory / "outfile"}
+    assert "." not in str(directory)
+    return [name.format(**paths) if "{" in name else name for name in HOSTILE_NAMES]
+
+
+def hostile_calls(names: list[str]):
+    """Frames whose columns are all ``names``: in each, four of them read as the label,
+    score, weight and slice (``impressions``' columns), the others unread, holding SQL;
+    each with its roles and DuckDB's result over the same values under plain names."""
+    frame = impressions(21)
+    plain = {"label": "label", "score": "score", "weight": "w", "by": "s"}
+    for start in range(0, len(names), 4):
+        read = dict(zip(plain, names[start : start + 4]))
+        unread = [name for name in names if name not in read.values()]
+        hostile = frame.select(
+            *(pl.col(plain[role]).alias(name) for role, name in read.items()),
+            *(pl.lit("x'); DROP TABLE sentinel; --").alias(name) for name in unread),
+        )
+        expected = sm.evaluate(frame, HOSTILE_METRICS, **{role: plain[role] for role in read})
+        yield hostile, read, expected.rename({"s": read["by"]}) if "by" in read else expected
+
+
+def assert_no_second_statement_ran(directory, sentinel_left: bool) -> None:
+    assert sentinel_left, "a column name dropped the sentinel table"
+    assert sorted(path.name for path in directory.iterdir()) == ["secret"], "a column name wrote a file"
+
+
+def test_a_hostile_column_name_is_only_a_name_on_clickhouse(chdb_session, tmp_path):
+    """Every hostile name, read (as each role) or not, in a polars and a pyarrow frame: the
+    numbers of the read columns, and no second statement (the sentinel is there, no file
+    was written)."""
+    chdb_session.query("CREATE TABLE IF NOT EXISTS sentinel (x Int32) ENGINE = Memory")
+    for frame, roles, expected in hostile_calls(hostile_names(tmp_path)):
+        for source in (frame, frame.to_arrow()):
+            result = sm.evaluate(source, HOSTILE_METRICS, **roles, engine="clickhouse", con=chdb_session)
+            assert_same_numbers(result, expected, "clickhouse")
+    left = chdb_session.query("SELECT name FROM system.tables WHERE name = 'sentinel'", "CSV").bytes()
+    assert_no_second_statement_ran(tmp_path, left == b'"sentinel"\n')
+
+
+def test_a_hostile_column_name_is_only_a_name_on_spark(spark_session, tmp_path):
+    spark_session.sql("CREATE OR REPLACE TEMPORARY VIEW sentinel AS SELECT 1 AS x")
+    for frame, roles, expected in hostile_calls(hostile_names(tmp_path)):
+        result = sm.evaluate(frame, HOSTILE_METRICS, **roles, engine="spark", spark=spark_session)
+        assert_same_numbers(result, expected, "spark")
+    assert_no_second_statement_ran(tmp_path, spark_session.catalog.tableExists("sentinel"))
+
+
+def test_a_hostile_column_name_is_only_a_name_on_postgres(postgres_connection, tmp_path):
+    """PostgreSQL reads a table: each call's frame is one, its columns named hostile (but
+    ClickHouse's file payloads: PostgreSQL cuts a name at 63 bytes)."""
+    engine = Postgres(postgres_connection)
+    engine.load({"sentinel": pl.DataFrame({"x": [1]})})
+    names = [name for name in hostile_names(tmp_path) if len(name.encode()) <= 63]
+    for frame, roles, expected in hostile_calls(names):
+        engine.load({"hostile": frame})
+        result = sm.evaluate("hostile", HOSTILE_METRICS, **roles, engine="postgres", con=postgres_connection)
+        assert_same_numbers(result, expected, "postgres")
+    left = engine.rows("SELECT COUNT(*) AS n FROM pg_tables WHERE tablename = 'sentinel'")["n"].item()
+    assert_no_second_statement_ran(tmp_path, left == 1)
+
+
+@pytest.mark.parametrize("name", ["clickhouse", "spark"])
+def test_a_nul_in_a_column_name_is_left_unread_or_refused_by_name(name, request):
+    """A NUL ends a name in Arrow's C interface (polars panics handing such a frame over):
+    an unread column is never handed over, a read one is refused by name."""
+    session = request.getfixturevalue(f"{name}_engine").options
+    frame = impressions(22).select("label", "score", **{"nul\x00name": pl.col("s")})
+    expected = sm.evaluate(frame.drop("nul\x00name"), ["auc", "logloss"])
+    assert_same_numbers(sm.evaluate(frame, ["auc", "logloss"], **session), expected, name)
+    with pytest.raises(sm.SqlMetricsError, match=rf"^column 'nul\\x00name' has a NUL character .* engine='{name}'"):
+        sm.evaluate(frame, ["auc"], by="nul\x00name", **session)
+
+
+def test_a_hostile_time_zone_is_only_a_literal_on_clickhouse(chdb_session):
+    """An Arrow timestamp's zone is free text: quoted as ClickHouse reads a string. Unread,
+    it never reaches ClickHouse; read (a slice), a zone ClickHouse does not know is
+    refused, naming the column and its type."""
+    chdb_session.query("CREATE TABLE IF NOT EXISTS sentinel (x Int32) ENGINE = Memory")
+    frame = impressions(23).select("label", "score")
+    times = pa.array(range(frame.height), pa.timestamp("us", tz="a\\'); DROP TABLE sentinel; --"))
+    table = frame.to_arrow().append_column("at", times)
+    result = sm.evaluate(table, ["auc", "logloss"], engine="clickhouse", con=chdb_session)
+    assert_same_numbers(result, sm.evaluate(frame, ["auc", "logloss"]), "clickhouse")
+    with pytest.raises(sm.SourceError, match=r"^ClickHouse cannot hold the frame's columns \(.*'at' as .*DROP TABLE"):
+        sm.evaluate(table, ["auc"], by="at", engine="clickhouse", con=chdb_session)
+    left = chdb_session.query("SELECT name FROM system.tables WHERE name = 'sentinel'", "CSV").bytes()
+    assert left == b'"sentinel"\n', "a time zone dropped the sentinel table"
+
+
+def test_a_hostile_table_name_is_only_a_name_on_clickhouse(chdb_session):
+    """The name of the user's table, quoted as ClickHouse reads it: under DuckDB's quoting,
+    a backslash ended it (reading the table 't"') and the DROP after it ran."""
+    chdb_session.query("CREATE TABLE IF NOT EXISTS sentinel (x Int32) ENGINE = Memory")
+    chdb_session.query('CREATE TABLE IF NOT EXISTS "t\\"" (label Int64, score Float64) ENGINE = Memory')
+    hostile = 't\\"; DROP TABLE sentinel; --'
+    with pytest.raises(sm.SourceError, match=rf"^cannot read the table {re.escape(repr(hostile))} in ClickHouse"):
+        sm.evaluate(hostile, ["auc"], engine="clickhouse", con=chdb_session)
+    left = chdb_session.query("SELECT name FROM system.tables WHERE name = 'sentinel'", "CSV").bytes()
+    assert left == b'"sentinel"\n', "a table name dropped the sentinel table"
+
+
+def test_an_enum_slice_on_clickhouse_is_its_labels(chdb_session):
+    """ClickHouse's Arrow output gives an Enum's codes: the slices are its labels (a quote,
+    a backslash, a negative code), in ClickHouse's order of the enum (by code), as DuckDB
+    gives an ENUM's in its order; a NULL slice stays NULL."""
+    labels = ["tue", "it's", "a\\b", "mon"]
+    enum = "Enum8('tue' = -1, 'it\\'s' = 2, 'a\\\\b' = 3, 'mon' = 5)"
+    frame = impressions(24).select("label", "score", day=pl.col("s").replace_strict(dict(zip("abc", labels))))
+    arrow = frame.to_arrow()  # read by chdb's Python() table function, by its name here
+    chdb_session.query("DROP TABLE IF EXISTS days")
+    columns = f"label Nullable(Int64), score Nullable(Float64), day Nullable({enum})"
+    chdb_session.query(f"CREATE TABLE days ({columns}) ENGINE = Memory")
+    chdb_session.query("INSERT INTO days SELECT * FROM Python(arrow)")
+    del arrow
+    result = sm.evaluate("days", ["auc", "logloss"], by="day", engine="clickhouse", con=chdb_session)
+    con = duckdb.connect()  # DuckDB's table of an ENUM, as ClickHouse's of an Enum8
+    con.execute(f"CREATE TYPE day AS ENUM ({', '.join(literal(label) for label in labels)})")
+    con.execute("CREATE TABLE days AS SELECT label, score, CAST(day AS day) AS day FROM frame")
+    expected = sm.evaluate("days", ["auc", "logloss"], by="day", con=con)
+    assert result["day"].to_list() == ["tue", "it's", "a\\b", None]  # s: a, b, c and NULL; no 'mon' row
+    assert_same_numbers(result, expected, "clickhouse")
