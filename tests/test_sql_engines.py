@@ -567,7 +567,10 @@ HOSTILE_NAMES = (
     "^a.*$",  # a pattern, were it read as one (polars' pl.col)
     "nan",
     "\u202eevil",
-    "pos",
+    "é" * 300,
+    "pos",  # names the composer gives its own columns
+    "w",
+    "score",
     # ClickHouse: a backslash before the quote DuckDB's quoting doubled ends the name, and
     # the CREATE of the temporary table with it; a second statement follows
     'a\\" Int64) ENGINE = Memory; DROP TABLE sentinel; --',
@@ -598,7 +601,7 @@ def hostile_calls(names: list[str]):
     frame = impressions(21)
     plain = {"label": "label", "score": "score", "weight": "w", "by": "s"}
     for start in range(0, len(names), 4):
-        read = dict(zip(plain, names[start : start + 4]))
+        read = dict(zip(plain, (names * 2)[start : start + 4]))  # the last four: from the first again
         unread = [name for name in names if name not in read.values()]
         hostile = frame.select(
             *(pl.col(plain[role]).alias(name) for role, name in read.items()),
@@ -622,6 +625,14 @@ def test_a_hostile_column_name_is_only_a_name_on_clickhouse(chdb_session, tmp_pa
         for source in (frame, frame.to_arrow()):
             result = sm.evaluate(source, HOSTILE_METRICS, **roles, engine="clickhouse", con=chdb_session)
             assert_same_numbers(result, expected, "clickhouse")
+    run, qrels = run_and_qrels(25)  # the judgments are a second frame loaded the same way
+    expected = sm.evaluate(run, ["ndcg@5", "map"], label="rel", query="q", item="item", judgments=qrels)
+    label, query, item, unread = hostile_names(tmp_path)[-6:-2]  # ClickHouse's three, Spark's
+    judgments = qrels.rename({"q": query, "item": item, "rel": label}).with_columns(pl.lit("x").alias(unread))
+    hostile_run = run.rename({"q": query, "item": item})
+    roles = {"label": label, "query": query, "item": item, **ClickHouse(chdb_session).options}
+    result = sm.evaluate(hostile_run, ["ndcg@5", "map"], **roles, judgments=judgments)
+    assert_same_numbers(result, expected, "clickhouse")
     left = chdb_session.query("SELECT name FROM system.tables WHERE name = 'sentinel'", "CSV").bytes()
     assert_no_second_statement_ran(tmp_path, left == b'"sentinel"\n')
 
