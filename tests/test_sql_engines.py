@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 
 import sqlmetrics as sm
-from sqlmetrics.templates import literal
+from sqlmetrics.templates import literal, quote
 
 from sql_engines import (
     COMPOSED,
@@ -697,6 +697,22 @@ def test_a_hostile_table_name_is_only_a_name_on_clickhouse(chdb_session):
         sm.evaluate(hostile, ["auc"], engine="clickhouse", con=chdb_session)
     left = chdb_session.query("SELECT name FROM system.tables WHERE name = 'sentinel'", "CSV").bytes()
     assert left == b'"sentinel"\n', "a table name dropped the sentinel table"
+
+
+def test_a_hostile_table_name_is_only_a_name_on_postgres(postgres_connection):
+    """A table named with PostgreSQL's quote and one with a backslash: each read as named,
+    and a name that would end the statement is only a table that does not exist."""
+    engine = Postgres(postgres_connection)
+    frame = impressions(26).select("label", "score")
+    engine.load({"sentinel": pl.DataFrame({"x": [1]}), quote('t"; DROP TABLE sentinel; --', "postgres"): frame})
+    engine.load({quote("t\\", "postgres"): frame})
+    for name in ('t"; DROP TABLE sentinel; --', "t\\"):
+        result = sm.evaluate(name, ["auc", "logloss"], **engine.options)
+        assert_same_numbers(result, sm.evaluate(frame, ["auc", "logloss"]), "postgres")
+    hostile = 't\\"; DROP TABLE sentinel; --'  # under ClickHouse's escapes: the table 't"', then a DROP
+    with pytest.raises(sm.SourceError, match=rf"^cannot read the table {re.escape(repr(hostile))} in PostgreSQL"):
+        sm.evaluate(hostile, ["auc"], **engine.options)
+    assert engine.rows("SELECT COUNT(*) AS n FROM pg_tables WHERE tablename = 'sentinel'")["n"].item() == 1
 
 
 def test_an_enum_slice_on_clickhouse_is_its_labels(chdb_session):
