@@ -5,7 +5,10 @@ values; each engine refuses bad data with DuckDB's message."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -611,52 +614,81 @@ def hostile_calls(names: list[str]):
         yield hostile, read, expected.rename({"s": read["by"]}) if "by" in read else expected
 
 
-def assert_no_second_statement_ran(directory, sentinel_left: bool) -> None:
-    assert sentinel_left, "a column name dropped the sentinel table"
-    assert sorted(path.name for path in directory.iterdir()) == ["secret"], "a column name wrote a file"
+@contextlib.contextmanager
+def no_second_statement(sentinel_left: Callable[[], bool], directory: Path | None = None) -> Iterator[None]:
+    """However the block ends (a second statement may run before the first fails): the
+    sentinel is still there, and no file was written in ``directory`` (but its secret)."""
+    try:
+        yield
+    finally:
+        assert sentinel_left(), "a second statement dropped the sentinel table"
+        if directory is not None:
+            assert sorted(path.name for path in directory.iterdir()) == ["secret"], "a second statement wrote a file"
+
+
+def clickhouse_sentinel(session) -> Callable[[], bool]:
+    """Whether the session's sentinel table (made here) is still there."""
+    session.query("CREATE TABLE IF NOT EXISTS sentinel (x Int32) ENGINE = Memory")
+    return lambda: session.query("SELECT name FROM system.tables WHERE name = 'sentinel'", "CSV").bytes() != b""
 
 
 def test_a_hostile_column_name_is_only_a_name_on_clickhouse(chdb_session, tmp_path):
-    """Every hostile name, read (as each role) or not, in a polars and a pyarrow frame: the
-    numbers of the read columns, and no second statement (the sentinel is there, no file
-    was written)."""
-    chdb_session.query("CREATE TABLE IF NOT EXISTS sentinel (x Int32) ENGINE = Memory")
-    for frame, roles, expected in hostile_calls(hostile_names(tmp_path)):
-        for source in (frame, frame.to_arrow()):
-            result = sm.evaluate(source, HOSTILE_METRICS, **roles, engine="clickhouse", con=chdb_session)
-            assert_same_numbers(result, expected, "clickhouse")
-    run, qrels = run_and_qrels(25)  # the judgments are a second frame loaded the same way
-    expected = sm.evaluate(run, ["ndcg@5", "map"], label="rel", query="q", item="item", judgments=qrels)
-    label, query, item, unread = hostile_names(tmp_path)[-6:-2]  # ClickHouse's three, Spark's
-    judgments = qrels.rename({"q": query, "item": item, "rel": label}).with_columns(pl.lit("x").alias(unread))
-    hostile_run = run.rename({"q": query, "item": item})
-    roles = {"label": label, "query": query, "item": item, **ClickHouse(chdb_session).options}
-    result = sm.evaluate(hostile_run, ["ndcg@5", "map"], **roles, judgments=judgments)
-    assert_same_numbers(result, expected, "clickhouse")
-    left = chdb_session.query("SELECT name FROM system.tables WHERE name = 'sentinel'", "CSV").bytes()
-    assert_no_second_statement_ran(tmp_path, left == b'"sentinel"\n')
+    """Every hostile name, read (as each role) or not, in a polars and a pyarrow frame and
+    in the judgments: the numbers of the read columns, and no second statement (the
+    sentinel is there, no file was written)."""
+    names = hostile_names(tmp_path)
+    with no_second_statement(clickhouse_sentinel(chdb_session), tmp_path):
+        for frame, roles, expected in hostile_calls(names):
+            for source in (frame, frame.to_arrow()):
+                result = sm.evaluate(source, HOSTILE_METRICS, **roles, engine="clickhouse", con=chdb_session)
+                assert_same_numbers(result, expected, "clickhouse")
+        run, qrels = run_and_qrels(25)
+        expected = sm.evaluate(run, ["ndcg@5", "map"], label="rel", query="q", item="item", judgments=qrels)
+        label, query, item, unread = names[-6:-2]  # ClickHouse's three, Spark's
+        judgments = qrels.rename({"q": query, "item": item, "rel": label}).with_columns(pl.lit("x").alias(unread))
+        hostile_run = run.rename({"q": query, "item": item})
+        roles = {"label": label, "query": query, "item": item, **ClickHouse(chdb_session).options}
+        result = sm.evaluate(hostile_run, ["ndcg@5", "map"], **roles, judgments=judgments)
+        assert_same_numbers(result, expected, "clickhouse")
 
 
 def test_a_hostile_column_name_is_only_a_name_on_spark(spark_session, tmp_path):
     spark_session.sql("CREATE OR REPLACE TEMPORARY VIEW sentinel AS SELECT 1 AS x")
-    for frame, roles, expected in hostile_calls(hostile_names(tmp_path)):
-        result = sm.evaluate(frame, HOSTILE_METRICS, **roles, engine="spark", spark=spark_session)
-        assert_same_numbers(result, expected, "spark")
-    assert_no_second_statement_ran(tmp_path, spark_session.catalog.tableExists("sentinel"))
+    with no_second_statement(lambda: spark_session.catalog.tableExists("sentinel"), tmp_path):
+        for frame, roles, expected in hostile_calls(hostile_names(tmp_path)):
+            result = sm.evaluate(frame, HOSTILE_METRICS, **roles, engine="spark", spark=spark_session)
+            assert_same_numbers(result, expected, "spark")
 
 
 def test_a_hostile_column_name_is_only_a_name_on_postgres(postgres_connection, tmp_path):
     """PostgreSQL reads a table: each call's frame is one, its columns named hostile (but
     ClickHouse's file payloads: PostgreSQL cuts a name at 63 bytes)."""
     engine = Postgres(postgres_connection)
-    engine.load({"sentinel": pl.DataFrame({"x": [1]})})
     names = [name for name in hostile_names(tmp_path) if len(name.encode()) <= 63]
-    for frame, roles, expected in hostile_calls(names):
-        engine.load({"hostile": frame})
-        result = sm.evaluate("hostile", HOSTILE_METRICS, **roles, engine="postgres", con=postgres_connection)
-        assert_same_numbers(result, expected, "postgres")
-    left = engine.rows("SELECT COUNT(*) AS n FROM pg_tables WHERE tablename = 'sentinel'")["n"].item()
-    assert_no_second_statement_ran(tmp_path, left == 1)
+    with no_second_statement(postgres_sentinel(engine), tmp_path):
+        for frame, roles, expected in hostile_calls(names):
+            engine.load({"hostile": frame})
+            result = sm.evaluate("hostile", HOSTILE_METRICS, **roles, engine="postgres", con=postgres_connection)
+            assert_same_numbers(result, expected, "postgres")
+
+
+def postgres_sentinel(engine: Postgres) -> Callable[[], bool]:
+    """Whether the server's sentinel table (made here) is still there."""
+    engine.load({"sentinel": pl.DataFrame({"x": [1]})})
+    return lambda: engine.rows("SELECT COUNT(*) AS n FROM pg_tables WHERE tablename = 'sentinel'")["n"].item() == 1
+
+
+@pytest.mark.parametrize("payload", [name for name in HOSTILE_NAMES if "ENGINE = Memory;" in name])
+def test_a_column_name_ending_the_create_runs_nothing_on_clickhouse(chdb_session, tmp_path, payload):
+    """Each of ClickHouse's payloads alone, the one unread column of a frame: under
+    DuckDB's quoting its second statement ran (the sentinel dropped, the secret file read
+    and written elsewhere)."""
+    name = payload.format(leak=tmp_path / "leak", secret=tmp_path / "secret", outfile=tmp_path / "outfile")
+    (tmp_path / "secret").write_text("secret\n")
+    frame = impressions(27).select("label", "score", pl.col("q").alias(name))
+    with no_second_statement(clickhouse_sentinel(chdb_session), tmp_path):
+        result = sm.evaluate(frame, ["auc", "logloss"], engine="clickhouse", con=chdb_session)
+        assert_same_numbers(result, sm.evaluate(frame, ["auc", "logloss"]), "clickhouse")
 
 
 @pytest.mark.parametrize("name", ["clickhouse", "spark"])
@@ -675,28 +707,25 @@ def test_a_hostile_time_zone_is_only_a_literal_on_clickhouse(chdb_session):
     """An Arrow timestamp's zone is free text: quoted as ClickHouse reads a string. Unread,
     it never reaches ClickHouse; read (a slice), a zone ClickHouse does not know is
     refused, naming the column and its type."""
-    chdb_session.query("CREATE TABLE IF NOT EXISTS sentinel (x Int32) ENGINE = Memory")
     frame = impressions(23).select("label", "score")
-    times = pa.array(range(frame.height), pa.timestamp("us", tz="a\\'); DROP TABLE sentinel; --"))
-    table = frame.to_arrow().append_column("at", times)
-    result = sm.evaluate(table, ["auc", "logloss"], engine="clickhouse", con=chdb_session)
-    assert_same_numbers(result, sm.evaluate(frame, ["auc", "logloss"]), "clickhouse")
-    with pytest.raises(sm.SourceError, match=r"^ClickHouse cannot hold the frame's columns \(.*'at' as .*DROP TABLE"):
-        sm.evaluate(table, ["auc"], by="at", engine="clickhouse", con=chdb_session)
-    left = chdb_session.query("SELECT name FROM system.tables WHERE name = 'sentinel'", "CSV").bytes()
-    assert left == b'"sentinel"\n', "a time zone dropped the sentinel table"
+    # pasted in quotes, this zone ended the CREATE of a table holding it last, then a DROP ran
+    zone = "UTC'))) ENGINE = Memory; DROP TABLE sentinel; --"
+    table = frame.to_arrow().append_column("at", pa.array(range(frame.height), pa.timestamp("us", tz=zone)))
+    with no_second_statement(clickhouse_sentinel(chdb_session)):
+        result = sm.evaluate(table, ["auc", "logloss"], engine="clickhouse", con=chdb_session)
+        assert_same_numbers(result, sm.evaluate(frame, ["auc", "logloss"]), "clickhouse")
+        with pytest.raises(sm.SourceError, match=r"^ClickHouse cannot hold the frame's columns \(.*'at' as .*DROP"):
+            sm.evaluate(table, ["auc"], by="at", engine="clickhouse", con=chdb_session)
 
 
 def test_a_hostile_table_name_is_only_a_name_on_clickhouse(chdb_session):
     """The name of the user's table, quoted as ClickHouse reads it: under DuckDB's quoting,
     a backslash ended it (reading the table 't"') and the DROP after it ran."""
-    chdb_session.query("CREATE TABLE IF NOT EXISTS sentinel (x Int32) ENGINE = Memory")
     chdb_session.query('CREATE TABLE IF NOT EXISTS "t\\"" (label Int64, score Float64) ENGINE = Memory')
     hostile = 't\\"; DROP TABLE sentinel; --'
-    with pytest.raises(sm.SourceError, match=rf"^cannot read the table {re.escape(repr(hostile))} in ClickHouse"):
-        sm.evaluate(hostile, ["auc"], engine="clickhouse", con=chdb_session)
-    left = chdb_session.query("SELECT name FROM system.tables WHERE name = 'sentinel'", "CSV").bytes()
-    assert left == b'"sentinel"\n', "a table name dropped the sentinel table"
+    with no_second_statement(clickhouse_sentinel(chdb_session)):
+        with pytest.raises(sm.SourceError, match=rf"^cannot read the table {re.escape(repr(hostile))} in ClickHouse"):
+            sm.evaluate(hostile, ["auc"], engine="clickhouse", con=chdb_session)
 
 
 def test_a_hostile_table_name_is_only_a_name_on_postgres(postgres_connection):
@@ -704,15 +733,14 @@ def test_a_hostile_table_name_is_only_a_name_on_postgres(postgres_connection):
     and a name that would end the statement is only a table that does not exist."""
     engine = Postgres(postgres_connection)
     frame = impressions(26).select("label", "score")
-    engine.load({"sentinel": pl.DataFrame({"x": [1]}), quote('t"; DROP TABLE sentinel; --', "postgres"): frame})
-    engine.load({quote("t\\", "postgres"): frame})
-    for name in ('t"; DROP TABLE sentinel; --', "t\\"):
-        result = sm.evaluate(name, ["auc", "logloss"], **engine.options)
-        assert_same_numbers(result, sm.evaluate(frame, ["auc", "logloss"]), "postgres")
-    hostile = 't\\"; DROP TABLE sentinel; --'  # under ClickHouse's escapes: the table 't"', then a DROP
-    with pytest.raises(sm.SourceError, match=rf"^cannot read the table {re.escape(repr(hostile))} in PostgreSQL"):
-        sm.evaluate(hostile, ["auc"], **engine.options)
-    assert engine.rows("SELECT COUNT(*) AS n FROM pg_tables WHERE tablename = 'sentinel'")["n"].item() == 1
+    with no_second_statement(postgres_sentinel(engine)):
+        engine.load({quote('t"; DROP TABLE sentinel; --', "postgres"): frame, quote("t\\", "postgres"): frame})
+        for name in ('t"; DROP TABLE sentinel; --', "t\\"):
+            result = sm.evaluate(name, ["auc", "logloss"], **engine.options)
+            assert_same_numbers(result, sm.evaluate(frame, ["auc", "logloss"]), "postgres")
+        hostile = 't\\"; DROP TABLE sentinel; --'  # under ClickHouse's escapes: the table 't"', then a DROP
+        with pytest.raises(sm.SourceError, match=rf"^cannot read the table {re.escape(repr(hostile))} in PostgreSQL"):
+            sm.evaluate(hostile, ["auc"], **engine.options)
 
 
 def test_an_enum_slice_on_clickhouse_is_its_labels(chdb_session):
