@@ -703,6 +703,19 @@ def test_a_nul_in_a_column_name_is_left_unread_or_refused_by_name(name, request)
         sm.evaluate(frame, ["auc"], by="nul\x00name", **session)
 
 
+@pytest.mark.parametrize("name", ["clickhouse", "spark"])
+def test_a_repeated_column_name_is_left_unread_or_refused_by_name(name, request):
+    """A pyarrow table's names may repeat: an unread one before the read columns shifts
+    nothing (the read columns are taken by position), a read one is refused by name."""
+    session = request.getfixturevalue(f"{name}_engine").options
+    frame = impressions(28).select("label", "score")
+    filler = pa.array(["x"] * frame.height)
+    table = pa.table([filler, filler, *frame.to_arrow().columns], names=["a", "a", "label", "score"])
+    assert_same_numbers(sm.evaluate(table, ["auc", "logloss"], **session), sm.evaluate(frame, ["auc", "logloss"]), name)
+    with pytest.raises(sm.SqlMetricsError, match=r"^column 'a' appears 2 times in the frame"):
+        sm.evaluate(table, ["auc"], by="a", **session)
+
+
 def test_a_hostile_time_zone_is_only_a_literal_on_clickhouse(chdb_session):
     """An Arrow timestamp's zone is free text: quoted as ClickHouse reads a string. Unread,
     it never reaches ClickHouse; read (a slice), a zone ClickHouse does not know is

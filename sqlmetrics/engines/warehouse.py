@@ -51,13 +51,20 @@ def read_columns(frame: Any, columns: Collection[str], engine: str) -> pa.Table:
     Arrow table, in the frame's order. An engine loads only these: the name or type of a
     column the call does not read never reaches it. A read column whose name holds a NUL
     is refused (polars cannot hand it over: its names end at a NUL in Arrow's C interface)."""
-    names = list(frame_schema(frame))
-    read = [i for i, name in enumerate(names) if name in set(columns)]
+    names = frame.collect_schema().names() if isinstance(frame, (pl.DataFrame, pl.LazyFrame)) else frame.schema.names
+    wanted = set(columns)
+    read = [i for i, name in enumerate(names) if name in wanted]
     unreadable = [names[i] for i in read if "\x00" in names[i]]
     if unreadable:
         raise SqlMetricsError(
             f"column {unreadable[0]!r} has a NUL character in its name, which engine={engine!r} cannot read: "
             "rename it, or use engine='polars'"
+        )
+    repeated = [names[i] for i in read if names.count(names[i]) > 1]
+    if repeated:  # a pyarrow table's names may repeat
+        raise SqlMetricsError(
+            f"column {repeated[0]!r} appears {names.count(repeated[0])} times in the frame: which one is meant is "
+            "unclear: rename the others"
         )
     if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
         selected = frame.select(pl.nth(read))  # by position: a name like ``^a.*$`` would read as a pattern
