@@ -77,9 +77,10 @@ def is_table_name(source: Any) -> bool:
     return isinstance(source, str) and not is_path(source)
 
 
-def table_sql(name: str) -> str:
-    """A possibly dotted table name (``catalog.schema.table``), each part quoted."""
-    return ".".join(templates.quote(part) for part in name.split("."))
+def table_sql(name: str, dialect: str = "duckdb") -> str:
+    """A possibly dotted table name (``catalog.schema.table``), each part quoted for
+    ``dialect``."""
+    return ".".join(templates.quote(part, dialect) for part in name.split("."))
 
 
 def source_sql(source: Any, *, view: str = FRAME_VIEW) -> str:

@@ -96,14 +96,15 @@ def header(name: str) -> list[str]:
 _SECTION = re.compile(r"\s*(reads|params|output):")
 
 
-def quote(name: str) -> str:
-    """A user's column (or table part) name as a quoted DuckDB identifier: any text is
-    just a name."""
-    return exp.to_identifier(name, quoted=True).sql("duckdb")
+def quote(name: str, dialect: str = "duckdb") -> str:
+    """A user's column (or table part) name as a quoted identifier of ``dialect`` (a
+    sqlglot dialect: its own escapes, e.g. ClickHouse's backslash): any text is just a name."""
+    return exp.to_identifier(name, quoted=True).sql(dialect)
 
 
-def literal(value: object) -> str:
-    """A Python value as a typed SQL literal (floats as DOUBLE, never DECIMAL)."""
+def literal(value: object, dialect: str = "duckdb") -> str:
+    """A Python value as a typed SQL literal (floats as DOUBLE, never DECIMAL); a string
+    quoted with the escapes of ``dialect`` (a sqlglot dialect)."""
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -115,7 +116,7 @@ def literal(value: object) -> str:
             raise ValueError(f"cannot render non-finite {value!r} as a literal")
         return f"CAST({value!r} AS DOUBLE)"
     if isinstance(value, str):
-        return exp.Literal.string(value).sql("duckdb")
+        return exp.Literal.string(value).sql(dialect)
     raise TypeError(f"cannot render {type(value).__name__} as a SQL literal")
 
 

@@ -25,6 +25,7 @@ from sqlmetrics.engines import postgres_engine, spark_engine
 from sqlmetrics.engines.warehouse import composed_in_dialect, refusal
 from sqlmetrics.request import Request
 from sqlmetrics.sources import table_sql
+from sqlmetrics.templates import quote
 
 Tables = Mapping[str, pl.DataFrame]
 
@@ -184,7 +185,8 @@ class Postgres:
     def load(self, tables: Tables) -> None:
         with self.connection.cursor() as cursor:
             for name, frame in tables.items():
-                columns = ", ".join(f"{table_sql(c)} {_PG_TYPES[frame[c].dtype.base_type()]}" for c in frame.columns)
+                kinds = {c: _PG_TYPES[frame[c].dtype.base_type()] for c in frame.columns}
+                columns = ", ".join(f"{quote(c, 'postgres')} {kind}" for c, kind in kinds.items())
                 cursor.execute(f"DROP TABLE IF EXISTS {name}")
                 cursor.execute(f"CREATE TABLE {name} ({columns})")
                 with cursor.copy(f"COPY {name} FROM STDIN") as copy:

@@ -66,9 +66,18 @@ def test_a_metric_the_dialect_cannot_express_is_named():
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_hostile_column_names_stay_names(dialect):
-    sql = sm.to_sql(["auc"], source="t", label='x") AS label FROM t; DROP TABLE t; --', score="pctr", dialect=dialect)
-    assert len(sqlglot.parse(sql, read=dialect)) == 1
+@pytest.mark.parametrize(
+    "name",
+    [
+        'x") AS label FROM t; DROP TABLE t; --',
+        'x\\") AS label FROM t; DROP TABLE t; --',  # a backslash: ClickHouse's escape
+        "x`) AS label FROM t; DROP TABLE t; --",  # Spark's and BigQuery's quote
+    ],
+)
+def test_hostile_column_names_stay_names(dialect, name):
+    sql = sm.to_sql(["auc"], source="t", label=name, score="pctr", dialect=dialect)
+    (tree,) = sqlglot.parse(sql, read=dialect)
+    assert name in {identifier.name for identifier in tree.find_all(sqlglot.exp.Identifier)}
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

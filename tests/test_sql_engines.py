@@ -5,11 +5,19 @@ values; each engine refuses bad data with DuckDB's message."""
 
 from __future__ import annotations
 
+import contextlib
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import duckdb
 import numpy as np
 import polars as pl
+import pyarrow as pa
 import pytest
 
 import sqlmetrics as sm
+from sqlmetrics.templates import literal, quote
 
 from sql_engines import (
     COMPOSED,
@@ -547,3 +555,228 @@ def test_the_printed_clickhouse_statement_runs_as_pasted(chdb_session):
     except Exception:  # ILLEGAL_AGGREGATION and the like
         differs = True
     assert differs
+
+
+# Injection: a column's name (and a table's) is only a name on every engine that loads a
+# frame into a table or view of its own (ClickHouse's temporary table, Spark's temporary
+# view) or reads a table by name (the three). DataFusion is the suite's target of the
+# statement alone: the library loads nothing into it. Each engine's session holds a
+# sentinel table (or view) a second statement would drop.
+HOSTILE_NAMES = (
+    'a"b',
+    "it's",
+    "a`b",
+    "x\\",
+    "x\\\\y",
+    "n\nl",
+    "a.b",
+    "[x]",
+    "^a.*$",  # a pattern, were it read as one (polars' pl.col)
+    "nan",
+    "\u202eevil",
+    "é" * 300,
+    "pos",  # names the composer gives its own columns
+    "w",
+    "score",
+    # ClickHouse: a backslash before the quote DuckDB's quoting doubled ends the name, and
+    # the CREATE of the temporary table with it; a second statement follows
+    'a\\" Int64) ENGINE = Memory; DROP TABLE sentinel; --',
+    "b\\\" Int64) ENGINE = Memory; INSERT INTO FUNCTION file('{leak}', 'CSV', 'x String') "
+    "SELECT * FROM file('{secret}', 'LineAsString'); --",
+    "c\\\" Int64) ENGINE = Memory; SELECT * FROM file('{secret}', 'LineAsString') INTO OUTFILE '{outfile}'; --",
+    "d` INT); DROP VIEW sentinel; --",  # Spark's quote
+    'e"); DROP TABLE sentinel; --',  # PostgreSQL's and DuckDB's
+    "f'); DROP TABLE sentinel; --",  # a string literal's
+)
+HOSTILE_METRICS = ["auc", "logloss", "brier", "f1"]
+
+
+def hostile_names(directory) -> list[str]:
+    """``HOSTILE_NAMES``, their files in ``directory`` (a secret a statement could read, the
+    files it could write); paths without a dot (ClickHouse's second statement may not read
+    one)."""
+    (directory / "secret").write_text("secret\n")
+    paths = {"leak": directory / "leak", "secret": directory / "secret", "outfile": directory / "outfile"}
+    assert "." not in str(directory)
+    return [name.format(**paths) if "{" in name else name for name in HOSTILE_NAMES]
+
+
+def hostile_calls(names: list[str]):
+    """Frames whose columns are all ``names``: in each, four of them read as the label,
+    score, weight and slice (``impressions``' columns), the others unread, holding SQL;
+    each with its roles and DuckDB's result over the same values under plain names."""
+    frame = impressions(21)
+    plain = {"label": "label", "score": "score", "weight": "w", "by": "s"}
+    for start in range(0, len(names), 4):
+        read = dict(zip(plain, (names * 2)[start : start + 4]))  # the last four: from the first again
+        unread = [name for name in names if name not in read.values()]
+        hostile = frame.select(
+            *(pl.col(plain[role]).alias(name) for role, name in read.items()),
+            *(pl.lit("x'); DROP TABLE sentinel; --").alias(name) for name in unread),
+        )
+        expected = sm.evaluate(frame, HOSTILE_METRICS, **{role: plain[role] for role in read})
+        yield hostile, read, expected.rename({"s": read["by"]}) if "by" in read else expected
+
+
+@contextlib.contextmanager
+def no_second_statement(sentinel_left: Callable[[], bool], directory: Path | None = None) -> Iterator[None]:
+    """However the block ends (a second statement may run before the first fails): the
+    sentinel is still there, and no file was written in ``directory`` (but its secret)."""
+    try:
+        yield
+    finally:
+        assert sentinel_left(), "a second statement dropped the sentinel table"
+        if directory is not None:
+            assert sorted(path.name for path in directory.iterdir()) == ["secret"], "a second statement wrote a file"
+
+
+def clickhouse_sentinel(session) -> Callable[[], bool]:
+    """Whether the session's sentinel table (made here) is still there."""
+    session.query("CREATE TABLE IF NOT EXISTS sentinel (x Int32) ENGINE = Memory")
+    return lambda: session.query("SELECT name FROM system.tables WHERE name = 'sentinel'", "CSV").bytes() != b""
+
+
+def test_a_hostile_column_name_is_only_a_name_on_clickhouse(chdb_session, tmp_path):
+    """Every hostile name, read (as each role) or not, in a polars and a pyarrow frame and
+    in the judgments: the numbers of the read columns, and no second statement (the
+    sentinel is there, no file was written)."""
+    names = hostile_names(tmp_path)
+    with no_second_statement(clickhouse_sentinel(chdb_session), tmp_path):
+        for frame, roles, expected in hostile_calls(names):
+            for source in (frame, frame.to_arrow()):
+                result = sm.evaluate(source, HOSTILE_METRICS, **roles, engine="clickhouse", con=chdb_session)
+                assert_same_numbers(result, expected, "clickhouse")
+        run, qrels = run_and_qrels(25)
+        expected = sm.evaluate(run, ["ndcg@5", "map"], label="rel", query="q", item="item", judgments=qrels)
+        label, query, item, unread = names[-6:-2]  # ClickHouse's three, Spark's
+        judgments = qrels.rename({"q": query, "item": item, "rel": label}).with_columns(pl.lit("x").alias(unread))
+        hostile_run = run.rename({"q": query, "item": item})
+        roles = {"label": label, "query": query, "item": item, **ClickHouse(chdb_session).options}
+        result = sm.evaluate(hostile_run, ["ndcg@5", "map"], **roles, judgments=judgments)
+        assert_same_numbers(result, expected, "clickhouse")
+
+
+def test_a_hostile_column_name_is_only_a_name_on_spark(spark_session, tmp_path):
+    spark_session.sql("CREATE OR REPLACE TEMPORARY VIEW sentinel AS SELECT 1 AS x")
+    with no_second_statement(lambda: spark_session.catalog.tableExists("sentinel"), tmp_path):
+        for frame, roles, expected in hostile_calls(hostile_names(tmp_path)):
+            result = sm.evaluate(frame, HOSTILE_METRICS, **roles, engine="spark", spark=spark_session)
+            assert_same_numbers(result, expected, "spark")
+
+
+def test_a_hostile_column_name_is_only_a_name_on_postgres(postgres_connection, tmp_path):
+    """PostgreSQL reads a table: each call's frame is one, its columns named hostile (but
+    ClickHouse's file payloads: PostgreSQL cuts a name at 63 bytes)."""
+    engine = Postgres(postgres_connection)
+    names = [name for name in hostile_names(tmp_path) if len(name.encode()) <= 63]
+    with no_second_statement(postgres_sentinel(engine), tmp_path):
+        for frame, roles, expected in hostile_calls(names):
+            engine.load({"hostile": frame})
+            result = sm.evaluate("hostile", HOSTILE_METRICS, **roles, engine="postgres", con=postgres_connection)
+            assert_same_numbers(result, expected, "postgres")
+
+
+def postgres_sentinel(engine: Postgres) -> Callable[[], bool]:
+    """Whether the server's sentinel table (made here) is still there."""
+    engine.load({"sentinel": pl.DataFrame({"x": [1]})})
+    return lambda: engine.rows("SELECT COUNT(*) AS n FROM pg_tables WHERE tablename = 'sentinel'")["n"].item() == 1
+
+
+@pytest.mark.parametrize("payload", [name for name in HOSTILE_NAMES if "ENGINE = Memory;" in name])
+def test_a_column_name_ending_the_create_runs_nothing_on_clickhouse(chdb_session, tmp_path, payload):
+    """Each of ClickHouse's payloads alone, the one unread column of a frame: under
+    DuckDB's quoting its second statement ran (the sentinel dropped, the secret file read
+    and written elsewhere)."""
+    name = payload.format(leak=tmp_path / "leak", secret=tmp_path / "secret", outfile=tmp_path / "outfile")
+    (tmp_path / "secret").write_text("secret\n")
+    frame = impressions(27).select("label", "score", pl.col("q").alias(name))
+    with no_second_statement(clickhouse_sentinel(chdb_session), tmp_path):
+        result = sm.evaluate(frame, ["auc", "logloss"], engine="clickhouse", con=chdb_session)
+        assert_same_numbers(result, sm.evaluate(frame, ["auc", "logloss"]), "clickhouse")
+
+
+@pytest.mark.parametrize("name", ["clickhouse", "spark"])
+def test_a_nul_in_a_column_name_is_left_unread_or_refused_by_name(name, request):
+    """A NUL ends a name in Arrow's C interface (polars panics handing such a frame over):
+    an unread column is never handed over, a read one is refused by name."""
+    session = request.getfixturevalue(f"{name}_engine").options
+    frame = impressions(22).select("label", "score", **{"nul\x00name": pl.col("s")})
+    expected = sm.evaluate(frame.drop("nul\x00name"), ["auc", "logloss"])
+    assert_same_numbers(sm.evaluate(frame, ["auc", "logloss"], **session), expected, name)
+    with pytest.raises(sm.SqlMetricsError, match=rf"^column 'nul\\x00name' has a NUL character .* engine='{name}'"):
+        sm.evaluate(frame, ["auc"], by="nul\x00name", **session)
+
+
+@pytest.mark.parametrize("name", ["clickhouse", "spark"])
+def test_a_repeated_column_name_is_left_unread_or_refused_by_name(name, request):
+    """A pyarrow table's names may repeat: an unread one before the read columns shifts
+    nothing (the read columns are taken by position), a read one is refused by name."""
+    session = request.getfixturevalue(f"{name}_engine").options
+    frame = impressions(28).select("label", "score")
+    filler = pa.array(["x"] * frame.height)
+    table = pa.table([filler, filler, *frame.to_arrow().columns], names=["a", "a", "label", "score"])
+    assert_same_numbers(sm.evaluate(table, ["auc", "logloss"], **session), sm.evaluate(frame, ["auc", "logloss"]), name)
+    with pytest.raises(sm.SqlMetricsError, match=r"^column 'a' appears 2 times in the frame"):
+        sm.evaluate(table, ["auc"], by="a", **session)
+
+
+def test_a_hostile_time_zone_is_only_a_literal_on_clickhouse(chdb_session):
+    """An Arrow timestamp's zone is free text: quoted as ClickHouse reads a string. Unread,
+    it never reaches ClickHouse; read (a slice), a zone ClickHouse does not know is
+    refused, naming the column and its type."""
+    frame = impressions(23).select("label", "score")
+    # pasted in quotes, this zone ended the CREATE of a table holding it last, then a DROP ran
+    zone = "UTC'))) ENGINE = Memory; DROP TABLE sentinel; --"
+    table = frame.to_arrow().append_column("at", pa.array(range(frame.height), pa.timestamp("us", tz=zone)))
+    with no_second_statement(clickhouse_sentinel(chdb_session)):
+        result = sm.evaluate(table, ["auc", "logloss"], engine="clickhouse", con=chdb_session)
+        assert_same_numbers(result, sm.evaluate(frame, ["auc", "logloss"]), "clickhouse")
+        with pytest.raises(sm.SourceError, match=r"^ClickHouse cannot hold the frame's columns \(.*'at' as .*DROP"):
+            sm.evaluate(table, ["auc"], by="at", engine="clickhouse", con=chdb_session)
+
+
+def test_a_hostile_table_name_is_only_a_name_on_clickhouse(chdb_session):
+    """The name of the user's table, quoted as ClickHouse reads it: under DuckDB's quoting,
+    a backslash ended it (reading the table 't"') and the DROP after it ran."""
+    chdb_session.query('CREATE TABLE IF NOT EXISTS "t\\"" (label Int64, score Float64) ENGINE = Memory')
+    hostile = 't\\"; DROP TABLE sentinel; --'
+    with no_second_statement(clickhouse_sentinel(chdb_session)):
+        with pytest.raises(sm.SourceError, match=rf"^cannot read the table {re.escape(repr(hostile))} in ClickHouse"):
+            sm.evaluate(hostile, ["auc"], engine="clickhouse", con=chdb_session)
+
+
+def test_a_hostile_table_name_is_only_a_name_on_postgres(postgres_connection):
+    """A table named with PostgreSQL's quote and one with a backslash: each read as named,
+    and a name that would end the statement is only a table that does not exist."""
+    engine = Postgres(postgres_connection)
+    frame = impressions(26).select("label", "score")
+    with no_second_statement(postgres_sentinel(engine)):
+        engine.load({quote('t"; DROP TABLE sentinel; --', "postgres"): frame, quote("t\\", "postgres"): frame})
+        for name in ('t"; DROP TABLE sentinel; --', "t\\"):
+            result = sm.evaluate(name, ["auc", "logloss"], **engine.options)
+            assert_same_numbers(result, sm.evaluate(frame, ["auc", "logloss"]), "postgres")
+        hostile = 't\\"; DROP TABLE sentinel; --'  # under ClickHouse's escapes: the table 't"', then a DROP
+        with pytest.raises(sm.SourceError, match=rf"^cannot read the table {re.escape(repr(hostile))} in PostgreSQL"):
+            sm.evaluate(hostile, ["auc"], **engine.options)
+
+
+def test_an_enum_slice_on_clickhouse_is_its_labels(chdb_session):
+    """ClickHouse's Arrow output gives an Enum's codes: the slices are its labels (a quote,
+    a backslash, a negative code), in ClickHouse's order of the enum (by code), as DuckDB
+    gives an ENUM's in its order; a NULL slice stays NULL."""
+    labels = ["tue", "it's", "a\\b", "mon"]
+    enum = "Enum8('tue' = -1, 'it\\'s' = 2, 'a\\\\b' = 3, 'mon' = 5)"
+    frame = impressions(24).select("label", "score", day=pl.col("s").replace_strict(dict(zip("abc", labels))))
+    arrow = frame.to_arrow()  # read by chdb's Python() table function, by its name here
+    chdb_session.query("DROP TABLE IF EXISTS days")
+    columns = f"label Nullable(Int64), score Nullable(Float64), day Nullable({enum})"
+    chdb_session.query(f"CREATE TABLE days ({columns}) ENGINE = Memory")
+    chdb_session.query("INSERT INTO days SELECT * FROM Python(arrow)")
+    del arrow
+    result = sm.evaluate("days", ["auc", "logloss"], by="day", engine="clickhouse", con=chdb_session)
+    con = duckdb.connect()  # DuckDB's table of an ENUM, as ClickHouse's of an Enum8
+    con.execute(f"CREATE TYPE day AS ENUM ({', '.join(literal(label) for label in labels)})")
+    con.execute("CREATE TABLE days AS SELECT label, score, CAST(day AS day) AS day FROM frame")
+    expected = sm.evaluate("days", ["auc", "logloss"], by="day", con=con)
+    assert result["day"].to_list() == ["tue", "it's", "a\\b", None]  # s: a, b, c and NULL; no 'mon' row
+    assert_same_numbers(result, expected, "clickhouse")

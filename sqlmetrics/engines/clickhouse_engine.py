@@ -14,21 +14,24 @@ chdb is imported only when no ``con`` is passed.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlglot import exp
 
 from sqlmetrics.binding import Binding
-from sqlmetrics.engines.warehouse import composed_in_dialect, refusal
+from sqlmetrics.engines.warehouse import composed_in_dialect, frame_schema, read_columns, refusal
 from sqlmetrics.errors import InvalidParameterError, SourceError, shown
 from sqlmetrics.rules.schema import check_schema, check_second_schema
 from sqlmetrics.sources import FRAME_VIEW, is_frame, is_path, second_view, table_sql
+from sqlmetrics.templates import literal, quote
 
 # A timestamp's unit as DateTime64's precision (digits of a second).
 _TIME_UNITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
@@ -41,22 +44,28 @@ def run(binding: Binding, source: Any, con: Any, second: Any = None) -> pl.DataF
     with _connection(con) as connection:
         tables: list[str] = []
         try:
-            from_sql, schema = _relation(connection, source, FRAME_VIEW, tables)
-            check_schema(binding, schema)
+            checked = functools.partial(check_schema, binding)
+            from_sql, schema = _relation(connection, source, FRAME_VIEW, binding.source_columns, tables, checked)
             second_sql = None
             if second is not None:
                 view = second_view(binding.long_scores is not None)
-                second_sql, second_schema = _relation(connection, second, view, tables)
-                check_second_schema(binding, second_schema, schema)
+                second_sql, _ = _relation(
+                    connection,
+                    second,
+                    view,
+                    binding.second_columns,
+                    tables,
+                    lambda found: check_second_schema(binding, found, schema),
+                )
             sql = composed_in_dialect(binding, from_sql, second_sql, "clickhouse")
             try:
                 table = connection.arrow(sql)
             except Exception as error:  # chdb's and clickhouse-connect's errors share no base class
                 raise (refusal(error, escaped=True) or error) from None
-            return pl.from_arrow(table)
+            return _enum_labels(pl.from_arrow(table), {column: schema[column] for column in binding.source_by})
         finally:
             for name in tables:
-                connection.execute(f"DROP TEMPORARY TABLE IF EXISTS {name}")
+                connection.execute(f"DROP TEMPORARY TABLE IF EXISTS {quote(name, 'clickhouse')}")
 
 
 class _Connection:
@@ -114,43 +123,61 @@ def _connection(con: Any) -> Iterator[_Connection]:
         session.close()
 
 
-def _relation(connection: _Connection, source: Any, view: str, tables: list[str]) -> tuple[str, dict[str, str]]:
-    """How the statement reads ``source`` (a frame is loaded into a temporary table named
-    ``view`` and a suffix no user has) and its schema as {column: ClickHouse type}."""
+def _relation(
+    connection: _Connection,
+    source: Any,
+    view: str,
+    columns: tuple[str, ...],
+    tables: list[str],
+    check: Callable[[dict[str, str]], None],
+) -> tuple[str, dict[str, str]]:
+    """How the statement reads ``source`` (DuckDB's SQL, as composed) and its schema as
+    {column: ClickHouse type}, passed by ``check`` (the schema rules). A frame's columns
+    that the call reads (``columns``) are loaded into a temporary table named ``view`` and
+    a suffix no user has; its other columns are named in the schema only."""
     if isinstance(source, str) and not is_path(source):
         try:
-            described = connection.arrow(f"DESCRIBE TABLE {table_sql(source)}")
+            described = connection.arrow(f"DESCRIBE TABLE {table_sql(source, 'clickhouse')}")
         except Exception as error:
             raise SourceError(f"cannot read the table {source!r} in ClickHouse: {error}".strip()) from None
-        return table_sql(source), dict(
-            zip(described["name"].to_pylist(), map(_unwrapped, described["type"].to_pylist()))
-        )
+        schema = dict(zip(described["name"].to_pylist(), map(_unwrapped, described["type"].to_pylist())))
+        check(schema)
+        return table_sql(source), schema
     if not is_frame(source):
         raise SourceError(
             f"engine='clickhouse' reads a table name or a polars or pyarrow frame, not {shown(source)} "
             "(a Parquet path: read it with pl.scan_parquet, or in ClickHouse with the file or s3 table function)"
         )
-    table = _arrow(source)
+    table = _decoded(read_columns(source, columns, "clickhouse"))
     types = {field.name: _clickhouse_type(field.type) for field in table.schema}
-    loaded = table.select([column for column, kind in types.items() if kind is not None])
-    name = table_sql(f"{view}_{uuid.uuid4().hex}")
-    columns = ", ".join(f"{table_sql(column)} Nullable({types[column]})" for column in loaded.column_names)
-    connection.execute(f"CREATE TEMPORARY TABLE {name} ({columns}) ENGINE = Memory")
-    tables.append(name)
-    connection.insert(name, loaded)
-    # a column of another type is left out of the table; its polars type is what the schema
-    # rules see, and they refuse it by name where the call reads it (a list, a struct, ...)
-    others = pl.from_arrow(table.slice(0, 0)).schema
-    return name, {column: kind or str(others[column]) for column, kind in types.items()}
+    # a read column of another type is left out of the table; its polars type is what the
+    # schema rules see, and they refuse it by name (a list, a struct, ...)
+    others = pl.from_arrow(table.select([column for column, kind in types.items() if kind is None]).slice(0, 0))
+    schema = frame_schema(source) | {column: types[column] or str(others.schema[column]) for column in types}
+    check(schema)
+    name = f"{view}_{uuid.uuid4().hex}"
+    _load(connection, name, table.select([column for column, kind in types.items() if kind is not None]), types, tables)
+    return quote(name), schema
 
 
-def _arrow(source: Any) -> pa.Table:
-    """A frame as an arrow table, dictionary columns (polars' categoricals) decoded."""
-    if isinstance(source, pl.LazyFrame):
-        source = source.collect()
-    table = source.to_arrow() if isinstance(source, pl.DataFrame) else source
-    if not isinstance(table, pa.Table):  # a pyarrow dataset (a Delta table's snapshot)
-        table = table.to_table()
+def _load(connection: _Connection, name: str, table: pa.Table, types: dict[str, str | None], tables: list[str]) -> None:
+    """``table`` loaded into a temporary table ``name`` (added to ``tables``, which are
+    dropped after the call), each name and literal quoted as ClickHouse reads it. A column
+    ClickHouse cannot hold (a timestamp's unknown time zone) is refused by name."""
+    kinds = {column: f"Nullable({types[column]})" for column in table.column_names}
+    definitions = ", ".join(f"{quote(column, 'clickhouse')} {kind}" for column, kind in kinds.items())
+    try:
+        connection.execute(f"CREATE TEMPORARY TABLE {quote(name, 'clickhouse')} ({definitions}) ENGINE = Memory")
+        tables.append(name)
+        connection.insert(quote(name, "clickhouse"), table)
+    except Exception as error:  # chdb's and clickhouse-connect's errors share no base class
+        held = ", ".join(f"{column!r} as {kind}" for column, kind in kinds.items())
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise SourceError(f"ClickHouse cannot hold the frame's columns ({held}): {reason}") from None
+
+
+def _decoded(table: pa.Table) -> pa.Table:
+    """``table`` with its dictionary columns (polars' categoricals) decoded."""
     for i, field in enumerate(table.schema):
         if pa.types.is_dictionary(field.type):
             table = table.set_column(i, field.name, pc.cast(table[field.name], field.type.value_type))
@@ -171,11 +198,25 @@ def _clickhouse_type(kind: pa.DataType) -> str | None:
     if pa.types.is_date(kind):
         return "Date32"
     if pa.types.is_timestamp(kind):
-        zone = f", '{kind.tz}'" if kind.tz else ""
+        zone = f", {literal(kind.tz, 'clickhouse')}" if kind.tz else ""
         return f"DateTime64({_TIME_UNITS[kind.unit]}{zone})"
     if pa.types.is_decimal(kind):
         return f"Decimal({kind.precision}, {kind.scale})"
     return None
+
+
+def _enum_labels(result: pl.DataFrame, slice_types: dict[str, str]) -> pl.DataFrame:
+    """``result`` with each slice of an Enum type (``slice_types``: {column: ClickHouse type})
+    as its labels, not the codes ClickHouse's Arrow output gives: categorical, as DuckDB gives
+    an ENUM's (the rows stay in ClickHouse's order of the enum, by code)."""
+    for column, type_name in slice_types.items():
+        if not type_name.startswith("Enum"):
+            continue
+        values = exp.DataType.build(type_name, dialect="clickhouse").expressions  # 'label' = code, ...
+        labels = {int(value.expression.sql()): value.this.name for value in values}
+        series = result[column].replace_strict(labels, return_dtype=pl.String).cast(pl.Categorical)
+        result = result.with_columns(series)
+    return result
 
 
 def _unwrapped(type_name: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics.binding import Binding
-from sqlmetrics.engines.warehouse import composed_in_dialect, refusal, relation
+from sqlmetrics.engines.warehouse import composed_in_dialect, frame_schema, read_columns, refusal, relation
 from sqlmetrics.errors import InvalidParameterError, SourceError
 from sqlmetrics.rules.schema import check_schema, check_second_schema
 from sqlmetrics.sources import FRAME_VIEW, is_frame, is_path, second_view, table_sql
@@ -28,11 +28,12 @@ def run(binding: Binding, source: Any, spark: Any, second: Any = None) -> pl.Dat
         raise InvalidParameterError("engine='spark' runs on a Spark session: pass spark=<SparkSession>")
     views: list[str] = []
     try:
-        from_sql, schema = _relation(spark, source, FRAME_VIEW, views)
+        from_sql, schema = _relation(spark, source, FRAME_VIEW, binding.source_columns, views)
         check_schema(binding, schema)
         second_sql = None
         if second is not None:
-            second_sql, second_schema = _relation(spark, second, second_view(binding.long_scores is not None), views)
+            view = second_view(binding.long_scores is not None)
+            second_sql, second_schema = _relation(spark, second, view, binding.second_columns, views)
             check_second_schema(binding, second_schema, schema)
         return rows_of(spark, composed_in_dialect(binding, from_sql, second_sql, "spark"))
     finally:
@@ -50,19 +51,23 @@ def rows_of(spark: Any, sql: str) -> pl.DataFrame:
     return pl.from_arrow(table)
 
 
-def _relation(spark: Any, source: Any, view: str, views: list[str]) -> tuple[str, dict[str, str]]:
-    """How the statement reads ``source`` (a frame is registered as a temporary view named
-    ``view`` and a suffix no user has: a user's own views are left alone) and its schema
-    as {column: Spark type name}."""
+def _relation(
+    spark: Any, source: Any, view: str, columns: tuple[str, ...], views: list[str]
+) -> tuple[str, dict[str, str]]:
+    """How the statement reads ``source`` (a frame's or Spark DataFrame's temporary view
+    named ``view`` and a suffix no user has: a user's own views are left alone) and its
+    schema as {column: Spark type name}. Only a frame's columns the call reads
+    (``columns``) are sent to Spark; its other columns are named in the schema only."""
     if isinstance(source, str) and not is_path(source):
         try:
             frame = spark.sql(relation(source, "spark"))
         except Exception as error:
             raise SourceError(f"cannot read the table {source!r} in the Spark session: {error}") from None
         return table_sql(source), _schema(frame)
+    named: dict[str, str] = {}  # a frame's columns, read or not
     if is_frame(source):
-        arrow = source.collect() if isinstance(source, pl.LazyFrame) else source
-        source = spark.createDataFrame(arrow.to_arrow() if isinstance(arrow, pl.DataFrame) else arrow)
+        named = frame_schema(source)
+        source = spark.createDataFrame(read_columns(source, columns, "spark"))
     if not hasattr(source, "createOrReplaceTempView"):
         raise SourceError(
             f"engine='spark' reads a Spark DataFrame, a table name or a polars or pyarrow frame, "
@@ -71,7 +76,7 @@ def _relation(spark: Any, source: Any, view: str, views: list[str]) -> tuple[str
     view = f"{view}_{uuid.uuid4().hex}"
     source.createOrReplaceTempView(view)
     views.append(view)
-    return view, _schema(source)
+    return view, named | _schema(source)
 
 
 def _schema(frame: Any) -> dict[str, str]:

@@ -1,15 +1,21 @@
 """What the engines that run the composed statement in another dialect share (Spark,
-PostgreSQL, ClickHouse): the statement itself, the quoted name of a table, and the statement's
-refusal of bad data read back from the engine's error."""
+PostgreSQL, ClickHouse): the statement itself, the quoted name of a table, the columns of
+a frame they load, and the statement's refusal of bad data read back from the engine's
+error."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
 
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import compose
 from sqlmetrics.dialects import transpile
-from sqlmetrics.errors import InvalidInputError
+from sqlmetrics.errors import InvalidInputError, SqlMetricsError
 from sqlmetrics.rules.columns import ERROR_PREFIX
 from sqlmetrics.sources import table_sql
 
@@ -30,6 +36,42 @@ def composed_in_dialect(binding: Binding, source_sql: str, second_sql: str | Non
 def relation(name: str, dialect: str) -> str:
     """``SELECT * FROM <name>``, the name quoted part by part for ``dialect``."""
     return transpile(f"SELECT * FROM {table_sql(name)}", dialect)
+
+
+def frame_schema(frame: Any) -> dict[str, str]:
+    """{column: type name} of a polars or pyarrow frame (or a pyarrow dataset), its rows
+    unread: polars' names for a polars frame, Arrow's for the others."""
+    if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
+        return {name: str(kind) for name, kind in frame.collect_schema().items()}
+    return {field.name: str(field.type) for field in frame.schema}
+
+
+def read_columns(frame: Any, columns: Collection[str], engine: str) -> pa.Table:
+    """The columns of ``frame`` that the call reads (``columns``: those the frame has) as an
+    Arrow table, in the frame's order. An engine loads only these: the name or type of a
+    column the call does not read never reaches it. A read column whose name holds a NUL
+    is refused (polars cannot hand it over: its names end at a NUL in Arrow's C interface)."""
+    names = frame.collect_schema().names() if isinstance(frame, (pl.DataFrame, pl.LazyFrame)) else frame.schema.names
+    wanted = set(columns)
+    read = [i for i, name in enumerate(names) if name in wanted]
+    unreadable = [names[i] for i in read if "\x00" in names[i]]
+    if unreadable:
+        raise SqlMetricsError(
+            f"column {unreadable[0]!r} has a NUL character in its name, which engine={engine!r} cannot read: "
+            "rename it, or use engine='polars'"
+        )
+    repeated = [names[i] for i in read if names.count(names[i]) > 1]
+    if repeated:  # a pyarrow table's names may repeat
+        raise SqlMetricsError(
+            f"column {repeated[0]!r} appears {names.count(repeated[0])} times in the frame: which one is meant is "
+            "unclear: rename the others"
+        )
+    if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
+        selected = frame.select(pl.nth(read))  # by position: a name like ``^a.*$`` would read as a pattern
+        return (selected.collect() if isinstance(selected, pl.LazyFrame) else selected).to_arrow()
+    if isinstance(frame, pa.Table):
+        return frame.select(read)
+    return frame.to_table(columns=[names[i] for i in read])  # a pyarrow dataset (a Delta table's snapshot)
 
 
 def refusal(error: Exception, escaped: bool = False) -> InvalidInputError | None:
