@@ -32,9 +32,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import polars as pl
 
-from sqlmetrics.binding import Binding
+from sqlmetrics.binding import Binding, bind
 from sqlmetrics.compose.rollup import rollup_binding
 from sqlmetrics.compose.rounding import DIGITS, check_score_digits
 from sqlmetrics.compose.state import (
@@ -142,11 +143,12 @@ def _add(frame: pl.DataFrame, name: str, frames: list[pl.DataFrame], names: list
 def _concatenated(frames: list[pl.DataFrame], names: list[str]) -> pl.DataFrame:
     """The states as one frame, each row with the index of its state (``ORIGIN``)."""
     frames = _one_type_per_column(frames, names)
-    tagged = [frame.with_columns(pl.lit(i, dtype=pl.UInt32).alias(ORIGIN)) for i, frame in enumerate(frames)]
     try:
-        return pl.concat(tagged, how="diagonal_relaxed")
+        whole = pl.concat(frames, how="diagonal_relaxed")
     except pl.exceptions.PolarsError as error:
         raise SourceError(f"the states' columns do not concatenate: {_first_line(error)}") from None
+    origins = np.repeat(np.arange(len(frames), dtype=np.uint32), [frame.height for frame in frames])
+    return whole.with_columns(pl.Series(ORIGIN, origins))
 
 
 def _is_text(dtype: pl.DataType) -> bool:
@@ -191,7 +193,7 @@ def _one_type_per_column(frames: list[pl.DataFrame], names: list[str]) -> list[p
 
 def _checked_meta(frame: pl.DataFrame, names: list[str]) -> dict[str, Any]:
     """The call the states describe: each state's meta row well formed, all of one call."""
-    metas = frame.filter(pl.col("state_part") == META_PART).select(ORIGIN, "state_meta")
+    metas = frame.lazy().filter(pl.col("state_part") == META_PART).select(ORIGIN, "state_meta").collect()
     without = sorted(set(range(len(names))) - set(metas[ORIGIN].to_list()))
     if without:
         others = f" (and {len(without) - 1} other state(s) given)" if len(without) > 1 else ""
@@ -235,6 +237,8 @@ def _parsed_meta(text: Any, name: str) -> dict[str, Any]:
     if problem is None:
         try:
             binding = rollup_binding(meta, meta["by"], None, None)
+            roles = {role: meta["columns"][role] for role in ROLES}
+            bind(binding.calls, **roles, by=meta["by"], judgments=meta["judgments"])  # the roles its metrics need
             check_mergeable(binding)
             check_score_digits(meta.get("score_digits"), binding)
         except SqlMetricsError as error:
@@ -323,11 +327,12 @@ def _check_parts(frame: pl.DataFrame, names: list[str], binding: Binding) -> Non
     """Every row is of one of the call's parts (a renamed part would be left out)."""
     known = [BASE_PART, *(call.column for call in [*per_query_calls(binding), *spread_calls(binding)])]
     known += [SLICES_PART, META_PART]
-    bad = frame.filter(pl.col("state_part").is_null() | ~pl.col("state_part").is_in(known))
-    if bad.height:
-        part, origin = bad.row(0)[bad.columns.index("state_part")], bad[ORIGIN][0]
+    unknown = pl.col("state_part").is_null() | ~pl.col("state_part").is_in(known)
+    count = frame.select(unknown.sum()).item()
+    if count:
+        part, origin = frame.filter(unknown).select("state_part", ORIGIN).row(0)
         raise SourceError(
-            f"{names[origin]}: {bad.height} row(s) of the states are of no part of their call, e.g. state_part "
+            f"{names[origin]}: {count} row(s) of the states are of no part of their call, e.g. state_part "
             f"{part!r}; a state of {', '.join(call.column for call in binding.calls)} has the parts "
             f"{', '.join(known)}: build the state again"
         )
@@ -391,19 +396,20 @@ def _check_values(frame: pl.DataFrame, names: list[str], binding: Binding) -> No
     """The rules of ``_value_rules``, counted in one pass over all states; the first
     broken refused with its count and one example; then the counts' totals."""
     numbers = [c for c, kind in _column_kinds(binding).items() if kind != "text" and frame.schema[c] != pl.Float64]
-    checked = frame.with_columns(pl.col(c).cast(pl.Float64) for c in numbers)  # a rule reads every number as a double
+    checked = frame.lazy().with_columns(pl.col(c).cast(pl.Float64) for c in numbers)  # rules read numbers as doubles
     rules = _value_rules(binding)
-    counts = checked.select(rule.bad.sum().alias(str(i)) for i, rule in enumerate(rules)).row(0)
+    counts = checked.select(rule.bad.sum().alias(str(i)) for i, rule in enumerate(rules)).collect().row(0)
     for rule, count in zip(rules, counts):
-        if count:
-            value, origin = checked.filter(rule.bad).select(rule.column, ORIGIN).row(0)
+        if count:  # the example as the state holds it (a count, not its double)
+            bad = checked.select(rule.bad).collect().to_series()
+            value, origin = frame.filter(bad).select(rule.column, ORIGIN).row(0)
             raise InvalidInputError(
                 f"column {rule.column!r} of a state's {rule.part} rows must {rule.must}: {count} row(s) are not, "
                 f"e.g. {number_text(value)} in {names[origin]}"
             )
     counted = count_columns(binding)
-    base = checked.filter(pl.col("state_part") == BASE_PART)
-    totals = base.select(pl.col(c).sum() for c in counted).row(0) if counted else ()
+    base = frame.filter(pl.col("state_part") == BASE_PART)
+    totals = base.select(pl.col(c).cast(pl.Float64).sum() for c in counted).row(0) if counted else ()
     for column, total in zip(counted, totals):
         if total is not None and total >= MAX_COUNT:
             value, origin = base.sort(column, descending=True).select(column, ORIGIN).row(0)
@@ -417,7 +423,9 @@ def _check_values(frame: pl.DataFrame, names: list[str], binding: Binding) -> No
 def _check_repeats(frame: pl.DataFrame, names: list[str], by: Sequence[str]) -> None:
     """Refuse rows the states hold twice: a state given twice (its id in two meta rows),
     or two states of one source holding one slice, naming both."""
-    metas = frame.filter(pl.col("state_part") == META_PART).select("state_id", ORIGIN)
+    marked = frame.lazy().filter(pl.col("state_part").is_in([META_PART, SLICES_PART]))
+    marked = marked.select("state_part", "state_id", "state_source", *by, ORIGIN).collect()
+    metas = marked.filter(pl.col("state_part") == META_PART)
     twice = metas.group_by("state_id").agg(pl.col(ORIGIN).head(2), pl.len().alias("copies"))
     twice = twice.filter(pl.col("copies") > 1).sort("state_id")
     if twice.height:
@@ -427,7 +435,7 @@ def _check_repeats(frame: pl.DataFrame, names: list[str], by: Sequence[str]) -> 
             f"{twice.height} state(s) are given more than once, e.g. the state {state_id} ({where}): its rows would "
             "be counted twice; give each state once (a file named on its own is not also given in its folder or glob)"
         )
-    slices = frame.filter(pl.col("state_part") == SLICES_PART, pl.col("state_source").is_not_null())
+    slices = marked.filter(pl.col("state_part") == SLICES_PART, pl.col("state_source").is_not_null())
     keys = ["state_source", *by]
     shared = slices.group_by(keys).agg(
         pl.col("state_id").unique().sort().head(2).alias("ids"), pl.col("state_id").n_unique().alias("states")
