@@ -32,9 +32,10 @@ so is ``ABS`` of an integer, which has no common type with a signed integer (a C
 them fails): they are cast to BIGINT, ``ABS(x)`` written ``GREATEST(x, -x)``; ``RANGE(a,
 b)`` is ``range(a, COALESCE(b, a))`` (its ``range`` refuses a NULL end); a subquery's
 column ``t.x`` keeps its qualifier as its name, so it is aliased ``AS x``; ``nan`` and
-``inf`` are numbers unless quoted; ``uuid()`` (a state's id) is ``generateUUIDv4()``. Its statement ends with the SETTINGS it needs
-(``CLICKHOUSE_SETTINGS``): ``prefer_column_name_to_alias`` (ClickHouse resolves an alias
-anywhere in the query, so ``SUM(w) AS w`` would read itself: ILLEGAL_AGGREGATION),
+``inf`` are numbers unless quoted; ``uuid()`` (a state's id) is ``generateUUIDv4()``.
+Its statement ends with the SETTINGS it needs (``CLICKHOUSE_SETTINGS``):
+``prefer_column_name_to_alias`` (ClickHouse resolves an alias anywhere in the query, so
+``SUM(w) AS w`` would read itself: ILLEGAL_AGGREGATION),
 ``join_use_nulls`` (an outer join's missing side is NULL, not 0 or ''),
 ``aggregate_functions_null_for_empty`` (SUM, AVG, MIN of no rows are NULL, not 0 or nan),
 ``short_circuit_function_evaluation`` (the refusal's cast computed only where its

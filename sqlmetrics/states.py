@@ -71,8 +71,13 @@ def state(
     * a regression mean's column (``mae``, ``rmse``, ...): per slice, the mean ``value``
       of what its interval reads of each row, their ``weight`` and ``spread``
       Σ w·(x − mean)², which roll-ups merge into the union's interval;
+    * ``slices``: a row per slice, its values as text in ``state_slice``;
     * ``meta``: the call (format, version, metrics and their parameters, columns, slices)
       as JSON in ``state_meta``.
+
+    The ``meta`` and ``slices`` rows say which rows the state covers: ``state_id``, a
+    random id made now, and ``state_source``, the source (a path made absolute, a table
+    as named; None for a frame). ``rollup`` refuses the same rows merged twice.
 
     The arguments are ``evaluate``'s (``engine``: ``"duckdb"`` or ``"polars"``, the same
     rows); intervals are asked of ``rollup``. Write it with ``write_parquet`` or into a
@@ -154,7 +159,11 @@ def rollup(
     from their parts); a bootstrap, which resamples rows, is refused.
 
     The states must be of the same call (metrics, parameters, columns, slices, format
-    version): a difference is refused, naming it. A mean over queries (gauc, the ranking
+    version): a difference is refused, naming it. Each is checked when read
+    (``state_checks``: its file, meta, columns, parts and values), and rows held twice are
+    refused, naming both states: one state given twice (its ``state_id`` twice), or two
+    states of one source holding the same slice (a job run twice, a folder read again
+    after it grew). A mean over queries (gauc, the ranking
     metrics) merges only when each query lies in one state and slice: a query in two is
     refused, naming it (a user seen on two days is two lists only if the query says so).
 
