@@ -323,7 +323,7 @@ def _identified(binding: Binding, parts: str, identity: Identity) -> str:
     """The state's rows ``parts`` with ``state_id`` and ``state_source`` on its meta and
     slices rows: the id given, or one ``uuid()`` the statement makes when it runs, in a
     one-row relation read once (so that every row of one run holds the same id)."""
-    columns = ["state_part", *(templates.quote(user) for user in binding.by)]
+    columns = ["state_part", *(f"{templates.quote(user)} AS {templates.quote(user)}" for user in binding.by)]
     columns += [column for column in state_columns(binding) if column not in ("state_id", "state_source")]
     identified = f"parts.state_part IN ({templates.literal(META_PART)}, {templates.literal(SLICES_PART)})"
     made = identity.state_id is None
