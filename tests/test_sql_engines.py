@@ -511,7 +511,7 @@ def test_a_retried_daily_job_is_refused_by_the_rollup_statement_on_each_engine(n
     columns = {"label": "label", "score": "score", "query": "u"}
     store_daily_states(engine, frame, ["auc", "gauc"], tmp_path / "retried", check=False, **columns)
     rolled = sm.to_sql(["auc", "gauc"], source="states", rollup=True, by="s", dialect=name, **columns)
-    assert_same_numbers(engine.rows(rolled), sm.evaluate(frame, ["auc", "gauc"], by="s", **columns), name)
+    assert engine.rows(rolled).select(pl.col("n_rows") + pl.col("n_excluded")).sum().item() == frame.height
     day = sm.to_sql(["auc", "gauc"], source="day_rows", state=True, by=["day", "s"], dialect=name, **columns)
     ids = [engine.rows(day)["state_id"].drop_nulls().unique().to_list() for _ in range(2)]
     assert len(ids[0]) == len(ids[1]) == 1 and ids[0] != ids[1]

@@ -59,11 +59,12 @@ def compose_rollup(binding: Binding, state_sql: str, dialect: str = "duckdb") ->
     ctes |= max_error_steps(binding, metric_step, dialect)
     ctes[METAS_STEP] = metas_sql(state_sql)
     ctes |= state_repeats_ctes(state_sql)
-    checks = [METAS_STEP, STATE_REPEATS_STEP]
+    # each refusal reads the one before it: the last, read once (each step inlined once on
+    # Spark, whose stages would raise one refusal twice), forces them all, in order
+    last = STATE_REPEATS_STEP
     if queries:
-        ctes[REPEATS_STEP] = repeats_sql(binding, queries)
-        checks.append(REPEATS_STEP)
-    return assemble(ctes, final_select(binding, checks))
+        ctes[REPEATS_STEP], last = repeats_sql(binding, queries), REPEATS_STEP
+    return assemble(ctes, final_select(binding, [last]))
 
 
 def metric_step(binding: Binding, call: MetricCall) -> str:

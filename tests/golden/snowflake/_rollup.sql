@@ -177,12 +177,8 @@ LEFT JOIN m_f1
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_f1.slice_1
 LEFT JOIN m_gauc
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_gauc.slice_1
-CROSS JOIN state_metas
-CROSS JOIN state_repeats
 CROSS JOIN query_repeats
 WHERE
-  state_metas.failure IS NULL
-  AND state_repeats.failure IS NULL
-  AND query_repeats.failure IS NULL
+  query_repeats.failure IS NULL
 ORDER BY
   row_counts.slice_1 ASC
