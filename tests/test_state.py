@@ -526,3 +526,16 @@ def test_enum_slices_of_different_categories_roll_up(engine):
     assert_same_frame(rolled.with_columns(pl.col("country").cast(pl.String)).sort("country"), expected.sort("country"))
     mixed = [states[0], states[1].with_columns(pl.col("country").cast(pl.String))]  # an Enum and text: text
     assert_same_frame(sm.rollup(mixed, by="country").sort("country"), expected.sort("country"))
+
+
+def test_a_rollup_by_a_slice_named_twice_is_refused(tmp_path, capsys):
+    """by=['day', 'day'] gave polars' DuplicateError; refused as evaluate refuses it, in
+    Python, the roll-up statement and the command line."""
+    state = sm.state(DAYS, SUMS, **CALL)
+    with pytest.raises(InvalidParameterError, match=r"by lists a column twice: \['day', 'day'\]"):
+        sm.rollup(state, by=["day", "day"])
+    with pytest.raises(InvalidParameterError, match=r"by lists a column twice: \['day', 'day'\]"):
+        sm.to_sql(SUMS, source="states", label="c", score="p", by=["day", "day"], rollup=True)
+    state.write_parquet(tmp_path / "day.parquet")
+    assert cli.main(["rollup", str(tmp_path), "--by", "day,day"]) == 1
+    assert "sqlmetrics: error: --by lists a column twice: ['day', 'day']" in capsys.readouterr().err

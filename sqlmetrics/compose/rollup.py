@@ -170,6 +170,8 @@ def rollup_binding(meta: dict[str, Any], by: Any, metrics: Any, ci: float | None
             )
         calls = tuple(wanted)
     slices = [by] if isinstance(by, str) else list(by or [])
+    if len(set(slices)) != len(slices):
+        raise InvalidParameterError(Keyword("by"), f" lists a column twice: {slices}")
     unknown = [column for column in slices if column not in meta["by"]]
     if unknown:
         raise InvalidParameterError(
