@@ -15,7 +15,7 @@ from sqlmetrics.bootstrap import REPLICATE_SLICE
 from sqlmetrics.class_scores import parse
 from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
 from sqlmetrics.compose.rollup import compose_rollup, rollup_binding
-from sqlmetrics.compose.state import check_mergeable, compose_state, meta_text, state_meta
+from sqlmetrics.compose.state import Identity, check_mergeable, compose_state, meta_text, source_identity, state_meta
 from sqlmetrics.compose.unit_bootstrap import compose_unit_bootstrap, sums_per_unit
 from sqlmetrics.dialects import check_dialect, dialect_named, transpile
 from sqlmetrics.engines import (
@@ -497,8 +497,10 @@ def _rollup_statement(metrics: Metrics, source: Any, request: Request, dialect: 
     binding, second = prepare(metrics, dataclasses.replace(request, ci=None))
     check_mergeable(binding)
     if request.state:
-        meta = meta_text(binding)
-        return statement(binding, source, second, dialect, lambda b, s, t: compose_state(b, s, t, dialect, meta))
+        meta, identity = meta_text(binding), Identity(None, source_identity(source))  # the id: made by each run
+        return statement(
+            binding, source, second, dialect, lambda b, s, t: compose_state(b, s, t, dialect, meta, identity)
+        )
     rolled = rollup_binding(state_meta(binding), request.by, None, request.ci)
     return statement(rolled, source, None, dialect, lambda b, s, _: compose_rollup(b, s, dialect))
 

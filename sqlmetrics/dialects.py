@@ -32,9 +32,10 @@ so is ``ABS`` of an integer, which has no common type with a signed integer (a C
 them fails): they are cast to BIGINT, ``ABS(x)`` written ``GREATEST(x, -x)``; ``RANGE(a,
 b)`` is ``range(a, COALESCE(b, a))`` (its ``range`` refuses a NULL end); a subquery's
 column ``t.x`` keeps its qualifier as its name, so it is aliased ``AS x``; ``nan`` and
-``inf`` are numbers unless quoted. Its statement ends with the SETTINGS it needs
-(``CLICKHOUSE_SETTINGS``): ``prefer_column_name_to_alias`` (ClickHouse resolves an alias
-anywhere in the query, so ``SUM(w) AS w`` would read itself: ILLEGAL_AGGREGATION),
+``inf`` are numbers unless quoted; ``uuid()`` (a state's id) is ``generateUUIDv4()``.
+Its statement ends with the SETTINGS it needs (``CLICKHOUSE_SETTINGS``):
+``prefer_column_name_to_alias`` (ClickHouse resolves an alias anywhere in the query, so
+``SUM(w) AS w`` would read itself: ILLEGAL_AGGREGATION),
 ``join_use_nulls`` (an outer join's missing side is NULL, not 0 or ''),
 ``aggregate_functions_null_for_empty`` (SUM, AVG, MIN of no rows are NULL, not 0 or nan),
 ``short_circuit_function_evaluation`` (the refusal's cast computed only where its
@@ -97,6 +98,7 @@ class Dialect:
     keeps_qualifiers: bool = False  # a subquery's column ``t.x`` is not named ``x``: aliased ``AS x``
     number_words: tuple[str, ...] = ()  # names it reads as numbers (``nan``) unless quoted
     settings: tuple[tuple[str, int | str], ...] = ()  # the statement's SETTINGS clause
+    uuid_function: str | None = None  # ``uuid()`` (a state's id), where sqlglot writes a name it does not know
 
     @property
     def portable(self) -> bool:
@@ -131,6 +133,7 @@ _RECORDS = (
         keeps_qualifiers=True,
         number_words=("nan", "inf", "infinity"),
         settings=CLICKHOUSE_SETTINGS,
+        uuid_function="generateUUIDv4",
     ),
     # DataFusion's raise is the test suite's UDF
     Dialect(
@@ -245,6 +248,8 @@ def _rewrite(node: exp.Expression, target: Dialect) -> exp.Expression:
         return exp.EQ(this=exp.Abs(this=node.this), expression=_special(target.infinity))
     if isinstance(node, exp.Explode) and target.series_sets_rows and isinstance(node.this, exp.GenerateSeries):
         return node.this  # a set-returning function already (sqlglot writes UNNEST(GENERATE_SERIES))
+    if isinstance(node, exp.Uuid) and target.uuid_function:
+        return exp.Anonymous(this=target.uuid_function, expressions=[])
     if isinstance(node, exp.Identifier) and node.name.lower() in target.number_words:
         node.set("quoted", True)
     if isinstance(node, exp.GenerateSeries) and target.range_function:

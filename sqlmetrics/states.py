@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,18 +21,20 @@ from sqlmetrics.compose.rollup import compose_rollup, rollup_binding
 from sqlmetrics.compose.rounding import check_score_digits
 from sqlmetrics.compose.state import (
     META_PART,
-    STATE_FORMAT,
-    STATE_VERSION,
+    Identity,
     check_mergeable,
     compose_state,
     meta_text,
+    source_identity,
     state_columns,
 )
 from sqlmetrics.engines import duckdb_engine
 from sqlmetrics.engines.polars_engine.state import state as polars_state
-from sqlmetrics.errors import InvalidParameterError, SourceError
-from sqlmetrics.parquet_files import listing
+from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.request import ClassScores, Request
+from sqlmetrics.state_checks import ORIGIN, read_states, state_files
+
+__all__ = ["common_meta", "is_state", "read_states", "rolled_up", "rollup", "rollup_binding", "state"]
 
 STATE_ENGINES = ("duckdb", "polars")
 _ROLLUP_VIEW = "sqlmetrics_states"
@@ -68,8 +71,13 @@ def state(
     * a regression mean's column (``mae``, ``rmse``, ...): per slice, the mean ``value``
       of what its interval reads of each row, their ``weight`` and ``spread``
       Σ w·(x − mean)², which roll-ups merge into the union's interval;
+    * ``slices``: a row per slice, its values as text in ``state_slice``;
     * ``meta``: the call (format, version, metrics and their parameters, columns, slices)
       as JSON in ``state_meta``.
+
+    The ``meta`` and ``slices`` rows say which rows the state covers: ``state_id``, a
+    random id made now, and ``state_source``, the source (a path made absolute, a table
+    as named; None for a frame). ``rollup`` refuses the same rows merged twice.
 
     The arguments are ``evaluate``'s (``engine``: ``"duckdb"`` or ``"polars"``, the same
     rows); intervals are asked of ``rollup``. Write it with ``write_parquet`` or into a
@@ -112,20 +120,22 @@ def state(
     check_mergeable(binding)
     check_score_digits(score_digits, binding)
     binding = dataclasses.replace(binding, score_digits=score_digits)
-    clashes = sorted(set(binding.by) & {"state_part", *state_columns(binding)})
+    clashes = sorted(set(binding.by) & {"state_part", ORIGIN, *state_columns(binding)})
     if clashes:
         raise InvalidParameterError(f"slice column(s) {clashes} clash with the state's columns of the same name")
-    meta = meta_text(binding)
+    meta, identity = meta_text(binding), Identity(str(uuid.uuid4()), source_identity(source))
     if engine == "duckdb":
         return duckdb_engine.run(
             binding,
             source,
             con,
             second,
-            composer=lambda b, source_sql, second_sql: compose_state(b, source_sql, second_sql, "duckdb", meta),
+            composer=lambda b, source_sql, second_sql: compose_state(
+                b, source_sql, second_sql, "duckdb", meta, identity
+            ),
         )
     if engine == "polars":
-        return polars_state(binding, source, second, meta)
+        return polars_state(binding, source, second, meta, identity)
     raise InvalidParameterError(
         f"engine must be one of {', '.join(map(repr, STATE_ENGINES))}, got {engine!r} "
         "(for a warehouse, sm.to_sql(..., state=True) writes the statement)"
@@ -149,7 +159,11 @@ def rollup(
     from their parts); a bootstrap, which resamples rows, is refused.
 
     The states must be of the same call (metrics, parameters, columns, slices, format
-    version): a difference is refused, naming it. A mean over queries (gauc, the ranking
+    version): a difference is refused, naming it. Each is checked when read
+    (``state_checks``: its file, meta, columns, parts and values), and rows held twice are
+    refused, naming both states: one state given twice (its ``state_id`` twice), or two
+    states of one source holding the same slice (a job run twice, a folder read again
+    after it grew). A mean over queries (gauc, the ranking
     metrics) merges only when each query lies in one state and slice: a query in two is
     refused, naming it (a user seen on two days is two lists only if the query says so).
 
@@ -173,37 +187,6 @@ def rolled_up(frame: pl.DataFrame, binding: Binding) -> pl.DataFrame:
     return result.with_columns(pl.col(column).cast(frame.schema[column]) for column in binding.by)
 
 
-def read_states(states: Any) -> pl.DataFrame:
-    """States as one frame: frames, Parquet paths, globs or directories, or a list of them."""
-    if isinstance(states, (list, tuple)):
-        if not states:
-            raise InvalidParameterError("states is an empty list: pass at least one state")
-        return pl.concat([read_states(one) for one in states], how="diagonal_relaxed")
-    if isinstance(states, pl.LazyFrame):
-        return states.collect()
-    if isinstance(states, pl.DataFrame):
-        return states
-    if isinstance(states, (str, os.PathLike)):
-        files = _state_files(states)
-        if not files:
-            raise SourceError(f"no state files at {str(states)!r} (a Parquet file, a glob or a directory of them)")
-        return pl.concat([pl.read_parquet(file, hive_partitioning=False) for file in files], how="diagonal_relaxed")
-    raise SourceError(
-        f"states must be a state frame, a Parquet path, glob or directory of states, or a list of them; got "
-        f"{type(states).__name__}"
-    )
-
-
-def _state_files(path: str | os.PathLike) -> list[str]:
-    """The Parquet files of a path as a source's are listed (``parquet_files.listing``: the
-    file, a glob's matches or a directory's files, a failed job's ``_``/``.`` leftovers
-    skipped); none when it names none."""
-    try:
-        return list(listing(path).paths)
-    except SourceError:
-        return []
-
-
 def is_state(source: Any) -> bool:
     """Whether ``source`` is states rather than rows: a frame, or Parquet files (a path,
     glob or directory: the first file's columns), or a list of them, with the columns
@@ -215,7 +198,7 @@ def is_state(source: Any) -> bool:
     elif isinstance(source, pl.DataFrame):
         columns = source.columns
     elif isinstance(source, (str, os.PathLike)):
-        files = [file for file in _state_files(source) if os.path.isfile(file)]
+        files = [file for file in state_files(source) if os.path.isfile(file)]
         try:
             columns = list(pl.read_parquet_schema(files[0])) if files else []
         except pl.exceptions.PolarsError:  # not Parquet: rows, which evaluate refuses saying how to read them
@@ -226,30 +209,6 @@ def is_state(source: Any) -> bool:
 
 
 def common_meta(frame: pl.DataFrame) -> dict[str, Any]:
-    """The call the states describe, once all of them are of the same call (else refused,
-    naming the difference)."""
-    if "state_part" not in frame.columns or "state_meta" not in frame.columns:
-        raise SourceError(
-            "not a state (sm.state's frame, or the file sqlmetrics state writes): no 'state_part' and 'state_meta' "
-            f"among {frame.columns}"
-        )
-    texts = frame.filter(pl.col("state_part") == META_PART)["state_meta"].unique(maintain_order=True).to_list()
-    if not texts:
-        raise SourceError("not a state: no 'meta' row (sm.state writes one)")
-    metas = [json.loads(text) for text in texts]
-    for meta in metas:
-        if meta.get("format") != STATE_FORMAT:
-            raise SourceError(f"not a state: its meta row says format {meta.get('format')!r}")
-        if meta.get("version") != STATE_VERSION:
-            raise SourceError(
-                f"a state of format version {meta.get('version')!r}: this sqlmetrics reads version {STATE_VERSION}; "
-                "build the states again with one version"
-            )
-    first = metas[0]
-    for other in metas[1:]:
-        key = next(key for key in sorted(set(first) | set(other)) if first.get(key) != other.get(key))
-        raise InvalidParameterError(
-            f"the states are of different calls and do not merge: their {key} differ ({first.get(key)!r} in one, "
-            f"{other.get(key)!r} in another); roll up states built with the same arguments"
-        )
-    return first
+    """The call that the states ``frame`` describe, once ``read_states`` has checked them
+    (their meta rows well formed, all of one call)."""
+    return json.loads(frame.filter(pl.col("state_part") == META_PART)["state_meta"].first())

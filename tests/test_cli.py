@@ -905,12 +905,13 @@ def test_state_writes_the_state_and_says_its_parts_and_rows(capsys, days, tmp_pa
     assert (code, out) == (0, "")
     written = pl.read_parquet(target)
     expected = sm.state(source, ["auc", "gauc"], **STATE_KWARGS, by="country")
-    assert_frame_equal(written, expected, check_row_order=False)  # a state's rows come in no fixed order
-    parts = {part: (written["state_part"] == part).sum() for part in ("base", "gauc", "meta")}
-    assert parts["meta"] == 1 and parts["base"] > 0 and parts["gauc"] > 0
+    # a state's rows come in no fixed order; its id is made when it is built
+    assert_frame_equal(written.drop("state_id"), expected.drop("state_id"), check_row_order=False)
+    parts = {part: (written["state_part"] == part).sum() for part in ("base", "gauc", "slices", "meta")}
+    assert parts["meta"] == 1 and parts["slices"] == 2 and parts["base"] > 0 and parts["gauc"] > 0  # de and fr
     assert err == (
         f"sqlmetrics: wrote {target}: {written.height:,} rows "
-        f"(base {parts['base']}, gauc {parts['gauc']}, meta {parts['meta']})\n"
+        f"(base {parts['base']}, gauc {parts['gauc']}, slices {parts['slices']}, meta {parts['meta']})\n"
     )
 
 
@@ -919,8 +920,8 @@ def test_state_on_either_engine(capsys, days, tmp_path, engine):
     source, target = days[0] / f"{DAYS[0]}.parquet", tmp_path / "day.parquet"
     code, _, _ = run(capsys, "state", source, "-m", "auc,ndcg@10", *STATE_BINDING, "--engine", engine, "-o", target)
     assert code == 0
-    expected = sm.state(source, ["auc", "ndcg@10"], **STATE_KWARGS, engine=engine)
-    assert_frame_equal(pl.read_parquet(target), expected, check_row_order=False)
+    expected = sm.state(source, ["auc", "ndcg@10"], **STATE_KWARGS, engine=engine).drop("state_id")
+    assert_frame_equal(pl.read_parquet(target).drop("state_id"), expected, check_row_order=False)
 
 
 def test_state_rounds_scores_with_score_digits(capsys, days, tmp_path):
@@ -928,8 +929,8 @@ def test_state_rounds_scores_with_score_digits(capsys, days, tmp_path):
     source, target = days[0] / f"{DAYS[0]}.parquet", tmp_path / "day.parquet"
     code, _, _ = run(capsys, "state", source, "-m", "auc,logloss", *STATE_BINDING, "--score-digits", "1", "-o", target)
     assert code == 0
-    expected = sm.state(source, ["auc", "logloss"], **STATE_KWARGS, score_digits=1)
-    assert_frame_equal(pl.read_parquet(target), expected, check_row_order=False)
+    expected = sm.state(source, ["auc", "logloss"], **STATE_KWARGS, score_digits=1).drop("state_id")
+    assert_frame_equal(pl.read_parquet(target).drop("state_id"), expected, check_row_order=False)
     code, out, _ = run(capsys, "rollup", target, "--format", "csv")
     assert code == 0 and "auc_max_error" in out.splitlines()[0]
 
@@ -986,6 +987,29 @@ def test_bad_state_and_rollup_command_lines(capsys, days, states, tmp_path, argv
     code, out, err = run(capsys, *(arg.format(**places) for arg in argv))
     assert_user_error(code, err, status, fragment)
     assert out == "" and not (tmp_path / "d.parquet").exists()
+
+
+def test_rollup_of_a_folder_holding_a_state_twice_or_a_job_run_twice_is_refused(capsys, days, states, tmp_path):
+    """A state copied within its folder (one id twice), and a day's state written again by
+    a second run of its job (another id, the same file's rows): each is refused as such,
+    naming the two files (before, only gauc's queries held twice were noticed, and a metric
+    of sums alone counted the day twice)."""
+    first = states / f"day={DAYS[0]}.parquet"
+    copied = tmp_path / "copied"
+    copied.mkdir()
+    shutil.copy(first, copied / "a.parquet")
+    shutil.copy(first, copied / "b.parquet")
+    code, _, err = run(capsys, "rollup", copied)
+    assert_user_error(
+        code, err, 1, "1 state(s) are given more than once", f"given as the state file '{copied}/a.parquet'"
+    )
+    rerun = tmp_path / "rerun"
+    rerun.mkdir()
+    shutil.copy(first, rerun)
+    argv = ["state", days[0] / f"{DAYS[0]}.parquet", "-m", "auc,gauc,logloss,ndcg@10", *STATE_BINDING]
+    assert run(capsys, *argv, "--by", "day,country", "-o", rerun / "again.parquet")[0] == 0
+    code, _, err = run(capsys, "rollup", rerun)
+    assert_user_error(code, err, 1, "cover the same rows: both are states of the source", f"{DAYS[0]}.parquet' holding")
 
 
 def test_rollup_of_states_of_different_calls_is_refused(capsys, days, states, tmp_path):

@@ -27,7 +27,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
 import sqlmetrics as sm
-from sqlmetrics.compose.rollup import METAS_STEP, REPEATS_STEP
+from sqlmetrics.compose.rollup import COPIES_STEP, METAS_STEP, REPEATS_STEP, SHARED_STEP, STATE_REPEATS_STEP
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 DIALECTS = ("trino", "bigquery", "snowflake", "clickhouse")
@@ -115,7 +115,7 @@ def rollup_steps(keyword: str, dialect: str) -> str:
     if keyword == "state":  # its parts' rows: the steps are the scaffold's and the metrics' templates
         tree.set("with_", None)
         return tree.sql(dialect=dialect, pretty=True) + "\n"
-    own = {"base", "row_counts", METAS_STEP, REPEATS_STEP}
+    own = {"base", "row_counts", METAS_STEP, COPIES_STEP, SHARED_STEP, STATE_REPEATS_STEP, REPEATS_STEP}
     own |= {f"{step}_{name}" for name in ROLLED_UP if sm.registry()[name].per_query for step in ("q", "m")}
     with_ = tree.args["with_"]
     with_.set("expressions", [cte for cte in with_.expressions if cte.alias in own])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import re
 
 import polars as pl
 import pytest
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from strategies import class_predictions, examples, impressions, ranked_impressions, regression_rows, run_and_judgments
 
 import sqlmetrics as sm
+from sqlmetrics import cli
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError, SourceError
 
 SUMMED = [
@@ -147,8 +149,10 @@ def test_both_engines_build_the_same_state(data):
     frame = data.draw(split_impressions())
     columns = {"label": "label", "score": "score", "query": "user", "weight": "weight", "by": ["part", "slice"]}
     built = [sm.state(frame, [*SUMMED, *PER_QUERY], engine=engine, **columns) for engine in ("duckdb", "polars")]
-    keys = [c for c in built[0].columns if c != "state_meta"]
-    ordered = [state.sort(keys, nulls_last=True) for state in built]
+    ids = [state["state_id"].drop_nulls().unique().to_list() for state in built]
+    assert len(ids[0]) == len(ids[1]) == 1 and ids[0] != ids[1]  # one id per state, made when it is built
+    keys = [c for c in built[0].columns if c not in ("state_meta", "state_id")]
+    ordered = [state.sort(keys, nulls_last=True).drop("state_id") for state in built]
     assert ordered[0].schema == ordered[1].schema
     assert_same_frame(ordered[1], ordered[0])
 
@@ -250,11 +254,15 @@ def test_states_of_different_calls_are_refused_naming_the_difference(tmp_path):
     with pytest.raises(InvalidParameterError, match="their columns differ"):
         sm.rollup([one, renamed])
     meta = json.loads(one.filter(state_part="meta")["state_meta"].item())
-    future = one.with_columns(
-        state_meta=pl.when(pl.col("state_part") == "meta").then(pl.lit(json.dumps(meta | {"version": 1})))
+    older = one.with_columns(
+        state_meta=pl.when(pl.col("state_part") == "meta").then(pl.lit(json.dumps(meta | {"version": 2})))
     )
-    with pytest.raises(SourceError, match="a state of format version 1: this sqlmetrics reads version 2"):
-        sm.rollup(future)
+    with pytest.raises(
+        SourceError,
+        match=r"the state frame is a state of format version 2: this sqlmetrics reads version 3, whose states say "
+        r"which rows they cover .* build the states again",
+    ):
+        sm.rollup(older)
     with pytest.raises(SourceError, match="not a state"):
         sm.rollup(frame)
     with pytest.raises(SourceError, match="no state files at"):
@@ -289,3 +297,245 @@ def test_a_directory_of_states_skips_a_failed_jobs_leftovers(tmp_path):
     state.write_parquet(tmp_path / "_temporary" / "day=1.parquet")
     state.write_parquet(tmp_path / ".day=1.parquet")
     assert_same_frame(sm.rollup(tmp_path), sm.evaluate(frame, ["auc", "logloss"], label="c", score="p"))
+
+
+# --- repeats: the same rows twice are refused, never counted twice ----------------------
+
+DAYS = pl.DataFrame(
+    {"day": [1, 1, 1, 2, 2, 2], "c": [0, 1, 1, 0, 1, 0], "p": [0.1, 0.8, 0.3, 0.3, 0.9, 0.2], "u": list("aabccd")}
+)
+CALL = {"label": "c", "score": "p", "by": "day"}
+SUMS = ["auc", "logloss"]  # no mean over queries: before states said which rows they cover, nothing noticed
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_state_given_twice_is_refused_naming_both(engine, tmp_path):
+    """One state twice, as two list items, concatenated, or as a file also in its folder:
+    each was rolled up as twice the rows (n_rows 12 for 6, intervals √2 too narrow). With
+    a mean over queries, the state given twice is said first (not its queries)."""
+    state = sm.state(DAYS, SUMS, engine=engine, **CALL)
+    with pytest.raises(
+        InvalidInputError, match=r"\(given as states\[0\] and states\[1\]\): its rows would be"
+    ) as refused:
+        sm.rollup([state, state])
+    assert f"e.g. the state {state['state_id'].drop_nulls().unique().item()} (" in str(refused.value)
+    with pytest.raises(InvalidInputError, match=r"\(the state frame holds it 2 times\): its rows would be counted"):
+        sm.rollup(pl.concat([state, state]))
+    state.write_parquet(tmp_path / "day.parquet")
+    file = str(tmp_path / "day.parquet")
+    with pytest.raises(InvalidInputError, match=rf"given as the state file '{file}' and the state file '{file}'"):
+        sm.rollup([tmp_path, file])
+    other = sm.state(DAYS.with_columns(day=pl.col("day") + 2), SUMS, engine=engine, **CALL)
+    assert sm.rollup([other, tmp_path])["n_rows"].item() == 12  # two states of different rows: 6 + 6
+    with_queries = sm.state(DAYS, ["auc", "gauc"], engine=engine, query="u", **CALL)
+    with pytest.raises(InvalidInputError, match=r"^1 state\(s\) are given more than once"):
+        sm.rollup([with_queries, with_queries])
+
+
+def day_files(folder) -> list[str]:
+    """``DAYS`` as one Parquet file per day in ``folder``."""
+    folder.mkdir()
+    for day in (1, 2):
+        DAYS.filter(day=day).write_parquet(folder / f"{day}.parquet")
+    return [str(folder / f"{day}.parquet") for day in (1, 2)]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_two_states_of_one_source_holding_one_slice_are_refused_naming_both(engine, tmp_path, monkeypatch):
+    """A job run twice over one file (two ids, the same rows), a relative and an absolute
+    path to it, a folder's state built again after the folder grew: two states of one
+    source (its absolute path) holding one slice. States of other sources, or of one
+    source's other slices, roll up."""
+    files = day_files(tmp_path / "logs")
+    first, second = (sm.state(file, SUMS, engine=engine, **CALL) for file in files)
+    assert_same_frame(sm.rollup([first, second]), sm.evaluate(DAYS, SUMS, label="c", score="p"))
+    retried = sm.state(files[0], SUMS, engine=engine, **CALL)
+    message = (  # the two states in the order of their ids
+        rf"(states\[0\] and states\[2\]|states\[2\] and states\[0\]) cover the same rows: both are states of the "
+        rf"source '{files[0]}' holding the slice day=1 "
+    )
+    with pytest.raises(InvalidInputError, match=message) as refused:
+        sm.rollup([first, second, retried])
+    ids = sorted(state["state_id"].drop_nulls().unique().item() for state in (first, retried))
+    assert f"(states {ids[0]} and {ids[1]})" in str(refused.value)
+    monkeypatch.chdir(tmp_path)
+    relative = sm.state("logs/1.parquet", SUMS, engine=engine, **CALL)
+    with pytest.raises(InvalidInputError, match=f"both are states of the source '{files[0]}' holding the slice day=1"):
+        sm.rollup([second, relative, first])
+    grown = tmp_path / "grown"
+    grown.mkdir()
+    DAYS.filter(day=1).write_parquet(grown / "a.parquet")
+    monday = sm.state(grown, ["auc"], engine=engine, **CALL)
+    DAYS.filter(day=2).write_parquet(grown / "b.parquet")
+    tuesday = sm.state(grown, ["auc"], engine=engine, **CALL)
+    with pytest.raises(InvalidInputError, match=f"of the source '{grown}' holding the slice day=1 "):
+        sm.rollup([monday, tuesday])
+    assert sm.rollup([monday, tuesday.filter(pl.col("day").ne_missing(1))])["n_rows"].item() == 6  # Tuesday's day
+    whole = {"label": "c", "score": "p"}  # no slices: a source's states hold all its rows
+    with pytest.raises(InvalidInputError, match=r"holding the slice all its rows \(no slices\)"):
+        sm.rollup([sm.state(files[0], ["auc"], engine=engine, **whole) for _ in range(2)])
+    assert sm.rollup([sm.state(file, ["auc"], engine=engine, **whole) for file in files])["n_rows"].item() == 6
+
+
+# --- stored states: every field edited is refused, naming what is wrong and where -------
+
+TAMPERED = ["auc", "gauc", "logloss", "mae"]
+BASE, META = pl.col("state_part") == "base", pl.col("state_part") == "meta"
+
+
+def meta_edit(change):
+    """An edit of a state's meta row: ``change`` of its parsed JSON, written back sorted."""
+
+    def edit(state: pl.DataFrame) -> pl.DataFrame:
+        meta = json.loads(state.filter(META)["state_meta"].item())
+        text = change(meta) if callable(change) else change
+        text = text if isinstance(text, str) else json.dumps(text, sort_keys=True)
+        return state.with_columns(state_meta=pl.when(META).then(pl.lit(text)))
+
+    return edit
+
+
+def in_part(part: str, **columns):
+    """An edit of the rows of ``part``: each column set to its value there."""
+    rows = pl.col("state_part") == part
+    return lambda state: state.with_columns(
+        pl.when(rows).then(pl.lit(v)).otherwise(c).alias(c) for c, v in columns.items()
+    )
+
+
+NOT_A_STATE_META = "the state frame: its meta row's state_meta is not a state's: "
+EDITS = {  # edit -> (error, message); each gave a traceback (JSONDecodeError, AttributeError, KeyError,
+    # BinderException, ConversionException) or a number from the edited value (n_rows -2194, gauc NULL)
+    "meta not JSON": (meta_edit("{not json"), SourceError, r"the state frame: its meta row's state_meta is not JSON"),
+    "meta a list": (meta_edit("[1, 2]"), SourceError, r"state_meta is not a JSON object: '\[1, 2\]'"),
+    "meta NULL": (lambda s: s.with_columns(state_meta=pl.lit(None, pl.String)), SourceError, r"holds no state_meta"),
+    "meta without metrics": (meta_edit(lambda m: {k: v for k, v in m.items() if k != "metrics"}), SourceError,
+                             NOT_A_STATE_META + "no key metrics"),
+    "meta without by": (meta_edit(lambda m: {k: v for k, v in m.items() if k != "by"}), SourceError,
+                        NOT_A_STATE_META + "no key by"),
+    "meta with a key of its own": (meta_edit(lambda m: m | {"x": 1}), SourceError, NOT_A_STATE_META + "unknown key x"),
+    "score_digits 99": (meta_edit(lambda m: m | {"score_digits": 99}), SourceError,
+                        "score_digits must be an integer from 1 to 15 .*, got 99"),
+    "score_digits 'abc'": (meta_edit(lambda m: m | {"score_digits": "abc"}), SourceError,
+                           "score_digits is not an integer from 1 to 15: 'abc'"),
+    "an unknown metric": (meta_edit(lambda m: m | {"metrics": [{"metric": "aucx", "params": {}}]}), SourceError,
+                          "it describes no call a state keeps: unknown metric 'aucx'"),
+    "a parameter of text": (meta_edit(lambda m: m | {"metrics": [{"metric": "precision", "params": {"threshold": "a"}}]}),
+                            SourceError, "parameter 'threshold' must be a finite number, got 'a'"),
+    "gauc without its query": (meta_edit(lambda m: m | {"columns": m["columns"] | {"query": None}}), SourceError,
+                               "gauc averages over queries"),
+    "columns a list": (meta_edit(lambda m: m | {"columns": ["c"]}), SourceError, "columns is not an object of the roles"),
+    "w dropped": (lambda s: s.drop("w"), SourceError, r"the state frame: the state has no column 'w', which a state of "
+                  r"auc, gauc, logloss, mae by \['day'\] keeps"),
+    "n dropped": (lambda s: s.drop("n"), SourceError, "the state has no column 'n',"),
+    "score dropped": (lambda s: s.drop("score"), SourceError, "the state has no column 'score',"),
+    "value dropped": (lambda s: s.drop("value"), SourceError, "the state has no column 'value',"),
+    "query dropped": (lambda s: s.drop("query"), SourceError, "the state has no column 'query',"),
+    "the slice dropped": (lambda s: s.drop("day"), SourceError, "the state has no column 'day',"),
+    "state_id dropped": (lambda s: s.drop("state_id"), SourceError, "the state has no column 'state_id',"),
+    "w as text": (lambda s: s.with_columns(pl.col("w").cast(pl.String)), SourceError,
+                  "the state's column 'w' is of type String, not numbers"),
+    "n as a float": (lambda s: s.with_columns(pl.col("n").cast(pl.Float64)), SourceError,
+                     r"column 'n' is of type Float64, not whole numbers \(a count of rows\)"),
+    "n = 2**62": (in_part("base", n=2**62, n_all=2**62), InvalidInputError,
+                  r"column 'n_all' of the states' base rows adds up to 2\.767e\+19 rows, beyond 2\^53 .* e\.g\. "
+                  "4611686018427387904 in the state frame"),
+    "negative counts": (in_part("base", n_all=-2194), InvalidInputError,
+                        r"column 'n_all' of a state's base rows must be a count of rows, >= 0: 6 row\(s\) are not, "
+                        "e.g. -2194 in the state frame"),
+    "n > n_all": (lambda s: s.with_columns(n=pl.when(BASE).then(pl.col("n_all") + 1)), InvalidInputError,
+                  r"column 'n' of a state's base rows must be at most n_all, the rows of its slice: 6 row\(s\)"),
+    "NaN weights": (in_part("base", w=float("nan")), InvalidInputError,
+                    r"column 'w' of a state's base rows must be a finite sum of weights, >= 0: 6 row\(s\) are not, "
+                    "e.g. nan"),
+    "negative weights": (in_part("base", w=-1.0), InvalidInputError, "must be a finite sum of weights, >= 0: .* e.g. -1"),
+    "label 2": (lambda s: s.with_columns(label=pl.when(BASE & (pl.col("label") == 1)).then(2.0).otherwise("label")),
+                InvalidInputError, r"column 'label' of a state's base rows must be 0 or 1 \(or boolean\) \(for auc, gauc, "
+                r"logloss\): 3 row\(s\) are not, e.g. 2 in the state frame"),
+    "a NaN score": (in_part("base", score=float("nan")), InvalidInputError, "column 'score' .* must not be NaN"),
+    "a NaN sum": (in_part("base", abs_error=float("nan")), InvalidInputError, "column 'abs_error' .* must not be NaN"),
+    "a renamed part": (lambda s: s.with_columns(state_part=pl.col("state_part").replace("gauc", "gauk")), SourceError,
+                       r"the state frame: 4 row\(s\) of the states are of no part of their call, e.g. state_part "
+                       "'gauk'; a state of auc, gauc, logloss, mae has the parts base, gauc, mae, slices, meta"),
+    "a query's NaN weight": (in_part("gauc", weight=float("nan")), InvalidInputError,
+                             r"column 'weight' of a state's gauc rows must be a finite weight, >= 0: 4 row\(s\)"),
+    "a query's NaN value": (in_part("gauc", value=float("nan")), InvalidInputError, "'value' of a state's gauc rows must "
+                            "not be NaN"),
+    "a negative spread": (in_part("mae", spread=-1.0), InvalidInputError,
+                          "column 'spread' of a state's mae rows must be a sum of squares, >= 0"),
+    "no id": (lambda s: s.with_columns(state_id=pl.lit(None, pl.String)), InvalidInputError,
+              "column 'state_id' of a state's meta and slices rows must name the state"),
+    "no meta row": (lambda s: s.filter(~META), SourceError, "the state frame is not a state: it has no meta row"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_an_edited_state_is_refused_naming_what_and_where(engine, edit):
+    change, error, message = EDITS[edit]
+    state = sm.state(DAYS.with_columns(y=pl.col("p") * 2), TAMPERED, engine=engine, query="u", **CALL)
+    assert sm.rollup(state)["n_rows"].item() == 6  # as written, it rolls up
+    with pytest.raises(error, match=message):
+        sm.rollup(change(state))
+
+
+def test_a_folder_of_states_with_other_files_is_refused_naming_the_file(tmp_path, capsys):
+    """Rows beside the states were left out (rc 0), a state file of other types gave a
+    BinderException and a corrupt file polars' ComputeError; each is refused, naming the
+    file, through sm.rollup and the command line."""
+    for day in (1, 2):
+        sm.state(DAYS.filter(day=day), SUMS, **CALL).write_parquet(tmp_path / f"{day}.parquet")
+    cases = [
+        (lambda path: DAYS.write_parquet(path), SourceError,
+         r"the state file '.*other\.parquet' is not a state .*: no 'state_part' and 'state_meta' among its columns 'day', "
+         "'c', 'p', 'u'; a folder of states holds only states"),
+        (lambda path: path.write_bytes(b"PAR1 not Parquet PAR1"), SourceError,
+         r"the state file '.*other\.parquet' cannot be read as Parquet: "),
+        (lambda path: pl.read_parquet(tmp_path / "1.parquet").with_columns(pl.col("w").cast(pl.String)).write_parquet(path),
+         SourceError, r"the states do not agree on the type of column 'w': Float64 in the state file '.*1\.parquet', "
+         r"String in the state file '.*other\.parquet'"),
+    ]  # fmt: skip
+    for write, error, message in cases:
+        write(tmp_path / "other.parquet")
+        with pytest.raises(error, match=message):
+            sm.rollup(tmp_path)
+        assert cli.main(["rollup", str(tmp_path)]) == 1
+        assert re.search(message, capsys.readouterr().err)
+    (tmp_path / "other.parquet").unlink()
+    assert sm.rollup(tmp_path)["n_rows"].item() == 6
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_enum_slices_of_different_categories_roll_up(engine):
+    """Each day's Enum of the countries it saw (polars raised SchemaError): the roll-up
+    reads one Enum of all their categories, and equals evaluate over the union."""
+    days = [
+        DAYS.filter(day=1).with_columns(country=pl.Series(["de", "fr", "de"], dtype=pl.Enum(["de", "fr"]))),
+        DAYS.filter(day=2).with_columns(country=pl.Series(["us", "fr", "us"], dtype=pl.Enum(["us", "fr"]))),
+    ]
+    states = [  # each with its day's Enum (the polars engine keeps it; DuckDB's returns text)
+        sm.state(day, SUMS, engine=engine, label="c", score="p", by=["day", "country"]).with_columns(
+            pl.col("country").cast(day.schema["country"])
+        )
+        for day in days
+    ]
+    union = pl.concat([day.with_columns(pl.col("country").cast(pl.String)) for day in days])
+    expected = sm.evaluate(union, SUMS, label="c", score="p", by="country")
+    rolled = sm.rollup(states, by="country")
+    assert rolled.schema["country"] == pl.Enum(["de", "fr", "us"])
+    assert_same_frame(rolled.with_columns(pl.col("country").cast(pl.String)).sort("country"), expected.sort("country"))
+    mixed = [states[0], states[1].with_columns(pl.col("country").cast(pl.String))]  # an Enum and text: text
+    assert_same_frame(sm.rollup(mixed, by="country").sort("country"), expected.sort("country"))
+
+
+def test_a_rollup_by_a_slice_named_twice_is_refused(tmp_path, capsys):
+    """by=['day', 'day'] gave polars' DuplicateError; refused as evaluate refuses it, in
+    Python, the roll-up statement and the command line."""
+    state = sm.state(DAYS, SUMS, **CALL)
+    with pytest.raises(InvalidParameterError, match=r"by lists a column twice: \['day', 'day'\]"):
+        sm.rollup(state, by=["day", "day"])
+    with pytest.raises(InvalidParameterError, match=r"by lists a column twice: \['day', 'day'\]"):
+        sm.to_sql(SUMS, source="states", label="c", score="p", by=["day", "day"], rollup=True)
+    state.write_parquet(tmp_path / "day.parquet")
+    assert cli.main(["rollup", str(tmp_path), "--by", "day,day"]) == 1
+    assert "sqlmetrics: error: --by lists a column twice: ['day', 'day']" in capsys.readouterr().err

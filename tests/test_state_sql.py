@@ -52,6 +52,12 @@ def sorted_rows(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.sort(frame.columns, nulls_last=True)
 
 
+def without_identity(state: pl.DataFrame) -> pl.DataFrame:
+    """A state's rows in order, without its id (made when it is built) and source (the
+    table ``day_rows`` in SQL, none for ``sm.state`` of a frame)."""
+    return sorted_rows(state.drop("state_id", "state_source"))
+
+
 @given(data=st.data())
 @examples(20)
 def test_the_state_statement_gives_sm_states_rows_and_the_rollup_evaluates(data):
@@ -65,7 +71,7 @@ def test_the_state_statement_gives_sm_states_rows_and_the_rollup_evaluates(data)
             con.register("day_rows", part)
             statement = sm.to_sql(metrics, source="day_rows", state=True, by=["part", "slice"], **COLUMNS)
             expected = sm.state(part, metrics, by=["part", "slice"], **COLUMNS)
-            assert_same_frame(sorted_rows(con.sql(statement).pl()), sorted_rows(expected))
+            assert_same_frame(without_identity(con.sql(statement).pl()), without_identity(expected))
         insert_states(con, parts(frame), metrics, by=["part", "slice"], **COLUMNS)
         for by in (["slice"], None, ["part", "slice"]):
             expected = sm.evaluate(frame, metrics, by=by, **COLUMNS)
@@ -179,3 +185,37 @@ def test_every_dialects_statement_parses_back(dialect, keyword):
     sql = sm.to_sql(metrics, source="warehouse.states", dialect=dialect, **call)
     sqlglot.parse_one(sql, read=dialect, error_level=ErrorLevel.RAISE)
     assert "sqlmetrics: " in sql  # the refusals (input rules; states not of one call, queries in two)
+
+
+def test_a_retried_insert_or_a_copied_state_is_refused_by_the_statement():
+    """A daily job retried (its state statement INSERTed twice: each run its own id, one
+    for all its rows) doubled n_rows (2202 -> 4404); a state copied within the table (one
+    id twice) too. The roll-up statement refuses both, naming the states; with a mean over
+    queries, before the queries the repeat holds twice."""
+    frame = pl.DataFrame({"day": [1, 1, 2, 2], "c": [0, 1, 1, 0], "p": [0.2, 0.9, 0.4, 0.3], "u": ["a", "a", "b", "b"]})
+    for metrics, call in (
+        (["auc", "logloss"], {"label": "c", "score": "p"}),
+        (["gauc"], {"label": "c", "score": "p", "query": "u"}),
+    ):
+        with duckdb.connect() as con:
+            insert_states(con, [frame.filter(day=1), frame.filter(day=2)], metrics, by="day", **call)
+            assert_same_frame(rolled_up(con, metrics, **call), sm.evaluate(frame, metrics, **call))
+            con.register("day_rows", frame.filter(day=2))
+            day = sm.to_sql(metrics, source="day_rows", state=True, by="day", **call)
+            con.execute("INSERT INTO states\n" + day)  # the job retried
+            with pytest.raises(
+                duckdb.Error,
+                match=r"sqlmetrics: two states cover the same rows: 1 slice\(s\) of a source are held by more than "
+                r"one state, e\.g\. the states \S+ and \S+ of the source day_rows both hold the slice day=\"2\"\. "
+                r"Their rows would be counted twice",
+            ):
+                rolled_up(con, metrics, **call)
+            runs = [con.sql(day).pl()["state_id"].drop_nulls().unique().to_list() for _ in range(2)]
+            assert len(runs[0]) == len(runs[1]) == 1 and runs[0] != runs[1]  # an id per run, on all its rows
+            con.execute("DELETE FROM states WHERE state_id IS NULL OR state_id <> (SELECT MIN(state_id) FROM states)")
+            con.execute("INSERT INTO states SELECT * FROM states")  # one state, copied
+            with pytest.raises(
+                duckdb.Error,
+                match=r"sqlmetrics: 1 state\(s\) are held more than once .*, e\.g\. the state \S+ \(held 2 ",
+            ):
+                rolled_up(con, metrics, **call)

@@ -36,7 +36,7 @@ def run_state(args: argparse.Namespace) -> None:
 
 
 def written(kept: pl.DataFrame) -> str:
-    """A state's rows, in all and per part: ``1,204 rows (base 1,000, gauc 203, meta 1)``."""
+    """A state's rows, in all and per part: ``1,206 rows (base 1,000, gauc 203, slices 2, meta 1)``."""
     parts = kept.group_by("state_part", maintain_order=True).len()
     counted = ", ".join(f"{part} {rows:,}" for part, rows in parts.iter_rows())
     return f"{kept.height:,} rows ({counted})"

@@ -7,8 +7,11 @@ computed from base alone runs its own template, as over the rows. A mean over qu
 the weighted mean of its queries' values, ``Σ g·x / Σ g`` over the queries kept, with
 the queries kept and left out counted; a query held by two of the merged states (or
 slices) is refused (``query_repeats``): its rows were split, and its value is not the
-mean of their values. Intervals come from the same steps: the metrics' own from base,
-the t over queries from the queries' values. Rolling up rounded states (``score_digits``),
+mean of their values. Before it, rows held twice are refused (``state_repeats``): a state
+whose id is in two meta rows (given, or INSERTed, twice), or two states of one source
+holding one slice (``state_slice``: a job run twice writes two ids for the same rows).
+Intervals come from the same steps: the metrics' own from base, the t over queries from
+the queries' values. Rolling up rounded states (``score_digits``),
 each metric that rounding can change also gets its bound ``<column>_max_error``
 (``compose/rounded.py``).
 """
@@ -25,7 +28,7 @@ from sqlmetrics.compose.plan import base_keys, base_sums, row_counts_sql
 from sqlmetrics.compose.rounded import max_error_steps
 from sqlmetrics.compose.select import final_select
 from sqlmetrics.compose.spread import t_quantiles_needed, with_spread
-from sqlmetrics.compose.state import BASE_PART, META_PART, merged, reads_only_base, spread_calls
+from sqlmetrics.compose.state import BASE_PART, META_PART, SLICES_PART, merged, reads_only_base, spread_calls
 from sqlmetrics.compose.statement import assemble, indent
 from sqlmetrics.errors import InvalidParameterError, Keyword
 from sqlmetrics.registry import get, resolve
@@ -34,6 +37,7 @@ from sqlmetrics.spec import MetricCall
 
 REPEATS_STEP = "query_repeats"
 METAS_STEP = "state_metas"
+STATE_REPEATS_STEP, COPIES_STEP, SHARED_STEP = "state_repeats", "state_copies", "shared_slices"
 
 
 def compose_rollup(binding: Binding, state_sql: str, dialect: str = "duckdb") -> str:
@@ -54,11 +58,13 @@ def compose_rollup(binding: Binding, state_sql: str, dialect: str = "duckdb") ->
         ctes[f"m_{call.column}"] = metric_step(binding, call)
     ctes |= max_error_steps(binding, metric_step, dialect)
     ctes[METAS_STEP] = metas_sql(state_sql)
-    checks = [METAS_STEP]
+    ctes |= state_repeats_ctes(state_sql)
+    # each refusal reads the one before it: the last, read once (each step inlined once on
+    # Spark, whose stages would raise one refusal twice), forces them all, in order
+    last = STATE_REPEATS_STEP
     if queries:
-        ctes[REPEATS_STEP] = repeats_sql(binding, queries)
-        checks.append(REPEATS_STEP)
-    return assemble(ctes, final_select(binding, checks))
+        ctes[REPEATS_STEP], last = repeats_sql(binding, queries), REPEATS_STEP
+    return assemble(ctes, final_select(binding, [last]))
 
 
 def metric_step(binding: Binding, call: MetricCall) -> str:
@@ -164,6 +170,8 @@ def rollup_binding(meta: dict[str, Any], by: Any, metrics: Any, ci: float | None
             )
         calls = tuple(wanted)
     slices = [by] if isinstance(by, str) else list(by or [])
+    if len(set(slices)) != len(slices):
+        raise InvalidParameterError(Keyword("by"), f" lists a column twice: {slices}")
     unknown = [column for column in slices if column not in meta["by"]]
     if unknown:
         raise InvalidParameterError(
@@ -218,10 +226,57 @@ def _check_intervals(binding: Binding) -> None:
         )
 
 
+def state_repeats_ctes(state_sql: str) -> dict[str, str]:
+    """The steps refusing rows the states hold twice, read after ``metas_sql``'s:
+    ``state_copies``, the ids of more than one meta row (a state given or INSERTed twice);
+    ``shared_slices``, each source's slices held by more than one state (a job run twice,
+    a source read again after it grew), with two of their ids; ``state_repeats``, one row
+    whose ``failure`` names the first of either."""
+    meta, slices = templates.literal(META_PART), templates.literal(SLICES_PART)
+    copies = (
+        f"SELECT state_id, COUNT(*) AS copies\nFROM {state_sql}\nWHERE state_part = {meta}\n"
+        "GROUP BY state_id\nHAVING COUNT(*) > 1"
+    )
+    shared = (
+        "SELECT state_source, state_slice, MIN(state_id) AS one_id, MAX(state_id) AS other_id\n"
+        f"FROM {state_sql}\nWHERE state_part = {slices} AND state_source IS NOT NULL\n"
+        "GROUP BY state_source, state_slice\nHAVING COUNT(DISTINCT state_id) > 1"
+    )
+    twice = f"(SELECT COUNT(*) FROM {COPIES_STEP})"
+    copied = f"(SELECT MIN(state_id || ' (held ' || CAST(copies AS VARCHAR) || ' times)') FROM {COPIES_STEP})"
+    said = [
+        f"{ERROR_PREFIX}",
+        " state(s) are held more than once (a state's id in more than one meta row), e.g. the state ",
+        ": its rows would be counted twice; keep each state once (a job's rows INSERTed once)",
+    ]
+    copies_message = f"{templates.literal(said[0])} || CAST({twice} AS VARCHAR) || {templates.literal(said[1])}"
+    copies_message += f" || {copied} || {templates.literal(said[2])}"
+    held = f"(SELECT COUNT(*) FROM {SHARED_STEP})"
+    example = (
+        f"(SELECT MIN('the states ' || one_id || ' and ' || other_id || ' of the source ' || state_source || "
+        f"' both hold the slice ' || state_slice) FROM {SHARED_STEP})"
+    )
+    said = [
+        f"{ERROR_PREFIX}two states cover the same rows: ",
+        " slice(s) of a source are held by more than one state, e.g. ",
+        ". Their rows would be counted twice (a job run twice, a source read again after it grew): keep one state "
+        "per slice of a source, or slice each state by what tells its rows apart (the day)",
+    ]
+    shared_message = f"{templates.literal(said[0])} || CAST({held} AS VARCHAR) || {templates.literal(said[1])}"
+    shared_message += f" || {example} || {templates.literal(said[2])}"
+    failure = (
+        f"SELECT CASE\n    WHEN {METAS_STEP}.failure IS NOT NULL THEN NULL\n"
+        f"    WHEN {twice} > 0 THEN error({copies_message})\n"
+        f"    WHEN {held} > 0 THEN error({shared_message})\n"
+        f"  END AS failure\nFROM {METAS_STEP}"
+    )
+    return {COPIES_STEP: copies, SHARED_STEP: shared, STATE_REPEATS_STEP: failure}
+
+
 def repeats_sql(binding: Binding, queries: list[MetricCall]) -> str:
     """One row whose ``failure`` refuses the roll-up when a mean's query is held by more
     than one of the merged states or slices, naming the first such query; read after
-    ``metas_sql``'s, whose refusal comes first."""
+    ``state_repeats``' (and so ``metas_sql``'s), whose refusals come first."""
     cases = []
     for call in queries:
         relation = f"q_{call.column}"
@@ -236,9 +291,9 @@ def repeats_sql(binding: Binding, queries: list[MetricCall]) -> str:
         said = [templates.literal(text) for text in (before, after, advice)]
         message = f"{said[0]} || CAST({count} AS VARCHAR) || {said[1]} || {example} || {said[2]}"
         cases.append(f"    WHEN {count} > 0 THEN error({message})")
-    # read after the states' metas (a state of another call is the first thing to say, on every engine)
+    # read after the states' metas and repeats (a state of another call, then rows held twice, are said first)
     return (
-        f"SELECT CASE\n    WHEN {METAS_STEP}.failure IS NOT NULL THEN NULL\n"
+        f"SELECT CASE\n    WHEN {STATE_REPEATS_STEP}.failure IS NOT NULL THEN NULL\n"
         + indent("\n".join(cases))
-        + (f"\n  END AS failure\nFROM {METAS_STEP}")
+        + (f"\n  END AS failure\nFROM {STATE_REPEATS_STEP}")
     )

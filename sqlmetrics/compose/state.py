@@ -12,13 +12,26 @@ A state is one long table (docs/guide.md, "Roll-ups"), each row one ``state_part
 * the column of a metric whose interval's spread is no sum of base (``Interval.kept``:
   the regression means'): a row per slice, the ``value`` x̄ of the rows' values its
   interval reads, their ``weight`` W and ``spread`` Σ w·(x − x̄)²;
+* ``slices``: a row per slice the state holds, with ``state_slice``, the slice's values
+  as text (``day="2026-11-01", country="US"``: each value quoted, ``"`` doubled; NULL
+  unquoted; ``(all rows)`` without slices), so that a roll-up's statement, which does not
+  know the states' slice columns, tells their slices apart;
 * ``meta``: the call (format, version, metrics, roles, slices), as JSON in ``state_meta``.
+
+The ``meta`` and ``slices`` rows also say which rows the state covers (``STATE_IDENTITY``):
+``state_id``, an id made when the state is built (a random UUID: Python's, or the
+statement's own ``uuid()`` when it runs in a warehouse, so that every run of a job has
+its own), and ``state_source``, the source it read (a path made absolute, a table as
+named; NULL for a frame, which has no name). A roll-up refuses a state held twice (one
+id, two meta rows) and two states of one source holding the same slice (docs/guide.md,
+"Roll-ups").
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -33,14 +46,18 @@ from sqlmetrics.compose.statement import assemble, indent
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.registry import intermediates
 from sqlmetrics.rules.sql import check_steps
+from sqlmetrics.sources import is_frame, is_path, is_table_name
 from sqlmetrics.spec import MetricCall
 
-BASE_PART, META_PART = "base", "meta"
+BASE_PART, META_PART, SLICES_PART = "base", "meta", "slices"
 ROUNDED_BASE = "rounded_base"  # base with its scores rounded (``score_digits``): a rounded state's base part
 QUERY_COLUMNS = ("query", "value", "weight")
 SPREAD_COLUMNS = ("value", "weight", "spread")
 STATE_FORMAT = "sqlmetrics.state"
-STATE_VERSION = 2  # 2: the regression means' spread parts
+STATE_VERSION = 3  # 2: the regression means' spread parts; 3: the rows a state covers (STATE_IDENTITY)
+# which rows a state covers: its slices' text (slices rows), its id and its source (meta and slices rows)
+STATE_IDENTITY = ("state_slice", "state_id", "state_source")
+ALL_ROWS = "(all rows)"  # the slice text of a state without slices
 ROLES = ("label", "score", "prediction", "query", "item", "weight")
 
 # A table a step reads: FROM or JOIN a name (a subquery opens a parenthesis instead).
@@ -131,6 +148,40 @@ def meta_text(binding: Binding) -> str:
     return json.dumps(state_meta(binding), sort_keys=True)
 
 
+@dataclasses.dataclass(frozen=True)
+class Identity:
+    """Which rows a state covers: ``state_id`` (None: made by the statement when it runs,
+    ``uuid()``) and ``source`` (``source_identity``; None: a frame)."""
+
+    state_id: str | None
+    source: str | None
+
+
+def source_identity(source: Any) -> str | None:
+    """The name a state records of its source: a local path made absolute (a relative and
+    an absolute path to one file are one source), a URL or a table as named; None for a
+    frame or any other object, which has no name."""
+    if is_frame(source):
+        return None
+    if is_path(source):
+        text = os.fspath(source)
+        return text if "://" in text else os.path.abspath(text)
+    return source if is_table_name(source) else None
+
+
+def slice_text_sql(slices: Sequence[tuple[str, str]]) -> str:
+    """SQL of a slice's values as text (``state_slice``) over the canonical slice columns
+    of ``slices`` (canonical, user's name): ``day="2026-11-01", country=NULL``, each value
+    quoted with ``"`` doubled inside, so that two slices have one text only if their values
+    are alike; ``ALL_ROWS`` without slices."""
+    pieces = []
+    for i, (column, user) in enumerate(slices):
+        text = f"CAST({column} AS VARCHAR)"
+        quoted = f"COALESCE('\"' || REPLACE({text}, '\"', '\"\"') || '\"', 'NULL')"
+        pieces.append(f"{templates.literal((', ' if i else '') + user + '=')} || {quoted}")
+    return " || ".join(pieces) if pieces else templates.literal(ALL_ROWS)
+
+
 def check_mergeable(binding: Binding) -> None:
     """Refuse a metric a state cannot keep: one computed from the rows themselves."""
     rows = [
@@ -151,9 +202,11 @@ def state_keys(binding: Binding) -> tuple[str, ...]:
     return base_keys(dataclasses.replace(binding, distinct_scores=False))
 
 
-def compose_state(binding: Binding, source_sql: str, second_sql: str | None, dialect: str, meta: str) -> str:
+def compose_state(
+    binding: Binding, source_sql: str, second_sql: str | None, dialect: str, meta: str, identity: Identity
+) -> str:
     """The statement whose rows are the state of ``binding``'s metrics over
-    ``source_sql``, ``meta`` its JSON description."""
+    ``source_sql``, ``meta`` its JSON description, ``identity`` the rows it covers."""
     binding = dataclasses.replace(binding, distinct_scores=False, ci=None)
     ctes = shared_steps(binding, source_sql, second_sql, dialect)
     queries = per_query_calls(binding)
@@ -168,7 +221,7 @@ def compose_state(binding: Binding, source_sql: str, second_sql: str | None, dia
     if binding.score_digits is not None:
         ctes[ROUNDED_BASE] = rounded_base_sql(binding)
     note = "the state: base's rows, each mean over queries' rows, the meta row (state_part names the part)"
-    return assemble(ctes, _state_select(binding, queries, meta), note=note)
+    return assemble(ctes, _identified(binding, _state_select(binding, queries, meta), identity), note=note)
 
 
 def rounded_base_sql(binding: Binding) -> str:
@@ -208,19 +261,27 @@ def spread_sql(call: MetricCall, binding: Binding) -> str:
 
 def state_columns(binding: Binding) -> list[str]:
     """A state's columns after ``part`` and the slices: base's keys and sums, then the
-    per-query and kept spreads' columns (when a metric keeps them) and ``meta``."""
+    per-query and kept spreads' columns (when a metric keeps them), ``meta`` and the
+    rows the state covers (``STATE_IDENTITY``)."""
     sums = [alias(aggregate) for aggregate in base_sums(dataclasses.replace(binding, distinct_scores=False))]
     queries = ["query"] if per_query_calls(binding) else []
     if per_query_calls(binding) or spread_calls(binding):
         queries += ["value", "weight"]
     spreads = ["spread"] if spread_calls(binding) else []
-    return [*state_keys(binding), *sums, *queries, *spreads, "state_meta"]
+    return [*state_keys(binding), *sums, *queries, *spreads, "state_meta", *STATE_IDENTITY]
+
+
+def count_columns(binding: Binding) -> list[str]:
+    """The columns of a state's base rows that count rows (its COUNT aggregates: ``n_all``,
+    ``n``, ...), whole numbers from 0 to ``n_all``."""
+    sums = base_sums(dataclasses.replace(binding, distinct_scores=False))
+    return [alias(aggregate) for aggregate in sums if aggregate.split("(", 1)[0].strip().upper() == "COUNT"]
 
 
 def _state_select(binding: Binding, queries: list[MetricCall], meta: str) -> str:
     """The state's rows: base's (once the input rules hold), each mean's queries, the meta
     row; the slices under the user's names."""
-    columns = state_columns(binding)
+    columns = [column for column in state_columns(binding) if column not in ("state_id", "state_source")]
     slices = [(s, templates.quote(user)) for s, user in zip(binding.slices, binding.by)]
     checks = check_steps(binding)
     guarded = "".join(f"\nCROSS JOIN {name}" for name in checks)
@@ -234,7 +295,8 @@ def _state_select(binding: Binding, queries: list[MetricCall], meta: str) -> str
             values.append(f"{relation}.{column}" if known else f"{_typed_null(column)} AS {column}")
         return f"SELECT {', '.join(values)}"
 
-    in_base = [column for column in columns if column not in (*QUERY_COLUMNS, *SPREAD_COLUMNS, "state_meta")]
+    kept_apart = (*QUERY_COLUMNS, *SPREAD_COLUMNS, "state_meta", *STATE_IDENTITY)
+    in_base = [column for column in columns if column not in kept_apart]
     base = "base" if binding.score_digits is None else ROUNDED_BASE
     parts = [f"{row(BASE_PART, base, in_base)}\nFROM {base}{guarded}"]
     parts += [f"{row(call.column, f'q_{call.column}', QUERY_COLUMNS)}\nFROM q_{call.column}" for call in queries]
@@ -242,6 +304,13 @@ def _state_select(binding: Binding, queries: list[MetricCall], meta: str) -> str
         f"{row(call.column, f's_{call.column}', SPREAD_COLUMNS)}\nFROM s_{call.column}"
         for call in spread_calls(binding)
     ]
+    text = slice_text_sql(list(zip(binding.slices, binding.by)))
+    parts.append(
+        row(SLICES_PART, "kept_slices", ()).replace(
+            f"{_typed_null('state_slice')} AS state_slice", f"{text} AS state_slice"
+        )
+        + f"\nFROM (SELECT DISTINCT {', '.join(binding.slices) or '0 AS all_rows'} FROM base) AS kept_slices"
+    )
     parts.append(
         row(META_PART, None, ()).replace(
             f"{_typed_null('state_meta')} AS state_meta", f"{templates.literal(meta)} AS state_meta"
@@ -250,10 +319,27 @@ def _state_select(binding: Binding, queries: list[MetricCall], meta: str) -> str
     return "\nUNION ALL\n".join(parts)
 
 
+def _identified(binding: Binding, parts: str, identity: Identity) -> str:
+    """The state's rows ``parts`` with ``state_id`` and ``state_source`` on its meta and
+    slices rows: the id given, or one ``uuid()`` the statement makes when it runs, in a
+    one-row relation read once (so that every row of one run holds the same id)."""
+    columns = ["state_part", *(f"{templates.quote(user)} AS {templates.quote(user)}" for user in binding.by)]
+    columns += [column for column in state_columns(binding) if column not in ("state_id", "state_source")]
+    identified = f"parts.state_part IN ({templates.literal(META_PART)}, {templates.literal(SLICES_PART)})"
+    made = identity.state_id is None
+    state_id = "run.state_id" if made else f"CAST({templates.literal(identity.state_id)} AS VARCHAR)"
+    source = f"CAST({templates.literal(identity.source)} AS VARCHAR)"
+    select = [f"parts.{column}" for column in columns]
+    select += [f"CASE WHEN {identified} THEN {state_id} END AS state_id"]
+    select += [f"CASE WHEN {identified} THEN {source} END AS state_source"]
+    run = "\nCROSS JOIN (SELECT CAST(uuid() AS VARCHAR) AS state_id) AS run" if made else ""
+    return f"SELECT {', '.join(select)}\nFROM (\n{indent(parts)}\n) AS parts{run}"
+
+
 def _typed_null(column: str) -> str:
     """A NULL of the column's type where the type is known (numbers and text), so that
     every engine unions the parts alike; a plain NULL for a key of the user's type."""
-    if column in ("state_meta", "state_part"):
+    if column in ("state_meta", "state_part", *STATE_IDENTITY):
         return "CAST(NULL AS VARCHAR)"
     if column in ("value", "weight", "spread", "score", "label", "w"):
         return "CAST(NULL AS DOUBLE)"

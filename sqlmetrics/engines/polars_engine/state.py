@@ -3,7 +3,9 @@
 polars plan: ``base`` keyed as SQL's (score, label, classes) with base's sums in polars
 (each family's ``Intermediate.polars_sums``), and each mean over queries' values from
 its polars form (``Lists.per_query``; a frame metric's ``queries``), and each kept
-spread's from its interval's polars step."""
+spread's from its interval's polars step. The slices' text (``state_slice``) is written
+by DuckDB from the distinct slices, with the SQL state's own expression
+(``state.slice_text_sql``), so that a slice has one text whichever engine built its state."""
 
 from __future__ import annotations
 
@@ -17,15 +19,20 @@ from sqlmetrics.compose.intermediates import needed
 from sqlmetrics.compose.plan import base_sums
 from sqlmetrics.compose.rounding import round_scores, spread_sums_polars
 from sqlmetrics.compose.state import (
+    ALL_ROWS,
     BASE_PART,
     META_PART,
+    SLICES_PART,
+    Identity,
     alias,
     merging,
     per_query_calls,
+    slice_text_sql,
     spread_calls,
     state_columns,
     state_keys,
 )
+from sqlmetrics.engines import duckdb_engine
 from sqlmetrics.engines.polars_engine import plan
 from sqlmetrics.engines.polars_engine.forms import Steps
 from sqlmetrics.interrupt import in_a_worker
@@ -36,8 +43,9 @@ from sqlmetrics.spec import MetricCall
 
 @names_unreadable_files
 @in_a_worker
-def state(binding: Binding, source: Any, second: Any, meta: str) -> pl.DataFrame:
-    """The state of ``binding``'s metrics over ``source``; ``meta``: its JSON description."""
+def state(binding: Binding, source: Any, second: Any, meta: str, identity: Identity) -> pl.DataFrame:
+    """The state of ``binding``'s metrics over ``source``; ``meta``: its JSON description,
+    ``identity``: the rows it covers (its id given)."""
     binding = dataclasses.replace(binding, distinct_scores=False, ci=None)
     sums = tuple(expr for name in needed(binding) for expr in _polars_sums(name))
     if binding.score_digits is not None:
@@ -52,8 +60,14 @@ def state(binding: Binding, source: Any, second: Any, meta: str) -> pl.DataFrame
     parts = [kept.with_columns(state_part=pl.lit(BASE_PART))]
     parts += [steps.queries(call).with_columns(state_part=pl.lit(call.column)) for call in per_query_calls(binding)]
     parts += [_spread(call, steps).with_columns(state_part=pl.lit(call.column)) for call in spread_calls(binding)]
+    parts.append(_slices(binding, kept).with_columns(state_part=pl.lit(SLICES_PART)))
     parts.append(pl.DataFrame({"state_part": [META_PART], "state_meta": [meta]}))
     whole = pl.concat(parts, how="diagonal_relaxed")
+    identified = pl.col("state_part").is_in([META_PART, SLICES_PART])
+    whole = whole.with_columns(
+        state_id=pl.when(identified).then(pl.lit(identity.state_id, dtype=pl.String)),
+        state_source=pl.when(identified).then(pl.lit(identity.source, dtype=pl.String)),
+    )
     slices = dict(zip(binding.slices, binding.by))
     return whole.select(
         "state_part",
@@ -69,6 +83,23 @@ def _rounded(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
     merged = [getattr(pl.col(alias(aggregate)), merging(aggregate))() for aggregate in base_sums(binding)]
     rounded = base.with_columns(round_scores(base["score"], binding.score_digits))
     return rounded.group_by(keys).agg(merged)
+
+
+_SLICES_VIEW, _ROW = "sqlmetrics_state_slices", "sqlmetrics_slice_row"
+
+
+def _slices(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
+    """The slices part: each distinct slice of ``base`` with its text (``state_slice``),
+    written by DuckDB as the state statement writes it (joined back by row number: the
+    slices keep their polars types)."""
+    if not binding.slices:
+        return pl.DataFrame({"state_slice": [ALL_ROWS] if base.height else []}, schema={"state_slice": pl.String})
+    distinct = base.select(binding.slices).unique().with_row_index(_ROW)
+    text = slice_text_sql(list(zip(binding.slices, binding.by)))
+    texts = duckdb_engine.run_statement(
+        f"SELECT {_ROW}, {text} AS state_slice FROM {_SLICES_VIEW}", {_SLICES_VIEW: distinct}
+    )
+    return distinct.join(texts, on=_ROW).drop(_ROW)
 
 
 def _polars_sums(name: str) -> list[pl.Expr]:

@@ -66,10 +66,76 @@ WITH base AS (
         ) AS STRING) || ' distinct state_meta (none: not states; more: states of different calls, which do not merge); roll up the states of one call\'s statement (sm.to_sql(..., state=True) with the same arguments)'
       )
     END AS failure
-), query_repeats AS (
+), state_copies AS (
+  SELECT
+    state_id,
+    COUNT(*) AS copies
+  FROM `logs`.`states`
+  WHERE
+    state_part = 'meta'
+  GROUP BY
+    state_id
+  HAVING
+    COUNT(*) > 1
+), shared_slices AS (
+  SELECT
+    state_source,
+    state_slice,
+    MIN(state_id) AS one_id,
+    MAX(state_id) AS other_id
+  FROM `logs`.`states`
+  WHERE
+    state_part = 'slices' AND NOT state_source IS NULL
+  GROUP BY
+    state_source,
+    state_slice
+  HAVING
+    COUNT(DISTINCT state_id) > 1
+), state_repeats AS (
   SELECT
     CASE
       WHEN NOT state_metas.failure IS NULL
+      THEN NULL
+      WHEN (
+        SELECT
+          COUNT(*)
+        FROM state_copies
+      ) > 0
+      THEN ERROR(
+        'sqlmetrics: ' || CAST((
+          SELECT
+            COUNT(*)
+          FROM state_copies
+        ) AS STRING) || ' state(s) are held more than once (a state\'s id in more than one meta row), e.g. the state ' || (
+          SELECT
+            MIN(state_id || ' (held ' || CAST(copies AS STRING) || ' times)')
+          FROM state_copies
+        ) || ': its rows would be counted twice; keep each state once (a job\'s rows INSERTed once)'
+      )
+      WHEN (
+        SELECT
+          COUNT(*)
+        FROM shared_slices
+      ) > 0
+      THEN ERROR(
+        'sqlmetrics: two states cover the same rows: ' || CAST((
+          SELECT
+            COUNT(*)
+          FROM shared_slices
+        ) AS STRING) || ' slice(s) of a source are held by more than one state, e.g. ' || (
+          SELECT
+            MIN(
+              'the states ' || one_id || ' and ' || other_id || ' of the source ' || state_source || ' both hold the slice ' || state_slice
+            )
+          FROM shared_slices
+        ) || '. Their rows would be counted twice (a job run twice, a source read again after it grew): keep one state per slice of a source, or slice each state by what tells its rows apart (the day)'
+      )
+    END AS failure
+  FROM state_metas
+), query_repeats AS (
+  SELECT
+    CASE
+      WHEN NOT state_repeats.failure IS NULL
       THEN NULL
       WHEN (
         SELECT
@@ -94,7 +160,7 @@ WITH base AS (
         ) || '. Roll up only states whose queries do not recur (a query column unique per day, such as the user and the day together), or keep the slice that separates them in by='
       )
     END AS failure
-  FROM state_metas
+  FROM state_repeats
 )
 /* the result: one row per slice, every metric joined by slice */
 SELECT
@@ -119,9 +185,8 @@ LEFT JOIN m_f1
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_f1.slice_1
 LEFT JOIN m_gauc
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_gauc.slice_1
-CROSS JOIN state_metas
 CROSS JOIN query_repeats
 WHERE
-  state_metas.failure IS NULL AND query_repeats.failure IS NULL
+  query_repeats.failure IS NULL
 ORDER BY
   row_counts.slice_1 ASC NULLS LAST

@@ -68,11 +68,81 @@ WITH base AS (
         ) AS Nullable(String)) || ' distinct state_meta (none: not states; more: states of different calls, which do not merge); roll up the states of one call''s statement (sm.to_sql(..., state=True) with the same arguments)'
       ) AS Int32)
     END AS failure
-), query_repeats AS (
+), state_copies AS (
+  SELECT
+    state_id,
+    CAST(COUNT(*) AS Nullable(Int64)) AS copies
+  FROM "logs"."states"
+  WHERE
+    state_part = 'meta'
+  GROUP BY
+    state_id
+  HAVING
+    CAST(COUNT(*) AS Nullable(Int64)) > 1
+), shared_slices AS (
+  SELECT
+    state_source,
+    state_slice,
+    MIN(state_id) AS one_id,
+    MAX(state_id) AS other_id
+  FROM "logs"."states"
+  WHERE
+    state_part = 'slices' AND NOT (
+      state_source IS NULL
+    )
+  GROUP BY
+    state_source,
+    state_slice
+  HAVING
+    CAST(COUNT(DISTINCT state_id) AS Nullable(Int64)) > 1
+), state_repeats AS (
   SELECT
     CASE
       WHEN NOT (
         state_metas.failure IS NULL
+      )
+      THEN NULL
+      WHEN (
+        SELECT
+          CAST(COUNT(*) AS Nullable(Int64))
+        FROM state_copies
+      ) > 0
+      THEN CAST(materialize(
+        'sqlmetrics: ' || CAST((
+          SELECT
+            CAST(CAST(COUNT(*) AS Nullable(Int64)) AS Nullable(Int64))
+          FROM state_copies
+        ) AS Nullable(String)) || ' state(s) are held more than once (a state''s id in more than one meta row), e.g. the state ' || (
+          SELECT
+            MIN(state_id || ' (held ' || CAST(copies AS Nullable(String)) || ' times)')
+          FROM state_copies
+        ) || ': its rows would be counted twice; keep each state once (a job''s rows INSERTed once)'
+      ) AS Int32)
+      WHEN (
+        SELECT
+          CAST(COUNT(*) AS Nullable(Int64))
+        FROM shared_slices
+      ) > 0
+      THEN CAST(materialize(
+        'sqlmetrics: two states cover the same rows: ' || CAST((
+          SELECT
+            CAST(CAST(COUNT(*) AS Nullable(Int64)) AS Nullable(Int64))
+          FROM shared_slices
+        ) AS Nullable(String)) || ' slice(s) of a source are held by more than one state, e.g. ' || (
+          SELECT
+            MIN(
+              'the states ' || one_id || ' and ' || other_id || ' of the source ' || state_source || ' both hold the slice ' || state_slice
+            )
+          FROM shared_slices
+        ) || '. Their rows would be counted twice (a job run twice, a source read again after it grew): keep one state per slice of a source, or slice each state by what tells its rows apart (the day)'
+      ) AS Int32)
+    END AS failure
+  FROM state_metas
+), query_repeats AS (
+  SELECT
+    CASE
+      WHEN NOT (
+        state_repeats.failure IS NULL
       )
       THEN NULL
       WHEN (
@@ -98,7 +168,7 @@ WITH base AS (
         ) || '. Roll up only states whose queries do not recur (a query column unique per day, such as the user and the day together), or keep the slice that separates them in by='
       ) AS Int32)
     END AS failure
-  FROM state_metas
+  FROM state_repeats
 )
 /* the result: one row per slice, every metric joined by slice */
 SELECT
@@ -123,10 +193,9 @@ LEFT JOIN m_f1
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_f1.slice_1
 LEFT JOIN m_gauc
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_gauc.slice_1
-CROSS JOIN state_metas
 CROSS JOIN query_repeats
 WHERE
-  state_metas.failure IS NULL AND query_repeats.failure IS NULL
+  query_repeats.failure IS NULL
 ORDER BY
   row_counts.slice_1 ASC
 SETTINGS prefer_column_name_to_alias = 1, join_use_nulls = 1, aggregate_functions_null_for_empty = 1, short_circuit_function_evaluation = 'enable', query_plan_max_optimizations_to_apply = 1000000

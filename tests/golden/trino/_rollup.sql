@@ -70,10 +70,104 @@ WITH base AS (
         )
       )
     END AS failure
-), query_repeats AS (
+), state_copies AS (
+  SELECT
+    state_id,
+    COUNT(*) AS copies
+  FROM "logs"."states"
+  WHERE
+    state_part = 'meta'
+  GROUP BY
+    state_id
+  HAVING
+    COUNT(*) > 1
+), shared_slices AS (
+  SELECT
+    state_source,
+    state_slice,
+    MIN(state_id) AS one_id,
+    MAX(state_id) AS other_id
+  FROM "logs"."states"
+  WHERE
+    state_part = 'slices' AND NOT state_source IS NULL
+  GROUP BY
+    state_source,
+    state_slice
+  HAVING
+    COUNT(DISTINCT state_id) > 1
+), state_repeats AS (
   SELECT
     CASE
       WHEN NOT state_metas.failure IS NULL
+      THEN NULL
+      WHEN (
+        SELECT
+          COUNT(*)
+        FROM state_copies
+      ) > 0
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: ' AS VARCHAR),
+          CAST((
+            SELECT
+              COUNT(*)
+            FROM state_copies
+          ) AS VARCHAR),
+          CAST(' state(s) are held more than once (a state''s id in more than one meta row), e.g. the state ' AS VARCHAR),
+          CAST((
+            SELECT
+              MIN(
+                CONCAT(
+                  CAST(state_id AS VARCHAR),
+                  CAST(' (held ' AS VARCHAR),
+                  CAST(copies AS VARCHAR),
+                  CAST(' times)' AS VARCHAR)
+                )
+              )
+            FROM state_copies
+          ) AS VARCHAR),
+          CAST(': its rows would be counted twice; keep each state once (a job''s rows INSERTed once)' AS VARCHAR)
+        )
+      )
+      WHEN (
+        SELECT
+          COUNT(*)
+        FROM shared_slices
+      ) > 0
+      THEN FAIL(
+        CONCAT(
+          CAST('sqlmetrics: two states cover the same rows: ' AS VARCHAR),
+          CAST((
+            SELECT
+              COUNT(*)
+            FROM shared_slices
+          ) AS VARCHAR),
+          CAST(' slice(s) of a source are held by more than one state, e.g. ' AS VARCHAR),
+          CAST((
+            SELECT
+              MIN(
+                CONCAT(
+                  CAST('the states ' AS VARCHAR),
+                  CAST(one_id AS VARCHAR),
+                  CAST(' and ' AS VARCHAR),
+                  CAST(other_id AS VARCHAR),
+                  CAST(' of the source ' AS VARCHAR),
+                  CAST(state_source AS VARCHAR),
+                  CAST(' both hold the slice ' AS VARCHAR),
+                  CAST(state_slice AS VARCHAR)
+                )
+              )
+            FROM shared_slices
+          ) AS VARCHAR),
+          CAST('. Their rows would be counted twice (a job run twice, a source read again after it grew): keep one state per slice of a source, or slice each state by what tells its rows apart (the day)' AS VARCHAR)
+        )
+      )
+    END AS failure
+  FROM state_metas
+), query_repeats AS (
+  SELECT
+    CASE
+      WHEN NOT state_repeats.failure IS NULL
       THEN NULL
       WHEN (
         SELECT
@@ -104,7 +198,7 @@ WITH base AS (
         )
       )
     END AS failure
-  FROM state_metas
+  FROM state_repeats
 )
 /* the result: one row per slice, every metric joined by slice */
 SELECT
@@ -129,9 +223,8 @@ LEFT JOIN m_f1
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_f1.slice_1
 LEFT JOIN m_gauc
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_gauc.slice_1
-CROSS JOIN state_metas
 CROSS JOIN query_repeats
 WHERE
-  state_metas.failure IS NULL AND query_repeats.failure IS NULL
+  query_repeats.failure IS NULL
 ORDER BY
   row_counts.slice_1 ASC
