@@ -90,6 +90,27 @@ def test_unweighted_forms(engine):
     check(engine, {"src": impressions(6)}, metrics, label="label", score="score", query="q", by="s")
 
 
+def test_gauc_of_a_null_slice(engine):
+    """The rows of a NULL slice's two-class queries: ClickHouse's correlated EXISTS lost
+    them (gauc NULL for the slice, and a wrong number over every slice of a roll-up),
+    whatever the comparison of the slice keys; gauc joins them instead. Per slice, each
+    query's AUC with impressions weights 2 and 2: the NULL slice's queries have AUC 1
+    (0.7 > 0.2) and 0 (0.3 < 0.4), gauc 0.5; slice a's have 1 and 1 (0.9 > 0.1, 0.6 > 0.5)."""
+    frame = pl.DataFrame(
+        {
+            "s": [None, None, None, None, "a", "a", "a", "a"],
+            "q": [1, 1, 2, 2, 1, 1, 2, 2],
+            "label": [0, 1, 0, 1, 1, 0, 0, 1],
+            "score": [0.2, 0.7, 0.4, 0.3, 0.9, 0.1, 0.5, 0.6],
+            "w": [1.0] * 8,
+        }
+    )
+    roles = {"label": "label", "score": "score", "query": "q", "by": "s"}
+    assert duckdb_result({"src": frame}, ["gauc"], **roles)["gauc"].to_list() == [1.0, 0.5]
+    check(engine, {"src": frame}, ["gauc"], **roles)
+    check(engine, {"src": frame}, ["gauc"], **roles, weight="w")
+
+
 @pytest.mark.parametrize("group", sorted(COMPOSED))
 def test_composed_and_sliced(engine, group):
     metrics, roles = COMPOSED[group]

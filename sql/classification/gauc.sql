@@ -49,11 +49,13 @@ per_query AS (
                               RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS rank_to,
                SUM(w_neg) OVER (PARTITION BY {{ by }}, query ORDER BY score ASC NULLS LAST
                                 RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS neg_total
-        FROM query_rows AS r
-        WHERE EXISTS (
-            SELECT 1 FROM totals AS t
-            WHERE {{ same_slice(r, t) }} AND r.query = t.query AND t.pos > 0 AND t.neg > 0
-        )
+        FROM (
+            -- the rows of two-class queries (a join: ClickHouse's correlated EXISTS loses
+            -- the rows of a NULL slice, whatever the comparison of their keys)
+            SELECT r.* FROM query_rows AS r
+            JOIN totals AS t ON {{ same_slice(r, t) }} AND r.query = t.query
+            WHERE t.pos > 0 AND t.neg > 0
+        ) AS two_class
     ) AS ranked
     GROUP BY {{ by }}, query
 ),

@@ -73,19 +73,19 @@ m_gauc AS (
           ORDER BY score ASC
           RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
         ) AS neg_total
-      FROM query_rows AS r
-      WHERE
-        EXISTS(
-          SELECT
-            1
-          FROM m_gauc_totals AS t
-          WHERE
-            r.slice_1 IS NOT DISTINCT FROM t.slice_1
-            AND r.slice_2 IS NOT DISTINCT FROM t.slice_2
-            AND r.query = t.query
-            AND t.pos > 0
-            AND t.neg > 0
-        )
+      FROM (
+        /* the rows of two-class queries (a join: ClickHouse's correlated EXISTS loses */
+        /* the rows of a NULL slice, whatever the comparison of their keys) */
+        SELECT
+          r.*
+        FROM query_rows AS r
+        JOIN m_gauc_totals AS t
+          ON r.slice_1 IS NOT DISTINCT FROM t.slice_1
+          AND r.slice_2 IS NOT DISTINCT FROM t.slice_2
+          AND r.query = t.query
+        WHERE
+          t.pos > 0 AND t.neg > 0
+      ) AS two_class
     ) AS ranked
     GROUP BY
       slice_1,
