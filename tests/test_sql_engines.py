@@ -288,6 +288,47 @@ def test_every_refusal_fires_with_duckdbs_message(engine, case, request):
     assert str(error.value) == str(duckdb_error.value)
 
 
+HOLDING_A_SERVER = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import postgres_server
+with postgres_server.server() as dsn:
+    print(dsn.split()[0].removeprefix("host="), flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_killed_runs_postgres_server_ends_with_it(postgres_connection):
+    """A test run killed with SIGKILL never reaches its teardown: its PostgreSQL server ran
+    on as an orphan, its cluster left in the temporary directory. The server's watchdog
+    stops it and deletes the folder once the process that started it has ended."""
+    import subprocess
+    import sys
+    import time
+
+    run = subprocess.Popen(
+        [sys.executable, "-c", HOLDING_A_SERVER, str(Path(__file__).parent)], stdout=subprocess.PIPE, text=True
+    )
+    folder = Path(run.stdout.readline().strip())
+    postmaster = int((folder / "data" / "postmaster.pid").read_text().split()[0])
+    run.kill()
+    run.wait()
+    for _ in range(60):
+        if not folder.exists() and _ended(postmaster):
+            break
+        time.sleep(0.5)
+    assert not folder.exists() and _ended(postmaster)
+
+
+def _ended(pid: int) -> bool:
+    """No process ``pid`` runs: none at all, or a zombie its new parent has not reaped yet."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return "\nState:\tZ" in status
+
+
 def test_postgres_leaves_the_callers_transaction_as_it_was(postgres_engine):
     """A refused statement rolls back to its savepoint only: the caller's uncommitted
     work in the same transaction is still there, and the transaction still usable."""
