@@ -31,8 +31,8 @@ Usage examples (quote globs so the shell leaves them to sqlmetrics)::
 Metric specs in ``--metrics`` are comma separated; each is ``NAME[@K][:PARAM=VALUE]...``:
 ``fbeta:beta=2``, ``precision:threshold=0.3``, ``fbeta:beta=0.5:threshold=0.7``,
 ``gauc:weighting=uniform``, ``ndcg@10``. A value is read as an int, else a float (in
-ASCII digits: ``ndcg@١٠`` is refused), else a string. ``sqlmetrics metrics`` lists every metric with its parameters. With
-``--prediction`` (the predicted class column), ``accuracy``, ``precision``, ``recall``,
+ASCII digits: ``ndcg@١٠`` is refused), else a string. ``sqlmetrics metrics`` lists every
+metric with its parameters. With ``--prediction`` (the predicted class column), ``accuracy``, ``precision``, ``recall``,
 ``f1``, ``fbeta`` and ``mcc`` are the multi-class metrics (``multiclass_f1``, ...); with
 class scores, one column per class (``--class-scores cat=p_cat,dog=p_dog``) or a long
 table (``--long-scores PATH --row-id id [--long-class class --long-score score]``),
