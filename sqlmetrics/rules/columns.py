@@ -193,6 +193,14 @@ def number_text_sql(value: str) -> str:
     return f"CASE WHEN {integral} THEN CAST(CAST({value} AS BIGINT) AS VARCHAR) ELSE CAST({value} AS VARCHAR) END"
 
 
+def number_text_polars(column: str) -> pl.Expr:
+    """``number_text_sql`` in polars: the text of the double ``column``, an integral one
+    without a fraction."""
+    value = pl.col(column)
+    integral = (value == value.round()) & (value.abs() < INTEGRAL_LIMIT)
+    return pl.when(integral).then(value.cast(pl.Int64).cast(pl.String)).otherwise(value.cast(pl.String))
+
+
 # A slice's summed weight must stay below this: every weighted metric divides by it (or
 # by a part of it), and a sum beyond the float range would be inf.
 MAX_WEIGHT_TOTAL = 1e308

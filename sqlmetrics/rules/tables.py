@@ -16,11 +16,11 @@ from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.errors import InvalidInputError, Keyword, Part
 from sqlmetrics.rules.columns import (
-    INTEGRAL_LIMIT,
     LABEL_RELEVANCE,
     Check,
     checks_for,
     number_text,
+    number_text_polars,
     number_text_sql,
 )
 from sqlmetrics.spec import MetricCall
@@ -248,7 +248,7 @@ def _row_text(binding: Binding) -> tuple[str, pl.Expr]:
         for user, c, numeric in shown
     )
     texts = [
-        pl.lit(f"{user} = ") + (_number_text_polars(c) if numeric else pl.col(c).cast(pl.String)).fill_null("NULL")
+        pl.lit(f"{user} = ") + (number_text_polars(c) if numeric else pl.col(c).cast(pl.String)).fill_null("NULL")
         for user, c, numeric in shown
     ]
     return sql, pl.concat_str(texts, separator=", ")
@@ -256,13 +256,6 @@ def _row_text(binding: Binding) -> tuple[str, pl.Expr]:
 
 def _text_sql(column: str) -> str:
     return f"CAST({column} AS VARCHAR)"
-
-
-def _number_text_polars(column: str) -> pl.Expr:
-    """``number_text_sql`` in polars: the text of a double, an integral one without a fraction."""
-    value = pl.col(column)
-    integral = (value == value.round()) & (value.abs() < INTEGRAL_LIMIT)
-    return pl.when(integral).then(value.cast(pl.Int64).cast(pl.String)).otherwise(value.cast(pl.String))
 
 
 def _arm_unit_rules(binding: Binding, clustered: list[tuple[MetricCall, object]]) -> list[TableRule]:
