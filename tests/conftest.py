@@ -3,13 +3,47 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("sqlmetrics", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-# "fast": the same properties on fewer examples, for the run on the lowest declared
-# versions (.ci/lowest), which checks that the code works there, not the formulas again.
-settings.register_profile("fast", parent=settings.get_profile("sqlmetrics"), max_examples=8)
+# The helpers' asserts report as the tests' own do: the values on failure, and each one
+# counted by benchmarks/assertion_count.py.
+pytest.register_assert_rewrite("dbt_render", "metric_tests", "ranking_reference", "sql_engines", "strategies")
+
+# Hypothesis profiles (SQLMETRICS_HYPOTHESIS_PROFILE; docs/testing.md): how many examples a
+# property runs, scaled in tests/strategies.examples by what it compares.
+# "sqlmetrics", the default (the README's command and .ci/run): 20 examples a reference property.
+# "deep": 60, every property as many as it was written for: after a change to a formula.
+# "fast": 8, for .ci/lowest, which checks that the code works on the lowest declared
+# versions, not the formulas again.
+settings.register_profile("deep", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("sqlmetrics", parent=settings.get_profile("deep"), max_examples=20)
+settings.register_profile("fast", parent=settings.get_profile("deep"), max_examples=8)
 settings.load_profile(os.environ.get("SQLMETRICS_HYPOTHESIS_PROFILE", "sqlmetrics"))
 
 ENGINES = ("duckdb", "polars")
+# The engines tier's sessions, each started once a run: every test of a group runs on
+# one worker (pytest-xdist's --dist loadgroup), so one worker holds the one Spark JVM
+# and the other the PostgreSQL server and chdb, and the tier's two halves run side by side.
+SPARK_GROUP, WAREHOUSE_GROUP = "spark", "warehouses"
+_WAREHOUSES = {"postgres", "clickhouse"}
+
+
+def engine_group(item: pytest.Item) -> str | None:
+    """The xdist group of a test by the session it starts: Spark's, a warehouse's
+    (PostgreSQL, chdb), or none. A session comes as a fixture (``spark_session``) or by a
+    parameter naming the engine (``engine``, ``name``: the fixture looked up by name)."""
+    callspec = getattr(item, "callspec", None)
+    params = {value for value in (callspec.params.values() if callspec else ()) if isinstance(value, str)}
+    if "spark_session" in item.fixturenames or "spark" in params:
+        return SPARK_GROUP
+    if {"postgres_connection", "chdb_session"} & set(item.fixturenames) or _WAREHOUSES & params:
+        return WAREHOUSE_GROUP
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("engines") and (group := engine_group(item)):
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(params=ENGINES)

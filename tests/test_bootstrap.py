@@ -24,7 +24,7 @@ import sqlmetrics as sm
 from sqlmetrics import api, bootstrap
 from sqlmetrics.errors import ColumnNotFoundError, InvalidParameterError
 
-from strategies import examples, impressions, regression_rows
+from strategies import AGREEMENT, examples, impressions, regression_rows
 
 
 def reference_count(unit_id: int, replicate: int, seed: int) -> int:
@@ -137,7 +137,7 @@ ROWS = st.lists(
 )
 
 
-@examples(25)
+@examples(25, AGREEMENT)
 @given(rows=ROWS, clustered=st.booleans())
 def test_engines_draw_the_same_resamples(rows, clustered):
     schema = {"s": pl.String, "score": pl.Float64, "label": pl.Int64, "w": pl.Float64, "user": pl.Int64}

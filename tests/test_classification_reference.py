@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import sqlmetrics as sm
 
 import metric_tests
-from strategies import examples, impressions, parameters
+from strategies import AGREEMENT, examples, impressions, parameters
 
 REGISTRY = sm.registry()
 REFERENCES = metric_tests.references("classification")
@@ -71,7 +71,7 @@ def test_metrics_match_reference(frame, calls, engine):
     check_against_reference(frame, result, calls, weighted)
 
 
-@examples(20)  # reading, not the formulas (test_metrics_match_reference): fewer examples
+@examples(20, AGREEMENT)  # reading, not the formulas (test_metrics_match_reference): fewer examples
 @given(frame=impressions(max_rows=25))
 def test_parquet_equals_in_memory(frame, tmp_path_factory):
     path = tmp_path_factory.mktemp("pq") / "impressions.parquet"

@@ -16,7 +16,7 @@ import polars as pl
 import polars.testing
 import pytest
 import sklearn.metrics as skm
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 from scipy import stats
 from test_compare import PAIRED_CONFUSION, _undefined_as_nan
@@ -25,7 +25,7 @@ from test_intervals import CLASS_METRICS, RESIDUAL_VALUES, ROW_VALUES, class_cal
 import sqlmetrics as sm
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError, SqlMetricsError
 
-from strategies import examples, impressions
+from strategies import AGREEMENT, examples, impressions
 
 CLUSTERED = sorted(name for name, spec in sm.registry().items() if spec.interval and spec.interval.clustered)
 QUERY_MEANS = sorted(name for name in CLUSTERED if sm.registry()[name].interval.name == "query_mean")
@@ -375,7 +375,7 @@ def test_a_null_unit_is_refused_in_comparisons_and_on_the_command_line(engine, t
     assert "--ci-unit u: every used row must have a unit" in capsys.readouterr().err
 
 
-@settings(max_examples=15, deadline=None)
+@examples(15, AGREEMENT)
 @given(
     rows=st.lists(
         st.tuples(st.one_of(st.none(), st.integers(0, 3)), st.one_of(st.none(), st.integers(0, 1)),

@@ -29,7 +29,7 @@ from test_intervals import brute_force_delong
 import sqlmetrics as sm
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError
 
-from strategies import examples
+from strategies import AGREEMENT, examples
 
 
 def _arm_rows(draw_rows):
@@ -1086,7 +1086,7 @@ def test_a_replicate_difference_of_rounding_is_a_tie_on_both_sides():
     assert p_exact == p_rounded == pytest.approx(2 * (1 + 1) / 6)
 
 
-@examples(20)
+@examples(20, AGREEMENT)
 @given(rows=PAIRED_ROWS, clustered=st.booleans())
 def test_paired_bootstrap_engines_agree(rows, clustered):
     frame = pl.DataFrame(rows, schema=["country", "a", "b", "label", "w"], orient="row")

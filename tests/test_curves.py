@@ -23,7 +23,7 @@ import sqlmetrics as sm
 from sqlmetrics import curves
 from sqlmetrics.curves import _thin
 
-from strategies import TIED_SCORES, impressions
+from strategies import AGREEMENT, TIED_SCORES, examples, impressions
 
 ENGINES = st.sampled_from(["duckdb", "polars"])
 INF = float("inf")
@@ -223,6 +223,7 @@ def assert_same(left: pl.DataFrame, right: pl.DataFrame) -> None:
     polars.testing.assert_frame_equal(left, right, rel_tol=1e-9, abs_tol=1e-9)
 
 
+@examples(60, AGREEMENT)
 @given(frame=impressions(), kind=st.sampled_from(sorted(CURVES)), max_points=st.none() | st.integers(2, 9))
 def test_engines_agree(frame, kind, max_points):
     function, params = CURVES[kind]
@@ -232,6 +233,7 @@ def test_engines_agree(frame, kind, max_points):
     assert_same(*results)
 
 
+@examples(60, AGREEMENT)
 @given(frame=impressions(), kind=st.sampled_from(sorted(CURVES)), seed=st.integers(0, 2**16), engine=ENGINES)
 def test_row_order_does_not_matter(frame, kind, seed, engine):
     function, params = CURVES[kind]
@@ -242,6 +244,7 @@ def test_row_order_does_not_matter(frame, kind, seed, engine):
     )
 
 
+@examples(60, AGREEMENT)
 @given(frame=impressions(), kind=st.sampled_from(sorted(CURVES)), engine=ENGINES)
 def test_slicing_equals_each_slice_alone(frame, kind, engine):
     function, params = CURVES[kind]

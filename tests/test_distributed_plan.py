@@ -28,7 +28,7 @@ from sqlmetrics.compose import intermediates
 from sqlmetrics.engines import duckdb_engine
 from sqlmetrics.request import Request
 
-from strategies import class_score_rows, impressions, ovr_score_column, regression_rows
+from strategies import AGREEMENT, class_score_rows, examples, impressions, ovr_score_column, regression_rows
 
 EXTREME_SCORES = [-float("inf"), -1e305, -1e300, 1e300, 1e305, float("inf")]
 
@@ -44,6 +44,7 @@ def _both_forms(frame: pl.DataFrame, metrics, buckets: int, distinct_scores: boo
     polars.testing.assert_frame_equal(bucketed, one_window, check_exact=False, rel_tol=1e-12, abs_tol=1e-12)
 
 
+@examples(60, AGREEMENT)
 @given(
     frame=impressions(max_rows=60),
     extremes=st.lists(st.tuples(st.sampled_from(EXTREME_SCORES), st.integers(0, 1)), max_size=4),
@@ -67,12 +68,14 @@ def test_auc_and_average_precision(frame, extremes, buckets, distinct_scores, we
     )
 
 
+@examples(60, AGREEMENT)
 @given(frame=regression_rows(max_rows=60), buckets=st.integers(1, 5))
 def test_median_absolute_error(frame, buckets):
     _both_forms(frame, ["median_absolute_error", "mae"], buckets, label="label", score="score", weight="weight")
     _both_forms(frame, ["median_absolute_error"], buckets, label="label", score="score", by="slice")
 
 
+@examples(60, AGREEMENT)
 @given(drawn=class_score_rows(max_rows=60), buckets=st.integers(1, 5))
 def test_one_vs_rest(drawn, buckets):
     frame, classes = drawn

@@ -22,7 +22,7 @@ from sqlmetrics import intervals
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.registry import registry
 
-from strategies import impressions
+from strategies import AGREEMENT, examples, impressions
 
 
 def with_interval(method: str) -> list[str]:
@@ -289,6 +289,7 @@ REGRESSION_SLICES = st.lists(
 )
 
 
+@examples(60, AGREEMENT)
 @given(rows=REGRESSION_SLICES)
 def test_engines_agree_on_regression_intervals(rows):
     """Every regression metric with an analytic interval, by slice (a NULL slice too), with
@@ -588,6 +589,7 @@ def test_class_confusion_delta_interval_is_the_multinomial_delta_method(engine, 
             assert row[f"{column}_hi"] == pytest.approx(clipped(metric, value + half), abs=1e-7), call
 
 
+@examples(60, AGREEMENT)
 @given(rows=CLASS_ROWS_WITH_NULLS)
 def test_engines_agree_on_multiclass_intervals(rows):
     """DuckDB and polars give every multi-class interval to 1e-9 (slices, NULLs, weights 0)."""
@@ -627,6 +629,7 @@ def test_every_interval_method_and_metric_has_a_reference():
     assert sorted(R2_METRICS) == with_interval("r2_delta")
 
 
+@examples(60, AGREEMENT)
 @given(frame=impressions(max_rows=60))
 def test_engines_agree_on_intervals(frame):
     classification = [name for name, spec in registry().items() if spec.family == "classification" and spec.interval]

@@ -15,7 +15,7 @@ from sqlmetrics import templates
 from sqlmetrics.registry import intermediates
 from sqlmetrics.spec import LABEL_DOMAINS, SCORE_DOMAINS, SCORE_ROUNDINGS
 
-from strategies import examples, impressions
+from strategies import AGREEMENT, examples, impressions
 
 METRICS = list(sm.registry())
 # Classification metrics take weights; ranking metrics order rows and take none. Every
@@ -65,7 +65,7 @@ def test_docstring_examples_run(name):
     assert result.failed == 0
 
 
-@examples(30)
+@examples(30, AGREEMENT)
 @given(frame=impressions(weighted=True), engine=st.sampled_from(["duckdb", "polars"]), seed=st.integers(0, 2**32 - 1))
 def test_row_order_does_not_matter(frame, engine, seed):
     shuffled = frame.sample(fraction=1.0, shuffle=True, seed=seed)
@@ -76,7 +76,7 @@ def test_row_order_does_not_matter(frame, engine, seed):
     assert_same(evaluate(frame, ALL, engine, by="slice"), evaluate(shuffled, ALL, engine, by="slice"))
 
 
-@examples(30)
+@examples(30, AGREEMENT)
 @given(frame=impressions(weighted=False), engine=st.sampled_from(["duckdb", "polars"]))
 def test_weights_of_one_are_no_weights(frame, engine):
     assert_same(
@@ -85,7 +85,7 @@ def test_weights_of_one_are_no_weights(frame, engine):
     )
 
 
-@examples(30)
+@examples(30, AGREEMENT)
 @given(frame=impressions(weighted=False, nulls=False), repeats=st.lists(st.integers(1, 3), min_size=40, max_size=40))
 def test_integer_weight_equals_repeated_rows(frame, repeats):
     weighted = frame.with_columns(weight=pl.Series(repeats[: frame.height], dtype=pl.Float64))
@@ -97,7 +97,7 @@ def test_integer_weight_equals_repeated_rows(frame, repeats):
     )
 
 
-@examples(20)
+@examples(20, AGREEMENT)
 @given(frame=impressions())
 def test_engines_agree(frame):
     kwargs = {"weight": "weight", "by": "slice"}
@@ -106,7 +106,7 @@ def test_engines_agree(frame):
     assert_same(evaluate(frame, ALL, "duckdb"), evaluate(frame, ALL, "polars"))
 
 
-@examples(15)
+@examples(15, AGREEMENT)
 @given(frame=impressions(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_composition_does_not_change_numbers(frame, engine):
     composed = evaluate(frame, WEIGHTED, engine, weight="weight", by="slice")
@@ -119,7 +119,7 @@ def test_composition_does_not_change_numbers(frame, engine):
         assert_same(alone, composed.select(alone.columns))
 
 
-@examples(15)
+@examples(15, AGREEMENT)
 @given(frame=impressions(nulls=False), engine=st.sampled_from(["duckdb", "polars"]))
 def test_slicing_equals_filtering(frame, engine):
     for metrics, weight in [(WEIGHTED, "weight"), (ALL, None)]:
@@ -158,7 +158,7 @@ ROW_METRICS = [name for name, spec in sm.registry().items() if spec.is_expressio
 
 
 @pytest.mark.parametrize("weight", ["weight", None])  # unweighted: other forms (auc's rank sum)
-@examples(30)
+@examples(30, AGREEMENT)
 @given(frame=impressions())
 def test_row_expressions_in_group_by_and_over_equal_evaluate(frame, weight):
     """The public polars expressions, applied to rows (ties, NULLs, weights), give the
@@ -197,7 +197,7 @@ def unscaled(result: pl.DataFrame, scale: float) -> pl.DataFrame:
     return result.with_columns(pl.col(WEIGHT_COUNTS) / scale)
 
 
-@examples(30)
+@examples(30, AGREEMENT)
 @given(
     frame=impressions(weighted=False),
     scale=st.sampled_from(EXTREME_SCALES),
@@ -208,7 +208,7 @@ def test_equal_extreme_weights_give_the_unweighted_value(frame, scale, engine):
     assert_same(unscaled(weighted, scale), evaluate(frame, WEIGHTED, engine, by="slice"))
 
 
-@examples(30)
+@examples(30, AGREEMENT)
 @given(
     frame=impressions(weighted=True),
     scale=st.sampled_from(EXTREME_SCALES),

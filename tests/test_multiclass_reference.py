@@ -22,7 +22,7 @@ import sqlmetrics.polars as smp
 from sqlmetrics import cli
 
 import metric_tests
-from strategies import class_predictions, examples, parameters
+from strategies import AGREEMENT, class_predictions, examples, parameters
 
 # The one-vs-rest metrics read class scores instead of a prediction: tests/test_one_vs_rest.py checks them.
 MULTICLASS = [
@@ -153,7 +153,7 @@ def test_hand_worked_example_with_weights(engine):
 # --- the invariants of test_invariants.py, on class data -------------------------------
 
 
-@examples(30)
+@examples(30, AGREEMENT)
 @given(frame=class_predictions(), engine=st.sampled_from(["duckdb", "polars"]), seed=st.integers(0, 2**32 - 1))
 def test_row_order_does_not_matter(frame, engine, seed):
     shuffled = frame.sample(fraction=1.0, shuffle=True, seed=seed)
@@ -161,14 +161,14 @@ def test_row_order_does_not_matter(frame, engine, seed):
     assert_same(evaluate(frame, **kwargs), evaluate(shuffled, **kwargs))
 
 
-@examples(30)
+@examples(30, AGREEMENT)
 @given(frame=class_predictions(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_weights_of_one_are_no_weights(frame, engine):
     ones = frame.with_columns(weight=pl.lit(1.0))
     assert_same(evaluate(ones, by="slice", engine=engine), evaluate(ones, weight="weight", by="slice", engine=engine))
 
 
-@examples(30)
+@examples(30, AGREEMENT)
 @given(
     frame=class_predictions(),
     scale=st.sampled_from([1e-300, 1e-200, 0.1, 1e200, 1e300]),
@@ -181,7 +181,7 @@ def test_equal_weights_of_any_size_are_no_weights(frame, scale, engine):
     assert_same(evaluate(equal, by="slice", engine=engine), evaluate(equal, weight="weight", by="slice", engine=engine))
 
 
-@examples(30)
+@examples(30, AGREEMENT)
 @given(frame=class_predictions(), repeats=st.lists(st.integers(1, 3), min_size=40, max_size=40))
 def test_integer_weight_equals_repeated_rows(frame, repeats):
     frame = frame.drop_nulls()
@@ -193,7 +193,7 @@ def test_integer_weight_equals_repeated_rows(frame, repeats):
     )
 
 
-@examples(15)
+@examples(15, AGREEMENT)
 @given(frame=class_predictions(kind="int"), engine=st.sampled_from(["duckdb", "polars"]))
 def test_composition_does_not_change_numbers(frame, engine):
     kwargs = {"weight": "weight", "by": "slice", "score": "score", "engine": engine}
@@ -204,7 +204,7 @@ def test_composition_does_not_change_numbers(frame, engine):
         assert_same(alone, composed.select(alone.columns))
 
 
-@examples(15)
+@examples(15, AGREEMENT)
 @given(frame=class_predictions(kind="int", n_classes=2, unseen=False), engine=st.sampled_from(["duckdb", "polars"]))
 def test_composition_with_binary_metrics_does_not_change_numbers(frame, engine):
     # 0/1 classes are binary labels too; the binary precision is named after its threshold
@@ -216,7 +216,7 @@ def test_composition_with_binary_metrics_does_not_change_numbers(frame, engine):
         assert_same(alone, composed.select(alone.columns))
 
 
-@examples(15)
+@examples(15, AGREEMENT)
 @given(frame=class_predictions(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_slicing_equals_filtering(frame, engine):
     sliced = evaluate(frame, weight="weight", by="slice", engine=engine)
@@ -226,7 +226,7 @@ def test_slicing_equals_filtering(frame, engine):
         assert_same(alone, sliced.filter(pl.col("slice").eq_missing(row["slice"])).drop("slice"))
 
 
-@examples(20)
+@examples(20, AGREEMENT)
 @given(frame=class_predictions())
 def test_public_frame_functions_equal_evaluate(frame):
     """``smp.multiclass_f1(frame, ...)`` and the others give evaluate's numbers per slice."""

@@ -24,7 +24,7 @@ from sqlmetrics import class_scores as class_scores_module
 from sqlmetrics.registry import resolve
 
 import metric_tests
-from strategies import class_score_rows, examples, ovr_score_column
+from strategies import AGREEMENT, class_score_rows, examples, ovr_score_column
 
 ONE_VS_REST = [name for name, spec in sm.registry().items() if "class_scores" in spec.needs]
 # The plain names (routed with class scores bound) and every average.
@@ -190,7 +190,7 @@ def test_larger_random_data_equals_sklearns_own_multiclass_calls(seed, engine):
                     assert (row[f"{call.column}_classes"], row[f"{call.column}_skipped"]) == (4, 0)
 
 
-@examples(20)
+@examples(20, AGREEMENT)
 @given(data=class_score_rows())
 def test_parquet_sources_give_the_same_numbers(data, tmp_path_factory):
     frame, classes = data
@@ -209,7 +209,7 @@ def test_parquet_sources_give_the_same_numbers(data, tmp_path_factory):
 # --- invariants -------------------------------------------------------------------------
 
 
-@examples(20)
+@examples(20, AGREEMENT)
 @given(data=class_score_rows(), seed=st.integers(0, 2**32 - 1), engine=st.sampled_from(["duckdb", "polars"]))
 def test_row_order_does_not_matter(data, seed, engine):
     frame, classes = data
@@ -222,7 +222,7 @@ def test_row_order_does_not_matter(data, seed, engine):
         )
 
 
-@examples(20)
+@examples(20, AGREEMENT)
 @given(data=class_score_rows(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_weights_of_one_are_no_weights(data, engine):
     frame, classes = data
@@ -233,7 +233,7 @@ def test_weights_of_one_are_no_weights(data, engine):
     )
 
 
-@examples(20)
+@examples(20, AGREEMENT)
 @given(data=class_score_rows(), repeats=st.lists(st.integers(1, 3), min_size=40, max_size=40))
 def test_integer_weight_equals_repeated_rows(data, repeats):
     frame, classes = data
@@ -247,7 +247,7 @@ def test_integer_weight_equals_repeated_rows(data, repeats):
     )
 
 
-@examples(15)
+@examples(15, AGREEMENT)
 @given(data=class_score_rows(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_composition_does_not_change_numbers(data, engine):
     # with the prediction bound too, "accuracy" and "f1" are the multi-class metrics
@@ -264,7 +264,7 @@ def test_composition_does_not_change_numbers(data, engine):
         assert_same(alone, composed.select(alone.columns).with_columns(n_excluded=alone["n_excluded"]))
 
 
-@examples(15)
+@examples(15, AGREEMENT)
 @given(data=class_score_rows(kind="int", n_classes=2), engine=st.sampled_from(["duckdb", "polars"]))
 def test_composition_with_binary_metrics_does_not_change_numbers(data, engine):
     # classes 0 and 1 are binary labels too: the binary metrics read class 1's score
@@ -278,7 +278,7 @@ def test_composition_with_binary_metrics_does_not_change_numbers(data, engine):
             assert_same(alone, composed.select(alone.columns))
 
 
-@examples(15)
+@examples(15, AGREEMENT)
 @given(data=class_score_rows(), engine=st.sampled_from(["duckdb", "polars"]))
 def test_slicing_equals_filtering(data, engine):
     frame, classes = data
@@ -289,7 +289,7 @@ def test_slicing_equals_filtering(data, engine):
         assert_same(alone, sliced.filter(pl.col("slice").eq_missing(row["slice"])).drop("slice"))
 
 
-@examples(20)
+@examples(20, AGREEMENT)
 @given(data=class_score_rows())
 def test_public_frame_functions_equal_evaluate(data):
     """``smp.multiclass_auc(frame, ...)`` gives evaluate's numbers per slice, in both shapes."""

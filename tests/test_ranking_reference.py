@@ -15,7 +15,7 @@ import sqlmetrics as sm
 from sqlmetrics.compose.intermediates import reads
 
 import ranking_reference as rr
-from strategies import examples, head_list_impressions, parameters, ranked_impressions, run_and_judgments
+from strategies import AGREEMENT, examples, head_list_impressions, parameters, ranked_impressions, run_and_judgments
 
 TOL = 1e-9
 ENGINES = st.sampled_from(["duckdb", "polars"])
@@ -265,6 +265,7 @@ def test_average_ties_lie_between_pessimistic_and_optimistic(data, name, cut, en
         assert low - TOL <= mid <= high + TOL
 
 
+@examples(60, AGREEMENT)
 @given(data=run_and_judgments(tie_free=False, max_rows=6), call=ranking_calls())
 def test_polars_frame_functions_equal_evaluate(data, call):
     """``smp.<metric>(run, judgments=...)`` (and over impressions) gives evaluate's numbers."""

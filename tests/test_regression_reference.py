@@ -17,7 +17,7 @@ from sklearn import metrics as skm
 import sqlmetrics as sm
 
 from metric_tests import references
-from strategies import regression_rows
+from strategies import AGREEMENT, examples, regression_rows
 
 REGRESSION = [name for name, spec in sm.registry().items() if spec.family == "regression"]
 
@@ -58,6 +58,7 @@ def test_metrics_match_reference(frame, engine):
     check_against_reference(frame, result, weighted)
 
 
+@examples(60, AGREEMENT)
 @given(frame=regression_rows(max_rows=25))
 def test_parquet_equals_in_memory(frame, tmp_path_factory):
     path = tmp_path_factory.mktemp("pq") / "predictions.parquet"

@@ -27,8 +27,8 @@ from sqlmetrics.sources import table_sql
 
 from sql_engines import COMPOSED, impressions, long_class_scores
 
-# one test worker runs every test of the Spark session and the PostgreSQL server (pytest-xdist)
-pytestmark = [pytest.mark.engines, pytest.mark.xdist_group("engines")]
+# the engines tier; tests/conftest.py gives one worker the Spark session, the other the warehouses
+pytestmark = pytest.mark.engines
 
 # Operators that pass their input's rows on (as many, or fewer, per row): the search for
 # what an exchange moves looks through them.

@@ -34,8 +34,8 @@ from sql_engines import (
     run_and_qrels,
 )
 
-# one test worker runs every test of the Spark session and the PostgreSQL server (pytest-xdist)
-pytestmark = [pytest.mark.engines, pytest.mark.xdist_group("engines")]
+# the engines tier; tests/conftest.py gives one worker the Spark session, the other the warehouses
+pytestmark = pytest.mark.engines
 
 ENGINES = ("spark", "postgres", "datafusion", "clickhouse")
 # the engines sm.compare runs on (DataFusion is the suite's target of the statement alone)

@@ -18,7 +18,15 @@ import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import class_predictions, examples, impressions, ranked_impressions, regression_rows, run_and_judgments
+from strategies import (
+    AGREEMENT,
+    class_predictions,
+    examples,
+    impressions,
+    ranked_impressions,
+    regression_rows,
+    run_and_judgments,
+)
 
 import sqlmetrics as sm
 from sqlmetrics import cli
@@ -80,7 +88,7 @@ def split_impressions(draw, weighted: bool | None = None):
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 @given(data=st.data())
-@examples(40)
+@examples(40, AGREEMENT)
 def test_rollup_of_parts_equals_evaluate_of_union(engine, data):
     """Classification metrics of sums and of the score histogram, and gauc's means over
     queries, rolled up from states per part and slice: by slice, and over everything."""
@@ -94,7 +102,7 @@ def test_rollup_of_parts_equals_evaluate_of_union(engine, data):
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 @given(data=st.data())
-@examples(40)
+@examples(40, AGREEMENT)
 def test_ranking_rollup_equals_evaluate_of_union(engine, data):
     """The ranking metrics' means over lists, every list within one part."""
     frame = data.draw(ranked_impressions(min_rows=1, max_rows=6))
@@ -107,7 +115,7 @@ def test_ranking_rollup_equals_evaluate_of_union(engine, data):
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 @given(data=st.data())
-@examples(30)
+@examples(30, AGREEMENT)
 def test_run_with_judgments_rollup_equals_evaluate(engine, data):
     """A run and its judgments (labels from the judgments, judged items never retrieved
     counting in the ideal ranking), each query's rows in one part."""
@@ -123,7 +131,7 @@ def test_run_with_judgments_rollup_equals_evaluate(engine, data):
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 @given(data=st.data())
-@examples(30)
+@examples(30, AGREEMENT)
 def test_regression_rollup_equals_evaluate_of_union(engine, data):
     frame = parts_of(data.draw, data.draw(regression_rows()))
     columns = {"label": "label", "score": "score", "weight": "weight"}
@@ -133,7 +141,7 @@ def test_regression_rollup_equals_evaluate_of_union(engine, data):
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 @given(data=st.data())
-@examples(30)
+@examples(30, AGREEMENT)
 def test_multiclass_rollup_equals_evaluate_of_union(engine, data):
     frame = parts_of(data.draw, data.draw(class_predictions()))
     columns = {"label": "label", "prediction": "prediction", "weight": "weight"}
@@ -142,7 +150,7 @@ def test_multiclass_rollup_equals_evaluate_of_union(engine, data):
 
 
 @given(data=st.data())
-@examples(30)
+@examples(30, AGREEMENT)
 def test_both_engines_build_the_same_state(data):
     """The same rows, columns and types: a state built by either engine rolls up with one
     built by the other."""
@@ -158,7 +166,7 @@ def test_both_engines_build_the_same_state(data):
 
 
 @given(data=st.data())
-@examples(25)
+@examples(25, AGREEMENT)
 def test_rollup_intervals_equal_evaluates(data):
     """The analytic intervals from the merged sums and the queries' values: DeLong's, the
     binomial, the means', the delta method's and the t over queries."""
@@ -172,7 +180,7 @@ def test_rollup_intervals_equal_evaluates(data):
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 @given(data=st.data())
-@examples(30)
+@examples(30, AGREEMENT)
 def test_regression_rollup_intervals_equal_evaluates(engine, data):
     """The regression means' intervals from each state's W, mean and Σ w·(x − mean)² per
     slice, merged by Chan's update: evaluate's two-pass spread over the union's rows."""

@@ -18,7 +18,7 @@ import sqlglot
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlglot.errors import ErrorLevel
-from strategies import examples, ranked_impressions, regression_rows
+from strategies import AGREEMENT, examples, ranked_impressions, regression_rows
 from test_state import PER_QUERY, SUMMED, assert_same_frame, parts_of, split_impressions
 
 import sqlmetrics as sm
@@ -59,7 +59,7 @@ def without_identity(state: pl.DataFrame) -> pl.DataFrame:
 
 
 @given(data=st.data())
-@examples(20)
+@examples(20, AGREEMENT)
 def test_the_state_statement_gives_sm_states_rows_and_the_rollup_evaluates(data):
     """Classification metrics of sums and of the score histogram, and gauc: the state
     statement per part gives ``sm.state``'s rows; the roll-up of the table of states, by
@@ -79,7 +79,7 @@ def test_the_state_statement_gives_sm_states_rows_and_the_rollup_evaluates(data)
 
 
 @given(data=st.data())
-@examples(15)
+@examples(15, AGREEMENT)
 def test_ranking_rollup_statement_evaluates(data):
     frame = data.draw(ranked_impressions(min_rows=1, max_rows=6))
     frame = parts_of(data.draw, frame).with_columns(query=pl.format("{}-{}", "part", "query"))
@@ -110,7 +110,7 @@ def test_the_rollup_statement_gives_rollups_intervals_and_a_subset_of_the_metric
 
 
 @given(data=st.data())
-@examples(20)
+@examples(20, AGREEMENT)
 def test_the_regression_rollup_statement_gives_evaluates_intervals(data):
     """The regression means' spread parts, from the state statement per part, merged by
     the roll-up statement: evaluate's intervals over the union."""

@@ -291,7 +291,6 @@ def test_an_unknown_table_is_still_named():
 
 
 @pytest.mark.engines
-@pytest.mark.xdist_group("engines")
 def test_a_spark_session_keeps_the_users_temporary_views(spark_session):
     # the engine once registered a frame as the temporary view sqlmetrics_source and then
     # dropped it: a user's own view of that name was replaced, then gone

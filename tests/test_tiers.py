@@ -1,0 +1,126 @@
+"""Every test is in a tier that .ci/run runs (issue 42): a test no command runs is a defect.
+
+The tiers are markers (pyproject.toml): ``engines`` and ``scale`` take minutes and are
+deselected by the README's ``pytest`` (its addopts' ``-m``), which runs the rest, the fast
+tier. .ci/run runs ``pytest`` lines; each selects with its own ``-m`` or the addopts'.
+Collected in a subprocess (``--collect-only``, every tier), each test's markers are held
+against every line's expression, as pytest's ``-m`` reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from _pytest.mark.expression import Expression
+
+ROOT = Path(__file__).resolve().parent.parent
+TIERS = {"engines", "scale"}  # the markers that name a tier; a test with neither is in the fast tier
+
+# A plugin for the subprocess: each collected test's markers, written as JSON.
+MARKERS_PLUGIN = """
+import json, os
+
+def pytest_collection_finish(session):
+    with open(os.environ["SQLMETRICS_MARKERS"], "w") as file:
+        json.dump({item.nodeid: sorted({mark.name for mark in item.iter_markers()}) for item in session.items}, file)
+"""
+
+
+def addopts_expression() -> str:
+    """The ``-m`` expression of pyproject.toml's addopts: what a plain ``pytest`` selects."""
+    addopts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    return _expression(shlex.split(addopts)) or ""
+
+
+def _expression(arguments: list[str]) -> str | None:
+    """The last ``-m`` of a command's arguments (pytest's own rule: the last wins)."""
+    found = None
+    for index, argument in enumerate(arguments):
+        if argument == "-m" and index + 1 < len(arguments):
+            found = arguments[index + 1]
+        elif argument.startswith("-m") and len(argument) > 2:
+            found = argument[2:]
+    return found
+
+
+def ci_expressions() -> list[str]:
+    """The expression of every ``pytest`` that .ci/run runs (its own ``-m``, or the addopts')."""
+    expressions = []
+    for line in (ROOT / ".ci" / "run").read_text().splitlines():
+        command = line.split("#", 1)[0]
+        for part in re.split(r"&&|;|\|\|", command):
+            words = shlex.split(part)
+            if words and words[0] == "pytest":
+                own = _expression(words[1:])
+                expressions.append(addopts_expression() if own is None else own)
+    return expressions
+
+
+def selected(expression: str, markers: set[str]) -> bool:
+    """Whether ``pytest -m expression`` selects a test with these markers ("" selects all)."""
+    if not expression.strip():
+        return True
+    return Expression.compile(expression).evaluate(lambda name, **_: name in markers)
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory) -> dict[str, set[str]]:
+    """Every test of the suite, every tier, with its markers."""
+    folder = tmp_path_factory.mktemp("markers")
+    (folder / "sqlmetrics_markers.py").write_text(MARKERS_PLUGIN)
+    out = folder / "markers.json"
+    environment = {**os.environ, "SQLMETRICS_MARKERS": str(out), "PYTHONPATH": str(folder)}
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-m", "", "-p", "sqlmetrics_markers"]
+    done = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return {test: set(markers) for test, markers in json.loads(out.read_text()).items()}
+
+
+def test_every_test_is_in_a_tier_ci_runs(collected):
+    expressions = ci_expressions()
+    assert expressions, ".ci/run runs no pytest"
+    missed = [test for test, markers in collected.items() if not any(selected(e, markers) for e in expressions)]
+    assert not missed, f"{len(missed)} tests no command of .ci/run runs, e.g. {missed[:5]}"
+
+
+def test_the_readme_command_runs_the_fast_tier_only(collected):
+    """A plain ``pytest`` (the README's) selects exactly the tests without a tier's marker,
+    and each tier is non-empty: the engines and scale tiers need their own commands."""
+    default = addopts_expression()
+    for test, markers in collected.items():
+        assert selected(default, markers) == (not markers & TIERS), test
+    for tier in TIERS:
+        assert any(tier in markers for markers in collected.values()), f"no test is marked {tier}"
+
+
+@pytest.mark.parametrize(
+    ("expression", "markers", "expected"),
+    [
+        ("not engines and not scale", set(), True),
+        ("not engines and not scale", {"engines", "xdist_group"}, False),
+        ("engines or scale", {"scale"}, True),
+        ("engines or scale", {"parametrize"}, False),
+        ("", {"engines"}, True),
+    ],
+)
+def test_selected_reads_an_expression_as_pytest_does(expression, markers, expected):
+    assert selected(expression, markers) is expected
+
+
+def test_the_ci_commands_are_read_from_their_lines(tmp_path, monkeypatch):
+    """``pytest`` after ``&&`` counts, a comment does not, and a line without ``-m`` takes addopts'."""
+    (tmp_path / ".ci").mkdir()
+    (tmp_path / ".ci" / "run").write_text(
+        "pip install '.[test]' && pytest\n# pytest -m nothing\npytest -m 'engines or scale'\n"
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\naddopts = "-n 2 -m \\"not scale\\""\n')
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert ci_expressions() == ["not scale", "engines or scale"]
