@@ -1,4 +1,7 @@
 import os
+import shutil
+import signal
+import threading
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -19,6 +22,33 @@ settings.register_profile("fast", parent=settings.get_profile("deep"), max_examp
 settings.load_profile(os.environ.get("SQLMETRICS_HYPOTHESIS_PROFILE", "sqlmetrics"))
 
 ENGINES = ("duckdb", "polars")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """SIGTERM ends a run as Ctrl-C does (KeyboardInterrupt), so that its fixtures end
+    what they started (the Spark session, the PostgreSQL server) and
+    ``pytest_sessionfinish`` removes its folders, where the default action would stop
+    the process at once. Only the main thread may set a handler (xdist's workers may run
+    elsewhere: tests/postgres_server.py's watchdog covers them)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupted)
+
+
+def _interrupted(signum, frame) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A run cut short leaves no folders behind: its temporary folder (the scale tier's
+    Parquet, states, Spark's scratch: up to 1.5 GB) is removed, as pytest removes a
+    passing run's (``tmp_path_retention_policy``); a failing run's stays to be read. Not
+    a folder given with ``--basetemp``, nor from a worker (the controller removes the
+    whole folder, the workers' within it)."""
+    factory = getattr(session.config, "_tmp_path_factory", None)  # pytest's own, as its tmpdir plugin reads it
+    if exitstatus != pytest.ExitCode.INTERRUPTED or factory is None or hasattr(session.config, "workerinput"):
+        return
+    if factory._basetemp is not None and factory._given_basetemp is None:
+        shutil.rmtree(factory._basetemp, ignore_errors=True)
 # The engines tier's sessions, each started once a run: every test of a group runs on
 # one worker (pytest-xdist's --dist loadgroup), so one worker holds the one Spark JVM
 # and the other the PostgreSQL server and chdb, and the tier's two halves run side by side.
@@ -52,8 +82,10 @@ def engine(request):
 
 
 @pytest.fixture(scope="session")
-def spark_session():
-    """The test run's one local Spark session (Spark needs Java; .ci/run installs it)."""
+def spark_session(tmp_path_factory):
+    """The test run's one local Spark session (Spark needs Java; .ci/run installs it), its
+    scratch folders in the run's temporary folder (they go with it), its JVM's heap 1 GB
+    (the tests' frames hold hundreds of rows: the heap holds plans, not data)."""
     pytest.importorskip("pyspark")
     from sql_engines import java_available
 
@@ -66,7 +98,8 @@ def spark_session():
         .appName("sqlmetrics-tests")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.ui.enabled", "false")
-        .config("spark.driver.memory", "2g")
+        .config("spark.driver.memory", "1g")
+        .config("spark.local.dir", str(tmp_path_factory.mktemp("spark")))
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
