@@ -80,7 +80,8 @@ def test_probability_metrics_need_scores_in_0_1_but_auc_does_not(engine):
 def test_infinite_score_is_an_error_where_a_mean_needs_it(engine):
     frame = FRAME.with_columns(pctr=pl.Series([float("inf"), 0.2, 0.6, 0.4, 0.8, 0.1]))
     assert evaluate(frame, ["auc"], engine)["auc"].item() == 1.0
-    with pytest.raises(sm.InvalidInputError, match=r"score column 'pctr' must be finite \(for score_mean\): 1 row is not"):
+    message = r"score column 'pctr' must be finite \(for score_mean\): 1 row is not"
+    with pytest.raises(sm.InvalidInputError, match=message):
         evaluate(frame, ["score_mean"], engine)
 
 
