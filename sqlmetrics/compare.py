@@ -32,8 +32,9 @@ from sqlmetrics import intervals
 from sqlmetrics.api import Metrics, prepare_arms, prepare_paired, run
 from sqlmetrics.binding import PAIRED_SLICE, Binding
 from sqlmetrics.bootstrap import REPLICATE_SLICE
-from sqlmetrics.errors import InvalidInputError, InvalidParameterError
+from sqlmetrics.errors import Counted, InvalidInputError, InvalidParameterError
 from sqlmetrics.request import ROWS, Request
+from sqlmetrics.rules.columns import counted_polars
 from sqlmetrics.spec import MetricCall
 
 TIE_TOLERANCE = 1e-12  # a replicate's difference this small relative to its values is 0
@@ -54,6 +55,7 @@ COLUMNS = (
 )
 SPREAD = ("delta_lo", "delta_hi", "p_value", "p_bound")  # the bootstrap's columns of the difference
 EXCLUDED = "excluded: a NULL in a bound column"  # why a row is not used, as evaluate's n_excluded counts it
+NULL_ARM_ROWS = Counted("row with a NULL arm", "rows with a NULL arm")  # an arm comparison's note
 
 
 def compare(
@@ -399,7 +401,7 @@ def _slices_and_candidates(original: pl.DataFrame, keys: list[str], arm: str, is
     notes = [
         _no_rows(pl.col("base_rows"), pl.col("base_excluded"), pl.lit(f"the baseline {baseline_name!r}")),
         _no_rows(pl.col("rows"), pl.col("excluded"), pl.format(f"arm {quoted}", pl.col("candidate"))),
-        pl.when(pl.col("no_arm") > 0).then(pl.format("{} rows with a NULL arm excluded", pl.col("no_arm"))),
+        pl.when(pl.col("no_arm") > 0).then(pl.format("{} excluded", counted_polars(NULL_ARM_ROWS, pl.col("no_arm")))),
     ]
     said = pl.concat_str(notes, separator="; ", ignore_nulls=True)
     return grid.select(*keys, "candidate", note=pl.when(said != "").then(said))  # NULL: nothing to say, as paired

@@ -153,3 +153,23 @@ def closest(name: str, candidates: Iterable[str], n: int = 3) -> str:
     """A phrase suggesting the closest candidates to a misspelt name."""
     matches = difflib.get_close_matches(name, list(candidates), n=n, cutoff=0.5)
     return f"; did you mean {', '.join(repr(m) for m in matches)}?" if matches else ""
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What a message says after a count, agreeing with it in number: ``one`` after a
+    count of 1, ``many`` after any other (``rules/columns.py``'s ``counted_sql`` says it
+    in SQL).
+
+    >>> rows = Counted("row is not", "rows are not")
+    >>> rows.of(1), rows.of(2), Counted("row was", "rows were").of(1234, ",")
+    ('1 row is not', '2 rows are not', '1,234 rows were')
+    """
+
+    one: str
+    many: str
+
+    def of(self, count: int, spec: str = "") -> str:
+        """``count`` (formatted by ``spec``: ``","`` separates thousands) and the words
+        that agree with it."""
+        return f"{count:{spec}} {self.one if count == 1 else self.many}"

@@ -41,7 +41,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sqlmetrics.errors import Keyword, Part, SkippedFilesWarning, SourceError
+from sqlmetrics.errors import Counted, Keyword, Part, SkippedFilesWarning, SourceError
 from sqlmetrics.partitions import Partitions, check_file_columns, column_summary, names_below, partitions
 
 GLOB_CHARS = ("*", "?", "[")
@@ -85,7 +85,8 @@ def listing(source: str | Path) -> Listing:
     skipped = tuple(path for path in found if _hidden_below(root, path))
     paths = tuple(path for path in found if not _hidden_below(root, path))
     if not paths:
-        why = f" ({len(skipped)} files skipped: {SKIPPED_RULE} are temporary or hidden)" if skipped else ""
+        why = f" ({Counted('file', 'files').of(len(skipped))} skipped: {SKIPPED_RULE} are temporary or hidden)"
+        why = why if skipped else ""
         if os.path.isdir(text):
             raise SourceError(f"no Parquet files (*.parquet) in the directory {text!r}{why}")
         raise SourceError(f"no files match {text!r}{why}")
@@ -145,7 +146,7 @@ def _notify_skipped(listed: Listing) -> None:
     if listed.skipped:
         warnings.warn(
             SkippedFilesWarning(
-                f"skipped {len(listed.skipped)} file{'s' if len(listed.skipped) > 1 else ''} below {listed.root!r} "
+                f"skipped {Counted('file', 'files').of(len(listed.skipped))} below {listed.root!r} "
                 "whose path has a file or folder name "
                 "starting with '_' or '.' (temporary and hidden files, as Spark, Hive and pyarrow skip them), "
                 f"e.g. {listed.skipped[0]!r}"
@@ -296,7 +297,7 @@ def _check_exact_integers(
 
 def _some(paths: Sequence[str]) -> str:
     """The first path, and how many more there are."""
-    more = f" (and {len(paths) - 1} more files)" if len(paths) > 1 else ""
+    more = f" (and {Counted('more file', 'more files').of(len(paths) - 1)})" if len(paths) > 1 else ""
     return f"{paths[0]!r}{more}"
 
 

@@ -51,9 +51,9 @@ from sqlmetrics.compose.state import (
     spread_calls,
     state_columns,
 )
-from sqlmetrics.errors import InvalidInputError, InvalidParameterError, SourceError, SqlMetricsError
+from sqlmetrics.errors import Counted, InvalidInputError, InvalidParameterError, SourceError, SqlMetricsError
 from sqlmetrics.parquet_files import listing
-from sqlmetrics.rules.columns import checks_for, message_scope, number_text
+from sqlmetrics.rules.columns import ROWS_ARE_NOT, checks_for, message_scope, number_text
 
 ORIGIN = "state_origin"  # the index of the state (file or frame) a row was read from, while it is checked
 META_KEYS = ("by", "columns", "format", "judgments", "metrics", "version")  # and score_digits, when rounded
@@ -196,7 +196,9 @@ def _checked_meta(frame: pl.DataFrame, names: list[str]) -> dict[str, Any]:
     metas = frame.lazy().filter(pl.col("state_part") == META_PART).select(ORIGIN, "state_meta").collect()
     without = sorted(set(range(len(names))) - set(metas[ORIGIN].to_list()))
     if without:
-        others = f" (and {len(without) - 1} other state(s) given)" if len(without) > 1 else ""
+        others = (
+            f" (and {Counted('other state', 'other states').of(len(without) - 1)} given)" if len(without) > 1 else ""
+        )
         raise SourceError(
             f"{names[without[0]]} is not a state: it has no meta row (state_part 'meta', the call sm.state "
             f"describes){others}"
@@ -332,7 +334,8 @@ def _check_parts(frame: pl.DataFrame, names: list[str], binding: Binding) -> Non
     if count:
         part, origin = frame.filter(unknown).select("state_part", ORIGIN).row(0)
         raise SourceError(
-            f"{names[origin]}: {count} row(s) of the states are of no part of their call, e.g. state_part "
+            f"{names[origin]}: {Counted('row of the states is', 'rows of the states are').of(count)} of no part "
+            "of their call, e.g. state_part "
             f"{part!r}; a state of {', '.join(call.column for call in binding.calls)} has the parts "
             f"{', '.join(known)}: build the state again"
         )
@@ -404,7 +407,7 @@ def _check_values(frame: pl.DataFrame, names: list[str], binding: Binding) -> No
             bad = checked.select(rule.bad).collect().to_series()
             value, origin = frame.filter(bad).select(rule.column, ORIGIN).row(0)
             raise InvalidInputError(
-                f"column {rule.column!r} of a state's {rule.part} rows must {rule.must}: {count} row(s) are not, "
+                f"column {rule.column!r} of a state's {rule.part} rows must {rule.must}: {ROWS_ARE_NOT.of(count)}, "
                 f"e.g. {number_text(value)} in {names[origin]}"
             )
     counted = count_columns(binding)
@@ -432,7 +435,8 @@ def _check_repeats(frame: pl.DataFrame, names: list[str], by: Sequence[str]) -> 
         state_id, (one, other), copies = twice.row(0)
         where = f"{names[one]} holds it {copies} times" if one == other else f"given as {names[one]} and {names[other]}"
         raise InvalidInputError(
-            f"{twice.height} state(s) are given more than once, e.g. the state {state_id} ({where}): its rows would "
+            f"{Counted('state is', 'states are').of(twice.height)} given more than once, e.g. the state {state_id} "
+            f"({where}): its rows would "
             "be counted twice; give each state once (a file named on its own is not also given in its folder or glob)"
         )
     slices = marked.filter(pl.col("state_part") == SLICES_PART, pl.col("state_source").is_not_null())
@@ -449,7 +453,8 @@ def _check_repeats(frame: pl.DataFrame, names: list[str], by: Sequence[str]) -> 
         raise InvalidInputError(
             f"{names[origins[0]]} and {names[origins[1]]} cover the same rows: both are states of the source "
             f"{row['state_source']!r} holding the slice {held} (states {ids[0]} and {ids[1]}), and "
-            f"{shared.height} slice(s) of a source are held by more than one state. Their rows would be counted "
+            f"{Counted('slice of a source is', 'slices of a source are').of(shared.height)} held by more than one "
+            "state. Their rows would be counted "
             "twice (a job run twice, a source read again after it grew): roll up one state per slice of a source, "
             "or slice each state by what tells its rows apart (the day)"
         )

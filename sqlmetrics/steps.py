@@ -4,11 +4,21 @@ metrics, the steps between ``base`` and the metrics that its templates read.
 A family package (``sqlmetrics/metrics/<family>/__init__.py``) declares
 ``INTERMEDIATES = {name: Intermediate(...)}``; the registry collects them
 (``registry.intermediates``), and the composer renders each step a call's metrics read,
-once. The core never imports a family: what a step needs (its template, the sums it adds
-to ``base``, the SQL its parameters make) is declared here, and so is its polars form,
-which the polars engine reads from the same declaration: the function that builds the
-same rows, or, for a step the polars engine computes inside its metrics' expressions,
-which polars form does so and why (``Folded``).
+once. What a step needs (its template, the sums it adds to ``base``, the SQL its
+parameters make) is declared here, and so is its polars form, which the polars engine
+reads from the same declaration: the function that builds the same rows, or, for a step
+the polars engine computes inside its metrics' expressions, which polars form does so
+and why (``Folded``).
+
+The composer (``compose/``) and the SQL engines import no family: they reach the
+families only through the registry, which finds them by walking ``metrics/``. These
+modules outside ``metrics/`` do import a family by name (``tests/test_imports.py`` holds
+this list to the code): the polars engine (``engines/polars_engine/__init__.py``:
+multiclass's ``per_class_scores``; ``engines/polars_engine/plan.py``: multiclass's
+``long_rows`` and ``wide_rows``; ``engines/polars_engine/forms.py``: multiclass's
+``COUNTS`` and ``averaged``, ranking's ``Lists`` and ``run_lists``), the curves
+(``curves/roc.py``, ``curves/pr.py`` and ``curves/calibration.py``: classification's
+``ratio``), and ``polars.py``, which re-exports every metric module's polars expression.
 """
 
 from __future__ import annotations

@@ -51,6 +51,16 @@ def test_label_outside_0_1_gives_count_and_example(engine, labels, example):
         evaluate(frame, ["auc", "f1"], engine)
 
 
+@pytest.mark.parametrize(("bad", "counted"), [(1, "1 row is not"), (2, "2 rows are not")])
+def test_a_rules_count_agrees_in_number(engine, bad, counted):
+    # the first `bad` labels set to 2: the count and what follows it agree ("1 rows are
+    # not" before), in the DuckDB statement's error() as in the polars engine's message
+    frame = FRAME.with_columns(click=pl.Series([2] * bad + FRAME["click"].to_list()[bad:]))
+    message = rf"label column 'click' must be 0 or 1 \(or boolean\) \(for auc\): {counted}, e\.g\. 2$"
+    with pytest.raises(sm.InvalidInputError, match=message):
+        evaluate(frame, ["auc"], engine)
+
+
 def test_nan_score_is_an_error(engine):
     frame = FRAME.with_columns(pctr=pl.Series([0.9, float("nan"), 0.6, 0.4, float("nan"), 0.1]))
     with pytest.raises(sm.InvalidInputError, match=r"score column 'pctr' must not be NaN: 2 rows are not"):
@@ -70,14 +80,15 @@ def test_probability_metrics_need_scores_in_0_1_but_auc_does_not(engine):
 def test_infinite_score_is_an_error_where_a_mean_needs_it(engine):
     frame = FRAME.with_columns(pctr=pl.Series([float("inf"), 0.2, 0.6, 0.4, 0.8, 0.1]))
     assert evaluate(frame, ["auc"], engine)["auc"].item() == 1.0
-    with pytest.raises(sm.InvalidInputError, match=r"score column 'pctr' must be finite \(for score_mean\): 1 rows"):
+    message = r"score column 'pctr' must be finite \(for score_mean\): 1 row is not"
+    with pytest.raises(sm.InvalidInputError, match=message):
         evaluate(frame, ["score_mean"], engine)
 
 
 @pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf")])
 def test_negative_or_non_finite_weight_is_an_error(bad, engine):
     frame = FRAME.with_columns(w=pl.Series([1.0, bad, 1.0, 1.0, 1.0, 1.0]))
-    with pytest.raises(sm.InvalidInputError, match=r"weight column 'w' must be finite and >= 0: 1 rows are not"):
+    with pytest.raises(sm.InvalidInputError, match=r"weight column 'w' must be finite and >= 0: 1 row is not"):
         evaluate(frame, ["auc"], engine, weight="w")
 
 

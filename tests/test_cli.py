@@ -576,7 +576,7 @@ def long_scores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ("complete", ["--row-id", "id", "--long-score", "s"], "--long-score column 's' not found"),
         ("missing", ["--row-id", "id"], "--long-scores must score every class for every source row"),
         ("repeated", ["--row-id", "id"], "--long-scores must score each (row id, class) once"),
-        ("complete", ["--row-id", "id"], "label column 'y' must hold one of the scored classes: 1 rows do not, e.g. z"),
+        ("complete", ["--row-id", "id"], "label column 'y' must hold one of the scored classes: 1 row does not, e.g. z"),
     ],
 )
 def test_long_class_score_errors_name_the_command_line_options(capsys, long_scores, table, options, fragment):
@@ -1001,7 +1001,7 @@ def test_rollup_of_a_folder_holding_a_state_twice_or_a_job_run_twice_is_refused(
     shutil.copy(first, copied / "b.parquet")
     code, _, err = run(capsys, "rollup", copied)
     assert_user_error(
-        code, err, 1, "1 state(s) are given more than once", f"given as the state file '{copied}/a.parquet'"
+        code, err, 1, "1 state is given more than once", f"given as the state file '{copied}/a.parquet'"
     )
     rerun = tmp_path / "rerun"
     rerun.mkdir()

@@ -297,7 +297,7 @@ def test_a_unit_in_two_arms_is_refused_for_the_clustered_intervals(engine):
     message = (
         "ci_unit='user' must lie within one arm of column 'arm' for the clustered intervals of logloss (the arms' "
         "variances add only for arms of different units; ci_method='bootstrap' resamples each unit once for all its "
-        "arms): 1 units have rows in more than one arm, e.g. unit = 10"
+        "arms): 1 unit has rows in more than one arm, e.g. unit = 10"
     )
     arms = {"arm": "arm", "baseline": "a", "by": "day", "ci": 0.9, "ci_unit": "user", "engine": engine}
     with pytest.raises(InvalidInputError, match=re.escape(message)):

@@ -391,7 +391,7 @@ def test_calibration_needs_probabilities_roc_and_pr_do_not(engine):
 
 def test_negative_weight_is_an_error(engine):
     frame = FRAME.with_columns(w=pl.Series([1.0, -2.0, 1.0, 1.0, 1.0, 1.0]))
-    with pytest.raises(sm.InvalidInputError, match=r"weight column 'w' must be finite and >= 0: 1 rows are not"):
+    with pytest.raises(sm.InvalidInputError, match=r"weight column 'w' must be finite and >= 0: 1 row is not"):
         sm.roc_curve(frame, **ROLES, weight="w", engine=engine)
 
 

@@ -7,7 +7,9 @@ it that only ``python -m sqlmetrics`` (``__main__``) starts; and the layers of
 docs/architecture.md (``LAYERS``: the entry points, the engines, the composer, the
 metrics, the input rules, the bound call, ...), each module importing only its own layer
 and those below it (the input rules, for one, never the composer or an engine that reads
-them), and every module placed in a layer.
+them), and every module placed in a layer, on the line of docs/architecture.md's layout
+that draws its layer; and every module outside the families that
+imports one named in steps.py's docstring, which says where the core reads a family.
 
 Every import counts, at the top of a module or inside a function. The checks are run on
 a small package written here with each defect in it, so that they are seen to fail.
@@ -16,6 +18,8 @@ a small package written here with each defect in it, so that they are seen to fa
 from __future__ import annotations
 
 import ast
+import itertools
+import re
 import textwrap
 import tomllib
 from dataclasses import dataclass
@@ -129,6 +133,21 @@ def private_family_imports(root: Path, package: str) -> list[str]:
     return sorted(found)
 
 
+def family_importers(root: Path, package: str) -> list[str]:
+    """The modules outside every family that import one (a family package, or a module or
+    name below it), by file path below ``root``."""
+    families = f"{package}.metrics."
+    files = modules(root, package)
+    found = set()
+    for item in imports(root, package):
+        if item.importer.startswith(families):
+            continue
+        paths = [f"{item.module}.{name}" for name in item.names] or [item.module]
+        if any(path.startswith(families) for path in paths):
+            found.add(files[item.importer].relative_to(root).as_posix())
+    return sorted(found)
+
+
 def layer_breaches(root: Path, package: str, layer: str, entries: tuple[str, ...] = ("__main__",)) -> list[str]:
     """The imports of the subpackage ``layer`` by modules outside it (but its ``entries``,
     the modules that start it): ``importer imports module``."""
@@ -193,12 +212,87 @@ def layering_breaches(root: Path, package: str, layers: tuple[tuple[str, ...], .
     return sorted(found)
 
 
+NAME = re.compile(r"[\w<>]+(?:/[\w<>]*)*(?:\.py)?")
+FILE = re.compile(r"\b([a-z0-9_]+\.py)\b")
+
+
+def _is_module_name(token: str) -> bool:
+    """A module (``api.py``) or package (``compose/``) as the layout names it."""
+    return bool(NAME.fullmatch(token)) and ("/" in token or token.endswith(".py"))
+
+
+def drawn_layers(layout: str) -> list[list[str]]:
+    """docs/architecture.md's layout block read as layers: each line of names (and the
+    name lines that continue it) is a layer, and it holds those names and the ``x.py``
+    files its description names, each as a dotted path below the package (a file in the
+    line's package when it has one there, else at the top; a package as its own module,
+    ``<package>.__init__``); names that stand for many modules (``<family>``) and files
+    found nowhere are left out."""
+    layers: list[list[str]] = []
+    continues = False
+    for line in layout.splitlines():
+        if not line.startswith("  ") or line.startswith("   "):
+            continues = False
+            described = line
+        else:
+            tokens = line.split()
+            names = list(itertools.takewhile(_is_module_name, tokens))
+            if not continues:
+                layers.append([])
+            layers[-1] += [f"@{name}" for name in names]
+            continues = len(names) == len(tokens)
+            described = " ".join(tokens[len(names) :])
+        if layers:
+            layers[-1] += FILE.findall(described)
+    return [_resolved(layer) for layer in layers]
+
+
+def _resolved(layer: list[str]) -> list[str]:
+    """A layer's names as dotted paths below the package (see ``drawn_layers``)."""
+    packages = [name[1:].split("/")[0] for name in layer if name.startswith("@") and "/" in name]
+    found = []
+    for name in layer:
+        if name.startswith("@"):
+            if "<" not in name:  # a package stands for its own module, ``<package>.__init__``
+                dotted = name[1:].removesuffix(".py").replace("/", ".")
+                found.append(dotted + "__init__" if dotted.endswith(".") else dotted)
+            continue
+        module = name.removesuffix(".py")
+        inside = [f"{package}.{module}" for package in packages if (PACKAGE / package / name).exists()]
+        found += inside or ([module] if (PACKAGE / name).exists() else [])
+    return found
+
+
+def test_docs_architecture_draws_the_layers():
+    """The layout block of docs/architecture.md is ``LAYERS``: as many lines of names, and
+    every module it names (or names a file of in its description) on the line of its layer
+    (it once drew intervals/clustered.py with the choice of a method, a layer above it)."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    layout = text.split("```\nsqlmetrics/\n", 1)[1].split("```", 1)[0]
+    drawn = drawn_layers(layout)
+    assert len(drawn) == len(LAYERS)
+    assert "intervals.clustered" in drawn[layer_of("intervals.clustered", LAYERS)]  # the walk reads the descriptions
+    for index, names in enumerate(drawn):
+        assert [name for name in names if not (PACKAGE / (name.replace(".", "/") + ".py")).exists()] == []
+        assert [name for name in names if layer_of(name, LAYERS) != index] == [], f"line {index} of the layout"
+
+
 def test_the_package_has_no_import_cycle():
     assert cycles(graph(PACKAGE, "sqlmetrics")) == []
 
 
 def test_no_module_outside_a_family_imports_a_family_private():
     assert private_family_imports(PACKAGE, "sqlmetrics") == []
+
+
+def test_steps_names_every_module_outside_the_families_that_imports_one():
+    """steps.py's docstring says which modules of the core import a family by name (it once
+    said none did, while the polars engine and the curves did): each is named there."""
+    from sqlmetrics import steps
+
+    importers = family_importers(PACKAGE, "sqlmetrics")
+    assert "engines/polars_engine/forms.py" in importers  # the walk sees them
+    assert [path for path in importers if f"``{path}``" not in steps.__doc__] == []
 
 
 def test_the_core_does_not_import_the_command_line():
@@ -287,6 +381,7 @@ def test_the_checks_fail_on_a_package_with_each_defect(tmp_path):
         "bad.rules.columns imports bad.compose",
         "bad.rules.tables imports bad.engine",
     ]
+    assert family_importers(root, "bad") == ["compose.py"]  # mae.py is in a family
     assert private_family_imports(root, "bad") == [
         "bad.compose imports bad.metrics.ranking._reach",
         "bad.compose imports bad.metrics.ranking._reach",

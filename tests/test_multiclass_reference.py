@@ -346,7 +346,7 @@ def test_string_classes_with_a_binary_metric_is_a_type_error(engine):
 
 def test_negative_weight_is_an_error(engine):
     frame = pl.DataFrame({"y": ["a", "b"], "y_hat": ["a", "a"], "w": [1.0, -1.0]})
-    with pytest.raises(sm.InvalidInputError, match=r"weight column 'w' must be finite and >= 0: 1 rows are not"):
+    with pytest.raises(sm.InvalidInputError, match=r"weight column 'w' must be finite and >= 0: 1 row is not"):
         sm.evaluate(frame, ["f1"], label="y", prediction="y_hat", weight="w", engine=engine)
 
 

@@ -142,7 +142,7 @@ def test_slices_must_not_be_named_like_the_table_columns():
 
 def test_bad_weights_and_types_are_errors_as_in_evaluate(engine):
     frame = pl.DataFrame({"label": ["a", "b"], "prediction": ["a", "a"], "w": [1.0, -2.0], "p": [1, 2]})
-    with pytest.raises(sm.InvalidInputError, match=r"weight column 'w' must be finite and >= 0: 1 rows are not"):
+    with pytest.raises(sm.InvalidInputError, match=r"weight column 'w' must be finite and >= 0: 1 row is not"):
         sm.confusion_matrix(frame, **ROLES, weight="w", engine=engine)
     with pytest.raises(
         sm.SqlMetricsError, match=r"label column 'label' \((VARCHAR|String)\) and prediction column 'p'"

@@ -532,15 +532,15 @@ def long_error(long: pl.DataFrame, engine: str, source: pl.DataFrame = HAND) -> 
 def test_long_score_integrity(engine):
     repeated = pl.concat([HAND_LONG, HAND_LONG.filter((pl.col("id") == 2) & (pl.col("cls") == "b"))])
     assert long_error(repeated, engine) == (
-        "class_scores must score each (row id, class) once: 1 pairs have more than one row, e.g. row id, class = 2, b"
+        "class_scores must score each (row id, class) once: 1 pair has more than one row, e.g. row id, class = 2, b"
     )
     no_row = HAND_LONG.filter(pl.col("id") != 5)
     assert long_error(no_row, engine) == (
         "class_scores must score every class for every source row (by 'id'): "
-        "1 rows of the source are not, e.g. row id 5"
+        "1 row of the source is not, e.g. row id 5"
     )
     no_class = HAND_LONG.filter((pl.col("id") != 3) | (pl.col("cls") != "a"))
-    assert long_error(no_class, engine).endswith("1 rows of the source are not, e.g. row id 3")
+    assert long_error(no_class, engine).endswith("1 row of the source is not, e.g. row id 3")
     null_class = HAND_LONG.with_columns(cls=pl.when(pl.col("id") == 4).then(None).otherwise("cls"))
     assert long_error(null_class, engine) == (
         "class_scores must have a row id and a class in every row: 3 rows do not, e.g. row id, class = 4, NULL"
@@ -611,7 +611,7 @@ def test_one_vs_rest_metrics_need_class_scores():
 
 def test_negative_weight_is_an_error(engine):
     frame = HAND.with_columns(w=pl.Series([1.0, -1.0, 1.0, 1.0, 1.0]))
-    with pytest.raises(sm.InvalidInputError, match=r"weight column 'w' must be finite and >= 0: 1 rows are not"):
+    with pytest.raises(sm.InvalidInputError, match=r"weight column 'w' must be finite and >= 0: 1 row is not"):
         sm.evaluate(frame, ["auc"], label="y", class_scores=HAND_SCORES, weight="w", engine=engine)
 
 

@@ -306,7 +306,7 @@ def test_string_and_number_scores_are_refused(tmp_path):
     )
     assert refusal(directory, ["auc"]) == (
         f"column 'score' has types that cannot be combined without changing values: double in "
-        f"'{directory}/0.parquet' (and 1 more files), string in '{directory}/1.parquet'; "
+        f"'{directory}/0.parquet' (and 1 more file), string in '{directory}/1.parquet'; "
         "rewrite the files with one type for it"
     )
 

@@ -29,22 +29,22 @@ def test_negative_relevance_names_column_count_and_example(engine):
 
 def test_negative_relevance_in_judgments(engine):
     judgments = JUDGMENTS.with_columns(rel=pl.Series([1, -2, 0]))
-    message = r"judgments column 'rel' must be a finite relevance >= 0: 1 rows are not, e\.g\. -2$"
+    message = r"judgments column 'rel' must be a finite relevance >= 0: 1 row is not, e\.g\. -2$"
     with pytest.raises(sm.InvalidInputError, match=message):
         sm.evaluate(RUN, ["map"], **RUN_ROLES, judgments=judgments, engine=engine)
 
 
 def test_null_in_judgments(engine):
     judgments = JUDGMENTS.with_columns(rel=pl.Series([1, None, 0]))
-    with pytest.raises(sm.InvalidInputError, match=r"relevance in every row: 1 rows do not, e\.g\. query, item = x, c"):
+    message = r"relevance in every row: 1 row does not, e\.g\. query, item = x, c"
+    with pytest.raises(sm.InvalidInputError, match=message):
         sm.evaluate(RUN, ["map"], **RUN_ROLES, judgments=judgments, engine=engine)
 
 
 def test_repeated_judgment(engine):
     judgments = pl.concat([JUDGMENTS, JUDGMENTS.head(1)])
-    with pytest.raises(
-        sm.InvalidInputError, match=r"judge each \(query, item\) once: 1 pairs .* e\.g\. query, item = x, a"
-    ):
+    message = r"judge each \(query, item\) once: 1 pair is judged more than once, e\.g\. query, item = x, a"
+    with pytest.raises(sm.InvalidInputError, match=message):
         sm.evaluate(RUN, ["map"], **RUN_ROLES, judgments=judgments, engine=engine)
 
 
@@ -205,7 +205,7 @@ def test_relevance_beyond_linear_gain_bound(engine):
     frame = IMPRESSIONS.with_columns(rel=pl.Series([1e300, 0, 1, 0, 1]))
     message = (
         r"label column 'rel' must be a relevance <= 2\^960 under linear gain \(sums of gains overflow beyond\)"
-        r" \(for ndcg_linear\): 1 rows are not, e\.g\. 1e\+300"
+        r" \(for ndcg_linear\): 1 row is not, e\.g\. 1e\+300"
     )
     with pytest.raises(sm.InvalidInputError, match=message):
         sm.evaluate(frame, [sm.metric("ndcg", gain="linear"), "map"], **ROLES, engine=engine)
@@ -223,7 +223,7 @@ def test_frame_function_refuses_as_evaluate():
     import sqlmetrics.polars as smp
 
     frame = IMPRESSIONS.with_columns(rel=pl.Series([2000, 0, 1, 0, 1]))
-    message = r"must be a relevance <= 960 under exponential gain .* \(for ndcg\): 1 rows are not, e\.g\. 2000$"
+    message = r"must be a relevance <= 960 under exponential gain .* \(for ndcg\): 1 row is not, e\.g\. 2000$"
     with pytest.raises(sm.InvalidInputError, match=message):
         smp.ndcg(frame, score="score", label="rel", query="q")
 
@@ -233,7 +233,7 @@ def test_relevance_beyond_the_gain_bound_in_judgments(engine):
     judgments = JUDGMENTS.with_columns(rel=pl.Series([1, 2000, 0]))
     message = (
         r"judgments column 'rel' must be a relevance <= 960 under exponential gain \(2\^rel - 1 overflows beyond\)"
-        r" \(for ndcg\): 1 rows are not, e\.g\. 2000$"
+        r" \(for ndcg\): 1 row is not, e\.g\. 2000$"
     )
     with pytest.raises(sm.InvalidInputError, match=message):
         sm.evaluate(RUN, ["ndcg", "map"], **RUN_ROLES, judgments=judgments, engine=engine)

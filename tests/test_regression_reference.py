@@ -138,5 +138,5 @@ def test_missing_target_column_is_named(engine):
 def test_a_classification_metric_still_checks_its_labels_next_to_regression(engine):
     frame = pl.DataFrame({"y": [0.0, 1.0, 2.5], "p": [0.1, 0.9, 0.5]})
     assert sm.evaluate(frame, ["mae"], label="y", score="p", engine=engine)["mae"].item() == pytest.approx(2.2 / 3)
-    with pytest.raises(sm.InvalidInputError, match=r"label column 'y' must be 0 or 1 .*\(for auc\): 1 rows"):
+    with pytest.raises(sm.InvalidInputError, match=r"label column 'y' must be 0 or 1 .*\(for auc\): 1 row is not"):
         sm.evaluate(frame, ["mae", "auc"], label="y", score="p", engine=engine)

@@ -222,7 +222,7 @@ def test_a_query_in_two_states_is_refused_naming_it():
         for d in (1, 2)
     ]
     assert sm.rollup(states, by="day").height == 2  # each query within one day's slice
-    with pytest.raises(InvalidInputError, match=r"gauc is a mean over queries.*1 quer\(ies\).*e\.g\. query u7"):
+    with pytest.raises(InvalidInputError, match=r"gauc is a mean over queries.*1 query appears.*e\.g\. query u7"):
         sm.rollup(states)
     assert (
         sm.rollup(states, metrics=["auc"])["auc"].item()
@@ -336,7 +336,7 @@ def test_a_state_given_twice_is_refused_naming_both(engine, tmp_path):
     other = sm.state(DAYS.with_columns(day=pl.col("day") + 2), SUMS, engine=engine, **CALL)
     assert sm.rollup([other, tmp_path])["n_rows"].item() == 12  # two states of different rows: 6 + 6
     with_queries = sm.state(DAYS, ["auc", "gauc"], engine=engine, query="u", **CALL)
-    with pytest.raises(InvalidInputError, match=r"^1 state\(s\) are given more than once"):
+    with pytest.raises(InvalidInputError, match=r"^1 state is given more than once"):
         sm.rollup([with_queries, with_queries])
 
 
@@ -449,24 +449,24 @@ EDITS = {  # edit -> (error, message); each gave a traceback (JSONDecodeError, A
                   r"column 'n_all' of the states' base rows adds up to 2\.767e\+19 rows, beyond 2\^53 .* e\.g\. "
                   "4611686018427387904 in the state frame"),
     "negative counts": (in_part("base", n_all=-2194), InvalidInputError,
-                        r"column 'n_all' of a state's base rows must be a count of rows, >= 0: 6 row\(s\) are not, "
+                        r"column 'n_all' of a state's base rows must be a count of rows, >= 0: 6 rows are not, "
                         "e.g. -2194 in the state frame"),
     "n > n_all": (lambda s: s.with_columns(n=pl.when(BASE).then(pl.col("n_all") + 1)), InvalidInputError,
-                  r"column 'n' of a state's base rows must be at most n_all, the rows of its slice: 6 row\(s\)"),
+                  r"column 'n' of a state's base rows must be at most n_all, the rows of its slice: 6 rows"),
     "NaN weights": (in_part("base", w=float("nan")), InvalidInputError,
-                    r"column 'w' of a state's base rows must be a finite sum of weights, >= 0: 6 row\(s\) are not, "
+                    r"column 'w' of a state's base rows must be a finite sum of weights, >= 0: 6 rows are not, "
                     "e.g. nan"),
     "negative weights": (in_part("base", w=-1.0), InvalidInputError, "must be a finite sum of weights, >= 0: .* e.g. -1"),
     "label 2": (lambda s: s.with_columns(label=pl.when(BASE & (pl.col("label") == 1)).then(2.0).otherwise("label")),
                 InvalidInputError, r"column 'label' of a state's base rows must be 0 or 1 \(or boolean\) \(for auc, gauc, "
-                r"logloss\): 3 row\(s\) are not, e.g. 2 in the state frame"),
+                r"logloss\): 3 rows are not, e.g. 2 in the state frame"),
     "a NaN score": (in_part("base", score=float("nan")), InvalidInputError, "column 'score' .* must not be NaN"),
     "a NaN sum": (in_part("base", abs_error=float("nan")), InvalidInputError, "column 'abs_error' .* must not be NaN"),
     "a renamed part": (lambda s: s.with_columns(state_part=pl.col("state_part").replace("gauc", "gauk")), SourceError,
-                       r"the state frame: 4 row\(s\) of the states are of no part of their call, e.g. state_part "
+                       r"the state frame: 4 rows of the states are of no part of their call, e.g. state_part "
                        "'gauk'; a state of auc, gauc, logloss, mae has the parts base, gauc, mae, slices, meta"),
     "a query's NaN weight": (in_part("gauc", weight=float("nan")), InvalidInputError,
-                             r"column 'weight' of a state's gauc rows must be a finite weight, >= 0: 4 row\(s\)"),
+                             r"column 'weight' of a state's gauc rows must be a finite weight, >= 0: 4 rows"),
     "a query's NaN value": (in_part("gauc", value=float("nan")), InvalidInputError, "'value' of a state's gauc rows must "
                             "not be NaN"),
     "a negative spread": (in_part("mae", spread=-1.0), InvalidInputError,

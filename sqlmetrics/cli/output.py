@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics.cli.messages import PROG, UsageError
+from sqlmetrics.errors import Counted
 from sqlmetrics.parquet_files import row_count
 from sqlmetrics.progress import on_terminal
 
@@ -106,7 +107,7 @@ def warn_if_empty(result: pl.DataFrame, source: str) -> None:
 
 def warn_no_rows(excluded: int, consequence: str) -> None:
     reason = (
-        f"all {excluded:,} rows were excluded (each has a NULL in a bound column)"
+        f"all {Counted('row was', 'rows were').of(excluded, ',')} excluded (each has a NULL in a bound column)"
         if excluded
         else "the source has no rows"
     )

@@ -7,7 +7,7 @@ The statement is a chain of CTEs, each module here writing its part:
                 (long class scores) the class-score table under canonical names, its
                 classes and scores counted per row id, and the source's rows, which
                 ``input`` joins to those counts;
-``input``       the only place user column names appear (quoted), ``plan.py``;
+``input``       the source under canonical names, ``plan.py``;
 ``base``        the one aggregation over the source (materialized: everything else
                 reads it), ``plan.py``;
 ``checks``      the input rules of ``sqlmetrics/rules/``, raising ``error()`` on bad
@@ -29,6 +29,14 @@ and a final SELECT (``select.py``) that left-joins every metric onto ``row_count
 slice (NULL-safe) and sorts by the slice keys; ``statement.assemble`` writes the WITH
 statement. Curves and the tables of classes (``class_tables.py``) end the same chain
 with their own steps and SELECT.
+
+User column names appear (quoted) where a step reads a user's table, ``input`` (or
+``source_rows`` and ``sampled_rows``, which it then reads), ``judgments`` and
+``long_scores``, each renaming them to canonical names; then only in the final SELECT
+(and a table of classes' SELECT), which gives the slice columns back their user names,
+and as text in the messages of ``checks``. Every other step reads canonical names. A
+state (``state.py``) keeps the slices under their user names, and a roll-up
+(``rollup.py``) reads them by those names.
 """
 
 from __future__ import annotations

@@ -1,12 +1,15 @@
 """The input plan: the source under canonical names (``input``, and before it the
 judgments or the long class scores), its one aggregation ``base`` and the row counts.
 
-``input`` is the only place user column names appear (quoted): slices, label, score,
-weight, query, item under canonical names, ``true_class`` and ``predicted_class`` (the
-label and prediction as they are, for multi-class metrics), ``class_score_<i>`` (wide
-class scores) or ``row_id`` (long), and ``w``: the weight of a used row, NULL for a row
-with a NULL in a bound column or class score (a run takes its labels from the
-judgments). ``base`` is one row per slice and ``base_keys``, with row counts, weight,
+``input`` (or ``source_rows`` and ``sampled_rows``, which it then reads) reads the
+source's columns (quoted) under canonical names: slices, label, score, weight, query,
+item, ``true_class`` and ``predicted_class`` (the label and prediction as they are, for
+multi-class metrics), ``class_score_<i>`` (wide class scores) or ``row_id`` (long), and
+``w``: the weight of a used row, NULL for a row with a NULL in a bound column or class
+score (a run takes its labels from the judgments). With ``judgments`` and
+``long_scores``, these are the only steps that read a user's table by its column names
+(the final SELECT gives the slices their user names back, ``select.py``).
+``base`` is one row per slice and ``base_keys``, with row counts, weight,
 the bad-row counters of the input rules and the sums the intermediates declare.
 """
 

@@ -30,9 +30,9 @@ from sqlmetrics.compose.select import final_select
 from sqlmetrics.compose.spread import t_quantiles_needed, with_spread
 from sqlmetrics.compose.state import BASE_PART, META_PART, SLICES_PART, merged, reads_only_base, spread_calls
 from sqlmetrics.compose.statement import assemble, indent
-from sqlmetrics.errors import InvalidParameterError, Keyword
+from sqlmetrics.errors import Counted, InvalidParameterError, Keyword
 from sqlmetrics.registry import get, resolve
-from sqlmetrics.rules.columns import ERROR_PREFIX
+from sqlmetrics.rules.columns import ERROR_PREFIX, counted_sql
 from sqlmetrics.spec import MetricCall
 
 REPEATS_STEP = "query_repeats"
@@ -246,10 +246,11 @@ def state_repeats_ctes(state_sql: str) -> dict[str, str]:
     copied = f"(SELECT MIN(state_id || ' (held ' || CAST(copies AS VARCHAR) || ' times)') FROM {COPIES_STEP})"
     said = [
         f"{ERROR_PREFIX}",
-        " state(s) are held more than once (a state's id in more than one meta row), e.g. the state ",
+        " more than once (a state's id in more than one meta row), e.g. the state ",
         ": its rows would be counted twice; keep each state once (a job's rows INSERTed once)",
     ]
-    copies_message = f"{templates.literal(said[0])} || CAST({twice} AS VARCHAR) || {templates.literal(said[1])}"
+    held_states = counted_sql(Counted("state is held", "states are held"), twice)
+    copies_message = f"{templates.literal(said[0])} || {held_states} || {templates.literal(said[1])}"
     copies_message += f" || {copied} || {templates.literal(said[2])}"
     held = f"(SELECT COUNT(*) FROM {SHARED_STEP})"
     example = (
@@ -258,11 +259,12 @@ def state_repeats_ctes(state_sql: str) -> dict[str, str]:
     )
     said = [
         f"{ERROR_PREFIX}two states cover the same rows: ",
-        " slice(s) of a source are held by more than one state, e.g. ",
+        " by more than one state, e.g. ",
         ". Their rows would be counted twice (a job run twice, a source read again after it grew): keep one state "
         "per slice of a source, or slice each state by what tells its rows apart (the day)",
     ]
-    shared_message = f"{templates.literal(said[0])} || CAST({held} AS VARCHAR) || {templates.literal(said[1])}"
+    held_slices = counted_sql(Counted("slice of a source is held", "slices of a source are held"), held)
+    shared_message = f"{templates.literal(said[0])} || {held_slices} || {templates.literal(said[1])}"
     shared_message += f" || {example} || {templates.literal(said[2])}"
     failure = (
         f"SELECT CASE\n    WHEN {METAS_STEP}.failure IS NOT NULL THEN NULL\n"
@@ -283,13 +285,14 @@ def repeats_sql(binding: Binding, queries: list[MetricCall]) -> str:
         count = f"(SELECT COUNT(*) FROM {relation} WHERE copies > 1)"
         example = f"(SELECT MIN(CAST(query AS VARCHAR)) FROM {relation} WHERE copies > 1)"
         before = f"{ERROR_PREFIX}{call.column} is a mean over queries, and a query's value does not merge: "
-        after = " quer(ies) appear in more than one of the merged states or slices, e.g. query "
+        after = " in more than one of the merged states or slices, e.g. query "
         advice = (
             ". Roll up only states whose queries do not recur (a query column unique per day, such as the user and "
             "the day together), or keep the slice that separates them in by="
         )
         said = [templates.literal(text) for text in (before, after, advice)]
-        message = f"{said[0]} || CAST({count} AS VARCHAR) || {said[1]} || {example} || {said[2]}"
+        repeated = counted_sql(Counted("query appears", "queries appear"), count)
+        message = f"{said[0]} || {repeated} || {said[1]} || {example} || {said[2]}"
         cases.append(f"    WHEN {count} > 0 THEN error({message})")
     # read after the states' metas and repeats (a state of another call, then rows held twice, are said first)
     return (

@@ -47,6 +47,7 @@ from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.registry import intermediates
 from sqlmetrics.rules.sql import check_steps
 from sqlmetrics.sources import is_frame, is_path, is_table_name
+from sqlmetrics.spec import ROLES as CALL_ROLES
 from sqlmetrics.spec import MetricCall
 
 BASE_PART, META_PART, SLICES_PART = "base", "meta", "slices"
@@ -58,7 +59,8 @@ STATE_VERSION = 3  # 2: the regression means' spread parts; 3: the rows a state 
 # which rows a state covers: its slices' text (slices rows), its id and its source (meta and slices rows)
 STATE_IDENTITY = ("state_slice", "state_id", "state_source")
 ALL_ROWS = "(all rows)"  # the slice text of a state without slices
-ROLES = ("label", "score", "prediction", "query", "item", "weight")
+# the roles a state keeps in its meta, in this order (it keeps no class scores)
+ROLES = tuple(role for role in CALL_ROLES if role != "class_scores")
 
 # A table a step reads: FROM or JOIN a name (a subquery opens a parenthesis instead).
 _READS = re.compile(r"\b(?:FROM|JOIN)\s+([A-Za-z_][A-Za-z0-9_]*)\b")

@@ -28,7 +28,7 @@ from sqlmetrics.api import ClassScores, Metrics, check_arm_unit, evaluate, evalu
 from sqlmetrics.compare import compare_request
 from sqlmetrics.compose.state import META_PART
 from sqlmetrics.curves import calibration_curve, pr_curve, roc_curve
-from sqlmetrics.errors import InvalidParameterError, Keyword, NoRowsUsedWarning, SlicesNotShownWarning
+from sqlmetrics.errors import Counted, InvalidParameterError, Keyword, NoRowsUsedWarning, SlicesNotShownWarning
 from sqlmetrics.html_report import numbers, page, svg
 from sqlmetrics.registry import resolve
 from sqlmetrics.request import Request
@@ -271,7 +271,8 @@ def _slices_described(slices: list[str], shown: int, total: int) -> str:
     """The slice columns, and how many slices there are and are shown."""
     if not slices:
         return "none"
-    counted = f"{total:,} slices" if shown == total else f"{total:,} slices, the first {shown:,} shown"
+    slices_counted = Counted("slice", "slices").of(total, ",")
+    counted = slices_counted if shown == total else f"{slices_counted}, the first {shown:,} shown"
     return f"{', '.join(slices)} ({counted})"
 
 
@@ -314,7 +315,8 @@ def no_rows_notice(table: pl.DataFrame) -> str | None:
         return None
     excluded = table["n_excluded"].sum()
     if excluded:
-        return f"No row was used: all {excluded:,} rows were excluded (each has a NULL in a bound column)."
+        rows = Counted("row was", "rows were").of(excluded, ",")
+        return f"No row was used: all {rows} excluded (each has a NULL in a bound column)."
     return "No row was used: the source has no rows."
 
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from sqlmetrics.errors import InvalidInputError
+from sqlmetrics import templates
+from sqlmetrics.errors import Counted, InvalidInputError
 from sqlmetrics.spec import MetricCall
 
 ERROR_PREFIX = "sqlmetrics: "
@@ -26,7 +27,8 @@ ERROR_PREFIX = "sqlmetrics: "
 
 @dataclass(frozen=True)
 class Check:
-    """A rule over one column role: ``{role} column "x" must {rule}: n rows are not, e.g. v``."""
+    """A rule over one column role: ``{role} column "x" must {rule}: n rows are not, e.g. v``
+    (``1 row is not``)."""
 
     name: str
     role: str
@@ -121,10 +123,27 @@ def message_scope(metrics: str) -> str:
     return "" if metrics in ("every metric", "weights") else f" (for {metrics})"
 
 
-def message_parts(check: Check, column: str, metrics: str) -> tuple[str, str]:
-    """The fixed text before the row count and between it and the example."""
+ROWS_ARE_NOT = Counted("row is not", "rows are not")  # a rule's count of bad rows
+
+
+def message_parts(check: Check, column: str, metrics: str) -> tuple[str, Counted, str]:
+    """The fixed text before the row count, what follows the count (agreeing with it) and
+    the text between that and the example."""
     scope = message_scope(metrics)
-    return f"{ERROR_PREFIX}{check.role} column {column!r} must {check.rule}{scope}: ", " rows are not, e.g. "
+    return f"{ERROR_PREFIX}{check.role} column {column!r} must {check.rule}{scope}: ", ROWS_ARE_NOT, ", e.g. "
+
+
+def counted_sql(counted: Counted, count: str) -> str:
+    """``Counted.of`` in SQL: the text of the integer ``count`` and the words that agree
+    with it (``' row is not'`` after 1, ``' rows are not'`` after any other)."""
+    one, many = templates.literal(" " + counted.one), templates.literal(" " + counted.many)
+    words = f"CASE WHEN {count} = 1 THEN {one} ELSE {many} END"
+    return f"CAST({count} AS VARCHAR) || {words}"
+
+
+def counted_polars(counted: Counted, count: pl.Expr) -> pl.Expr:
+    """``Counted.of`` in polars, for each value of the integer ``count``."""
+    return pl.format("{} {}", count, pl.when(count == 1).then(pl.lit(counted.one)).otherwise(pl.lit(counted.many)))
 
 
 def row_counters_polars(checks: list[tuple[Check, str]], keys: Sequence[str]) -> list[pl.Expr]:
@@ -166,8 +185,8 @@ def raise_failed_rows(rows: pl.LazyFrame, checks: list[tuple[Check, str]], colum
 
 def _raise(check: Check, metrics: str, count: int, rows: pl.LazyFrame, columns: dict[str, str]) -> None:
     example = rows.filter(check.polars().fill_null(False)).select(pl.col(check.role).min()).collect().item()
-    before, between = message_parts(check, columns[check.role], metrics)
-    raise InvalidInputError(f"{before}{count}{between}{number_text(example)}".removeprefix(ERROR_PREFIX))
+    before, counted, between = message_parts(check, columns[check.role], metrics)
+    raise InvalidInputError(f"{before}{counted.of(count)}{between}{number_text(example)}".removeprefix(ERROR_PREFIX))
 
 
 # Below this magnitude an integral double is shown as an integer (and fits a BIGINT).

@@ -19,6 +19,7 @@ from sqlmetrics.rules.columns import (
     ERROR_PREFIX,
     MAX_WEIGHT_TOTAL,
     checks_for,
+    counted_sql,
     message_parts,
     number_text_sql,
     weight_total_message,
@@ -42,14 +43,14 @@ def checks_sql(binding: Binding, base_roles: Sequence[str]) -> str:
     another is read from base's counter of its bad rows."""
     cases = []
     for check, metrics in checks_for(binding.calls, binding.weight is not None):
-        before, between = message_parts(check, binding.role_columns[check.role], metrics)
+        before, counted, between = message_parts(check, binding.role_columns[check.role], metrics)
         if check.role in base_roles:
             count = f"SUM(CASE WHEN {check.sql} THEN n_all ELSE 0 END)"
             example = f"MIN(CASE WHEN {check.sql} THEN {check.role} END)"
         else:
             count, example = f"SUM(n_bad_{check.name})", f"MIN(bad_{check.name})"
         message = (
-            f"{templates.literal(before)} || CAST({count} AS VARCHAR) || {templates.literal(between)}"
+            f"{templates.literal(before)} || {counted_sql(counted, count)} || {templates.literal(between)}"
             f" || {number_text_sql(example)}"
         )
         cases.append(f"    WHEN {count} > 0 THEN error({message})")
@@ -93,7 +94,7 @@ def _rules_sql(rules: Sequence[TableRule]) -> str:
         count, example, source = rule.sql
         selects.append(f"(SELECT {count} AS n, {example} AS e FROM {source}) AS {rule.name}")
         message = (
-            f"{templates.literal(ERROR_PREFIX + rule.head)} || CAST({rule.name}.n AS VARCHAR)"
+            f"{templates.literal(ERROR_PREFIX + rule.head)} || {counted_sql(rule.counted, f'{rule.name}.n')}"
             f" || {templates.literal(rule.between)} || CAST({rule.name}.e AS VARCHAR)"
         )
         cases.append(f"    WHEN {rule.name}.n > 0 THEN error({message})")

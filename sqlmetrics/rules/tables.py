@@ -14,9 +14,10 @@ import polars as pl
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.errors import InvalidInputError, Keyword, Part
+from sqlmetrics.errors import Counted, InvalidInputError, Keyword, Part
 from sqlmetrics.rules.columns import (
     LABEL_RELEVANCE,
+    ROWS_ARE_NOT,
     Check,
     checks_for,
     number_text,
@@ -24,6 +25,8 @@ from sqlmetrics.rules.columns import (
     number_text_sql,
 )
 from sqlmetrics.spec import MetricCall
+
+ROWS_DO_NOT = Counted("row does not", "rows do not")
 
 
 @dataclass(frozen=True)
@@ -46,8 +49,9 @@ class TableRule:
     """A rule on a second table (judgments, long class scores) and the rows it serves,
     over whole rows or pairs of keys, in its three forms, written once here:
 
-    * the message ``{before}{count}{between}{example}`` (``before`` may name keyword
-      arguments: message parts, see ``SqlMetricsError``);
+    * the message ``{before}{count} {counted}{between}{example}`` (``before`` may name
+      keyword arguments: message parts, see ``SqlMetricsError``; ``counted``, the words
+      after the count, agree with it: ``1 row does not``, ``2 rows do not``);
     * ``sql``: (count, example, FROM clause), the SQL counting the rows (or pairs) that
       break it and giving the smallest as the example (``rules/sql.py`` raises);
     * ``polars(tables)``: the same as a one-row LazyFrame of ``n`` (the count) and ``e``
@@ -56,6 +60,7 @@ class TableRule:
 
     name: str
     before: str | tuple[Part, ...]
+    counted: Counted
     between: str
     sql: tuple[str, str, str]
     polars: Callable[[RuleTables], pl.LazyFrame]
@@ -66,7 +71,7 @@ class TableRule:
         return self.before if isinstance(self.before, str) else "".join(map(str, self.before))
 
     def error(self, rest: str) -> InvalidInputError:
-        """The error of this rule: its ``before`` and ``rest`` (count, between, example)."""
+        """The error of this rule: its ``before`` and ``rest`` (count, counted, between, example)."""
         return InvalidInputError(*((self.before,) if isinstance(self.before, str) else self.before), rest)
 
 
@@ -95,7 +100,8 @@ def _bad_relevance(check: Check, name: str, before: str) -> TableRule:
     return TableRule(
         name,
         before,
-        " rows are not, e.g. ",
+        ROWS_ARE_NOT,
+        ", e.g. ",
         (
             f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END)",
             number_text_sql(f"MIN(CASE WHEN {check.sql} THEN label END)"),
@@ -129,7 +135,8 @@ def run_rules(binding: Binding) -> list[TableRule]:
         TableRule(
             "judgment_nulls",
             "judgments must have a query, item and relevance in every row: ",
-            " rows do not, e.g. query, item = ",
+            ROWS_DO_NOT,
+            ", e.g. query, item = ",
             (f"SUM(CASE WHEN {null} THEN 1 ELSE 0 END)", f"MIN(CASE WHEN {null} THEN {null_sql} END)", "judgments"),
             lambda t: t.second.filter(any_null).select(n=pl.len(), e=null_polars.min()),
         ),
@@ -142,7 +149,8 @@ def run_rules(binding: Binding) -> list[TableRule]:
         TableRule(
             "judgment_repeated",
             "judgments must judge each (query, item) once: ",
-            " pairs are judged more than once, e.g. query, item = ",
+            Counted("pair is judged", "pairs are judged"),
+            " more than once, e.g. query, item = ",
             (
                 "COUNT(*)",
                 f"MIN({pair_sql})",
@@ -158,7 +166,8 @@ def run_rules(binding: Binding) -> list[TableRule]:
         TableRule(
             "run_repeated",
             "a run must rank each item once per query: ",
-            " (query, item) pairs have more than one row, e.g. query, item = ",
+            Counted("(query, item) pair has", "(query, item) pairs have"),
+            " more than one row, e.g. query, item = ",
             (
                 "COUNT(*)",
                 f"MIN({pair_sql})",
@@ -217,7 +226,8 @@ def _null_unit_rules(binding: Binding) -> list[TableRule]:
                 ": every used row must have a unit (the metric uses the row, and an interval clustered or resampled "
                 "by unit cannot place a row of unknown unit; fill the unit in, or leave such rows out of the source): ",
             ),
-            " rows have a NULL unit, e.g. the row with ",
+            Counted("row has", "rows have"),
+            " a NULL unit, e.g. the row with ",
             (
                 "COUNT(*)",
                 f"MIN({text_sql})",
@@ -277,7 +287,8 @@ def _arm_unit_rules(binding: Binding, clustered: list[tuple[MetricCall, object]]
                 Keyword("ci_method", "bootstrap"),
                 " resamples each unit once for all its arms): ",
             ),
-            " units have rows in more than one arm, e.g. unit = ",
+            Counted("unit has", "units have"),
+            " rows in more than one arm, e.g. unit = ",
             (
                 "COUNT(*)",
                 "CAST(MIN(unit_id) AS VARCHAR)",
@@ -309,7 +320,8 @@ def _query_unit_rules(binding: Binding, clustered: list[tuple[MetricCall, object
                 f" must hold each query of column {binding.query!r} whole for the clustered interval of "
                 f"{', '.join(calls)}: ",
             ),
-            " queries have rows of more than one unit, e.g. query = ",
+            Counted("query has", "queries have"),
+            " rows of more than one unit, e.g. query = ",
             (
                 "COUNT(*)",
                 "CAST(MIN(query) AS VARCHAR)",
@@ -359,7 +371,8 @@ def class_score_rules(binding: Binding) -> list[TableRule]:
             TableRule(
                 "long_nulls",
                 (_LONG_TABLE, " must have a row id and a class in every row: "),
-                " rows do not, e.g. row id, class = ",
+                ROWS_DO_NOT,
+                ", e.g. row id, class = ",
                 ("COUNT(*)", f"MIN({null_sql})", f"long_scores WHERE {null}"),
                 lambda t: t.second.filter(pl.col("row_id").is_null() | pl.col("class").is_null()).select(
                     n=pl.len(), e=null_polars.min()
@@ -368,7 +381,8 @@ def class_score_rules(binding: Binding) -> list[TableRule]:
             TableRule(
                 "long_repeated",
                 (_LONG_TABLE, " must score each (row id, class) once: "),
-                " pairs have more than one row, e.g. row id, class = ",
+                Counted("pair has", "pairs have"),
+                " more than one row, e.g. row id, class = ",
                 (
                     "COUNT(*)",
                     f"MIN({pair_sql})",
@@ -384,7 +398,8 @@ def class_score_rules(binding: Binding) -> list[TableRule]:
             TableRule(
                 "long_missing",
                 (_LONG_TABLE, f" must score every class for every source row (by {long.row_id!r}): "),
-                " rows of the source are not, e.g. row id ",
+                Counted("row of the source is not", "rows of the source are not"),
+                ", e.g. row id ",
                 (
                     "COUNT(*)",
                     "MIN(CAST(row_id AS VARCHAR))",
@@ -404,7 +419,8 @@ def class_score_rules(binding: Binding) -> list[TableRule]:
         TableRule(
             "label_unscored",
             (f"label column {binding.label!r} must hold one of ", _SCORED_CLASSES, ": "),
-            " rows do not, e.g. ",
+            ROWS_DO_NOT,
+            ", e.g. ",
             (
                 "COALESCE(SUM(n), 0)",
                 "MIN(CAST(true_class AS VARCHAR))",
@@ -426,7 +442,8 @@ def class_score_rules(binding: Binding) -> list[TableRule]:
             TableRule(
                 "nan",
                 (_LONG_SCORE, f" column {long.score!r} must not be NaN: "),
-                " rows are not, e.g. class ",
+                ROWS_ARE_NOT,
+                ", e.g. class ",
                 ("COALESCE(SUM(n), 0)", "MIN(CAST(class AS VARCHAR))", "class_nan"),
                 lambda t: nan(t).select(n=pl.col("n").sum(), e=pl.col("class").cast(pl.String).min()),
             )
@@ -436,7 +453,8 @@ def class_score_rules(binding: Binding) -> list[TableRule]:
             TableRule(
                 f"nan_{i}",
                 f"class score column {column!r} (class {cls!r}) must not be NaN: ",
-                " rows are not",
+                ROWS_ARE_NOT,
+                "",
                 ("COALESCE(SUM(n), 0)", "''", f"class_nan WHERE class = {templates.literal(cls)}"),
                 lambda t, cls=cls: nan(t).filter(pl.col("class") == cls).select(n=pl.col("n").sum(), e=pl.lit("")),
             )
@@ -449,7 +467,7 @@ def raise_failed_tables(rules: Sequence[TableRule], tables: RuleTables) -> None:
     for rule in rules:
         count, example = rule.polars(tables).collect().row(0)
         if count:
-            raise rule.error(f"{count}{rule.between}{number_text(example)}")
+            raise rule.error(f"{rule.counted.of(count)}{rule.between}{number_text(example)}")
 
 
 def with_keywords(error: InvalidInputError, rules: Sequence[TableRule]) -> InvalidInputError:

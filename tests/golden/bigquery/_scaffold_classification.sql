@@ -43,7 +43,11 @@ WITH input AS (
     CASE
       WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) > 0
       THEN ERROR(
-        'sqlmetrics: label column \'label\' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, balanced_accuracy, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' || CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS STRING) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: label column \'label\' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, balanced_accuracy, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' || CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS STRING) || CASE
+          WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) = 1
+          THEN ' row is not'
+          ELSE ' rows are not'
+        END || ', e.g. ' || CASE
           WHEN MIN(CASE WHEN NOT label IN (0, 1) THEN label END) = ROUND(MIN(CASE WHEN NOT label IN (0, 1) THEN label END))
           AND ABS(MIN(CASE WHEN NOT label IN (0, 1) THEN label END)) < 1e+15
           THEN CAST(CAST(MIN(CASE WHEN NOT label IN (0, 1) THEN label END) AS INT64) AS STRING)
@@ -52,7 +56,11 @@ WITH input AS (
       )
       WHEN SUM(CASE WHEN IS_NAN(score) THEN n_all ELSE 0 END) > 0
       THEN ERROR(
-        'sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(CASE WHEN IS_NAN(score) THEN n_all ELSE 0 END) AS STRING) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(CASE WHEN IS_NAN(score) THEN n_all ELSE 0 END) AS STRING) || CASE
+          WHEN SUM(CASE WHEN IS_NAN(score) THEN n_all ELSE 0 END) = 1
+          THEN ' row is not'
+          ELSE ' rows are not'
+        END || ', e.g. ' || CASE
           WHEN MIN(CASE WHEN IS_NAN(score) THEN score END) = ROUND(MIN(CASE WHEN IS_NAN(score) THEN score END))
           AND ABS(MIN(CASE WHEN IS_NAN(score) THEN score END)) < 1e+15
           THEN CAST(CAST(MIN(CASE WHEN IS_NAN(score) THEN score END) AS INT64) AS STRING)
@@ -61,7 +69,11 @@ WITH input AS (
       )
       WHEN SUM(CASE WHEN IS_INF(score) THEN n_all ELSE 0 END) > 0
       THEN ERROR(
-        'sqlmetrics: score column \'score\' must be finite (for brier, calibration, logloss, score_mean): ' || CAST(SUM(CASE WHEN IS_INF(score) THEN n_all ELSE 0 END) AS STRING) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: score column \'score\' must be finite (for brier, calibration, logloss, score_mean): ' || CAST(SUM(CASE WHEN IS_INF(score) THEN n_all ELSE 0 END) AS STRING) || CASE
+          WHEN SUM(CASE WHEN IS_INF(score) THEN n_all ELSE 0 END) = 1
+          THEN ' row is not'
+          ELSE ' rows are not'
+        END || ', e.g. ' || CASE
           WHEN MIN(CASE WHEN IS_INF(score) THEN score END) = ROUND(MIN(CASE WHEN IS_INF(score) THEN score END))
           AND ABS(MIN(CASE WHEN IS_INF(score) THEN score END)) < 1e+15
           THEN CAST(CAST(MIN(CASE WHEN IS_INF(score) THEN score END) AS INT64) AS STRING)
@@ -74,7 +86,13 @@ WITH input AS (
       THEN ERROR(
         'sqlmetrics: score column \'score\' must be a probability in [0, 1] (for brier, logloss): ' || CAST(SUM(CASE WHEN (
           score < 0 OR score > 1
-        ) THEN n_all ELSE 0 END) AS STRING) || ' rows are not, e.g. ' || CASE
+        ) THEN n_all ELSE 0 END) AS STRING) || CASE
+          WHEN SUM(CASE WHEN (
+            score < 0 OR score > 1
+          ) THEN n_all ELSE 0 END) = 1
+          THEN ' row is not'
+          ELSE ' rows are not'
+        END || ', e.g. ' || CASE
           WHEN MIN(CASE WHEN (
             score < 0 OR score > 1
           ) THEN score END) = ROUND(MIN(CASE WHEN (
@@ -93,7 +111,7 @@ WITH input AS (
       )
       WHEN SUM(n_bad_weight) > 0
       THEN ERROR(
-        'sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS STRING) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS STRING) || CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
           THEN CAST(CAST(MIN(bad_weight) AS INT64) AS STRING)
           ELSE CAST(MIN(bad_weight) AS STRING)

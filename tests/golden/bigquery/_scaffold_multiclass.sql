@@ -42,7 +42,7 @@ WITH input AS (
     CASE
       WHEN SUM(n_bad_weight) > 0
       THEN ERROR(
-        'sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS STRING) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS STRING) || CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
           THEN CAST(CAST(MIN(bad_weight) AS INT64) AS STRING)
           ELSE CAST(MIN(bad_weight) AS STRING)

@@ -46,7 +46,7 @@ WITH input AS (
     CASE
       WHEN SUM(n_bad_weight) > 0
       THEN ERROR(
-        'sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS STRING) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS STRING) || CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
           THEN CAST(CAST(MIN(bad_weight) AS INT64) AS STRING)
           ELSE CAST(MIN(bad_weight) AS STRING)
@@ -293,19 +293,19 @@ WITH input AS (
     CASE
       WHEN label_unscored.n > 0
       THEN ERROR(
-        'sqlmetrics: label column \'label\' must hold one of the classes of class_scores: ' || CAST(label_unscored.n AS STRING) || ' rows do not, e.g. ' || CAST(label_unscored.e AS STRING)
+        'sqlmetrics: label column \'label\' must hold one of the classes of class_scores: ' || CAST(label_unscored.n AS STRING) || CASE WHEN label_unscored.n = 1 THEN ' row does not' ELSE ' rows do not' END || ', e.g. ' || CAST(label_unscored.e AS STRING)
       )
       WHEN nan_1.n > 0
       THEN ERROR(
-        'sqlmetrics: class score column \'p_cat\' (class \'cat\') must not be NaN: ' || CAST(nan_1.n AS STRING) || ' rows are not' || CAST(nan_1.e AS STRING)
+        'sqlmetrics: class score column \'p_cat\' (class \'cat\') must not be NaN: ' || CAST(nan_1.n AS STRING) || CASE WHEN nan_1.n = 1 THEN ' row is not' ELSE ' rows are not' END || '' || CAST(nan_1.e AS STRING)
       )
       WHEN nan_2.n > 0
       THEN ERROR(
-        'sqlmetrics: class score column \'p_dog\' (class \'dog\') must not be NaN: ' || CAST(nan_2.n AS STRING) || ' rows are not' || CAST(nan_2.e AS STRING)
+        'sqlmetrics: class score column \'p_dog\' (class \'dog\') must not be NaN: ' || CAST(nan_2.n AS STRING) || CASE WHEN nan_2.n = 1 THEN ' row is not' ELSE ' rows are not' END || '' || CAST(nan_2.e AS STRING)
       )
       WHEN nan_3.n > 0
       THEN ERROR(
-        'sqlmetrics: class score column \'p_fox\' (class \'fox\') must not be NaN: ' || CAST(nan_3.n AS STRING) || ' rows are not' || CAST(nan_3.e AS STRING)
+        'sqlmetrics: class score column \'p_fox\' (class \'fox\') must not be NaN: ' || CAST(nan_3.n AS STRING) || CASE WHEN nan_3.n = 1 THEN ' row is not' ELSE ' rows are not' END || '' || CAST(nan_3.e AS STRING)
       )
     END AS failure
   FROM (

@@ -45,7 +45,15 @@ WITH input AS (
           CASE WHEN (
             label < 0 OR IS_NAN(label) OR IS_INF(label)
           ) THEN n_all ELSE 0 END
-        ) AS STRING) || ' rows are not, e.g. ' || CASE
+        ) AS STRING) || CASE
+          WHEN SUM(
+            CASE WHEN (
+              label < 0 OR IS_NAN(label) OR IS_INF(label)
+            ) THEN n_all ELSE 0 END
+          ) = 1
+          THEN ' row is not'
+          ELSE ' rows are not'
+        END || ', e.g. ' || CASE
           WHEN MIN(CASE WHEN (
             label < 0 OR IS_NAN(label) OR IS_INF(label)
           ) THEN label END) = ROUND(MIN(CASE WHEN (
@@ -64,7 +72,11 @@ WITH input AS (
       )
       WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) > 0
       THEN ERROR(
-        'sqlmetrics: label column \'label\' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg, dcg, ndcg): ' || CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS STRING) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: label column \'label\' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg, dcg, ndcg): ' || CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS STRING) || CASE
+          WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) = 1
+          THEN ' row is not'
+          ELSE ' rows are not'
+        END || ', e.g. ' || CASE
           WHEN MIN(CASE WHEN label > 960 THEN label END) = ROUND(MIN(CASE WHEN label > 960 THEN label END))
           AND ABS(MIN(CASE WHEN label > 960 THEN label END)) < 1e+15
           THEN CAST(CAST(MIN(CASE WHEN label > 960 THEN label END) AS INT64) AS STRING)
@@ -73,7 +85,7 @@ WITH input AS (
       )
       WHEN SUM(n_bad_nan) > 0
       THEN ERROR(
-        'sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS STRING) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS STRING) || CASE WHEN SUM(n_bad_nan) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_nan) = ROUND(MIN(bad_nan)) AND ABS(MIN(bad_nan)) < 1e+15
           THEN CAST(CAST(MIN(bad_nan) AS INT64) AS STRING)
           ELSE CAST(MIN(bad_nan) AS STRING)

@@ -68,7 +68,7 @@ WITH input AS (
     CASE
       WHEN SUM(n_bad_target) > 0
       THEN ERROR(
-        'sqlmetrics: label column \'label\' must be a finite number (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_target) AS STRING) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: label column \'label\' must be a finite number (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_target) AS STRING) || CASE WHEN SUM(n_bad_target) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_target) = ROUND(MIN(bad_target)) AND ABS(MIN(bad_target)) < 1e+15
           THEN CAST(CAST(MIN(bad_target) AS INT64) AS STRING)
           ELSE CAST(MIN(bad_target) AS STRING)
@@ -76,7 +76,7 @@ WITH input AS (
       )
       WHEN SUM(n_bad_nan) > 0
       THEN ERROR(
-        'sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS STRING) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS STRING) || CASE WHEN SUM(n_bad_nan) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_nan) = ROUND(MIN(bad_nan)) AND ABS(MIN(bad_nan)) < 1e+15
           THEN CAST(CAST(MIN(bad_nan) AS INT64) AS STRING)
           ELSE CAST(MIN(bad_nan) AS STRING)
@@ -84,7 +84,7 @@ WITH input AS (
       )
       WHEN SUM(n_bad_inf) > 0
       THEN ERROR(
-        'sqlmetrics: score column \'score\' must be finite (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_inf) AS STRING) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: score column \'score\' must be finite (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_inf) AS STRING) || CASE WHEN SUM(n_bad_inf) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_inf) = ROUND(MIN(bad_inf)) AND ABS(MIN(bad_inf)) < 1e+15
           THEN CAST(CAST(MIN(bad_inf) AS INT64) AS STRING)
           ELSE CAST(MIN(bad_inf) AS STRING)
@@ -92,7 +92,7 @@ WITH input AS (
       )
       WHEN SUM(n_bad_weight) > 0
       THEN ERROR(
-        'sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS STRING) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS STRING) || CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
           THEN CAST(CAST(MIN(bad_weight) AS INT64) AS STRING)
           ELSE CAST(MIN(bad_weight) AS STRING)

@@ -112,7 +112,15 @@ WITH base AS (
           SELECT
             CAST(CAST(COUNT(*) AS Nullable(Int64)) AS Nullable(Int64))
           FROM state_copies
-        ) AS Nullable(String)) || ' state(s) are held more than once (a state''s id in more than one meta row), e.g. the state ' || (
+        ) AS Nullable(String)) || CASE
+          WHEN (
+            SELECT
+              CAST(CAST(COUNT(*) AS Nullable(Int64)) AS Nullable(Int64))
+            FROM state_copies
+          ) = 1
+          THEN ' state is held'
+          ELSE ' states are held'
+        END || ' more than once (a state''s id in more than one meta row), e.g. the state ' || (
           SELECT
             MIN(state_id || ' (held ' || CAST(copies AS Nullable(String)) || ' times)')
           FROM state_copies
@@ -128,7 +136,15 @@ WITH base AS (
           SELECT
             CAST(CAST(COUNT(*) AS Nullable(Int64)) AS Nullable(Int64))
           FROM shared_slices
-        ) AS Nullable(String)) || ' slice(s) of a source are held by more than one state, e.g. ' || (
+        ) AS Nullable(String)) || CASE
+          WHEN (
+            SELECT
+              CAST(CAST(COUNT(*) AS Nullable(Int64)) AS Nullable(Int64))
+            FROM shared_slices
+          ) = 1
+          THEN ' slice of a source is held'
+          ELSE ' slices of a source are held'
+        END || ' by more than one state, e.g. ' || (
           SELECT
             MIN(
               'the states ' || one_id || ' and ' || other_id || ' of the source ' || state_source || ' both hold the slice ' || state_slice
@@ -159,7 +175,17 @@ WITH base AS (
           FROM q_gauc
           WHERE
             copies > 1
-        ) AS Nullable(String)) || ' quer(ies) appear in more than one of the merged states or slices, e.g. query ' || (
+        ) AS Nullable(String)) || CASE
+          WHEN (
+            SELECT
+              CAST(CAST(COUNT(*) AS Nullable(Int64)) AS Nullable(Int64))
+            FROM q_gauc
+            WHERE
+              copies > 1
+          ) = 1
+          THEN ' query appears'
+          ELSE ' queries appear'
+        END || ' in more than one of the merged states or slices, e.g. query ' || (
           SELECT
             MIN(CAST(query AS Nullable(String)))
           FROM q_gauc

@@ -51,7 +51,13 @@ WITH input AS (
       THEN CAST(materialize(
         'sqlmetrics: label column ''label'' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, balanced_accuracy, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' || CAST(SUM(CASE WHEN NOT (
           label IN (0, 1)
-        ) THEN n_all ELSE 0 END) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        ) THEN n_all ELSE 0 END) AS Nullable(String)) || CASE
+          WHEN SUM(CASE WHEN NOT (
+            label IN (0, 1)
+          ) THEN n_all ELSE 0 END) = 1
+          THEN ' row is not'
+          ELSE ' rows are not'
+        END || ', e.g. ' || CASE
           WHEN MIN(CASE WHEN NOT (
             label IN (0, 1)
           ) THEN label END) = ROUND(MIN(CASE WHEN NOT (
@@ -77,7 +83,11 @@ WITH input AS (
       ) AS Int32)
       WHEN SUM(CASE WHEN isNaN(score) THEN n_all ELSE 0 END) > 0
       THEN CAST(materialize(
-        'sqlmetrics: score column ''score'' must not be NaN: ' || CAST(SUM(CASE WHEN isNaN(score) THEN n_all ELSE 0 END) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: score column ''score'' must not be NaN: ' || CAST(SUM(CASE WHEN isNaN(score) THEN n_all ELSE 0 END) AS Nullable(String)) || CASE
+          WHEN SUM(CASE WHEN isNaN(score) THEN n_all ELSE 0 END) = 1
+          THEN ' row is not'
+          ELSE ' rows are not'
+        END || ', e.g. ' || CASE
           WHEN MIN(CASE WHEN isNaN(score) THEN score END) = ROUND(MIN(CASE WHEN isNaN(score) THEN score END))
           AND GREATEST(
             MIN(CASE WHEN isNaN(score) THEN score END),
@@ -91,7 +101,11 @@ WITH input AS (
       ) AS Int32)
       WHEN SUM(CASE WHEN isInfinite(score) THEN n_all ELSE 0 END) > 0
       THEN CAST(materialize(
-        'sqlmetrics: score column ''score'' must be finite (for brier, calibration, logloss, score_mean): ' || CAST(SUM(CASE WHEN isInfinite(score) THEN n_all ELSE 0 END) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: score column ''score'' must be finite (for brier, calibration, logloss, score_mean): ' || CAST(SUM(CASE WHEN isInfinite(score) THEN n_all ELSE 0 END) AS Nullable(String)) || CASE
+          WHEN SUM(CASE WHEN isInfinite(score) THEN n_all ELSE 0 END) = 1
+          THEN ' row is not'
+          ELSE ' rows are not'
+        END || ', e.g. ' || CASE
           WHEN MIN(CASE WHEN isInfinite(score) THEN score END) = ROUND(MIN(CASE WHEN isInfinite(score) THEN score END))
           AND GREATEST(
             MIN(CASE WHEN isInfinite(score) THEN score END),
@@ -109,7 +123,13 @@ WITH input AS (
       THEN CAST(materialize(
         'sqlmetrics: score column ''score'' must be a probability in [0, 1] (for brier, logloss): ' || CAST(SUM(CASE WHEN (
           score < 0 OR score > 1
-        ) THEN n_all ELSE 0 END) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        ) THEN n_all ELSE 0 END) AS Nullable(String)) || CASE
+          WHEN SUM(CASE WHEN (
+            score < 0 OR score > 1
+          ) THEN n_all ELSE 0 END) = 1
+          THEN ' row is not'
+          ELSE ' rows are not'
+        END || ', e.g. ' || CASE
           WHEN MIN(CASE WHEN (
             score < 0 OR score > 1
           ) THEN score END) = ROUND(MIN(CASE WHEN (
@@ -135,7 +155,7 @@ WITH input AS (
       ) AS Int32)
       WHEN SUM(n_bad_weight) > 0
       THEN CAST(materialize(
-        'sqlmetrics: weight column ''weight'' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: weight column ''weight'' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS Nullable(String)) || CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_weight) = ROUND(MIN(bad_weight))
           AND GREATEST(MIN(bad_weight), -(
             MIN(bad_weight)

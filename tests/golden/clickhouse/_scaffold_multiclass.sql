@@ -46,7 +46,7 @@ WITH input AS (
     CASE
       WHEN SUM(n_bad_weight) > 0
       THEN CAST(materialize(
-        'sqlmetrics: weight column ''weight'' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: weight column ''weight'' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS Nullable(String)) || CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_weight) = ROUND(MIN(bad_weight))
           AND GREATEST(MIN(bad_weight), -(
             MIN(bad_weight)

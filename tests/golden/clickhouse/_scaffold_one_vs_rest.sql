@@ -50,7 +50,7 @@ WITH input AS (
     CASE
       WHEN SUM(n_bad_weight) > 0
       THEN CAST(materialize(
-        'sqlmetrics: weight column ''weight'' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: weight column ''weight'' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS Nullable(String)) || CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_weight) = ROUND(MIN(bad_weight))
           AND GREATEST(MIN(bad_weight), -(
             MIN(bad_weight)
@@ -223,19 +223,19 @@ WITH input AS (
     CASE
       WHEN label_unscored.n > 0
       THEN CAST(materialize(
-        'sqlmetrics: label column ''label'' must hold one of the classes of class_scores: ' || CAST(label_unscored.n AS Nullable(String)) || ' rows do not, e.g. ' || CAST(label_unscored.e AS Nullable(String))
+        'sqlmetrics: label column ''label'' must hold one of the classes of class_scores: ' || CAST(label_unscored.n AS Nullable(String)) || CASE WHEN label_unscored.n = 1 THEN ' row does not' ELSE ' rows do not' END || ', e.g. ' || CAST(label_unscored.e AS Nullable(String))
       ) AS Int32)
       WHEN nan_1.n > 0
       THEN CAST(materialize(
-        'sqlmetrics: class score column ''p_cat'' (class ''cat'') must not be NaN: ' || CAST(nan_1.n AS Nullable(String)) || ' rows are not' || CAST(nan_1.e AS Nullable(String))
+        'sqlmetrics: class score column ''p_cat'' (class ''cat'') must not be NaN: ' || CAST(nan_1.n AS Nullable(String)) || CASE WHEN nan_1.n = 1 THEN ' row is not' ELSE ' rows are not' END || '' || CAST(nan_1.e AS Nullable(String))
       ) AS Int32)
       WHEN nan_2.n > 0
       THEN CAST(materialize(
-        'sqlmetrics: class score column ''p_dog'' (class ''dog'') must not be NaN: ' || CAST(nan_2.n AS Nullable(String)) || ' rows are not' || CAST(nan_2.e AS Nullable(String))
+        'sqlmetrics: class score column ''p_dog'' (class ''dog'') must not be NaN: ' || CAST(nan_2.n AS Nullable(String)) || CASE WHEN nan_2.n = 1 THEN ' row is not' ELSE ' rows are not' END || '' || CAST(nan_2.e AS Nullable(String))
       ) AS Int32)
       WHEN nan_3.n > 0
       THEN CAST(materialize(
-        'sqlmetrics: class score column ''p_fox'' (class ''fox'') must not be NaN: ' || CAST(nan_3.n AS Nullable(String)) || ' rows are not' || CAST(nan_3.e AS Nullable(String))
+        'sqlmetrics: class score column ''p_fox'' (class ''fox'') must not be NaN: ' || CAST(nan_3.n AS Nullable(String)) || CASE WHEN nan_3.n = 1 THEN ' row is not' ELSE ' rows are not' END || '' || CAST(nan_3.e AS Nullable(String))
       ) AS Int32)
     END AS failure
   FROM (

@@ -45,7 +45,15 @@ WITH input AS (
           CASE WHEN (
             label < 0 OR isNaN(label) OR isInfinite(label)
           ) THEN n_all ELSE 0 END
-        ) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        ) AS Nullable(String)) || CASE
+          WHEN SUM(
+            CASE WHEN (
+              label < 0 OR isNaN(label) OR isInfinite(label)
+            ) THEN n_all ELSE 0 END
+          ) = 1
+          THEN ' row is not'
+          ELSE ' rows are not'
+        END || ', e.g. ' || CASE
           WHEN MIN(CASE WHEN (
             label < 0 OR isNaN(label) OR isInfinite(label)
           ) THEN label END) = ROUND(
@@ -73,7 +81,11 @@ WITH input AS (
       ) AS Int32)
       WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) > 0
       THEN CAST(materialize(
-        'sqlmetrics: label column ''label'' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg, dcg, ndcg): ' || CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: label column ''label'' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg, dcg, ndcg): ' || CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS Nullable(String)) || CASE
+          WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) = 1
+          THEN ' row is not'
+          ELSE ' rows are not'
+        END || ', e.g. ' || CASE
           WHEN MIN(CASE WHEN label > 960 THEN label END) = ROUND(MIN(CASE WHEN label > 960 THEN label END))
           AND GREATEST(
             MIN(CASE WHEN label > 960 THEN label END),
@@ -87,7 +99,7 @@ WITH input AS (
       ) AS Int32)
       WHEN SUM(n_bad_nan) > 0
       THEN CAST(materialize(
-        'sqlmetrics: score column ''score'' must not be NaN: ' || CAST(SUM(n_bad_nan) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: score column ''score'' must not be NaN: ' || CAST(SUM(n_bad_nan) AS Nullable(String)) || CASE WHEN SUM(n_bad_nan) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_nan) = ROUND(MIN(bad_nan))
           AND GREATEST(MIN(bad_nan), -(
             MIN(bad_nan)

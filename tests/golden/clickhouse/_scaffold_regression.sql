@@ -86,7 +86,7 @@ WITH input AS (
     CASE
       WHEN SUM(n_bad_target) > 0
       THEN CAST(materialize(
-        'sqlmetrics: label column ''label'' must be a finite number (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_target) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: label column ''label'' must be a finite number (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_target) AS Nullable(String)) || CASE WHEN SUM(n_bad_target) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_target) = ROUND(MIN(bad_target))
           AND GREATEST(MIN(bad_target), -(
             MIN(bad_target)
@@ -97,7 +97,7 @@ WITH input AS (
       ) AS Int32)
       WHEN SUM(n_bad_nan) > 0
       THEN CAST(materialize(
-        'sqlmetrics: score column ''score'' must not be NaN: ' || CAST(SUM(n_bad_nan) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: score column ''score'' must not be NaN: ' || CAST(SUM(n_bad_nan) AS Nullable(String)) || CASE WHEN SUM(n_bad_nan) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_nan) = ROUND(MIN(bad_nan))
           AND GREATEST(MIN(bad_nan), -(
             MIN(bad_nan)
@@ -108,7 +108,7 @@ WITH input AS (
       ) AS Int32)
       WHEN SUM(n_bad_inf) > 0
       THEN CAST(materialize(
-        'sqlmetrics: score column ''score'' must be finite (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_inf) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: score column ''score'' must be finite (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_inf) AS Nullable(String)) || CASE WHEN SUM(n_bad_inf) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_inf) = ROUND(MIN(bad_inf))
           AND GREATEST(MIN(bad_inf), -(
             MIN(bad_inf)
@@ -119,7 +119,7 @@ WITH input AS (
       ) AS Int32)
       WHEN SUM(n_bad_weight) > 0
       THEN CAST(materialize(
-        'sqlmetrics: weight column ''weight'' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS Nullable(String)) || ' rows are not, e.g. ' || CASE
+        'sqlmetrics: weight column ''weight'' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS Nullable(String)) || CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
           WHEN MIN(bad_weight) = ROUND(MIN(bad_weight))
           AND GREATEST(MIN(bad_weight), -(
             MIN(bad_weight)

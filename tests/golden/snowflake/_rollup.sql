@@ -103,7 +103,15 @@ WITH base AS (
         SELECT
           COUNT(*)
         FROM state_copies
-      ) AS VARCHAR) || ' state(s) are held more than once (a state\'s id in more than one meta row), e.g. the state ' || (
+      ) AS VARCHAR) || CASE
+        WHEN (
+          SELECT
+            COUNT(*)
+          FROM state_copies
+        ) = 1
+        THEN ' state is held'
+        ELSE ' states are held'
+      END || ' more than once (a state\'s id in more than one meta row), e.g. the state ' || (
         SELECT
           MIN(state_id || ' (held ' || CAST(copies AS VARCHAR) || ' times)')
         FROM state_copies
@@ -117,7 +125,15 @@ WITH base AS (
         SELECT
           COUNT(*)
         FROM shared_slices
-      ) AS VARCHAR) || ' slice(s) of a source are held by more than one state, e.g. ' || (
+      ) AS VARCHAR) || CASE
+        WHEN (
+          SELECT
+            COUNT(*)
+          FROM shared_slices
+        ) = 1
+        THEN ' slice of a source is held'
+        ELSE ' slices of a source are held'
+      END || ' by more than one state, e.g. ' || (
         SELECT
           MIN(
             'the states ' || one_id || ' and ' || other_id || ' of the source ' || state_source || ' both hold the slice ' || state_slice
@@ -144,7 +160,17 @@ WITH base AS (
         FROM q_gauc
         WHERE
           copies > 1
-      ) AS VARCHAR) || ' quer(ies) appear in more than one of the merged states or slices, e.g. query ' || (
+      ) AS VARCHAR) || CASE
+        WHEN (
+          SELECT
+            COUNT(*)
+          FROM q_gauc
+          WHERE
+            copies > 1
+        ) = 1
+        THEN ' query appears'
+        ELSE ' queries appear'
+      END || ' in more than one of the merged states or slices, e.g. query ' || (
         SELECT
           MIN(CAST(query AS VARCHAR))
         FROM q_gauc

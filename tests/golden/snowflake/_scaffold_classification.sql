@@ -57,21 +57,33 @@ WITH input AS (
   SELECT
     CASE
       WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) > 0
-      THEN CAST('sqlmetrics: label column \'label\' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, balanced_accuracy, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' || CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      THEN CAST('sqlmetrics: label column \'label\' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, balanced_accuracy, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' || CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS VARCHAR) || CASE
+        WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) = 1
+        THEN ' row is not'
+        ELSE ' rows are not'
+      END || ', e.g. ' || CASE
         WHEN MIN(CASE WHEN NOT label IN (0, 1) THEN label END) = ROUND(MIN(CASE WHEN NOT label IN (0, 1) THEN label END))
         AND ABS(MIN(CASE WHEN NOT label IN (0, 1) THEN label END)) < 1e+15
         THEN CAST(CAST(MIN(CASE WHEN NOT label IN (0, 1) THEN label END) AS BIGINT) AS VARCHAR)
         ELSE CAST(MIN(CASE WHEN NOT label IN (0, 1) THEN label END) AS VARCHAR)
       END AS INT)
       WHEN SUM(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN n_all ELSE 0 END) > 0
-      THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN n_all ELSE 0 END) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN n_all ELSE 0 END) AS VARCHAR) || CASE
+        WHEN SUM(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN n_all ELSE 0 END) = 1
+        THEN ' row is not'
+        ELSE ' rows are not'
+      END || ', e.g. ' || CASE
         WHEN MIN(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN score END) = ROUND(MIN(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN score END))
         AND ABS(MIN(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN score END)) < 1e+15
         THEN CAST(CAST(MIN(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN score END) AS BIGINT) AS VARCHAR)
         ELSE CAST(MIN(CASE WHEN score = CAST('NaN' AS DOUBLE) THEN score END) AS VARCHAR)
       END AS INT)
       WHEN SUM(CASE WHEN ABS(score) = CAST('inf' AS DOUBLE) THEN n_all ELSE 0 END) > 0
-      THEN CAST('sqlmetrics: score column \'score\' must be finite (for brier, calibration, logloss, score_mean): ' || CAST(SUM(CASE WHEN ABS(score) = CAST('inf' AS DOUBLE) THEN n_all ELSE 0 END) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      THEN CAST('sqlmetrics: score column \'score\' must be finite (for brier, calibration, logloss, score_mean): ' || CAST(SUM(CASE WHEN ABS(score) = CAST('inf' AS DOUBLE) THEN n_all ELSE 0 END) AS VARCHAR) || CASE
+        WHEN SUM(CASE WHEN ABS(score) = CAST('inf' AS DOUBLE) THEN n_all ELSE 0 END) = 1
+        THEN ' row is not'
+        ELSE ' rows are not'
+      END || ', e.g. ' || CASE
         WHEN MIN(CASE WHEN ABS(score) = CAST('inf' AS DOUBLE) THEN score END) = ROUND(MIN(CASE WHEN ABS(score) = CAST('inf' AS DOUBLE) THEN score END))
         AND ABS(MIN(CASE WHEN ABS(score) = CAST('inf' AS DOUBLE) THEN score END)) < 1e+15
         THEN CAST(CAST(MIN(CASE WHEN ABS(score) = CAST('inf' AS DOUBLE) THEN score END) AS BIGINT) AS VARCHAR)
@@ -82,7 +94,13 @@ WITH input AS (
       ) THEN n_all ELSE 0 END) > 0
       THEN CAST('sqlmetrics: score column \'score\' must be a probability in [0, 1] (for brier, logloss): ' || CAST(SUM(CASE WHEN (
         score < 0 OR score > 1
-      ) THEN n_all ELSE 0 END) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      ) THEN n_all ELSE 0 END) AS VARCHAR) || CASE
+        WHEN SUM(CASE WHEN (
+          score < 0 OR score > 1
+        ) THEN n_all ELSE 0 END) = 1
+        THEN ' row is not'
+        ELSE ' rows are not'
+      END || ', e.g. ' || CASE
         WHEN MIN(CASE WHEN (
           score < 0 OR score > 1
         ) THEN score END) = ROUND(MIN(CASE WHEN (
@@ -99,7 +117,7 @@ WITH input AS (
         ) THEN score END) AS VARCHAR)
       END AS INT)
       WHEN SUM(n_bad_weight) > 0
-      THEN CAST('sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      THEN CAST('sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS VARCHAR) || CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
         WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
         THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)
         ELSE CAST(MIN(bad_weight) AS VARCHAR)

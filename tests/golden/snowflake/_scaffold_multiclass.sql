@@ -56,7 +56,7 @@ WITH input AS (
   SELECT
     CASE
       WHEN SUM(n_bad_weight) > 0
-      THEN CAST('sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      THEN CAST('sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS VARCHAR) || CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
         WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
         THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)
         ELSE CAST(MIN(bad_weight) AS VARCHAR)

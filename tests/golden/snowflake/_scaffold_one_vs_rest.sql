@@ -60,7 +60,7 @@ WITH input AS (
   SELECT
     CASE
       WHEN SUM(n_bad_weight) > 0
-      THEN CAST('sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      THEN CAST('sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS VARCHAR) || CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
         WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
         THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)
         ELSE CAST(MIN(bad_weight) AS VARCHAR)
@@ -302,13 +302,13 @@ WITH input AS (
   SELECT
     CASE
       WHEN label_unscored.n > 0
-      THEN CAST('sqlmetrics: label column \'label\' must hold one of the classes of class_scores: ' || CAST(label_unscored.n AS VARCHAR) || ' rows do not, e.g. ' || CAST(label_unscored.e AS VARCHAR) AS INT)
+      THEN CAST('sqlmetrics: label column \'label\' must hold one of the classes of class_scores: ' || CAST(label_unscored.n AS VARCHAR) || CASE WHEN label_unscored.n = 1 THEN ' row does not' ELSE ' rows do not' END || ', e.g. ' || CAST(label_unscored.e AS VARCHAR) AS INT)
       WHEN nan_1.n > 0
-      THEN CAST('sqlmetrics: class score column \'p_cat\' (class \'cat\') must not be NaN: ' || CAST(nan_1.n AS VARCHAR) || ' rows are not' || CAST(nan_1.e AS VARCHAR) AS INT)
+      THEN CAST('sqlmetrics: class score column \'p_cat\' (class \'cat\') must not be NaN: ' || CAST(nan_1.n AS VARCHAR) || CASE WHEN nan_1.n = 1 THEN ' row is not' ELSE ' rows are not' END || '' || CAST(nan_1.e AS VARCHAR) AS INT)
       WHEN nan_2.n > 0
-      THEN CAST('sqlmetrics: class score column \'p_dog\' (class \'dog\') must not be NaN: ' || CAST(nan_2.n AS VARCHAR) || ' rows are not' || CAST(nan_2.e AS VARCHAR) AS INT)
+      THEN CAST('sqlmetrics: class score column \'p_dog\' (class \'dog\') must not be NaN: ' || CAST(nan_2.n AS VARCHAR) || CASE WHEN nan_2.n = 1 THEN ' row is not' ELSE ' rows are not' END || '' || CAST(nan_2.e AS VARCHAR) AS INT)
       WHEN nan_3.n > 0
-      THEN CAST('sqlmetrics: class score column \'p_fox\' (class \'fox\') must not be NaN: ' || CAST(nan_3.n AS VARCHAR) || ' rows are not' || CAST(nan_3.e AS VARCHAR) AS INT)
+      THEN CAST('sqlmetrics: class score column \'p_fox\' (class \'fox\') must not be NaN: ' || CAST(nan_3.n AS VARCHAR) || CASE WHEN nan_3.n = 1 THEN ' row is not' ELSE ' rows are not' END || '' || CAST(nan_3.e AS VARCHAR) AS INT)
     END AS failure
   FROM (
     SELECT

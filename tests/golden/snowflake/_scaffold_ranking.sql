@@ -52,7 +52,19 @@ WITH input AS (
           THEN n_all
           ELSE 0
         END
-      ) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      ) AS VARCHAR) || CASE
+        WHEN SUM(
+          CASE
+            WHEN (
+              label < 0 OR label = CAST('NaN' AS DOUBLE) OR ABS(label) = CAST('inf' AS DOUBLE)
+            )
+            THEN n_all
+            ELSE 0
+          END
+        ) = 1
+        THEN ' row is not'
+        ELSE ' rows are not'
+      END || ', e.g. ' || CASE
         WHEN MIN(
           CASE
             WHEN (
@@ -98,14 +110,18 @@ WITH input AS (
         ) AS VARCHAR)
       END AS INT)
       WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) > 0
-      THEN CAST('sqlmetrics: label column \'label\' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg, dcg, ndcg): ' || CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      THEN CAST('sqlmetrics: label column \'label\' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg, dcg, ndcg): ' || CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS VARCHAR) || CASE
+        WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) = 1
+        THEN ' row is not'
+        ELSE ' rows are not'
+      END || ', e.g. ' || CASE
         WHEN MIN(CASE WHEN label > 960 THEN label END) = ROUND(MIN(CASE WHEN label > 960 THEN label END))
         AND ABS(MIN(CASE WHEN label > 960 THEN label END)) < 1e+15
         THEN CAST(CAST(MIN(CASE WHEN label > 960 THEN label END) AS BIGINT) AS VARCHAR)
         ELSE CAST(MIN(CASE WHEN label > 960 THEN label END) AS VARCHAR)
       END AS INT)
       WHEN SUM(n_bad_nan) > 0
-      THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS VARCHAR) || CASE WHEN SUM(n_bad_nan) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
         WHEN MIN(bad_nan) = ROUND(MIN(bad_nan)) AND ABS(MIN(bad_nan)) < 1e+15
         THEN CAST(CAST(MIN(bad_nan) AS BIGINT) AS VARCHAR)
         ELSE CAST(MIN(bad_nan) AS VARCHAR)

@@ -93,25 +93,25 @@ WITH input AS (
   SELECT
     CASE
       WHEN SUM(n_bad_target) > 0
-      THEN CAST('sqlmetrics: label column \'label\' must be a finite number (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_target) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      THEN CAST('sqlmetrics: label column \'label\' must be a finite number (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_target) AS VARCHAR) || CASE WHEN SUM(n_bad_target) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
         WHEN MIN(bad_target) = ROUND(MIN(bad_target)) AND ABS(MIN(bad_target)) < 1e+15
         THEN CAST(CAST(MIN(bad_target) AS BIGINT) AS VARCHAR)
         ELSE CAST(MIN(bad_target) AS VARCHAR)
       END AS INT)
       WHEN SUM(n_bad_nan) > 0
-      THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      THEN CAST('sqlmetrics: score column \'score\' must not be NaN: ' || CAST(SUM(n_bad_nan) AS VARCHAR) || CASE WHEN SUM(n_bad_nan) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
         WHEN MIN(bad_nan) = ROUND(MIN(bad_nan)) AND ABS(MIN(bad_nan)) < 1e+15
         THEN CAST(CAST(MIN(bad_nan) AS BIGINT) AS VARCHAR)
         ELSE CAST(MIN(bad_nan) AS VARCHAR)
       END AS INT)
       WHEN SUM(n_bad_inf) > 0
-      THEN CAST('sqlmetrics: score column \'score\' must be finite (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_inf) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      THEN CAST('sqlmetrics: score column \'score\' must be finite (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' || CAST(SUM(n_bad_inf) AS VARCHAR) || CASE WHEN SUM(n_bad_inf) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
         WHEN MIN(bad_inf) = ROUND(MIN(bad_inf)) AND ABS(MIN(bad_inf)) < 1e+15
         THEN CAST(CAST(MIN(bad_inf) AS BIGINT) AS VARCHAR)
         ELSE CAST(MIN(bad_inf) AS VARCHAR)
       END AS INT)
       WHEN SUM(n_bad_weight) > 0
-      THEN CAST('sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS VARCHAR) || ' rows are not, e.g. ' || CASE
+      THEN CAST('sqlmetrics: weight column \'weight\' must be finite and >= 0: ' || CAST(SUM(n_bad_weight) AS VARCHAR) || CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END || ', e.g. ' || CASE
         WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
         THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)
         ELSE CAST(MIN(bad_weight) AS VARCHAR)

@@ -113,7 +113,16 @@ WITH base AS (
               COUNT(*)
             FROM state_copies
           ) AS VARCHAR),
-          CAST(' state(s) are held more than once (a state''s id in more than one meta row), e.g. the state ' AS VARCHAR),
+          CAST(CASE
+            WHEN (
+              SELECT
+                COUNT(*)
+              FROM state_copies
+            ) = 1
+            THEN ' state is held'
+            ELSE ' states are held'
+          END AS VARCHAR),
+          CAST(' more than once (a state''s id in more than one meta row), e.g. the state ' AS VARCHAR),
           CAST((
             SELECT
               MIN(
@@ -142,7 +151,16 @@ WITH base AS (
               COUNT(*)
             FROM shared_slices
           ) AS VARCHAR),
-          CAST(' slice(s) of a source are held by more than one state, e.g. ' AS VARCHAR),
+          CAST(CASE
+            WHEN (
+              SELECT
+                COUNT(*)
+              FROM shared_slices
+            ) = 1
+            THEN ' slice of a source is held'
+            ELSE ' slices of a source are held'
+          END AS VARCHAR),
+          CAST(' by more than one state, e.g. ' AS VARCHAR),
           CAST((
             SELECT
               MIN(
@@ -186,7 +204,18 @@ WITH base AS (
             WHERE
               copies > 1
           ) AS VARCHAR),
-          CAST(' quer(ies) appear in more than one of the merged states or slices, e.g. query ' AS VARCHAR),
+          CAST(CASE
+            WHEN (
+              SELECT
+                COUNT(*)
+              FROM q_gauc
+              WHERE
+                copies > 1
+            ) = 1
+            THEN ' query appears'
+            ELSE ' queries appear'
+          END AS VARCHAR),
+          CAST(' in more than one of the merged states or slices, e.g. query ' AS VARCHAR),
           CAST((
             SELECT
               MIN(CAST(query AS VARCHAR))

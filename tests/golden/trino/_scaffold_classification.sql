@@ -54,7 +54,12 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: label column ''label'' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, balanced_accuracy, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' AS VARCHAR),
           CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE
+            WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) = 1
+            THEN ' row is not'
+            ELSE ' rows are not'
+          END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(CASE WHEN NOT label IN (0, 1) THEN label END) = ROUND(MIN(CASE WHEN NOT label IN (0, 1) THEN label END))
             AND ABS(MIN(CASE WHEN NOT label IN (0, 1) THEN label END)) < 1e+15
@@ -68,7 +73,12 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: score column ''score'' must not be NaN: ' AS VARCHAR),
           CAST(SUM(CASE WHEN IS_NAN(score) THEN n_all ELSE 0 END) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE
+            WHEN SUM(CASE WHEN IS_NAN(score) THEN n_all ELSE 0 END) = 1
+            THEN ' row is not'
+            ELSE ' rows are not'
+          END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(CASE WHEN IS_NAN(score) THEN score END) = ROUND(MIN(CASE WHEN IS_NAN(score) THEN score END))
             AND ABS(MIN(CASE WHEN IS_NAN(score) THEN score END)) < 1e+15
@@ -82,7 +92,12 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: score column ''score'' must be finite (for brier, calibration, logloss, score_mean): ' AS VARCHAR),
           CAST(SUM(CASE WHEN IS_INFINITE(score) THEN n_all ELSE 0 END) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE
+            WHEN SUM(CASE WHEN IS_INFINITE(score) THEN n_all ELSE 0 END) = 1
+            THEN ' row is not'
+            ELSE ' rows are not'
+          END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(CASE WHEN IS_INFINITE(score) THEN score END) = ROUND(MIN(CASE WHEN IS_INFINITE(score) THEN score END))
             AND ABS(MIN(CASE WHEN IS_INFINITE(score) THEN score END)) < 1e+15
@@ -100,7 +115,14 @@ WITH input AS (
           CAST(SUM(CASE WHEN (
             score < 0 OR score > 1
           ) THEN n_all ELSE 0 END) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE
+            WHEN SUM(CASE WHEN (
+              score < 0 OR score > 1
+            ) THEN n_all ELSE 0 END) = 1
+            THEN ' row is not'
+            ELSE ' rows are not'
+          END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(CASE WHEN (
               score < 0 OR score > 1
@@ -124,7 +146,8 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: weight column ''weight'' must be finite and >= 0: ' AS VARCHAR),
           CAST(SUM(n_bad_weight) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
             THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)

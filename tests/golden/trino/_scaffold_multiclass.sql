@@ -53,7 +53,8 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: weight column ''weight'' must be finite and >= 0: ' AS VARCHAR),
           CAST(SUM(n_bad_weight) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
             THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)

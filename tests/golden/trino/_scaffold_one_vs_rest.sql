@@ -57,7 +57,8 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: weight column ''weight'' must be finite and >= 0: ' AS VARCHAR),
           CAST(SUM(n_bad_weight) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
             THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)
@@ -312,7 +313,8 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: label column ''label'' must hold one of the classes of class_scores: ' AS VARCHAR),
           CAST(label_unscored.n AS VARCHAR),
-          CAST(' rows do not, e.g. ' AS VARCHAR),
+          CAST(CASE WHEN label_unscored.n = 1 THEN ' row does not' ELSE ' rows do not' END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(label_unscored.e AS VARCHAR)
         )
       )
@@ -321,7 +323,8 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: class score column ''p_cat'' (class ''cat'') must not be NaN: ' AS VARCHAR),
           CAST(nan_1.n AS VARCHAR),
-          CAST(' rows are not' AS VARCHAR),
+          CAST(CASE WHEN nan_1.n = 1 THEN ' row is not' ELSE ' rows are not' END AS VARCHAR),
+          CAST('' AS VARCHAR),
           CAST(nan_1.e AS VARCHAR)
         )
       )
@@ -330,7 +333,8 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: class score column ''p_dog'' (class ''dog'') must not be NaN: ' AS VARCHAR),
           CAST(nan_2.n AS VARCHAR),
-          CAST(' rows are not' AS VARCHAR),
+          CAST(CASE WHEN nan_2.n = 1 THEN ' row is not' ELSE ' rows are not' END AS VARCHAR),
+          CAST('' AS VARCHAR),
           CAST(nan_2.e AS VARCHAR)
         )
       )
@@ -339,7 +343,8 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: class score column ''p_fox'' (class ''fox'') must not be NaN: ' AS VARCHAR),
           CAST(nan_3.n AS VARCHAR),
-          CAST(' rows are not' AS VARCHAR),
+          CAST(CASE WHEN nan_3.n = 1 THEN ' row is not' ELSE ' rows are not' END AS VARCHAR),
+          CAST('' AS VARCHAR),
           CAST(nan_3.e AS VARCHAR)
         )
       )

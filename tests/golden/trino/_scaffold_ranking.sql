@@ -56,7 +56,20 @@ WITH input AS (
               ELSE 0
             END
           ) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE
+            WHEN SUM(
+              CASE
+                WHEN (
+                  label < 0 OR IS_NAN(label) OR IS_INFINITE(label)
+                )
+                THEN n_all
+                ELSE 0
+              END
+            ) = 1
+            THEN ' row is not'
+            ELSE ' rows are not'
+          END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(CASE WHEN (
               label < 0 OR IS_NAN(label) OR IS_INFINITE(label)
@@ -84,7 +97,12 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: label column ''label'' must be a relevance <= 960 under exponential gain (2^rel - 1 overflows beyond) (for cg, dcg, ndcg): ' AS VARCHAR),
           CAST(SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE
+            WHEN SUM(CASE WHEN label > 960 THEN n_all ELSE 0 END) = 1
+            THEN ' row is not'
+            ELSE ' rows are not'
+          END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(CASE WHEN label > 960 THEN label END) = ROUND(MIN(CASE WHEN label > 960 THEN label END))
             AND ABS(MIN(CASE WHEN label > 960 THEN label END)) < 1e+15
@@ -98,7 +116,8 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: score column ''score'' must not be NaN: ' AS VARCHAR),
           CAST(SUM(n_bad_nan) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE WHEN SUM(n_bad_nan) = 1 THEN ' row is not' ELSE ' rows are not' END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(bad_nan) = ROUND(MIN(bad_nan)) AND ABS(MIN(bad_nan)) < 1e+15
             THEN CAST(CAST(MIN(bad_nan) AS BIGINT) AS VARCHAR)

@@ -79,7 +79,8 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: label column ''label'' must be a finite number (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' AS VARCHAR),
           CAST(SUM(n_bad_target) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE WHEN SUM(n_bad_target) = 1 THEN ' row is not' ELSE ' rows are not' END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(bad_target) = ROUND(MIN(bad_target)) AND ABS(MIN(bad_target)) < 1e+15
             THEN CAST(CAST(MIN(bad_target) AS BIGINT) AS VARCHAR)
@@ -92,7 +93,8 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: score column ''score'' must not be NaN: ' AS VARCHAR),
           CAST(SUM(n_bad_nan) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE WHEN SUM(n_bad_nan) = 1 THEN ' row is not' ELSE ' rows are not' END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(bad_nan) = ROUND(MIN(bad_nan)) AND ABS(MIN(bad_nan)) < 1e+15
             THEN CAST(CAST(MIN(bad_nan) AS BIGINT) AS VARCHAR)
@@ -105,7 +107,8 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: score column ''score'' must be finite (for mae, mape, max_error, mean_error, median_absolute_error, mse, r2, rmse): ' AS VARCHAR),
           CAST(SUM(n_bad_inf) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE WHEN SUM(n_bad_inf) = 1 THEN ' row is not' ELSE ' rows are not' END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(bad_inf) = ROUND(MIN(bad_inf)) AND ABS(MIN(bad_inf)) < 1e+15
             THEN CAST(CAST(MIN(bad_inf) AS BIGINT) AS VARCHAR)
@@ -118,7 +121,8 @@ WITH input AS (
         CONCAT(
           CAST('sqlmetrics: weight column ''weight'' must be finite and >= 0: ' AS VARCHAR),
           CAST(SUM(n_bad_weight) AS VARCHAR),
-          CAST(' rows are not, e.g. ' AS VARCHAR),
+          CAST(CASE WHEN SUM(n_bad_weight) = 1 THEN ' row is not' ELSE ' rows are not' END AS VARCHAR),
+          CAST(', e.g. ' AS VARCHAR),
           CAST(CASE
             WHEN MIN(bad_weight) = ROUND(MIN(bad_weight)) AND ABS(MIN(bad_weight)) < 1e+15
             THEN CAST(CAST(MIN(bad_weight) AS BIGINT) AS VARCHAR)
