@@ -177,8 +177,8 @@ def select_item(item: str, dialect: str) -> str:
 @lru_cache(maxsize=256)
 def case_whens(case_sql: str, dialect: str) -> tuple[str, ...]:
     """The ``WHEN ... THEN ...`` clauses of a step ``SELECT CASE ... END AS failure FROM base``.
-    Kept per text and dialect (a tuple of strings: nothing to change): each rule's two
-    clauses, and their checks, cut their WHEN from the same step."""
+    Kept per text and dialect (a tuple of strings: nothing to change): the rules probed
+    with the same calls cut their WHENs from one step."""
     tree, writer = for_dialect(case_sql, dialect)
     case = tree.find(exp.Case)
     return tuple(
