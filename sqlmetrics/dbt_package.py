@@ -37,7 +37,7 @@ import re
 import secrets
 from collections.abc import Callable
 from difflib import SequenceMatcher
-from functools import cache
+from functools import cache, lru_cache
 from itertools import product
 from pathlib import Path
 
@@ -126,11 +126,26 @@ def _numbers(params: list[str], which: int) -> dict[str, object]:
 # --- writing SQL for a dialect ---------------------------------------------------------
 
 
+@lru_cache(maxsize=1024)
+def parsed(sql: str) -> exp.Expression:
+    """``sql`` (DuckDB's) parsed, once per text: the package writes each step the composer
+    writes for six dialects, and parsing is most of writing one. The tree is shared, so
+    it must never change: only ``for_dialect`` reads it, and ``rewritten`` changes a copy."""
+    return sqlglot.parse_one(sql, read="duckdb")
+
+
+def for_dialect(sql: str, dialect: str) -> tuple[exp.Expression, str]:
+    """``sql`` (DuckDB's) as a tree rewritten for ``dialect`` and the sqlglot dialect that
+    writes it. The tree is ``rewritten``'s copy of the shared parse, its caller's own: it
+    is written once, so sqlglot may change it as it writes (no copy needed)."""
+    target = dialect_named(dialect)
+    return rewritten(parsed(sql), target), target.writer
+
+
 def written(sql: str, dialect: str) -> str:
     """``sql`` (DuckDB's, as the composer writes it) for ``dialect``, without comments."""
-    target = dialect_named(dialect)
-    tree = rewritten(sqlglot.parse_one(sql, read="duckdb"), target)
-    return tree.sql(dialect=target.writer, comments=False, unsupported_level=ErrorLevel.RAISE)
+    tree, writer = for_dialect(sql, dialect)
+    return tree.sql(dialect=writer, copy=False, comments=False, unsupported_level=ErrorLevel.RAISE)
 
 
 def cte_list(name: str, body: str, dialect: str, materialized: bool = False) -> str:
@@ -155,23 +170,24 @@ def step_body(name: str, body: str, dialect: str) -> str:
 
 def select_item(item: str, dialect: str) -> str:
     """One item of a select list (``<sql> AS <name>``) written for ``dialect``."""
-    target = dialect_named(dialect)
-    tree = rewritten(sqlglot.parse_one(f"SELECT {item} FROM input", read="duckdb"), target)
-    return tree.expressions[0].sql(dialect=target.writer, comments=False, unsupported_level=ErrorLevel.RAISE)
+    tree, writer = for_dialect(f"SELECT {item} FROM input", dialect)
+    return tree.expressions[0].sql(dialect=writer, copy=False, comments=False, unsupported_level=ErrorLevel.RAISE)
 
 
-def case_whens(case_sql: str, dialect: str) -> list[str]:
-    """The ``WHEN ... THEN ...`` clauses of a step ``SELECT CASE ... END AS failure FROM base``."""
-    target = dialect_named(dialect)
-    tree = rewritten(sqlglot.parse_one(case_sql, read="duckdb"), target)
+@lru_cache(maxsize=256)
+def case_whens(case_sql: str, dialect: str) -> tuple[str, ...]:
+    """The ``WHEN ... THEN ...`` clauses of a step ``SELECT CASE ... END AS failure FROM base``.
+    Kept per text and dialect (a tuple of strings: nothing to change): the rules probed
+    with the same calls cut their WHENs from one step."""
+    tree, writer = for_dialect(case_sql, dialect)
     case = tree.find(exp.Case)
-    return [
+    return tuple(
         "WHEN "
-        + when.this.sql(dialect=target.writer, comments=False)
+        + when.this.sql(dialect=writer, copy=False, comments=False)
         + " THEN "
-        + when.args["true"].sql(dialect=target.writer, comments=False)
+        + when.args["true"].sql(dialect=writer, copy=False, comments=False)
         for when in case.args["ifs"]
-    ]
+    )
 
 
 # --- sentinels to Jinja -----------------------------------------------------------------
@@ -212,6 +228,14 @@ def to_jinja(sql: str, numbers: dict[str, object] | None = None, texts: dict[str
 
 def render_jinja(template: str, context: dict) -> str:
     """``template`` rendered with ``c`` = ``context``, as evaluate calls a macro."""
+    return _compiled(template).render(c=context)
+
+
+@lru_cache(maxsize=256)
+def _compiled(template: str):
+    """``template`` compiled by Jinja (strict: an undefined name fails), once per text: a
+    metric's one macro is checked in each of its forms. A compiled template keeps no state
+    between renderings, so one serves them all."""
     try:
         import jinja2
     except ImportError:
@@ -219,7 +243,7 @@ def render_jinja(template: str, context: dict) -> str:
             "writing the dbt package checks each macro with jinja2: pip install 'sqlmetrics[dbt]'"
         ) from None
 
-    return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(template).render(c=context)
+    return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(template)
 
 
 def checked(

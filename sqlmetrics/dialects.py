@@ -174,7 +174,8 @@ def transpile(sql: str, name: str) -> str:
 
 
 def rewritten(tree: exp.Expression, target: Dialect) -> exp.Expression:
-    """``tree`` with the rewrites of the module docstring applied for ``target``."""
+    """``tree`` with the rewrites of the module docstring applied for ``target``: a copy,
+    ``tree`` itself left as it is (the dbt package writes one parse for every dialect)."""
     tree = _unique_inner_ctes(tree.transform(lambda node: _rewrite(node, target), copy=True))
     if target.unsigned_integers:
         _signed_integers(tree)
