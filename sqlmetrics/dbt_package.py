@@ -57,16 +57,14 @@ from sqlmetrics.errors import OutputError, SqlMetricsError
 from sqlmetrics.registry import FLOAT_NUMERAL, INTEGER_NUMERAL, intermediates, registry
 from sqlmetrics.rules.columns import checks_for, message_scope
 from sqlmetrics.rules.sql import checks_sql, class_checks_sql
-from sqlmetrics.spec import MAX_INT, MAX_INT_RULE, Metric, MetricCall, Param
+from sqlmetrics.spec import MAX_INT, MAX_INT_RULE, ROLES, Metric, MetricCall, Param
 from sqlmetrics.steps import Intermediate
 
 # the adapters the package dispatches to (dbt's adapter type: the dialect of the same name)
 DBT_DIALECTS = ("duckdb", "postgres", "spark", "trino", "bigquery", "snowflake")
-# the roles a metric reads that the package binds (class scores: wide, a column per class)
-ROLES = ("label", "score", "prediction", "class_scores", "query", "item", "weight")
-NAMES = {role: f"sm__{role}__" for role in ROLES}  # the probe's column names
+# the probe's column names, one per role a metric reads (class scores: wide, a column per class)
+NAMES = {role: f"sm__{role}__" for role in ROLES}
 NAME_TEXTS = {name: f"{{{{ c.names.{role} }}}}" for role, name in NAMES.items()}  # a name as the call's
-SCOPE = "sm__scope__"  # the probe's list of metrics in a rule's message
 CTE = "m_sm__cte__"  # the probe's metric step name, m_<column> in the package
 # each numeric parameter's sentinel (written; checked with the second value)
 NUMBERS = {
