@@ -42,13 +42,13 @@ def _asserting_place() -> str:
 
 
 def pytest_assertion_pass(item, lineno, orig, expl) -> None:
-    _PASSED[item.nodeid.split("@", 1)[0]].add(_asserting_place())
+    _PASSED[item.nodeid].add(_asserting_place())
 
 
 def pytest_collection_finish(session) -> None:
     for item in session.items:
         marks = {mark.name for mark in item.iter_markers()}
-        _TIERS[item.nodeid.split("@", 1)[0]] = next((tier for tier in ("engines", "scale") if tier in marks), "fast")
+        _TIERS[item.nodeid] = next((tier for tier in ("engines", "scale") if tier in marks), "fast")
 
 
 def pytest_sessionfinish(session) -> None:
