@@ -12,7 +12,8 @@ pytest.register_assert_rewrite("dbt_render", "metric_tests", "ranking_reference"
 
 # Hypothesis profiles (SQLMETRICS_HYPOTHESIS_PROFILE; docs/testing.md): how many examples a
 # property runs, scaled in tests/strategies.examples by what it compares.
-# "sqlmetrics", the default (the README's command and .ci/run): 20 examples a reference property.
+# "sqlmetrics", the default (the README's command and .ci/run): 20 examples a reference
+# property, 10 an agreement property.
 # "deep": 60, every property as many as it was written for: after a change to a formula.
 # "fast": 8, for .ci/lowest, which checks that the code works on the lowest declared
 # versions, not the formulas again.
@@ -49,6 +50,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     if factory._basetemp is not None and factory._given_basetemp is None:
         shutil.rmtree(factory._basetemp, ignore_errors=True)
+
+
 # The engines tier's sessions, each started once a run: every test of a group runs on
 # one worker (pytest-xdist's --dist loadgroup), so one worker holds the one Spark JVM
 # and the other the PostgreSQL server and chdb, and the tier's two halves run side by side.

@@ -24,13 +24,18 @@ from _pytest.mark.expression import Expression
 ROOT = Path(__file__).resolve().parent.parent
 TIERS = {"engines", "scale"}  # the markers that name a tier; a test with neither is in the fast tier
 
-# A plugin for the subprocess: each collected test's markers, written as JSON.
+# A plugin for the subprocess: each collected test's markers and xdist group, as JSON.
 MARKERS_PLUGIN = """
 import json, os
 
+def _group(item):
+    mark = item.get_closest_marker("xdist_group")
+    return mark.args[0] if mark else None
+
 def pytest_collection_finish(session):
+    tests = {item.nodeid: [sorted({mark.name for mark in item.iter_markers()}), _group(item)] for item in session.items}
     with open(os.environ["SQLMETRICS_MARKERS"], "w") as file:
-        json.dump({item.nodeid: sorted({mark.name for mark in item.iter_markers()}) for item in session.items}, file)
+        json.dump(tests, file)
 """
 
 
@@ -72,8 +77,8 @@ def selected(expression: str, markers: set[str]) -> bool:
 
 
 @pytest.fixture(scope="module")
-def collected(tmp_path_factory) -> dict[str, set[str]]:
-    """Every test of the suite, every tier, with its markers."""
+def collected_with_groups(tmp_path_factory) -> dict[str, tuple[set[str], str | None]]:
+    """Every test of the suite, every tier, with its markers and its xdist group."""
     folder = tmp_path_factory.mktemp("markers")
     (folder / "sqlmetrics_markers.py").write_text(MARKERS_PLUGIN)
     out = folder / "markers.json"
@@ -81,7 +86,12 @@ def collected(tmp_path_factory) -> dict[str, set[str]]:
     command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-m", "", "-p", "sqlmetrics_markers"]
     done = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return {test: set(markers) for test, markers in json.loads(out.read_text()).items()}
+    return {test: (set(markers), group) for test, (markers, group) in json.loads(out.read_text()).items()}
+
+
+@pytest.fixture(scope="module")
+def collected(collected_with_groups) -> dict[str, set[str]]:
+    return {test: markers for test, (markers, _) in collected_with_groups.items()}
 
 
 def test_every_test_is_in_a_tier_ci_runs(collected):
@@ -99,6 +109,19 @@ def test_the_readme_command_runs_the_fast_tier_only(collected):
         assert selected(default, markers) == (not markers & TIERS), test
     for tier in TIERS:
         assert any(tier in markers for markers in collected.values()), f"no test is marked {tier}"
+
+
+def test_one_spark_session_and_one_postgresql_server_a_run(collected_with_groups):
+    """Every test that starts Spark is in one xdist group, every test of the session's
+    PostgreSQL server or chdb in another: each starts once a run, on one worker (two
+    workers each started a Spark JVM of 2.6 GB before)."""
+    engines = {test for test, (markers, _) in collected_with_groups.items() if "engines" in markers}
+    spark = {test for test in engines if "test_spark_plan.py" in test or re.search(r"[\[-]spark[\]-]|_spark\b", test)}
+    warehouses = {test for test in engines if re.search(r"[\[-](postgres|clickhouse)[\]-]", test)}
+    assert spark and warehouses
+    for tests, group in ((spark, "spark"), (warehouses, "warehouses")):
+        for test in tests:
+            assert collected_with_groups[test][1] == group, test
 
 
 @pytest.mark.parametrize(
