@@ -12,13 +12,13 @@ pytest.register_assert_rewrite("dbt_render", "metric_tests", "ranking_reference"
 
 # Hypothesis profiles (SQLMETRICS_HYPOTHESIS_PROFILE; docs/testing.md): how many examples a
 # property runs, scaled in tests/strategies.examples by what it compares.
-# "sqlmetrics", the default (the README's command and .ci/run): 20 examples a reference
-# property, 10 an agreement property.
+# "sqlmetrics", the default (the README's command and .ci/run): 15 examples a reference
+# property, 8 an agreement property.
 # "deep": 60, every property as many as it was written for: after a change to a formula.
 # "fast": 8, for .ci/lowest, which checks that the code works on the lowest declared
 # versions, not the formulas again.
 settings.register_profile("deep", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("sqlmetrics", parent=settings.get_profile("deep"), max_examples=20)
+settings.register_profile("sqlmetrics", parent=settings.get_profile("deep"), max_examples=15)
 settings.register_profile("fast", parent=settings.get_profile("deep"), max_examples=8)
 settings.load_profile(os.environ.get("SQLMETRICS_HYPOTHESIS_PROFILE", "sqlmetrics"))
 
@@ -72,11 +72,22 @@ def engine_group(item: pytest.Item) -> str | None:
     return None
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+# Every collected test's markers and xdist group, before -m and -k deselect any: what
+# tests/test_tiers.py checks, when this run collected the whole suite.
+COLLECTED = pytest.StashKey[dict]()
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups, and before -m deselects
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("engines") and (group := engine_group(item)):
             item.add_marker(pytest.mark.xdist_group(group))
+    config.stash[COLLECTED] = {item.nodeid: markers_and_group(item) for item in items}
+
+
+def markers_and_group(item: pytest.Item) -> tuple[set[str], str | None]:
+    group = item.get_closest_marker("xdist_group")
+    return {mark.name for mark in item.iter_markers()}, group.args[0] if group else None
 
 
 @pytest.fixture(params=ENGINES)

@@ -265,7 +265,7 @@ SHARES = {REFERENCE: 1.0, AGREEMENT: 1.0 if os.environ.get("SQLMETRICS_HYPOTHESI
 def examples(n: int = 60, kind: str = REFERENCE) -> settings:
     """``settings(max_examples=...)`` for a property written to run ``n`` examples under
     the "deep" profile (60 a property, as the suite ran before issue 42), scaled with the
-    loaded one (tests/conftest.py: 20 by default, 8 under "fast") and by ``kind``'s share
+    loaded one (tests/conftest.py: 15 by default, 8 under "fast") and by ``kind``'s share
     (``SHARES``); at least 2."""
     return settings(max_examples=max(2, round(n * settings.default.max_examples / 60 * SHARES[kind])))
 

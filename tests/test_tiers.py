@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from _pytest.mark.expression import Expression
+from conftest import COLLECTED
 
 ROOT = Path(__file__).resolve().parent.parent
 TIERS = {"engines", "scale"}  # the markers that name a tier; a test with neither is in the fast tier
@@ -28,12 +29,10 @@ TIERS = {"engines", "scale"}  # the markers that name a tier; a test with neithe
 MARKERS_PLUGIN = """
 import json, os
 
-def _group(item):
-    mark = item.get_closest_marker("xdist_group")
-    return mark.args[0] if mark else None
-
 def pytest_collection_finish(session):
-    tests = {item.nodeid: [sorted({mark.name for mark in item.iter_markers()}), _group(item)] for item in session.items}
+    from conftest import COLLECTED  # tests/conftest.py, loaded by now
+
+    tests = {test: [sorted(markers), group] for test, (markers, group) in session.config.stash[COLLECTED].items()}
     with open(os.environ["SQLMETRICS_MARKERS"], "w") as file:
         json.dump(tests, file)
 """
@@ -77,8 +76,12 @@ def selected(expression: str, markers: set[str]) -> bool:
 
 
 @pytest.fixture(scope="module")
-def collected_with_groups(tmp_path_factory) -> dict[str, tuple[set[str], str | None]]:
-    """Every test of the suite, every tier, with its markers and its xdist group."""
+def collected_with_groups(request, tmp_path_factory) -> dict[str, tuple[set[str], str | None]]:
+    """Every test of the suite, every tier, with its markers and its xdist group: as this
+    run collected them when it collected the whole suite (the README's ``pytest``: -m
+    deselects after tests/conftest.py records them), else collected in a subprocess."""
+    if [Path(arg).resolve() for arg in request.config.args] == [ROOT / "tests"]:
+        return request.config.stash[COLLECTED]
     folder = tmp_path_factory.mktemp("markers")
     (folder / "sqlmetrics_markers.py").write_text(MARKERS_PLUGIN)
     out = folder / "markers.json"
