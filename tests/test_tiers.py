@@ -3,8 +3,9 @@
 The tiers are markers (pyproject.toml): ``engines`` and ``scale`` take minutes and are
 deselected by the README's ``pytest`` (its addopts' ``-m``), which runs the rest, the fast
 tier. .ci/run runs ``pytest`` lines; each selects with its own ``-m`` or the addopts'.
-Collected in a subprocess (``--collect-only``, every tier), each test's markers are held
-against every line's expression, as pytest's ``-m`` reads it.
+Every test of the suite, every tier (as this run collected it, or collected in a
+subprocess), is held with its markers against every line's expression, as pytest's
+``-m`` reads it.
 """
 
 from __future__ import annotations
