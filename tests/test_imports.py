@@ -267,7 +267,7 @@ def test_docs_architecture_draws_the_layers():
     """The layout block of docs/architecture.md is ``LAYERS``: as many lines of names, and
     every module it names (or names a file of in its description) on the line of its layer
     (it once drew intervals/clustered.py with the choice of a method, a layer above it)."""
-    text = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parent.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
     layout = text.split("```\nsqlmetrics/\n", 1)[1].split("```", 1)[0]
     drawn = drawn_layers(layout)
     assert len(drawn) == len(LAYERS)
