@@ -36,6 +36,8 @@ from sqlmetrics.spec import MetricCall
 ENGINES = (*LOCAL_ENGINES, "spark", "postgres", "clickhouse")
 
 Metrics = str | MetricCall | Iterable[str | MetricCall]
+# The roles bound to a table or a mapping rather than a column of the source: ``bind`` takes them apart.
+TABLE_ROLES = ("judgments", "class_scores")
 
 
 def evaluate(
@@ -308,13 +310,8 @@ def _bound(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     described, long_table = parse(request.class_scores)
     binding = bind(
         resolve(metrics, multiclass=request.prediction is not None, class_scores=described is not None),
-        label=request.label,
-        score=request.score,
-        prediction=request.prediction,
-        query=request.query,
-        weight=request.weight,
+        columns={role: column for role, column in request.columns.items() if role not in TABLE_ROLES},
         by=request.by,
-        item=request.item,
         judgments=request.judgments is not None,
         class_scores=described,
     )
@@ -344,7 +341,7 @@ def prepare_paired(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     scores' rows alike, the bootstrap's (the slice REPLICATE_SLICE); and the source of
     the judgments of a run, if any."""
     role, columns = _checked_pair(request)
-    pairs = dataclasses.replace(request, **{role: columns[0]}, by=[*request.slices, PAIRED_SLICE], class_scores=None)
+    pairs = request.replaced(**{role: columns[0]}, by=[*request.slices, PAIRED_SLICE], class_scores=None)
     binding, second = _bound(metrics, pairs)
     resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.unit, paired=True)
     cluster = _cluster(binding, resampled, request)
@@ -363,7 +360,7 @@ def prepare_arms(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     check_arm_unit(request)
     if arm in request.slices:
         raise InvalidParameterError(f"arm column {arm!r} is also a slice column (by): compare arms within slices")
-    binding, second = prepare(metrics, dataclasses.replace(request, by=[*request.slices, arm], class_scores=None))
+    binding, second = prepare(metrics, request.replaced(by=[*request.slices, arm], class_scores=None))
     return dataclasses.replace(binding, spread_columns=True, arm=arm), second
 
 

@@ -5,14 +5,18 @@ numeric, of comparable kinds) is checked against its schema in ``rules/schema.py
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlmetrics.bootstrap import Bootstrap
 from sqlmetrics.class_scores import LongClassScoreColumns, WideClassScores
 from sqlmetrics.errors import InvalidParameterError, Keyword, shown
-from sqlmetrics.spec import ClusteredInterval, MetricCall
+from sqlmetrics.spec import ROLES, ClusteredInterval, MetricCall
 
+# ci_unit's value declaring each row its own unit (rows assigned their arm one by one): not a
+# column; a source that also has a column of this name is refused (``rules.schema``), so
+# that the word never stands for a column
+ROWS = "rows"
 PAIRED_SLICE = "sqlmetrics_scores"  # the slice saying which of two paired scores a row is evaluated with
 
 
@@ -21,14 +25,13 @@ class Binding:
     """The user's column for each role, the slice columns, and the metrics to compute."""
 
     calls: tuple[MetricCall, ...]
-    label: str
-    score: str | None  # None: no metric reads a score and none was bound
-    query: str | None = None
-    weight: str | None = None
+    # role -> the user's column, for every column role bound (``label`` always; ``score``
+    # only when a metric reads a score or one was bound; ``prediction``, the predicted
+    # class of multi-class metrics; a role a family declares, ``spec.Role``), in the
+    # order the roles are declared; ``label``, ``score``, ... read them by name
+    columns: Mapping[str, str]
     by: tuple[str, ...] = ()
-    item: str | None = None
     judgments: bool = False  # the label is read from separate judgments, joined by (query, item)
-    prediction: str | None = None  # the predicted class, for multi-class metrics
     class_scores: WideClassScores | LongClassScoreColumns | None = None  # one score per class, for one-vs-rest metrics
     # the scores are nearly all distinct (``source_evidence.distinct_scores``): the metrics that read
     # the score histogram read the used rows instead, and base is not grouped by score
@@ -64,6 +67,40 @@ class Binding:
     # ci_unit="rows" (``request.ROWS``): the rows declared their own units, no column; a
     # source column of that name is refused (``rules/schema.py``), so the word is never one
     rows_unit: bool = False
+
+    @property
+    def label(self) -> str:
+        return self.columns["label"]
+
+    @property
+    def score(self) -> str | None:
+        """None: no metric reads a score and none was bound."""
+        return self.columns.get("score")
+
+    @property
+    def query(self) -> str | None:
+        return self.columns.get("query")
+
+    @property
+    def weight(self) -> str | None:
+        return self.columns.get("weight")
+
+    @property
+    def item(self) -> str | None:
+        return self.columns.get("item")
+
+    @property
+    def prediction(self) -> str | None:
+        return self.columns.get("prediction")
+
+    @property
+    def generic_roles(self) -> tuple[str, ...]:
+        """The bound roles a family declares beyond the core's own (``spec.Role.generic``)
+        that a metric of the call reads: ``input`` holds each as a number under the
+        role's name (a role no metric reads is not read, as the item without a ranking
+        metric)."""
+        needed = {role for call in self.calls for role in call.spec.needs}
+        return tuple(role for role in self.columns if role not in ROLES and role in needed)
 
     def clustered(self, call: MetricCall) -> ClusteredInterval | None:
         """The clustered form the call's analytic interval takes (``Interval.clustered``)
@@ -163,6 +200,7 @@ class Binding:
             "query": self.query,
             "item": self.item if self.ranking else None,
             "weight": self.weight,
+            **{role: self.columns[role] for role in self.generic_roles},
         }
         return {role: column for role, column in bound.items() if column is not None}
 
@@ -236,34 +274,35 @@ class Binding:
 def bind(
     calls: Sequence[MetricCall],
     *,
-    label: str,
-    score: str | None,
-    query: str | None,
-    weight: str | None,
+    columns: Mapping[str, str | None],
     by: str | Sequence[str] | None,
-    item: str | None = None,
     judgments: bool = False,
-    prediction: str | None = None,
     class_scores: WideClassScores | LongClassScoreColumns | None = None,
 ) -> Binding:
-    """Check that the roles the metrics need are bound and that names do not collide.
+    """Check that the roles the metrics need are bound and that names do not collide;
+    ``columns``: role -> the user's column (None: not bound) for every column role, in
+    the order the roles are declared.
 
     ``score=None`` binds the column ``score`` when a metric reads a score, and no score
     otherwise (multi-class metrics read the prediction or the class scores instead)."""
-    _check_column_names(label=label, score=score, query=query, weight=weight, item=item, prediction=prediction)
+    _check_column_names(columns)
     slices = (by,) if isinstance(by, str) else tuple(by) if isinstance(by, Sequence) else () if by is None else None
     if slices is None or not all(isinstance(column, str) for column in slices):
         raise InvalidParameterError(
             f"by must be a column name or a list of column names, got {shown(by)}", parameter="by"
         )
-    if score is None and any("score" in call.spec.needs for call in calls):
-        score = "score"
-    binding = Binding(tuple(calls), label, score, query, weight, slices, item, judgments, prediction, class_scores)
-    if binding.needs_query and query is None:
+    columns = dict(columns)
+    if columns.get("score") is None and any("score" in call.spec.needs for call in calls):
+        columns["score"] = "score"
+    bound = {role: column for role, column in columns.items() if column is not None}
+    binding = Binding(tuple(calls), bound, slices, judgments, class_scores)
+    if binding.needs_query and binding.query is None:
         needing = ", ".join(c.column for c in calls if "query" in c.spec.needs)
         raise InvalidParameterError(
             f"{needing} averages over queries: pass ", Keyword("query", hint="the user/request/query id column")
         )
+    _check_generic_roles(binding)
+    prediction = binding.prediction
     needing = ", ".join(c.spec.name for c in calls if "prediction" in c.spec.needs)
     if prediction is None and needing:
         raise InvalidParameterError(
@@ -295,15 +334,26 @@ def bind(
     return binding
 
 
-def _check_column_names(**roles: str | None) -> None:
+def _check_column_names(columns: Mapping[str, str | None]) -> None:
     """Raise for a role bound to something other than a column name; the label must be bound."""
-    if roles["label"] is None:
+    if columns.get("label") is None:
         raise InvalidParameterError(
             "label=None: pass ", Keyword("label", hint="the label column"), " (every metric reads a label)"
         )
-    for role, column in roles.items():
+    for role, column in columns.items():
         if column is not None and not isinstance(column, str):
             raise InvalidParameterError(f"{role} must be a column name (a string), got {shown(column)}", parameter=role)
+
+
+def _check_generic_roles(binding: Binding) -> None:
+    """Raise for a role a family declares (``spec.Role.generic``) that a metric needs and
+    the call does not bind."""
+    for call in binding.calls:
+        missing = [role for role in call.spec.needs if role not in (*ROLES, "judgments") and role not in binding.columns]
+        if missing:
+            raise InvalidParameterError(
+                f"{call.column} reads the {missing[0]} column: pass ", Keyword(missing[0], hint="its column")
+            )
 
 
 def _check_ranking_roles(binding: Binding) -> None:

@@ -41,7 +41,7 @@ def _state(spec: Metric) -> str:
     if spec.per_query is not None:
         return "per-query values"
     call = MetricCall(spec, tuple((param.name, param.default) for param in spec.params))
-    if not merges_from_base(call, Binding((call,), "label", "score")):
+    if not merges_from_base(call, Binding((call,), {"label": "label", "score": "score"})):
         return "— (reads the rows)"
     kept = "score histogram" if reads("score_hist", spec.intermediates) else "sums"
     return kept + (" (its interval: W, mean and spread per slice)" if spec.interval and spec.interval.kept else "")

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlmetrics import metrics as _metrics_package
 from sqlmetrics.errors import InvalidParameterError, UnknownMetricError, closest, shown
-from sqlmetrics.spec import MULTICLASS_PREFIX, POLARS_FORMS, Metric, MetricCall
+from sqlmetrics.spec import CORE_ROLES, MULTICLASS_PREFIX, POLARS_FORMS, Family, Metric, MetricCall, Role
 from sqlmetrics.steps import Intermediate
 
 
@@ -55,6 +55,43 @@ def intermediates() -> dict[str, Intermediate]:
             raise RuntimeError(f"intermediate {twice[0]!r} is declared twice (again in {info.name})")
         found |= declared
     return found
+
+
+@cache
+def families() -> dict[str, Family]:
+    """Every family's declaration (``FAMILY``, a ``spec.Family``, in its package's
+    ``__init__.py``) by name; a family package without one declares no roles."""
+    found: dict[str, Family] = {}
+    for info in pkgutil.iter_modules(_metrics_package.__path__, _metrics_package.__name__ + "."):
+        if info.ispkg:
+            name = info.name.rsplit(".", 1)[1]
+            found[name] = getattr(importlib.import_module(info.name), "FAMILY", None) or Family(name)
+    return found
+
+
+@cache
+def roles() -> tuple[Role, ...]:
+    """Every role, the core's (``spec.CORE_ROLES``) and each family's, in keyword order:
+    a role declared ``after`` another follows it (and the roles placed after it before),
+    the others in the order declared. A role declared twice is an error."""
+    ordered: list[Role] = []
+    for role in (*CORE_ROLES, *(role for family in families().values() for role in family.roles)):
+        if role.name in (known.name for known in ordered):
+            raise RuntimeError(f"role {role.name!r} is declared twice")
+        ordered.append(role)
+    placed = [role for role in ordered if not role.after]
+    waiting = [role for role in ordered if role.after]
+    while waiting:
+        names = [known.name for known in placed]
+        ready = next((role for role in waiting if role.after in names), None)
+        if ready is None:
+            raise RuntimeError(f"role {waiting[0].name!r} is declared after {waiting[0].after!r}, which is no role")
+        anchor = names.index(ready.after)
+        while anchor + 1 < len(placed) and placed[anchor + 1].after == ready.after:
+            anchor += 1  # after the roles placed after the same one before it
+        placed.insert(anchor + 1, ready)
+        waiting.remove(ready)
+    return tuple(placed)
 
 
 def _check_polars_form(spec: Metric, module: Any) -> None:

@@ -15,32 +15,31 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sqlmetrics.binding import ROWS
 from sqlmetrics.class_scores import LongClassScores
+from sqlmetrics.registry import roles
 
 ClassScores = Mapping[Any, str] | LongClassScores
 COMPARE_LEVEL = 0.95  # sm.compare's default ci, which to_sql and report take for a comparison without ci
-# ci_unit's value declaring each row its own unit (rows assigned their arm one by one): not a
-# column; a source that also has a column of this name is refused (``rules.schema``), so
-# that the word never stands for a column
-ROWS = "rows"
+
+
+def _default_columns() -> Mapping[str, Any]:
+    """What leaving every role's keyword out binds: each declared role's default."""
+    return {role.name: role.default for role in roles()}
 
 
 @dataclasses.dataclass(frozen=True)
 class Request:
     """The keywords of one call, by their public names and with ``to_sql``'s defaults
     (each means what leaving the keyword out means): ``evaluate``'s docstring says what
-    each does. ``scores`` (or ``predictions``) and ``arm`` ask for ``compare``'s paired or arms statement,
-    ``state`` and ``rollup`` (``to_sql``'s) for the statements of a roll-up."""
+    each does. ``columns`` holds the roles' keywords (``spec.Role``: ``label``,
+    ``score``, ..., and every role a family declares), one per declared role, read as
+    ``request.label``, ``request.score``, ...; ``scores`` (or ``predictions``) and
+    ``arm`` ask for ``compare``'s paired or arms statement, ``state`` and ``rollup``
+    (``to_sql``'s) for the statements of a roll-up."""
 
-    label: str = "label"
-    score: str | None = None
-    prediction: str | None = None
-    query: str | None = None
-    item: str | None = None
-    weight: str | None = None
+    columns: Mapping[str, Any] = dataclasses.field(default_factory=_default_columns)
     by: str | Sequence[str] | None = None
-    judgments: Any = None
-    class_scores: ClassScores | None = None
     ci: float | None = None
     ci_method: str = "auto"
     ci_unit: str | None = None
@@ -55,10 +54,25 @@ class Request:
     @classmethod
     def of(cls, arguments: Mapping[str, Any]) -> Request:
         """The request of a public function's ``arguments`` (its ``locals()`` on entry):
-        those named like a field; the others (``source``, ``engine``, ...) are the
-        function's own, and a field the function has no keyword for keeps its default."""
-        fields = (field.name for field in dataclasses.fields(cls))
-        return cls(**{name: arguments[name] for name in fields if name in arguments})
+        those named like a field or a role; the others (``source``, ``engine``, ...) are
+        the function's own, and a field or role the function has no keyword for keeps
+        its default."""
+        fields = (field.name for field in dataclasses.fields(cls) if field.name != "columns")
+        columns = {name: arguments.get(name, default) for name, default in _default_columns().items()}
+        return cls(columns, **{name: arguments[name] for name in fields if name in arguments})
+
+    def __getattr__(self, name: str) -> Any:
+        """A role's keyword by its name (``request.label``), from ``columns``."""
+        columns = self.__dict__.get("columns", {})
+        if name in columns:
+            return columns[name]
+        raise AttributeError(name)
+
+    def replaced(self, **changes: Any) -> Request:
+        """This request with ``changes``, each a role's keyword or a field's."""
+        roles = {name: value for name, value in changes.items() if name in self.columns}
+        fields = {name: value for name, value in changes.items() if name not in roles}
+        return dataclasses.replace(self, columns={**self.columns, **roles}, **fields)
 
     @property
     def slices(self) -> list[str]:

@@ -14,7 +14,10 @@ from typing import Any
 
 from sqlmetrics.errors import InvalidParameterError
 
-# ``class_scores`` is one score per class (wide columns or a long table, see class_scores.py).
+# The roles the core reads with code of its own (``class_scores`` is one score per class:
+# wide columns or a long table, see class_scores.py). A role a family declares beyond
+# these (``Role``, ``Family``) is read the one generic way: a numeric column under its
+# role's name.
 ROLES = ("label", "score", "prediction", "class_scores", "query", "item", "weight")
 
 # What a metric requires of the score column beyond "not NaN".
@@ -420,3 +423,74 @@ class MetricCall:
 def _format_value(value: Any) -> str:
     text = f"{value:g}" if isinstance(value, float) else str(value)
     return text.replace(".", "p").replace("-", "m").replace("+", "")
+
+
+@dataclass(frozen=True)
+class RoleRule:
+    """The input rule on a role's values: ``{role} column "x" must {rule}: n rows are not,
+    e.g. v``. ``sql`` is a row condition over ``input``'s column of the role's name, true
+    for a bad row, and ``polars`` the same condition as a polars expression (a function
+    returning it); ``rules/columns.py`` checks it in every engine."""
+
+    rule: str
+    sql: str
+    polars: Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class Role:
+    """A column role: a keyword of the public functions (``evaluate(..., exposure="e")``)
+    naming the source's column, and a CLI option (``--exposure COLUMN``).
+
+    ``holds``: what the column must hold, in words (the docs and the CLI help say it);
+    ``rule``: the rule on its values, checked in every engine (``RoleRule``), if any;
+    ``option``: the CLI option (``--<name>`` with dashes by default); ``annotation`` and
+    ``default``: the keyword's, as the public signatures show them; ``after``: the
+    keyword it follows in the signatures (none: after every role declared before it).
+
+    The core's roles (``CORE_ROLES``) and the families' (``Family.roles``) are declared
+    alike; a role not in ``ROLES`` is read the one generic way: ``input`` holds the
+    column as a number under the role's name (NULL excludes the row, as for every bound
+    role), the schema must make it numeric, and a metric reads it by that name."""
+
+    name: str
+    holds: str
+    rule: RoleRule | None = None
+    option: str = ""
+    metavar: str = "COLUMN"
+    annotation: str = "str | None"
+    default: Any = None
+    after: str = ""
+
+    @property
+    def flag(self) -> str:
+        """The CLI option: ``option``, or ``--<name>`` with ``_`` written ``-``."""
+        return self.option or "--" + self.name.replace("_", "-")
+
+    @property
+    def generic(self) -> bool:
+        """Whether the core reads it the one generic way (a number under its name): every
+        role but those the core reads with code of its own (``ROLES``, ``judgments``)."""
+        return self.name not in (*ROLES, "judgments")
+
+
+@dataclass(frozen=True)
+class Family:
+    """What a family of metrics declares in its package's ``__init__.py`` (``FAMILY``) besides
+    its metrics and steps: its name and the roles it adds (``Role``), which the registry
+    collects (``registry.families()``, ``registry.roles()``) and the public keywords,
+    the CLI options, ``input``, the schema and input rules and a state's columns read."""
+
+    name: str
+    roles: tuple[Role, ...] = ()
+
+
+# The roles every family reads, declared once here; a family adds its own (``Family.roles``).
+CORE_ROLES = (
+    Role("label", "the label: 0/1, a graded relevance, a regression target or a class, as the metrics read it",
+         metavar="COLUMN", annotation="str", default="label"),
+    Role("score", "the score (a number); default: the column score, when a metric reads a score"),
+    Role("query", "the query (list) id: the list of a ranking metric, the group of gauc"),
+    Role("item", "the item (document) id, for ranking metrics"),
+    Role("weight", "the row weight: a number, finite and >= 0"),
+)  # fmt: skip

@@ -16,6 +16,7 @@ import inspect
 import pytest
 
 import sqlmetrics as sm
+from sqlmetrics.registry import roles
 from sqlmetrics.request import Request
 
 COLUMNS = (
@@ -131,11 +132,14 @@ def test_signature_is_pinned(name):
 def test_request_fields_are_the_keywords_of_to_sql():
     """``Request`` holds the keywords of a call, by the same names and with the same
     defaults (a field that no keyword sets keeps its default, which must mean what
-    leaving the keyword out means)."""
+    leaving the keyword out means): one per declared role (``registry.roles()``, in
+    ``Request.columns``) and its other fields."""
     keywords = inspect.signature(sm.to_sql).parameters
-    fields = [(field.name, field.default) for field in dataclasses.fields(Request)]
-    assert fields == [(name, keywords[name].default) for name, _ in fields]
-    assert [name for name, _ in fields] == [name for name in keywords if name not in ("metrics", "source", "dialect")]
+    declared = [(role.name, role.default) for role in roles()]
+    fields = [(field.name, field.default) for field in dataclasses.fields(Request) if field.name != "columns"]
+    assert [*declared, *fields] == [(name, keywords[name].default) for name, _ in [*declared, *fields]]
+    assert {name for name, _ in [*declared, *fields]} == set(keywords) - {"metrics", "source", "dialect"}
+    assert Request().columns == dict(declared)
 
 
 def test_a_request_takes_the_fields_of_a_call_and_leaves_the_rest():
@@ -144,7 +148,7 @@ def test_a_request_takes_the_fields_of_a_call_and_leaves_the_rest():
     entry point has no keyword for (``compare`` has no ``class_scores``)."""
     arguments = {"source": "logs", "metrics": ["auc"], "label": "click", "by": "day", "ci": 0.9, "engine": "polars"}
     request = Request.of(arguments)
-    assert request == Request(label="click", by="day", ci=0.9)
+    assert request == Request().replaced(label="click", by="day", ci=0.9)
     assert (request.class_scores, request.resamples, request.slices) == (None, 200, ["day"])
 
 

@@ -179,18 +179,8 @@ def rollup_binding(meta: dict[str, Any], by: Any, metrics: Any, ci: float | None
             f": {', '.join(map(repr, unknown))} not among the states' slices {meta['by']}: a roll-up "
             "can only drop slices",
         )
-    columns = meta["columns"]
-    binding = Binding(
-        calls,
-        columns["label"],
-        columns["score"],
-        query=columns["query"],
-        weight=columns["weight"],
-        by=tuple(slices),
-        item=columns["item"],
-        prediction=columns["prediction"],
-        score_digits=meta.get("score_digits"),
-    )
+    bound = {role: column for role, column in meta["columns"].items() if column is not None}
+    binding = Binding(calls, bound, by=tuple(slices), score_digits=meta.get("score_digits"))
     if ci is not None:
         intervals.check_level(ci)
         binding = dataclasses.replace(binding, ci=ci)

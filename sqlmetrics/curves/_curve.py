@@ -89,7 +89,7 @@ def bind_curve(
     clashes = sorted(set(slices) & set(kind.result_columns(weight is not None)))
     if clashes:
         raise InvalidParameterError(f"slice column(s) {clashes} clash with {kind.name} columns of the same name")
-    return Binding((MetricCall(kind.spec),), label, score, weight=weight, by=slices)
+    return Binding((MetricCall(kind.spec),), {"label": label, "score": score, "weight": weight}, by=slices)
 
 
 def curve_statement(

@@ -112,8 +112,8 @@ def report(
     slices = request.slices + ([arm] if arm is not None and arm not in request.slices else [])  # a line per arm
     first_score = scores[0] if scores is not None else score
     first_prediction = predictions[0] if predictions is not None else prediction
-    evaluated = dataclasses.replace(
-        request, score=first_score, prediction=first_prediction, scores=None, predictions=None, arm=None,
+    evaluated = request.replaced(
+        score=first_score, prediction=first_prediction, scores=None, predictions=None, arm=None,
         by=slices or None,
     )  # fmt: skip
     started, when = time.perf_counter(), dt.datetime.now(dt.UTC)

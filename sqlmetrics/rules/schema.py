@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sqlmetrics.binding import Binding
+from sqlmetrics.binding import ROWS, Binding
 from sqlmetrics.errors import ColumnNotFoundError, Keyword, Part, SqlMetricsError
-from sqlmetrics.request import ROWS
 
 NUMERIC_TYPE_WORDS = ("int", "float", "double", "decimal", "real", "numeric", "bool")
 TEXT_TYPE_WORDS = ("varchar", "string", "utf8", "char", "text", "categorical", "enum")

@@ -9,6 +9,7 @@ the class rows and the averages through the functions exported here.
 
 from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_scores
 from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
+from sqlmetrics.spec import Family, Role
 from sqlmetrics.steps import Folded, Intermediate, cumulative
 
 INTERMEDIATES = {
@@ -26,4 +27,15 @@ INTERMEDIATES = {
     ),
 }
 
-__all__ = ["COUNTS", "INTERMEDIATES", "averaged", "long_rows", "per_class_scores", "wide_rows"]
+# The roles multi-class metrics add: the predicted class (compared with the label as a class),
+# or one score per class (one-vs-rest).
+FAMILY = Family(
+    "multiclass",
+    roles=(
+        Role("prediction", "the predicted class (a number, string or boolean), compared with the label", after="score"),
+        Role("class_scores", "one score per class: {class: score column}, or sm.long_scores(table, ...)",
+             option="--class-score", metavar="CLASS=COLUMN", annotation="ClassScores | None", after="judgments"),
+    ),
+)  # fmt: skip
+
+__all__ = ["COUNTS", "FAMILY", "INTERMEDIATES", "averaged", "long_rows", "per_class_scores", "wide_rows"]

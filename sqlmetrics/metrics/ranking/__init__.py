@@ -27,6 +27,7 @@ from sqlmetrics.metrics.ranking._lists import (
 )
 from sqlmetrics.metrics.ranking._params import peer_sql, tie_breaks_sql
 from sqlmetrics.metrics.ranking._reach import floor_sql
+from sqlmetrics.spec import Family, Role
 from sqlmetrics.steps import Intermediate, cutoff_column
 
 INTERMEDIATES = {
@@ -53,4 +54,13 @@ INTERMEDIATES = {
     "positions": Intermediate("intermediates/positions.sql", after=("ranked",), each=("k",), polars=positions),
 }
 
-__all__ = ["INTERMEDIATES", "Lists", "run_lists"]
+# The role ranking adds: relevance judgments of a run, a second table joined by (query, item).
+FAMILY = Family(
+    "ranking",
+    roles=(
+        Role("judgments", "a table of query, item and label (the relevance) for a run's lists", option="--judgments",
+             metavar="PATH", annotation="Any", after="weight"),
+    ),
+)  # fmt: skip
+
+__all__ = ["FAMILY", "INTERMEDIATES", "Lists", "run_lists"]
