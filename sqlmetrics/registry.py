@@ -36,8 +36,18 @@ def registry() -> dict[str, Metric]:
         if spec.name in found:
             raise RuntimeError(f"metric {spec.name!r} is registered twice")
         _check_polars_form(spec, module)
-        found[spec.name] = Metric(**{**spec.__dict__, "module": module})
+        found[spec.name] = Metric(**{**spec.__dict__, "module": module, "roles": _declared(spec)})
     return dict(sorted(found.items()))
+
+
+def _declared(spec: Metric) -> tuple[Role, ...]:
+    """The declarations of the roles a family adds (``Role.generic``) that ``spec`` needs;
+    a role no family declares is the metric author's mistake, named."""
+    declared = {role.name: role for role in roles()}
+    unknown = [role for role in spec.needs if role not in declared]
+    if unknown:
+        raise RuntimeError(f"metric {spec.name!r} needs the role {unknown[0]!r}, which no family declares")
+    return tuple(declared[role] for role in spec.needs if declared[role].generic)
 
 
 @cache

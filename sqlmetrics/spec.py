@@ -356,6 +356,9 @@ class Metric:
     interval: Interval | None = None
     reads_of: Callable[..., tuple[str, ...]] | None = field(default=None, compare=False, repr=False)
     module: Any = field(default=None, compare=False, repr=False)
+    # the declarations of the roles of ``needs`` that a family adds (``Role.generic``), set
+    # by the registry: their input rules are the call's (``rules.columns.checks_for``)
+    roles: tuple[Role, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def is_expression(self) -> bool:

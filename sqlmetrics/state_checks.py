@@ -53,6 +53,7 @@ from sqlmetrics.compose.state import (
 )
 from sqlmetrics.errors import Counted, InvalidInputError, InvalidParameterError, SourceError, SqlMetricsError
 from sqlmetrics.parquet_files import listing
+from sqlmetrics.registry import roles
 from sqlmetrics.rules.columns import ROWS_ARE_NOT, checks_for, message_scope, number_text
 
 ORIGIN = "state_origin"  # the index of the state (file or frame) a row was read from, while it is checked
@@ -239,8 +240,7 @@ def _parsed_meta(text: Any, name: str) -> dict[str, Any]:
     if problem is None:
         try:
             binding = rollup_binding(meta, meta["by"], None, None)
-            roles = {role: meta["columns"][role] for role in ROLES}
-            bind(binding.calls, **roles, by=meta["by"], judgments=meta["judgments"])  # the roles its metrics need
+            bind(binding.calls, columns=meta["columns"], by=meta["by"], judgments=meta["judgments"])  # the roles its metrics need
             check_mergeable(binding)
             check_score_digits(meta.get("score_digits"), binding)
         except SqlMetricsError as error:
@@ -270,8 +270,9 @@ def _meta_problem(meta: dict[str, Any]) -> str | None:
         if not isinstance(entry["params"], dict):
             return f"the params of {entry['metric']} are not an object: {entry['params']!r}"
     columns = meta["columns"]
-    if not isinstance(columns, dict) or set(columns) != set(ROLES):
-        return f"columns is not an object of the roles {', '.join(ROLES)}"
+    generic = {role.name for role in roles() if role.generic}  # a role a family declares, when bound
+    if not isinstance(columns, dict) or not set(ROLES) <= set(columns) <= set(ROLES) | generic:
+        return f"columns is not an object of the roles {', '.join(ROLES)} (and those the families declare)"
     if not all(value is None or isinstance(value, str) for value in columns.values()):
         return "a column of columns is not a name (or null)"
     by = meta["by"]

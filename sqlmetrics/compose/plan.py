@@ -4,7 +4,8 @@ judgments or the long class scores), its one aggregation ``base`` and the row co
 ``input`` (or ``source_rows`` and ``sampled_rows``, which it then reads) reads the
 source's columns (quoted) under canonical names: slices, label, score, weight, query,
 item, ``true_class`` and ``predicted_class`` (the label and prediction as they are, for
-multi-class metrics), ``class_score_<i>`` (wide class scores) or ``row_id`` (long), and
+multi-class metrics), ``class_score_<i>`` (wide class scores) or ``row_id`` (long), each
+role a family declares beyond the core's as a number under its name, and
 ``w``: the weight of a used row, NULL for a row with a NULL in a bound column or class
 score (a run takes its labels from the judgments). With ``judgments`` and
 ``long_scores``, these are the only steps that read a user's table by its column names
@@ -91,6 +92,8 @@ def _input_columns(binding: Binding) -> dict[str, str]:
     weight = f"CAST({templates.quote(roles['weight'])} AS DOUBLE)" if "weight" in roles else "CAST(1 AS DOUBLE)"
     if "weight" in roles:
         columns["weight"] = weight  # read only by the weight check
+    # a role a family declares, read as a number under its name (``spec.Role.generic``)
+    columns |= {role: f"CAST({templates.quote(roles[role])} AS DOUBLE)" for role in binding.generic_roles}
     second = (binding.paired_scores or ())[1:]
     excluded = " OR ".join(f"{templates.quote(column)} IS NULL" for column in [*roles.values(), *second, *wide])
     columns["w"] = f"CASE WHEN {excluded} THEN NULL ELSE {weight} END"

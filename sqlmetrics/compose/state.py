@@ -139,7 +139,8 @@ def state_meta(binding: Binding) -> dict[str, Any]:
         "format": STATE_FORMAT,
         "version": STATE_VERSION,
         "metrics": [{"metric": call.spec.name, "params": call.kwargs} for call in binding.calls],
-        "columns": {role: getattr(binding, role) for role in ROLES},
+        # and a role a family declares, when bound (``Binding.generic_roles``)
+        "columns": {role: binding.columns.get(role) for role in (*ROLES, *binding.generic_roles)},
         "judgments": binding.judgments,
         "by": list(binding.by),
     }

@@ -20,7 +20,7 @@ import polars as pl
 
 from sqlmetrics import templates
 from sqlmetrics.errors import Counted, InvalidInputError
-from sqlmetrics.spec import MetricCall
+from sqlmetrics.spec import MetricCall, Role
 
 ERROR_PREFIX = "sqlmetrics: "
 
@@ -114,7 +114,14 @@ def checks_for(calls: Sequence[MetricCall], weighted: bool) -> list[tuple[Check,
         (SCORE_PROBABILITY, needing(lambda c: c.spec.score_domain == "probability")),
         (WEIGHT_VALID, "weights" if weighted else ""),
     ]
+    declared = {role.name: role for call in calls for role in call.spec.roles if role.rule is not None}
+    rules += [(role_check(role), needing(lambda c, name=name: name in c.spec.needs)) for name, role in declared.items()]
     return [(check, metrics) for check, metrics in rules if metrics]
+
+
+def role_check(role: Role) -> Check:
+    """The input rule a family declares on its role's values (``spec.RoleRule``), as a ``Check``."""
+    return Check(role.name, role.name, role.rule.rule, role.rule.sql, role.rule.polars)
 
 
 def message_scope(metrics: str) -> str:

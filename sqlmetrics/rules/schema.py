@@ -90,6 +90,7 @@ def check_schema(binding: Binding, schema: Mapping[str, str], *, judgments: bool
             )
         columns += [(binding.paired_role, column) for column in (binding.paired_scores or ())[1:]]
     numeric = ("label", "score", "weight") if binding.numeric_label else ("score", "weight")
+    numeric += binding.generic_roles  # a role a family declares is read as a number
     for role, column in columns:
         named = Keyword("long_scores.row_id", python=role) if role == "row_id" else role  # sm.long_scores' keyword
         _check_column(schema, named, column, where, role in numeric)

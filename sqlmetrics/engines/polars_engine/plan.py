@@ -210,6 +210,7 @@ def _source_rows(binding: Binding, lf: pl.LazyFrame) -> pl.LazyFrame:
         *(pl.col(column).cast(pl.Float64).alias(f"class_score_{i}") for i, column in enumerate(wide, 1)),
         *([pl.col(roles["row_id"]).alias("row_id")] if "row_id" in roles else []),
         weight.alias("weight"),
+        *(pl.col(roles[role]).cast(pl.Float64).alias(role) for role in binding.generic_roles),
         pl.when(excluded).then(None).otherwise(weight).alias("w"),
     ]
     if binding.needs_query:
