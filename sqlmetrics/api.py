@@ -44,6 +44,7 @@ def evaluate(
     source: Any,
     metrics: Metrics,
     *,
+    # <roles>: written by `python -m sqlmetrics.docs --write`
     label: str = "label",
     score: str | None = None,
     prediction: str | None = None,
@@ -53,6 +54,7 @@ def evaluate(
     by: str | Sequence[str] | None = None,
     judgments: Any = None,
     class_scores: ClassScores | None = None,
+    # </roles>
     ci: float | None = None,
     ci_method: str = "auto",
     ci_unit: str | None = None,
@@ -412,6 +414,7 @@ def to_sql(
     metrics: Metrics,
     *,
     source: Any,
+    # <roles>: written by `python -m sqlmetrics.docs --write`
     label: str = "label",
     score: str | None = None,
     prediction: str | None = None,
@@ -421,6 +424,7 @@ def to_sql(
     by: str | Sequence[str] | None = None,
     judgments: Any = None,
     class_scores: ClassScores | None = None,
+    # </roles>
     ci: float | None = None,
     ci_method: str = "auto",
     ci_unit: str | None = None,

@@ -66,6 +66,7 @@ def compare(
     predictions: Sequence[str] | None = None,
     arm: str | None = None,
     baseline: Any = None,
+    # <roles>: written by `python -m sqlmetrics.docs --write`, without class_scores
     label: str = "label",
     score: str | None = None,
     prediction: str | None = None,
@@ -74,6 +75,7 @@ def compare(
     weight: str | None = None,
     by: str | Sequence[str] | None = None,
     judgments: Any = None,
+    # </roles>
     ci: float = 0.95,
     ci_method: str = "auto",
     ci_unit: str | None = None,

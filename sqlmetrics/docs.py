@@ -2,7 +2,11 @@
 
 * the metrics table that docs/metrics.md embeds between the ``<!-- metrics -->`` markers;
 * the names ``sqlmetrics/polars.py`` defines, one per metric (written out, so editors
-  and type checkers see them), between its ``# <metrics>`` markers.
+  and type checkers see them), between its ``# <metrics>`` markers;
+* the roles' keywords of the public functions (``evaluate``, ``to_sql``, ``compare``,
+  ``state``, ``report``), one per declared role (``registry.roles()``: the core's and
+  each family's), between the ``# <roles>`` markers of each signature, so that a role
+  is added in one place, its declaration, and every entry point shows its keyword.
 
 ``python -m sqlmetrics.docs`` prints the table; ``python -m sqlmetrics.docs --write``
 writes both into place (after adding a metric). Tests check that both are current.
@@ -10,18 +14,28 @@ writes both into place (after adding a metric). Tests check that both are curren
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import reads
 from sqlmetrics.compose.state import merges_from_base
-from sqlmetrics.registry import registry
-from sqlmetrics.spec import Metric, MetricCall, Param
+from sqlmetrics.registry import registry, roles
+from sqlmetrics.spec import CORE_ROLES, Metric, MetricCall, Param
 
 ROOT = Path(__file__).resolve().parent
 START, END = "<!-- metrics -->\n", "\n<!-- /metrics -->"
 POLARS_START, POLARS_END = "# <metrics>: written by `python -m sqlmetrics.docs --write`\n", "\n# </metrics>"
+# A signature's block of the roles' keywords; ``, without <role>, ...`` leaves roles out
+# (``compare`` takes no class scores).
+ROLES_BLOCK = re.compile(
+    r"^(    # <roles>: written by `python -m sqlmetrics\.docs --write`(?:, without ([\w, ]+))?\n)(.*?)(^    # </roles>$)",
+    re.MULTILINE | re.DOTALL,
+)
+# The modules whose public functions write the roles' keywords.
+SIGNATURES = ("api.py", "compare.py", "states.py", "html_report/__init__.py")
+SLICES = "    by: str | Sequence[str] | None = None,"  # the slices' keyword, after the core's roles
 
 
 def _param(param: Param) -> str:
@@ -81,6 +95,29 @@ def polars_names() -> str:
     return "\n".join([*sorted(imports), "", *names, "", "__all__ = [", *listed, "]"])
 
 
+def role_keywords(omitted: tuple[str, ...] = ()) -> str:
+    """The body of a signature's ``# <roles>`` block: each declared role's keyword with its
+    annotation and default, ``by`` after the core's roles; ``omitted`` left out."""
+    lines = []
+    for role in roles():
+        if role.name not in omitted:
+            default = f'"{role.default}"' if isinstance(role.default, str) else repr(role.default)
+            lines.append(f"    {role.name}: {role.annotation} = {default},")
+        if role.name == CORE_ROLES[-1].name:
+            lines.append(SLICES)
+    return "\n".join(lines) + "\n"
+
+
+def with_role_keywords(text: str) -> str:
+    """``text`` (a module's source) with each ``# <roles>`` block written anew."""
+
+    def block(match: re.Match[str]) -> str:
+        omitted = tuple(name.strip() for name in (match.group(2) or "").split(",") if name.strip())
+        return match.group(1) + role_keywords(omitted) + match.group(4)
+
+    return ROLES_BLOCK.sub(block, text)
+
+
 def attribute(metric_name: str) -> str:
     """A metric's name in ``sqlmetrics.polars``: ``precision@k`` is ``precision_at_k``."""
     return metric_name.replace("@k", "_at_k")
@@ -104,6 +141,9 @@ def write(metrics_page: Path = ROOT.parent / "docs" / "metrics.md", polars_modul
         path.write_text(
             text.replace(start + embedded(text, start, end) + end, start + generated + end), encoding="utf-8"
         )
+    for name in SIGNATURES:
+        path = ROOT / name
+        path.write_text(with_role_keywords(path.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ def state(
     source: Any,
     metrics: Metrics,
     *,
+    # <roles>: written by `python -m sqlmetrics.docs --write`
     label: str = "label",
     score: str | None = None,
     prediction: str | None = None,
@@ -53,6 +54,7 @@ def state(
     by: str | Sequence[str] | None = None,
     judgments: Any = None,
     class_scores: ClassScores | None = None,
+    # </roles>
     engine: str = "duckdb",
     con: Any = None,
     score_digits: int | None = None,

@@ -10,7 +10,16 @@ import pytest
 
 import sqlmetrics as sm
 import sqlmetrics.polars as smp
-from sqlmetrics.docs import POLARS_END, POLARS_START, embedded, embedded_table, metrics_table, polars_names
+from sqlmetrics.docs import (
+    POLARS_END,
+    POLARS_START,
+    SIGNATURES,
+    embedded,
+    embedded_table,
+    metrics_table,
+    polars_names,
+    with_role_keywords,
+)
 from sqlmetrics.engines.polars_engine.forms import RUNNERS
 from sqlmetrics.registry import _check_polars_form, registry
 from sqlmetrics.spec import POLARS_FORMS, Metric
@@ -22,6 +31,24 @@ REGENERATE = "regenerate with: python -m sqlmetrics.docs --write"
 def test_the_docs_list_every_metric_as_registered():
     text = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
     assert embedded_table(text) == metrics_table(), REGENERATE
+
+
+@pytest.mark.parametrize("module", SIGNATURES)
+def test_the_public_signatures_take_every_declared_role(module):
+    """Each entry point's ``# <roles>`` block is the roles' keywords as declared (the core's
+    and every family's: ``registry.roles()``), so that a new role's declaration is the
+    one place it is added."""
+    text = (ROOT / "sqlmetrics" / module).read_text(encoding="utf-8")
+    assert "# <roles>" in text
+    assert with_role_keywords(text) == text, REGENERATE
+
+
+def test_a_role_block_is_written_from_the_declarations():
+    """The generator rewrites a stale block (a keyword missing, one left out kept out)."""
+    stale = "def f(\n    # <roles>: written by `python -m sqlmetrics.docs --write`, without class_scores\n    label: str,\n    # </roles>\n):"
+    written = with_role_keywords(stale)
+    assert "    prediction: str | None = None,\n" in written and "class_scores" not in written.split("\n", 2)[2]
+    assert "    by: str | Sequence[str] | None = None,\n    judgments: Any = None,\n    # </roles>" in written
 
 
 def test_the_polars_face_names_every_metric_as_registered():

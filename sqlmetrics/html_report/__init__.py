@@ -46,15 +46,17 @@ def report(
     metrics: Metrics,
     *,
     output: str | Path = "report.html",
+    # <roles>: written by `python -m sqlmetrics.docs --write`
     label: str = "label",
     score: str | None = None,
+    prediction: str | None = None,
     query: str | None = None,
     item: str | None = None,
     weight: str | None = None,
     by: str | Sequence[str] | None = None,
-    prediction: str | None = None,
     judgments: Any = None,
     class_scores: ClassScores | None = None,
+    # </roles>
     ci: float | None = None,
     ci_method: str = "auto",
     ci_unit: str | None = None,
