@@ -653,7 +653,7 @@ def _class_table_binding(
     columns: Sequence[str],
 ) -> Binding:
     """The binding of a table of classes, whose slices must not be named like its columns."""
-    binding = bind(calls, label=label, score=None, query=None, weight=weight, by=by, prediction=prediction)
+    binding = bind(calls, columns={"label": label, "prediction": prediction, "weight": weight}, by=by)
     clashes = sorted(set(binding.by) & set(columns))
     if clashes:
         raise InvalidParameterError(f"slice column(s) {clashes} clash with result columns of the same name")

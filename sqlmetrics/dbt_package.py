@@ -103,17 +103,16 @@ def _probe(
         return NAMES[role] if any(role in call.spec.needs for call in calls) else None
 
     by = [] if slices == ("slice_0",) else [f"sm__by{i}__" for i, _ in enumerate(slices, 1)]
-    return bind(
-        calls,
-        label=NAMES["label"],
-        score=bound("score"),
-        prediction=bound("prediction"),
-        class_scores=WideClassScores(classes or probe_classes("text", 1)) if bound("class_scores") else None,
-        query=bound("query"),
-        weight=NAMES["weight"] if weighted else None,
-        item=NAMES["item"] if ranking and any(c.kwargs.get("ties") == "item" for c in calls) else None,
-        by=by,
-    )
+    columns = {
+        "label": NAMES["label"],
+        "score": bound("score"),
+        "prediction": bound("prediction"),
+        "query": bound("query"),
+        "item": NAMES["item"] if ranking and any(c.kwargs.get("ties") == "item" for c in calls) else None,
+        "weight": NAMES["weight"] if weighted else None,
+    }
+    scores = WideClassScores(classes or probe_classes("text", 1)) if bound("class_scores") else None
+    return bind(calls, columns=columns, by=by, class_scores=scores)
 
 
 def _numbers(params: list[str], which: int) -> dict[str, object]:

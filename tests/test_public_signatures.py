@@ -29,6 +29,9 @@ COLUMNS = (
     "by: 'str | Sequence[str] | None' = None",
     "judgments: 'Any' = None",
 )
+# the roles a family adds beyond these (``spec.Role.generic``), each keyword as its declaration
+# says, after the others (``registry.roles()``; none in this tree: tests/test_new_family.py adds one)
+FAMILY_ROLES = tuple(f"{role.name}: '{role.annotation}' = {role.default!r}" for role in roles() if role.generic)
 RESAMPLING = ("ci_method: 'str' = 'auto'", "ci_unit: 'str | None' = None", "resamples: 'int' = 200", "seed: 'int' = 0")
 INTERVALS = ("ci: 'float | None' = None", *RESAMPLING)
 CLASS_SCORES = "class_scores: 'ClassScores | None' = None"
@@ -47,13 +50,34 @@ SOURCE = ("source: 'Any'", "metrics: 'Metrics'")
 THINNING = ("drop_intermediate: 'bool' = False", "max_points: 'int | None' = None")
 
 EXPECTED = {
-    "evaluate": ((*SOURCE, "*", *COLUMNS, CLASS_SCORES, *INTERVALS, *RUN_ON), "pl.DataFrame"),
+    "evaluate": ((*SOURCE, "*", *COLUMNS, CLASS_SCORES, *FAMILY_ROLES, *INTERVALS, *RUN_ON), "pl.DataFrame"),
     "to_sql": (
-        ("metrics: 'Metrics'", "*", "source: 'Any'", *COLUMNS, CLASS_SCORES, *INTERVALS, *COMPARED, *ROLLED_UP, DIALECT),
+        (
+            "metrics: 'Metrics'",
+            "*",
+            "source: 'Any'",
+            *COLUMNS,
+            CLASS_SCORES,
+            *FAMILY_ROLES,
+            *INTERVALS,
+            *COMPARED,
+            *ROLLED_UP,
+            DIALECT,
+        ),
         "str",
     ),
     "compare": (
-        (*SOURCE, "*", *COMPARED, "baseline: 'Any' = None", *COLUMNS, "ci: 'float' = 0.95", *RESAMPLING, *RUN_ON),
+        (
+            *SOURCE,
+            "*",
+            *COMPARED,
+            "baseline: 'Any' = None",
+            *COLUMNS,
+            *FAMILY_ROLES,
+            "ci: 'float' = 0.95",
+            *RESAMPLING,
+            *RUN_ON,
+        ),
         "pl.DataFrame",
     ),
     "report": (
@@ -63,6 +87,7 @@ EXPECTED = {
             "output: 'str | Path' = 'report.html'",
             *COLUMNS,  # the roles' keywords, as every entry point writes them (sqlmetrics.docs: prediction moved
             CLASS_SCORES,  # after score, from after by: keyword-only, so no call changes)
+            *FAMILY_ROLES,
             *INTERVALS,
             *COMPARED,
             "baseline: 'Any' = None",
@@ -94,6 +119,7 @@ EXPECTED = {
             "*",
             *COLUMNS,
             CLASS_SCORES,
+            *FAMILY_ROLES,
             "engine: 'str' = 'duckdb'",
             "con: 'Any' = None",
             "score_digits: 'int | None' = None",

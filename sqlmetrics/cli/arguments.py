@@ -10,7 +10,7 @@ from typing import Any
 
 import sqlmetrics
 from sqlmetrics.cli.messages import UsageError
-from sqlmetrics.registry import routed
+from sqlmetrics.registry import roles, routed
 from sqlmetrics.spec import MetricCall
 
 
@@ -88,7 +88,8 @@ def column_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     columns = {"label": args.label, "score": args.score, "query": args.query, "item": args.item}
     if args.trec:
         columns = {"label": "relevance", "score": "score", "query": "query", "item": "item"}
-    return {**columns, "prediction": args.prediction, "weight": args.weight, "by": args.by}
+    declared = {role.name: getattr(args, role.name) for role in roles() if role.generic}  # the families' own roles
+    return {**columns, "prediction": args.prediction, "weight": args.weight, **declared, "by": args.by}
 
 
 def binding_kwargs(args: argparse.Namespace, paths: bool = True) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from sqlmetrics.cli.state import run_state
 from sqlmetrics.dialects import DIALECTS
 from sqlmetrics.errors import SqlMetricsError
 from sqlmetrics.html_report import MAX_SLICES
-from sqlmetrics.registry import parse_metric, parse_value
+from sqlmetrics.registry import parse_metric, parse_value, roles
 
 METRIC_SYNTAX = """\
 metric specs: comma separated, each NAME[@K][:PARAM=VALUE]..., e.g.
@@ -374,6 +374,9 @@ def _binding_options(table: bool = False, state: bool = False) -> argparse.Argum
     options.add_argument("--query", help="group column for gauc and ranking metrics (user, request, query id)")
     options.add_argument("--item", help="item/document id column (ranking metrics)")
     options.add_argument("--weight", help="non-negative sample weight column")
+    for role in roles():
+        if role.generic:  # a role a family declares: its option, from its declaration
+            options.add_argument(role.flag, dest=role.name, metavar=role.metavar, help=f"{role.name} column: {role.holds}")
     options.add_argument(
         "--judgments",
         type=parse_path,

@@ -191,7 +191,8 @@ def _frames(calls: list[MetricCall], steps: Steps) -> list[pl.LazyFrame]:
         spreads = {"spread": steps.spread} if steps.brings_spread(call) else {}
         rows = steps.used_rows
         frame = call.spec.module.frame(
-            rows, score="score", label="label", query="query", weight=weight, by=steps.by, **call.kwargs, **spreads
+            rows, score="score", label="label", query="query", weight=weight, by=steps.by, **call.kwargs, **spreads,
+            **{role.name: role.name for role in call.spec.roles},  # a family's roles, under their names
         )
         frames.append(_call_columns(call, frame, steps))
     return frames
@@ -269,7 +270,8 @@ def _row_aggregates(call: MetricCall, weighted: bool) -> list[pl.Expr]:
     extra output: the module's function of the output's name (``mape.skipped``).
     Unweighted, the expressions get no weight column (the median then needs no sort)."""
     module, w = call.spec.module, "w" if weighted else None
+    roles = {role.name: role.name for role in call.spec.roles}  # a family's roles, under their names
     return [
-        module.expr("score", "label", w, **call.kwargs).alias(call.column),
+        module.expr("score", "label", w, **roles, **call.kwargs).alias(call.column),
         *(getattr(module, out)("score", "label", w).alias(f"{call.column}_{out}") for out in call.spec.outputs),
     ]

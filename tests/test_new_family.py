@@ -1,0 +1,275 @@
+"""A new family with a new role is its files and nothing else (docs/architecture.md,
+"Adding a family").
+
+A copy of the source tree gains a toy family, ``exposure``: its declaration adds the role
+``exposure`` (a number >= 0 per row, with its input rule), one shared step and one metric,
+``exposure_mean`` (the label's mean, each row weighted by its exposure), as files under
+``sqlmetrics/metrics/exposure/``, ``sql/exposure/`` and ``tests/`` alone. After the command
+that regenerates what is generated (``python -m sqlmetrics.docs --write``: the metrics
+table, the polars face, the roles' keywords of the public functions), the copy's own tests
+show it end to end: ``evaluate`` on DuckDB and polars, ``to_sql`` in every dialect, the CLI
+option, the input rule refusing a bad exposure (column, count, example) on both engines and
+through the CLI, and a state per part rolled up; and the tests that hold the layout (the
+imports' layers, the generated text, the pinned signatures, the shared steps) still pass.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_new_metric import copy_tree, pytest_in, run
+
+FAMILY = """'''Exposure: metrics of rows exposed for a time or size (``exposure``), each row's label
+counted in proportion to it.
+
+The role this family adds (``FAMILY``): ``exposure``, a number >= 0 per row; and the step
+its metrics read (``INTERMEDIATES``): ``exposure_sums``, per slice Σ w·exposure·label and
+Σ w·exposure, taken once in ``base`` and added up per slice (so a state keeps them and a
+roll-up merges them).
+'''
+
+import polars as pl
+
+from sqlmetrics.spec import Family, Role, RoleRule
+from sqlmetrics.steps import Folded, Intermediate
+
+FAMILY = Family(
+    "exposure",
+    roles=(
+        Role(
+            "exposure",
+            "a number >= 0: how long (or how much) each row was exposed",
+            rule=RoleRule(
+                "be finite and >= 0",
+                "(exposure < 0 OR isnan(exposure) OR isinf(exposure))",
+                lambda: (pl.col("exposure") < 0) | pl.col("exposure").is_nan() | pl.col("exposure").is_infinite(),
+            ),
+        ),
+    ),
+)
+
+
+def exposure_sums_polars() -> list[pl.Expr]:
+    '''The base sums in polars, NULL over no row as in SQL (a state built by polars).'''
+    w, exposure = pl.col("w"), pl.col("exposure")
+
+    def total(value: pl.Expr) -> pl.Expr:
+        return pl.when(value.is_not_null().any()).then(value.sum())
+
+    return [total(w * exposure * pl.col("label")).alias("exposure_label"), total(w * exposure).alias("w_exposure")]
+
+
+INTERMEDIATES = {
+    "exposure_sums": Intermediate(
+        "exposure/exposure_sums.sql",
+        base_aggregates=("SUM(w * exposure * label) AS exposure_label", "SUM(w * exposure) AS w_exposure"),
+        polars_sums=exposure_sums_polars,
+        folded=Folded("rows", "exposure_mean's row expression takes both sums over the used rows itself"),
+    ),
+}
+
+__all__ = ["FAMILY", "INTERMEDIATES"]
+"""
+
+STEP = """-- exposure_sums: per slice Σ w·exposure·y and Σ w·exposure, the sums of base that the
+-- exposure family adds to it (sqlmetrics/metrics/exposure/__init__.py).
+--
+-- reads:  base({{ by }}, n, exposure_label, w_exposure)
+-- output: {{ by }}, exposure_label, w_exposure
+SELECT {{ by }}, SUM(exposure_label) AS exposure_label, SUM(w_exposure) AS w_exposure
+FROM base
+WHERE n > 0
+GROUP BY {{ by }}
+"""
+
+TEMPLATE = """-- exposure_mean: the label's mean, each row weighted by its exposure
+--   Σ w·e·y / Σ w·e
+-- NULL on a slice whose exposure sums to 0.
+--
+-- reads:  exposure_sums({{ by }}, exposure_label, w_exposure)
+-- output: {{ by }}, exposure_mean
+SELECT {{ by }}, exposure_label / CAST(NULLIF(w_exposure, 0) AS DOUBLE) AS exposure_mean
+FROM exposure_sums
+"""
+
+MODULE = """'''exposure_mean: the label's mean weighted by each row's exposure.'''
+
+from __future__ import annotations
+
+import polars as pl
+
+from sqlmetrics.spec import Metric
+
+SPEC = Metric(
+    name="exposure_mean",
+    family="exposure",
+    polars_form="rows",
+    summary="Σ w·e·y / Σ w·e",
+    template="exposure/exposure_mean.sql",
+    intermediates=("exposure_sums",),
+    needs=("label", "exposure"),
+    label_domain="real",
+    higher_is_better=None,
+    range=None,
+    row_plan=False,
+    reference="numpy.average(y, weights=w * e)",
+)
+
+
+def expr(score, label, weight=None, *, exposure) -> pl.Expr:
+    '''Σ w·e·y / Σ w·e over the rows (NULL when the exposure sums to 0).
+
+    >>> import polars as pl, sqlmetrics.polars as smp
+    >>> df = pl.DataFrame({"y": [1.0, 0.0], "e": [3.0, 1.0]})
+    >>> df.select(smp.exposure_mean(None, "y", exposure="e")).item()
+    0.75
+    '''
+    w = pl.lit(1.0) if weight is None else pl.col(weight)
+    e, y = pl.col(exposure), pl.col(label)
+    total = (w * e).filter(y.is_not_null()).sum()
+    return pl.when(total != 0).then((w * e * y).sum() / total)
+"""
+
+# The copy's own test of the family, every case on both engines where it applies.
+END_TO_END = """\
+import subprocess
+import sys
+
+import numpy as np
+import polars as pl
+import pytest
+
+import sqlmetrics as sm
+from sqlmetrics.dialects import DIALECTS
+
+ROWS = pl.DataFrame(
+    {
+        "y": [1.0, 0.0, 2.0, None, 1.0, 4.0],
+        "e": [3.0, 1.0, 0.5, 1.0, None, 0.0],
+        "g": ["a", "a", "b", "b", "b", "b"],
+    }
+)
+# per slice, over the rows with neither y nor e NULL: Σ e·y / Σ e
+#   a: (3·1 + 1·0) / (3 + 1) = 0.75;  b: (0.5·2 + 0·4) / (0.5 + 0) = 2.0
+EXPECTED = {"a": 0.75, "b": 2.0}
+
+
+def reference(frame):
+    used = frame.drop_nulls(["y", "e"])
+    return {
+        g: float(np.average(part["y"].to_numpy(), weights=part["e"].to_numpy()))
+        for (g,), part in used.group_by("g")
+    }
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_evaluate(engine):
+    result = sm.evaluate(ROWS, ["exposure_mean"], label="y", exposure="e", by="g", engine=engine)
+    assert dict(zip(result["g"], result["exposure_mean"])) == pytest.approx(EXPECTED) == reference(ROWS)
+    assert result["n_excluded"].to_list() == [0, 2]  # b: a NULL label, a NULL exposure
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_to_sql(dialect):
+    sql = sm.to_sql(["exposure_mean"], source="t", label="y", exposure="e", dialect=dialect)
+    assert "exposure_label" in sql and "must be finite and >= 0" in sql
+
+
+def test_the_duckdb_statement_computes_it():
+    import duckdb
+
+    con = duckdb.connect()
+    con.register("t", ROWS.to_arrow())
+    sql = sm.to_sql(["exposure_mean"], source="t", label="y", exposure="e", by="g")
+    result = con.sql(sql).pl()
+    assert dict(zip(result["g"], result["exposure_mean"])) == pytest.approx(EXPECTED)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_bad_exposure_is_refused_with_column_count_and_example(engine):
+    bad = ROWS.with_columns(pl.Series("e", [3.0, -1.0, -0.5, 1.0, None, 0.0]))
+    with pytest.raises(sm.InvalidInputError) as refused:
+        sm.evaluate(bad, ["exposure_mean"], label="y", exposure="e", engine=engine)
+    assert str(refused.value) == (
+        "exposure column 'e' must be finite and >= 0 (for exposure_mean): 2 rows are not, e.g. -1"
+    )
+
+
+def test_a_metric_without_its_role_asks_for_it():
+    with pytest.raises(sm.InvalidParameterError, match="exposure_mean reads the exposure column: pass exposure="):
+        sm.evaluate(ROWS, ["exposure_mean"], label="y")
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "sqlmetrics", *args], capture_output=True, text=True)
+
+
+def test_the_cli_option(tmp_path):
+    ROWS.write_parquet(tmp_path / "rows.parquet")
+    done = cli("eval", str(tmp_path / "rows.parquet"), "-m", "exposure_mean", "--label", "y", "--exposure", "e",
+               "--by", "g", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == ["a,2,0,0.75", "b,2,2,2.0"]
+    assert "--exposure COLUMN" in cli("eval", "--help").stdout
+
+
+def test_the_cli_refuses_a_bad_exposure(tmp_path):
+    ROWS.with_columns(pl.Series("e", [3.0, -1.0, -0.5, 1.0, None, 0.0])).write_parquet(tmp_path / "bad.parquet")
+    done = cli("eval", str(tmp_path / "bad.parquet"), "-m", "exposure_mean", "--label", "y", "--exposure", "e")
+    assert done.returncode == 1
+    assert "exposure column 'e' must be finite and >= 0 (for exposure_mean): 2 rows are not, e.g. -1" in done.stderr
+    missing = cli("eval", str(tmp_path / "bad.parquet"), "-m", "exposure_mean", "--label", "y")
+    assert "pass --exposure" in missing.stderr
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_a_state_per_part_rolls_up(engine):
+    parts = [ROWS.head(3), ROWS.tail(3)]  # slice b split over both states
+    states = [sm.state(part, ["exposure_mean"], label="y", exposure="e", by="g", engine=engine) for part in parts]
+    rolled = sm.rollup(states, by="g")
+    assert dict(zip(rolled["g"], rolled["exposure_mean"])) == pytest.approx(EXPECTED)
+    whole = sm.rollup(states)  # every row: (3 + 0 + 1 + 0) / (3 + 1 + 0.5 + 0)
+    assert whole["exposure_mean"].item() == pytest.approx(4 / 4.5)
+"""
+
+NEW_FILES = {
+    "sqlmetrics/metrics/exposure/__init__.py": FAMILY,
+    "sqlmetrics/metrics/exposure/exposure_mean.py": MODULE,
+    "sql/exposure/exposure_sums.sql": STEP,
+    "sql/exposure/exposure_mean.sql": TEMPLATE,
+    "tests/test_exposure_family.py": END_TO_END,
+}
+
+# The tests that hold the layout, which the new family must pass with no edit of theirs.
+LAYOUT = ("tests/test_imports.py", "tests/test_docs.py", "tests/test_public_signatures.py", "tests/test_steps.py")
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> Path:
+    """The source tree with the toy family's files added and generated text rewritten."""
+    root = copy_tree(tmp_path_factory.mktemp("tree"))
+    for path, text in NEW_FILES.items():
+        assert not (root / path).exists(), f"{path} already exists: pick another toy"
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    generated = run(root, sys.executable, "-m", "sqlmetrics.docs", "--write")
+    assert generated.returncode == 0, generated.stderr
+    return root
+
+
+@pytest.mark.scale
+def test_a_family_and_its_role_are_its_files(tree):
+    signature = run(tree, sys.executable, "-c", "import inspect, sqlmetrics as sm; print(inspect.signature(sm.evaluate))")
+    assert "exposure: 'str | None' = None" in signature.stdout, signature.stderr
+    result = pytest_in(tree, "tests/test_exposure_family.py", "-v")
+    assert result.returncode == 0, result.stdout[-5000:]
+    assert " passed" in result.stdout and "skipped" not in result.stdout
+
+
+@pytest.mark.scale
+def test_the_layout_holds_with_the_new_family(tree):
+    result = pytest_in(tree, *LAYOUT)
+    assert result.returncode == 0, result.stdout[-5000:]
