@@ -343,7 +343,7 @@ def prepare_paired(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     scores' rows alike, the bootstrap's (the slice REPLICATE_SLICE); and the source of
     the judgments of a run, if any."""
     role, columns = _checked_pair(request)
-    pairs = request.replaced(**{role: columns[0]}, by=[*request.slices, PAIRED_SLICE], class_scores=None)
+    pairs = dataclasses.replace(request, **{role: columns[0]}, by=[*request.slices, PAIRED_SLICE], class_scores=None)
     binding, second = _bound(metrics, pairs)
     resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.unit, paired=True)
     cluster = _cluster(binding, resampled, request)
@@ -362,7 +362,7 @@ def prepare_arms(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     check_arm_unit(request)
     if arm in request.slices:
         raise InvalidParameterError(f"arm column {arm!r} is also a slice column (by): compare arms within slices")
-    binding, second = prepare(metrics, request.replaced(by=[*request.slices, arm], class_scores=None))
+    binding, second = prepare(metrics, dataclasses.replace(request, by=[*request.slices, arm], class_scores=None))
     return dataclasses.replace(binding, spread_columns=True, arm=arm), second
 
 

@@ -28,7 +28,7 @@ def _default_columns() -> Mapping[str, Any]:
     return {role.name: role.default for role in roles()}
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, init=False)
 class Request:
     """The keywords of one call, by their public names and with ``to_sql``'s defaults
     (each means what leaving the keyword out means): ``evaluate``'s docstring says what
@@ -38,7 +38,7 @@ class Request:
     ``arm`` ask for ``compare``'s paired or arms statement, ``state`` and ``rollup``
     (``to_sql``'s) for the statements of a roll-up."""
 
-    columns: Mapping[str, Any] = dataclasses.field(default_factory=_default_columns)
+    columns: Mapping[str, Any]
     by: str | Sequence[str] | None = None
     ci: float | None = None
     ci_method: str = "auto"
@@ -51,15 +51,28 @@ class Request:
     state: bool = False
     rollup: bool = False
 
+    def __init__(self, columns: Mapping[str, Any] | None = None, **keywords: Any) -> None:
+        """A request of ``columns`` (role -> keyword) and ``keywords``: a role's keyword by
+        its name (``label="click"``, which ``dataclasses.replace`` also takes) or a field;
+        a role not given keeps its default."""
+        declared = _default_columns()
+        fields = {field.name: field.default for field in dataclasses.fields(self) if field.name != "columns"}
+        unknown = sorted(set(keywords) - set(declared) - set(fields))
+        if unknown:
+            raise TypeError(f"Request() got an unexpected keyword argument {unknown[0]!r}")
+        given = {name: value for name, value in keywords.items() if name in declared}
+        object.__setattr__(self, "columns", {**declared, **(columns or {}), **given})
+        for name, default in fields.items():
+            object.__setattr__(self, name, keywords.get(name, default))
+
     @classmethod
     def of(cls, arguments: Mapping[str, Any]) -> Request:
         """The request of a public function's ``arguments`` (its ``locals()`` on entry):
-        those named like a field or a role; the others (``source``, ``engine``, ...) are
-        the function's own, and a field or role the function has no keyword for keeps
+        those named like a role or a field; the others (``source``, ``engine``, ...) are
+        the function's own, and a role or field the function has no keyword for keeps
         its default."""
-        fields = (field.name for field in dataclasses.fields(cls) if field.name != "columns")
-        columns = {name: arguments.get(name, default) for name, default in _default_columns().items()}
-        return cls(columns, **{name: arguments[name] for name in fields if name in arguments})
+        names = [*_default_columns(), *(field.name for field in dataclasses.fields(cls) if field.name != "columns")]
+        return cls(**{name: arguments[name] for name in names if name in arguments})
 
     def __getattr__(self, name: str) -> Any:
         """A role's keyword by its name (``request.label``), from ``columns``."""
@@ -67,12 +80,6 @@ class Request:
         if name in columns:
             return columns[name]
         raise AttributeError(name)
-
-    def replaced(self, **changes: Any) -> Request:
-        """This request with ``changes``, each a role's keyword or a field's."""
-        roles = {name: value for name, value in changes.items() if name in self.columns}
-        fields = {name: value for name, value in changes.items() if name not in roles}
-        return dataclasses.replace(self, columns={**self.columns, **roles}, **fields)
 
     @property
     def slices(self) -> list[str]:

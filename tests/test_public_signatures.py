@@ -170,7 +170,7 @@ def test_a_request_takes_the_fields_of_a_call_and_leaves_the_rest():
     entry point has no keyword for (``compare`` has no ``class_scores``)."""
     arguments = {"source": "logs", "metrics": ["auc"], "label": "click", "by": "day", "ci": 0.9, "engine": "polars"}
     request = Request.of(arguments)
-    assert request == Request().replaced(label="click", by="day", ci=0.9)
+    assert request == Request(label="click", by="day", ci=0.9)
     assert (request.class_scores, request.resamples, request.slices) == (None, 200, ["day"])
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlmetrics
+from sqlmetrics.api import TABLE_ROLES
 from sqlmetrics.cli.messages import UsageError
 from sqlmetrics.registry import roles, routed
 from sqlmetrics.spec import MetricCall
@@ -85,11 +86,10 @@ def class_scores_kwarg(args: argparse.Namespace, paths: bool = True) -> Any:
 def column_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The columns and slices as keyword arguments of ``evaluate`` and ``state``; TREC
     files have fixed column names."""
-    columns = {"label": args.label, "score": args.score, "query": args.query, "item": args.item}
+    columns = {role.name: getattr(args, role.name) for role in roles() if role.name not in TABLE_ROLES}
     if args.trec:
-        columns = {"label": "relevance", "score": "score", "query": "query", "item": "item"}
-    declared = {role.name: getattr(args, role.name) for role in roles() if role.generic}  # the families' own roles
-    return {**columns, "prediction": args.prediction, "weight": args.weight, **declared, "by": args.by}
+        columns |= {"label": "relevance", "score": "score", "query": "query", "item": "item"}
+    return {**columns, "by": args.by}
 
 
 def binding_kwargs(args: argparse.Namespace, paths: bool = True) -> dict[str, Any]:

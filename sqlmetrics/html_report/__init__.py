@@ -24,13 +24,13 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics import intervals
-from sqlmetrics.api import ClassScores, Metrics, check_arm_unit, evaluate, evaluate_request, request_sql
+from sqlmetrics.api import TABLE_ROLES, ClassScores, Metrics, check_arm_unit, evaluate, evaluate_request, request_sql
 from sqlmetrics.compare import compare_request
 from sqlmetrics.compose.state import META_PART
 from sqlmetrics.curves import calibration_curve, pr_curve, roc_curve
 from sqlmetrics.errors import Counted, InvalidParameterError, Keyword, NoRowsUsedWarning, SlicesNotShownWarning
 from sqlmetrics.html_report import numbers, page, svg
-from sqlmetrics.registry import resolve
+from sqlmetrics.registry import resolve, roles
 from sqlmetrics.request import Request
 from sqlmetrics.spec import MetricCall
 from sqlmetrics.states import common_meta, is_state, read_states, rolled_up, rollup_binding
@@ -114,8 +114,8 @@ def report(
     slices = request.slices + ([arm] if arm is not None and arm not in request.slices else [])  # a line per arm
     first_score = scores[0] if scores is not None else score
     first_prediction = predictions[0] if predictions is not None else prediction
-    evaluated = request.replaced(
-        score=first_score, prediction=first_prediction, scores=None, predictions=None, arm=None,
+    evaluated = dataclasses.replace(
+        request, score=first_score, prediction=first_prediction, scores=None, predictions=None, arm=None,
         by=slices or None,
     )  # fmt: skip
     started, when = time.perf_counter(), dt.datetime.now(dt.UTC)
@@ -143,14 +143,9 @@ def report(
         charts = _differences(comparison, comparable, compared.ci)
         sections.append(page.comparison_table(comparison, [c.column for c in calls if c not in comparable], charts))
         statements[COMPARISON_STATEMENT] = request_sql(comparable, source, compared)
-    bound = {
-        "label": label,
-        "score": score,
-        "scores": ", ".join(scores or ()),  # compared: the tables show the first's metrics
-        "query": query,
-        "item": item,
-        "weight": weight,
-        "prediction": prediction,
+    bound = {  # every column role as declared; compared: the tables show the first's metrics
+        **{role: column for role, column in request.columns.items() if role not in TABLE_ROLES},
+        "scores": ", ".join(scores or ()),
         "predictions": ", ".join(predictions or ()),
     }
     described = {
@@ -180,7 +175,6 @@ def _written(path: Path, described: dict[str, str], sections: list[str], table: 
 
 
 STATES_LEAVE_OUT = "the curves, the comparisons and the SQL: they need the rows, which states do not keep"
-ROLES = ("label", "score", "query", "item", "weight", "prediction")  # as the page names the bound columns
 
 
 def _of_states(
@@ -203,7 +197,7 @@ def _of_states(
     sliced = f", sliced by {', '.join(meta['by'])}" if meta["by"] else ""
     described = {
         "source": f"{_described(states)}: the states of {parts:,} part{'s' * (parts != 1)}{sliced}",
-        "columns": _columns_described({role: meta["columns"][role] for role in ROLES}),
+        "columns": _columns_described({r.name: meta["columns"][r.name] for r in roles() if r.name in meta["columns"]}),
         **_table_described(slices, calls, table, shown),
         "rolled up": f"{when:%Y-%m-%d %H:%M:%S} UTC on duckdb, in {time.perf_counter() - started:.2f} s",
         "left out": STATES_LEAVE_OUT,
