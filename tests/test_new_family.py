@@ -15,12 +15,17 @@ imports' layers, the generated text, the pinned signatures, the shared steps) st
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import sys
 from pathlib import Path
 
 import pytest
-
 from test_new_metric import copy_tree, pytest_in, run
+
+from sqlmetrics.spec import Family, Role
+
+registry = importlib.import_module("sqlmetrics.registry")  # the module (sqlmetrics.registry is also a function)
 
 FAMILY = """'''Exposure: metrics of rows exposed for a time or size (``exposure``), each row's label
 counted in proportion to it.
@@ -273,3 +278,47 @@ def test_a_family_and_its_role_are_its_files(tree):
 def test_the_layout_holds_with_the_new_family(tree):
     result = pytest_in(tree, *LAYOUT)
     assert result.returncode == 0, result.stdout[-5000:]
+
+
+# --- the registry's reading of the declarations, in this tree -----------------------------
+
+
+def test_the_roles_are_the_cores_and_each_familys_in_keyword_order():
+    """``registry.roles()``: the core's roles, each family's placed ``after`` the role it
+    names (multiclass's prediction after score, ranking's judgments after weight), in
+    the order every public signature writes them (``tests/test_public_signatures.py``)."""
+    assert [role.name for role in registry.roles()][:8] == [
+        "label", "score", "prediction", "query", "item", "weight", "judgments", "class_scores",
+    ]  # fmt: skip
+    assert registry.families()["multiclass"].roles[0].name == "prediction"
+    assert not any(role.generic for role in registry.roles()[:8])  # the core reads these with code of its own
+
+
+def declared(monkeypatch, *families: Family) -> tuple[Role, ...]:
+    """``registry.roles()`` read afresh from ``families`` alone."""
+    monkeypatch.setattr(registry, "families", lambda: {family.name: family for family in families})
+    return registry.roles.__wrapped__()
+
+
+def test_a_new_role_without_a_place_comes_last_and_a_placed_one_after_its_anchor(monkeypatch):
+    toy = Family("toy", roles=(Role("exposure", "a number >= 0"), Role("treatment", "0 or 1", after="score")))
+    names = [role.name for role in declared(monkeypatch, toy)]
+    assert names == ["label", "score", "treatment", "query", "item", "weight", "exposure"]
+
+
+@pytest.mark.parametrize(
+    "roles, message",
+    [
+        ((Role("label", "again"),), "role 'label' is declared twice"),
+        ((Role("exposure", "a number", after="nowhere"),), "role 'exposure' is declared after 'nowhere', which is no role"),
+    ],
+)
+def test_a_family_authors_mistake_is_named(monkeypatch, roles, message):
+    with pytest.raises(RuntimeError, match=message):
+        declared(monkeypatch, Family("toy", roles=roles))
+
+
+def test_a_metric_needing_a_role_no_family_declares_is_refused():
+    spec = dataclasses.replace(registry.get("mae"), needs=("label", "score", "exposure"))
+    with pytest.raises(RuntimeError, match="metric 'mae' needs the role 'exposure', which no family declares"):
+        registry._declared(spec)
