@@ -18,6 +18,7 @@ from sqlmetrics.docs import (
     embedded_table,
     metrics_table,
     polars_names,
+    role_keywords,
     with_role_keywords,
 )
 from sqlmetrics.engines.polars_engine.forms import RUNNERS
@@ -47,8 +48,10 @@ def test_a_role_block_is_written_from_the_declarations():
     """The generator rewrites a stale block (a keyword missing, one left out kept out)."""
     stale = "def f(\n    # <roles>: written by `python -m sqlmetrics.docs --write`, without class_scores\n    label: str,\n    # </roles>\n):"
     written = with_role_keywords(stale)
-    assert "    prediction: str | None = None,\n" in written and "class_scores" not in written.split("\n", 2)[2]
-    assert "    by: str | Sequence[str] | None = None,\n    judgments: Any = None,\n    # </roles>" in written
+    body = written.split("\n", 2)[2].rsplit("    # </roles>", 1)[0]
+    assert body == role_keywords(("class_scores",)) and "class_scores" not in body
+    assert "    prediction: str | None = None,\n" in body
+    assert "    weight: str | None = None,\n    by: str | Sequence[str] | None = None,\n    judgments: Any = None,\n" in body
 
 
 def test_the_polars_face_names_every_metric_as_registered():

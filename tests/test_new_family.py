@@ -1,10 +1,11 @@
 """A new family with a new role is its files and nothing else (docs/architecture.md,
-"Adding a family").
+"Adding a family"), but for its package's line in pyproject.toml's list of packages.
 
 A copy of the source tree gains a toy family, ``exposure``: its declaration adds the role
 ``exposure`` (a number >= 0 per row, with its input rule), one shared step and one metric,
 ``exposure_mean`` (the label's mean, each row weighted by its exposure), as files under
-``sqlmetrics/metrics/exposure/``, ``sql/exposure/`` and ``tests/`` alone. After the command
+``sqlmetrics/metrics/exposure/``, ``sql/exposure/`` and ``tests/`` alone (and the package
+named in pyproject.toml, which lists the wheel's packages by hand). After the command
 that regenerates what is generated (``python -m sqlmetrics.docs --write``: the metrics
 table, the polars face, the roles' keywords of the public functions), the copy's own tests
 show it end to end: ``evaluate`` on DuckDB and polars, ``to_sql`` in every dialect, the CLI
@@ -260,6 +261,10 @@ def tree(tmp_path_factory) -> Path:
         assert not (root / path).exists(), f"{path} already exists: pick another toy"
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
+    # the wheel's list of packages, by hand (tests/test_imports.py fails on a package left out)
+    pyproject = root / "pyproject.toml"
+    listed = '    "sqlmetrics.metrics.regression",\n'
+    pyproject.write_text(pyproject.read_text().replace(listed, listed + '    "sqlmetrics.metrics.exposure",\n'))
     generated = run(root, sys.executable, "-m", "sqlmetrics.docs", "--write")
     assert generated.returncode == 0, generated.stderr
     return root
