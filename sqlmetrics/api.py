@@ -72,7 +72,9 @@ def evaluate(
     (``sm.fbeta(beta=2)``, ``sm.metric("precision", threshold=0.3)``).
     ``label``, ``score`` (default: the column ``score``, when a metric reads a score),
     ``prediction`` (the predicted class), ``query`` (the list of a ranking metric, the
-    group of gauc), ``item``, ``weight`` and ``by`` name the source's columns. With
+    group of gauc), ``item``, ``weight`` and ``by`` name the source's columns, as does
+    the keyword of every role a family of metrics declares (``sqlmetrics.registry.roles()``:
+    a number per row, which its metrics read; a NULL in it excludes the row). With
     ``prediction`` bound, the names ``"accuracy"``, ``"precision"``, ``"recall"``,
     ``"f1"``, ``"fbeta"`` and ``"mcc"`` mean the multi-class metrics
     (``multiclass_f1``, ...), which compare the prediction with the label as classes
