@@ -53,7 +53,7 @@ from sqlmetrics.compose.intermediates import intermediate_sql, needed, reads
 from sqlmetrics.compose.lists import hit_floor, ideal_rows_sql, ranked_rows_sql
 from sqlmetrics.compose.plan import bad_row_counters, row_counts_sql
 from sqlmetrics.dialects import dialect_named, rewritten
-from sqlmetrics.errors import OutputError, SqlMetricsError
+from sqlmetrics.errors import Counted, OutputError, SqlMetricsError
 from sqlmetrics.registry import FLOAT_NUMERAL, INTEGER_NUMERAL, intermediates, registry
 from sqlmetrics.rules.columns import checks_for, message_scope
 from sqlmetrics.rules.sql import checks_sql, class_checks_sql
@@ -823,7 +823,7 @@ def write_package(output: str | Path) -> list[Path]:
 def _package_folder(output: str | Path) -> Path:
     """``output`` as the package's folder, created if missing, or the refusal saying why not."""
     text = os.fspath(output)
-    if not text:
+    if not text.strip():  # as the command line's other paths: blanks are no folder anyone means
         raise OutputError("the dbt package's folder is an empty path: name a new or empty folder (e.g. dbt/sqlmetrics)")
     folder = Path(text.rstrip("/" + os.sep) or text)  # 'link/' is the link itself, not its target
     try:
@@ -839,7 +839,7 @@ def _package_folder(output: str | Path) -> Path:
             if entries:
                 shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
                 raise OutputError(
-                    f"the dbt package's folder {text!r} is not empty ({len(entries)} entries: {shown}) and holds no "
+                    f"the dbt package's folder {text!r} is not empty ({Counted('entry', 'entries').of(len(entries))}: {shown}) and holds no "
                     f"package sqlmetrics wrote (no {MARKER} file): sqlmetrics dbt replaces only its own package; "
                     "name a new or empty folder"
                 )

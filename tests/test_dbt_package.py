@@ -382,12 +382,21 @@ def test_a_folder_of_other_files_is_refused_and_left_as_it_was(tmp_path, capsys,
     assert tree(project) == mine
 
 
-def test_an_empty_path_is_refused_writing_nothing(tmp_path, capsys, monkeypatch):
-    """`--output ""` wrote the package into the working directory."""
+@pytest.mark.parametrize("blank", ["", " ", "\t"])
+def test_an_empty_path_is_refused_writing_nothing(tmp_path, capsys, monkeypatch, blank):
+    """`--output ""` wrote the package into the working directory; `--output " "` into a
+    new folder named by a blank (the command line's other paths refuse blanks as empty)."""
     monkeypatch.chdir(tmp_path)
-    code, err = write_dbt(capsys, "")
+    code, err = write_dbt(capsys, blank)
     assert_refused(code, err, "the dbt package's folder is an empty path")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_of_one_other_file_is_refused_in_the_singular(tmp_path, capsys):
+    """The refusal said '(1 entries: dbt_project.yml)'."""
+    (tmp_path / "dbt_project.yml").write_text("name: mine\n")
+    code, err = write_dbt(capsys, tmp_path)
+    assert_refused(code, err, "is not empty (1 entry: dbt_project.yml) and holds no package")
 
 
 def test_a_symbolic_link_is_refused_and_not_followed(tmp_path, capsys, generated):
