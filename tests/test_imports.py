@@ -166,15 +166,15 @@ def layer_breaches(root: Path, package: str, layer: str, entries: tuple[str, ...
 # module imports only modules of its own layer or of the layers below it. Each entry is a
 # module or subpackage of sqlmetrics, by its dotted path below it (a package's own module
 # is ``<package>.__init__``); a module belongs to the longest entry holding it. The
-# intervals are two layers: the choice of a call's method and its bounds read the
-# registry, while each method (a module of its own) is read by the metrics declaring it.
+# intervals are one layer, below the metrics that name their methods: the choice of a
+# call's method reads no registry (the caller passes the registered metrics), so the
+# registry's walk of metrics/ never comes back up to it.
 LAYERS = (
     ("__main__", "cli"),
     ("__init__", "api", "compare", "states", "state_checks", "html_report", "curves", "polars", "trec", "docs",
      "dbt_package"),
     ("engines", "source_evidence", "long_bootstrap"),
     ("compose",),
-    ("intervals.__init__", "intervals.choice", "intervals.bounds"),
     ("metrics", "registry", "steps"),
     ("intervals",),
     ("rules",),
