@@ -28,7 +28,7 @@ from sqlmetrics.engines import (
 )
 from sqlmetrics.engines.polars_engine.unit_bootstrap import unit_bootstrap as polars_unit_bootstrap
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError, Keyword, Part, SourceError
-from sqlmetrics.registry import resolve
+from sqlmetrics.registry import registry, resolve
 from sqlmetrics.request import ROWS, ClassScores, Request
 from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
 from sqlmetrics.spec import MetricCall
@@ -158,7 +158,9 @@ def interval_methods(
     """
     bootstrap.check(resamples, seed, ci_unit)
     calls = resolve(metrics, multiclass=prediction is not None, class_scores=class_scores is not None)
-    return intervals.described(calls, ci, ci_method, Request(ci_unit=ci_unit).unit, resamples, seed, query)
+    return intervals.described(
+        calls, ci, ci_method, Request(ci_unit=ci_unit).unit, resamples, seed, query, registered=registry()
+    )
 
 
 def evaluate_request(
@@ -291,7 +293,7 @@ def prepare(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     """The binding of ``evaluate``'s ``request`` (its ``scores`` and ``arm`` left aside),
     with its intervals, and its second table (the judgments, or long class scores)."""
     binding, second = _bound(metrics, request)
-    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.unit)
+    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.unit, registered=registry())
     binding = dataclasses.replace(binding, ci=request.ci, cluster=_cluster(binding, resampled, request))
     return _resampling(binding, resampled, request), second
 
@@ -346,7 +348,9 @@ def prepare_paired(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     role, columns = _checked_pair(request)
     pairs = dataclasses.replace(request, **{role: columns[0]}, by=[*request.slices, PAIRED_SLICE], class_scores=None)
     binding, second = _bound(metrics, pairs)
-    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.unit, paired=True)
+    resampled = intervals.resampled(
+        request.ci, request.ci_method, binding.calls, request.unit, paired=True, registered=registry()
+    )
     cluster = _cluster(binding, resampled, request)
     binding = dataclasses.replace(binding, ci=request.ci, spread_columns=True, paired_scores=columns, cluster=cluster)
     return _resampling(binding, resampled, request), second

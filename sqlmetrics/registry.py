@@ -109,21 +109,7 @@ def metric(name: str, **params: Any) -> MetricCall:
     elif "k" in params and f"{name}@k" in registry():
         name = f"{name}@k"
     name = _multiclass_by_params(name, params)
-    spec = get(name)
-    known = {p.name for p in spec.params}
-    unknown = sorted(params.keys() - known, key=lambda key: bool(_other_form(name, key)))  # unknown to both first
-    if unknown:
-        key, allowed = unknown[0], ", ".join(sorted(known)) or "none"
-        raise InvalidParameterError(
-            f"{name}: unknown parameter {key!r} (parameters: {allowed}){closest(key, known)}{_other_form(name, key)}"
-        )
-    missing = [p.name for p in spec.params if p.required and params.get(p.name) is None]
-    if missing:
-        raise InvalidParameterError(
-            f"{name}: parameter {missing[0]!r} is required (e.g. {name.replace('@k', '@10')!r})"
-        )
-    values = tuple((p.name, p.validate(name, params[p.name]) if p.name in params else p.default) for p in spec.params)
-    return MetricCall(spec, values)
+    return get(name).called(params, elsewhere=lambda key: _other_form(name, key))
 
 
 def _multiclass_by_params(name: str, params: dict[str, Any]) -> str:

@@ -36,7 +36,7 @@ from sqlmetrics.metrics.ranking._params import TIE_BREAKS
 from sqlmetrics.metrics.ranking._reach import floor_plan, kth_highest_column, lowest_relevant, top_scores
 from sqlmetrics.rules.columns import checks_for, raise_failed_rows
 from sqlmetrics.sources import in_kind, slice_names
-from sqlmetrics.spec import MetricCall
+from sqlmetrics.spec import Metric, MetricCall
 
 
 @dataclass
@@ -430,7 +430,7 @@ def run_lists(run: pl.LazyFrame, judged: pl.LazyFrame, by: list[str]) -> Lists:
 
 
 def frame_metric(
-    name: str,
+    spec: Metric,
     compute: Callable[..., pl.LazyFrame],
     data: pl.DataFrame | pl.LazyFrame,
     *,
@@ -442,13 +442,12 @@ def frame_metric(
     judgments: pl.DataFrame | pl.LazyFrame | None = None,
     **params: Any,
 ) -> Any:
-    """A ranking metric's public frame function (``smp.<name>``): validate ``params`` as
-    ``sm.metric`` does, refuse bad relevance or scores with ``sm.evaluate``'s messages
+    """A ranking metric's public frame function (``smp.<name>``) of its module's ``spec``:
+    validate ``params`` as ``sm.metric`` does (``Metric.called``: no registry, which
+    imports this family), refuse bad relevance or scores with ``sm.evaluate``'s messages
     (read now, whatever the kind of ``data``), compute per slice, and name the slice
     columns back; a LazyFrame for a LazyFrame ``data``, a DataFrame for a DataFrame."""
-    from sqlmetrics.registry import metric  # here: the registry imports the metric modules
-
-    call = metric(name, **params)
+    call = spec.called(params)
     lists = from_frame(data, score=score, label=label, query=query, item=item, by=by, judgments=judgments)
     raise_failed_rows(lists.rows, checks_for([call], weighted=False), {"label": label, "score": score})
     lists = lists.reached_by([call])
