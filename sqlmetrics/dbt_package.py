@@ -48,15 +48,16 @@ from sqlglot.errors import ErrorLevel
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding, bind
 from sqlmetrics.class_scores import WideClassScores
-from sqlmetrics.compose.class_score_rows import CLASS_NAN_SQL, class_score_rows_sql
 from sqlmetrics.compose.intermediates import intermediate_sql, needed, reads
-from sqlmetrics.compose.lists import hit_floor, ideal_rows_sql, ranked_rows_sql
 from sqlmetrics.compose.plan import bad_row_counters, row_counts_sql
 from sqlmetrics.dialects import dialect_named, rewritten
 from sqlmetrics.errors import OutputError, SqlMetricsError
+from sqlmetrics.metrics.multiclass.class_score_rows import CLASS_NAN_SQL, class_score_rows_sql
+from sqlmetrics.metrics.multiclass.rules import class_checks_sql
+from sqlmetrics.metrics.ranking.list_sql import hit_floor, ideal_rows_sql, ranked_rows_sql
 from sqlmetrics.registry import FLOAT_NUMERAL, INTEGER_NUMERAL, intermediates, registry
 from sqlmetrics.rules.columns import checks_for, message_scope
-from sqlmetrics.rules.sql import checks_sql, class_checks_sql
+from sqlmetrics.rules.sql import checks_sql
 from sqlmetrics.spec import MAX_INT, MAX_INT_RULE, ROLES, Metric, MetricCall, Param
 from sqlmetrics.steps import Intermediate
 

@@ -1,6 +1,7 @@
 """The steps before ranking metrics rank their lists: ``ideal_rows`` (every list's judged
 items) and ``list_floors`` (per list, the lowest score any metric of the call reads, so
-rows below it are never ranked).
+rows below it are never ranked), which ranking's ``Hooks`` places before the shared
+steps with ``run_checks`` (``ranking_steps``).
 
 How deep a metric reads is its family's to say: the step that ranks lists declares a
 ``floor`` (``Intermediate.floor``) that turns a call's reach, cutoff and relevance
@@ -14,8 +15,8 @@ from collections.abc import Callable
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.compose.intermediates import reads
-from sqlmetrics.registry import intermediates
+from sqlmetrics.metrics.ranking.rules import run_checks_sql
+from sqlmetrics.registry import intermediates, reads
 from sqlmetrics.spec import MetricCall
 from sqlmetrics.steps import cutoff_column
 
@@ -37,6 +38,20 @@ RANKED = "ranked"
 FIRST_HITS = "first_hits"
 CUTOFF_HITS = "cutoff_hits"
 LIST_STEPS = (RANKED, FIRST_HITS, CUTOFF_HITS)
+
+
+def ranking_steps(binding: Binding, portable: bool) -> dict[str, str]:
+    """Ranking's steps before the shared steps, by name: ``ideal_rows`` (a call with
+    lists), ``list_floors`` (one whose metrics read lists step by step; ``portable``:
+    without DuckDB's top-k aggregate) and ``run_checks`` (a run with judgments)."""
+    ctes = {}
+    if binding.ranking:
+        ctes["ideal_rows"] = ideal_rows_sql(binding)
+    if ranks_lists(binding):
+        ctes["list_floors"] = list_floors_sql(binding, portable)
+    if binding.judgments:
+        ctes["run_checks"] = run_checks_sql(binding)
+    return ctes
 
 
 def ideal_rows_sql(binding: Binding) -> str:
