@@ -12,8 +12,8 @@ import polars as pl
 from sqlmetrics import bootstrap, intervals, long_bootstrap, source_evidence
 from sqlmetrics.binding import PAIRED_SLICE, Binding, bind
 from sqlmetrics.bootstrap import REPLICATE_SLICE
-from sqlmetrics.class_scores import parse
-from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
+from sqlmetrics.compose import compose
+from sqlmetrics.compose.class_tables import compose_confusion_matrix, compose_per_class
 from sqlmetrics.compose.rollup import compose_rollup, rollup_binding
 from sqlmetrics.compose.state import Identity, check_mergeable, compose_state, meta_text, source_identity, state_meta
 from sqlmetrics.compose.unit_bootstrap import compose_unit_bootstrap, sums_per_unit
@@ -27,7 +27,9 @@ from sqlmetrics.engines import (
     spark_engine,
 )
 from sqlmetrics.engines.polars_engine.unit_bootstrap import unit_bootstrap as polars_unit_bootstrap
-from sqlmetrics.errors import InvalidInputError, InvalidParameterError, Keyword, Part, SourceError
+from sqlmetrics.errors import InvalidParameterError, Keyword, Part, SourceError
+from sqlmetrics.metrics.multiclass.class_scores import parse
+from sqlmetrics.registry import hooks as family_hooks
 from sqlmetrics.registry import registry, resolve
 from sqlmetrics.request import ROWS, ClassScores, Request
 from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
@@ -184,7 +186,7 @@ def run(binding: Binding, source: Any, second: Any, engine: str, con: Any = None
     if binding.bootstrap and not binding.spread_columns:  # sm.compare takes the replicates themselves
         by = list(binding.source_by)
         result = bootstrap.percentile_intervals(result, by, binding.bootstrap).select(binding.bootstrap_columns)
-    check_no_overflow(binding, result)
+    check_result(binding, result)
     return result
 
 
@@ -264,29 +266,11 @@ def _unit_sums_bootstrap(
     return bootstrap.percentile_intervals(replicates, slices, resampling).select(*slices, *columns)
 
 
-def check_no_overflow(binding: Binding, result: pl.DataFrame) -> None:
-    """Raise when a regression metric came out infinite or NaN: its inputs are finite (the
-    input rules), so a sum, square or difference of them overflowed the float range
-    (values near ±1.8e308), or, for r2 (whose sums are scaled), the value itself is below
-    −1.8e308. Never report such a number: the caller rescales the label and score."""
-    regression = [call for call in binding.calls if call.spec.family == "regression"]
-    values = [pl.col(call.column).cast(pl.Float64) for call in regression]
-    not_finite = (
-        result.select((value.is_infinite() | value.is_nan()).any() for value in values).row(0) if regression else ()
-    )
-    calls = [call for call, bad in zip(regression, not_finite) if bad]
-    overflowed = [call.column for call in calls if call.spec.name != "r2"]
-    if overflowed:
-        raise InvalidInputError(
-            f"{', '.join(overflowed)}: an intermediate sum overflowed the float range (|value| > 1.8e308) although "
-            "label and score are finite; rescale them (e.g. divide both by 1e300)"
-        )
-    if calls:  # r2 scales its sums, so only its value itself can leave the float range
-        raise InvalidInputError(
-            f"{calls[0].column}: R² = 1 − Σ w·e² / Σ w·(y − ȳ)² is below −1.8e308 and cannot be represented: "
-            "the squared errors exceed the target's spread by more than the float range (e.g. targets near 1e-320 "
-            "against predictions near 1); check that label and score are in the same units"
-        )
+def check_result(binding: Binding, result: pl.DataFrame) -> None:
+    """Each family's check of a call's result (``steps.Hooks.check_result``; regression
+    refuses a value that overflowed the float range, ``metrics/regression/overflow.py``)."""
+    for hooks in family_hooks():
+        hooks.check_result(binding, result)
 
 
 def prepare(metrics: Metrics, request: Request) -> tuple[Binding, Any]:

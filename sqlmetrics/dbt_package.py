@@ -53,15 +53,16 @@ from sqlglot.errors import ErrorLevel
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding, bind
 from sqlmetrics.class_scores import WideClassScores
-from sqlmetrics.compose.class_score_rows import CLASS_NAN_SQL, class_score_rows_sql
 from sqlmetrics.compose.intermediates import intermediate_sql, needed, reads
-from sqlmetrics.compose.lists import hit_floor, ideal_rows_sql, ranked_rows_sql
 from sqlmetrics.compose.plan import bad_row_counters, row_counts_sql
 from sqlmetrics.dialects import dialect_named, rewritten
 from sqlmetrics.errors import Counted, OutputError, SqlMetricsError
+from sqlmetrics.metrics.multiclass.class_score_rows import CLASS_NAN_SQL, class_score_rows_sql
+from sqlmetrics.metrics.multiclass.rules import class_checks_sql
+from sqlmetrics.metrics.ranking.list_sql import hit_floor, ideal_rows_sql, ranked_rows_sql
 from sqlmetrics.registry import FLOAT_NUMERAL, INTEGER_NUMERAL, intermediates, registry
 from sqlmetrics.rules.columns import checks_for, message_scope
-from sqlmetrics.rules.sql import checks_sql, class_checks_sql
+from sqlmetrics.rules.sql import checks_sql
 from sqlmetrics.spec import MAX_INT, MAX_INT_RULE, ROLES, Metric, MetricCall, Param
 from sqlmetrics.steps import Intermediate
 
@@ -1027,8 +1028,9 @@ def _package_folder(output: str | Path) -> Path:
             entries = sorted(entry.name for entry in folder.iterdir())
             if entries:
                 shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+                counted = Counted("entry", "entries").of(len(entries))
                 raise OutputError(
-                    f"the dbt package's folder {text!r} is not empty ({Counted('entry', 'entries').of(len(entries))}: {shown}) and holds no "
+                    f"the dbt package's folder {text!r} is not empty ({counted}: {shown}) and holds no "
                     f"package sqlmetrics wrote (no {MARKER} file): sqlmetrics dbt replaces only its own package; "
                     "name a new or empty folder"
                 )

@@ -368,6 +368,26 @@ def test_steps_names_every_module_outside_the_families_that_imports_one():
     assert [path for path in importers if f"``{path}``" not in steps.__doc__] == []
 
 
+def family_importers_below(root: Path, package: str, layers: tuple[tuple[str, ...], ...], layer: str) -> list[str]:
+    """The modules outside every family that import one (``family_importers``) from the
+    layer holding ``layer`` or one below it, by file path below ``root``."""
+    lowest = layer_of(layer, layers)
+    return [
+        path
+        for path in family_importers(root, package)
+        if (layer_of(path.removesuffix(".py").removesuffix("/__init__").replace("/", "."), layers) or 0) >= lowest
+    ]
+
+
+def test_the_composer_and_the_layers_below_it_import_no_family():
+    """The composer, the input rules, the bound call and everything below them reach a
+    family only through the registry (its ``INTERMEDIATES`` and ``HOOKS``): none imports
+    one, by package, module or name (the composer once imported ranking's list floors and
+    multiclass's class score rows, and the rules held both families' rules on a second
+    table). The registry imports the families through importlib: the walk sees no import."""
+    assert family_importers_below(PACKAGE, "sqlmetrics", LAYERS, "compose") == []
+
+
 def test_the_core_does_not_import_the_command_line():
     assert layer_breaches(PACKAGE, "sqlmetrics", "cli") == []
 
@@ -470,6 +490,8 @@ def test_the_checks_fail_on_a_package_with_each_defect(tmp_path):
         "bad.rules.tables imports bad.engine",
     ]
     assert family_importers(root, "bad") == ["compose.py"]  # mae.py is in a family
+    assert family_importers_below(root, "bad", layers, "compose") == ["compose.py"]
+    assert family_importers_below(root, "bad", layers, "rules") == []  # compose.py is above the rules
     assert private_family_imports(root, "bad") == [
         "bad.compose imports bad.metrics.ranking._reach",
         "bad.compose imports bad.metrics.ranking._reach",

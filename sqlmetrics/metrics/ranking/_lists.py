@@ -5,7 +5,7 @@ declared beside its template in the family's ``INTERMEDIATES`` (``Intermediate.p
 
 * ``list_floors``: one aggregation of each list's rows, giving every per-list score the
   steps below start from and, for impressions, the list's relevant and judged items
-  (``list_floors_of``, the form of ``compose/lists.py``'s ``list_floors``);
+  (``list_floors_of``, the form of ``list_sql.py``'s ``list_floors``);
 * ``ranked(ties, min_relevance)``: every row with its peer group's positions
   ``first_position .. last_position`` and ``group_relevant`` (``ranked_rows``, the form
   of ``sql/intermediates/ranked.sql``);
@@ -26,7 +26,7 @@ the metric, lists used, lists skipped). A list is one query within one slice.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
@@ -427,6 +427,25 @@ def run_lists(run: pl.LazyFrame, judged: pl.LazyFrame, by: list[str]) -> Lists:
     rows = run.join(judged, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
     ideal = run.select(keys).unique().join(judged, on="query", how="inner").select(*keys, "label")
     return Lists(rows, ideal, by, counted_in_rows=False)
+
+
+def call_lists(
+    rows: pl.LazyFrame,
+    judged: pl.LazyFrame | None,
+    by: list[str],
+    calls: Sequence[MetricCall],
+    spread: str | bool | None,
+) -> Lists:
+    """The polars engine's ``Lists`` for a call (its ``lists`` runner reads them): the used
+    rows' lists (``rows``: the slices ``by``, query, item, score, label), each list's
+    judged items (its own rows, or the judgments ``judged`` of a run), as deep as
+    ``calls`` read, and with ``spread`` (the slice of a query mean's interval) unless None."""
+    if judged is None:
+        lists = Lists(rows, rows.select(*by, "query", "label"), by)
+    else:
+        lists = run_lists(rows.drop("label"), judged, by)
+    lists = lists.reached_by(calls)
+    return lists if spread is None else replace(lists, spread=spread)
 
 
 def frame_metric(
