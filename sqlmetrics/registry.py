@@ -1,5 +1,5 @@
 """The metric registry: discovers every ``SPEC`` under ``sqlmetrics.metrics`` and every
-family's shared steps (``INTERMEDIATES``) and hooks (``HOOKS``), and turns names like ``"auc"`` or
+family's shared steps (``INTERMEDIATES``) and declaration (``FAMILY``: its roles and hooks), and turns names like ``"auc"`` or
 ``"ndcg@10"`` into validated metric calls."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 
 from sqlmetrics import metrics as _metrics_package
 from sqlmetrics.errors import InvalidParameterError, UnknownMetricError, closest, shown
-from sqlmetrics.spec import CORE_ROLES, MULTICLASS_PREFIX, POLARS_FORMS, Family, Metric, MetricCall, Role
-from sqlmetrics.steps import Hooks, Intermediate, reads_among
+from sqlmetrics.spec import CORE_ROLES, MULTICLASS_PREFIX, POLARS_FORMS, Metric, MetricCall, Role
+from sqlmetrics.steps import Family, Hooks, Intermediate, reads_among
 
 
 @cache
@@ -69,8 +69,9 @@ def intermediates() -> dict[str, Intermediate]:
 
 @cache
 def families() -> dict[str, Family]:
-    """Every family's declaration (``FAMILY``, a ``spec.Family``, in its package's
-    ``__init__.py``) by name; a family package without one declares no roles."""
+    """Every family's declaration (``FAMILY``, a ``steps.Family``, in its package's
+    ``__init__.py``) by name, in the order of the packages; a family package without one
+    declares no role and no hook."""
     found: dict[str, Family] = {}
     for info in pkgutil.iter_modules(_metrics_package.__path__, _metrics_package.__name__ + "."):
         if info.ispkg:
@@ -104,17 +105,10 @@ def roles() -> tuple[Role, ...]:
     return tuple(placed)
 
 
-@cache
 def hooks() -> list[Hooks]:
-    """The ``HOOKS`` each family package declares (``steps.Hooks``: its own steps, its
-    rules on a second table, its check of a result), in the families' order; a family
-    without any declares none."""
-    found = []
-    for info in pkgutil.iter_modules(_metrics_package.__path__, _metrics_package.__name__ + "."):
-        declared: Hooks | None = getattr(importlib.import_module(info.name), "HOOKS", None) if info.ispkg else None
-        if declared is not None:
-            found.append(declared)
-    return found
+    """Each family's hooks (``steps.Hooks``, in its ``FAMILY``: its own steps, its rules on
+    a second table, its check of a result), in the families' order."""
+    return [family.hooks for family in families().values()]
 
 
 def reads(name: str, steps: tuple[str, ...]) -> bool:

@@ -16,7 +16,7 @@ from sqlmetrics.errors import InvalidParameterError, closest
 
 # The roles the core reads with code of its own (``class_scores`` is one score per class:
 # wide columns or a long table, see class_scores.py). A role a family declares beyond
-# these (``Role``, ``Family``) is read the one generic way: a numeric column under its
+# these (``Role``, declared in a family's ``steps.Family``) is read the one generic way: a numeric column under its
 # role's name.
 ROLES = ("label", "score", "prediction", "class_scores", "query", "item", "weight")
 
@@ -474,7 +474,7 @@ class Role:
     ``default``: the keyword's, as the public signatures show them; ``after``: the
     keyword it follows in the signatures (none: after every role declared before it).
 
-    The core's roles (``CORE_ROLES``) and the families' (``Family.roles``) are declared
+    The core's roles (``CORE_ROLES``) and the families' (``steps.Family.roles``) are declared
     alike; a role not in ``ROLES`` is read the one generic way: ``input`` holds the
     column as a number under the role's name (NULL excludes the row, as for every bound
     role), the schema must make it numeric, and a metric reads it by that name."""
@@ -500,18 +500,7 @@ class Role:
         return self.name not in (*ROLES, "judgments")
 
 
-@dataclass(frozen=True)
-class Family:
-    """What a family of metrics declares in its package's ``__init__.py`` (``FAMILY``) besides
-    its metrics and steps: its name and the roles it adds (``Role``), which the registry
-    collects (``registry.families()``, ``registry.roles()``) and the public keywords,
-    the CLI options, ``input``, the schema and input rules and a state's columns read."""
-
-    name: str
-    roles: tuple[Role, ...] = ()
-
-
-# The roles every family reads, declared once here; a family adds its own (``Family.roles``).
+# The roles every family reads, declared once here; a family adds its own (``steps.Family.roles``).
 CORE_ROLES = (
     Role("label", "the label: 0/1, a graded relevance, a regression target or a class, as the metrics read it",
          metavar="COLUMN", annotation="str", default="label"),

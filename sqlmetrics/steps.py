@@ -3,8 +3,9 @@
 and its hooks (``Hooks``), what it adds to a call outside those steps.
 
 A family package (``sqlmetrics/metrics/<family>/__init__.py``) declares
-``INTERMEDIATES = {name: Intermediate(...)}`` and, if it adds more, ``HOOKS =
-Hooks(...)``; the registry collects them (``registry.intermediates``,
+``INTERMEDIATES = {name: Intermediate(...)}`` and, if it adds more, ``FAMILY =
+Family(name, roles=..., hooks=Hooks(...))``; the registry collects them
+(``registry.intermediates``, ``registry.families``, ``registry.roles``,
 ``registry.hooks``), and the composer renders each step a call's metrics read, once,
 and places each family's own steps. What a step needs (its template, the sums it adds
 to ``base``, the SQL its parameters make) is declared here, and so is its polars form,
@@ -15,7 +16,7 @@ which polars form does so and why (``Folded``).
 The core reaches a family through the registry alone: the composer (``compose/``), the
 input rules (``rules/``), the bound call (``request.py``, ``binding.py``) and the SQL
 engines import no family, and call a family's code through its declarations (its
-metrics, ``INTERMEDIATES`` and ``HOOKS``). Only these modules outside ``metrics/``
+metrics, ``INTERMEDIATES`` and ``FAMILY``). Only these modules outside ``metrics/``
 import a family by name, each in a layer above the composer (``tests/test_imports.py``
 holds this list to the code and fails on any other importer): the polars engine, which
 runs each family's polars forms (``engines/polars_engine/__init__.py``: multiclass's
@@ -40,6 +41,7 @@ import polars as pl
 
 from sqlmetrics.binding import Binding
 from sqlmetrics.rules.tables import TableRule
+from sqlmetrics.spec import Role
 
 
 @dataclass(frozen=True)
@@ -164,3 +166,16 @@ class Hooks:
     steps_after: Callable[[Binding], dict[str, str]] = _no_steps
     table_rules: Callable[[Binding], list[TableRule]] = _no_rules
     check_result: Callable[[Binding, pl.DataFrame], None] = _no_check
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family's declaration, ``FAMILY`` in its package's ``__init__.py`` (beside its
+    shared steps, ``INTERMEDIATES``): its name, the roles it adds (``spec.Role``: its
+    columns' keywords, CLI options, what they hold and their input rules) and its hooks
+    (``Hooks``). The registry collects them (``registry.families()``, ``registry.roles()``,
+    ``registry.hooks()``); a family package without one adds no role and no hook."""
+
+    name: str
+    roles: tuple[Role, ...] = ()
+    hooks: Hooks = Hooks()

@@ -381,7 +381,7 @@ def family_importers_below(root: Path, package: str, layers: tuple[tuple[str, ..
 
 def test_the_composer_and_the_layers_below_it_import_no_family():
     """The composer, the input rules, the bound call and everything below them reach a
-    family only through the registry (its ``INTERMEDIATES`` and ``HOOKS``): none imports
+    family only through the registry (its ``INTERMEDIATES`` and ``FAMILY``): none imports
     one, by package, module or name (the composer once imported ranking's list floors and
     multiclass's class score rows, and the rules held both families' rules on a second
     table). The registry imports the families through importlib: the walk sees no import."""

@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 from test_new_metric import copy_tree, pytest_in, run
 
-from sqlmetrics.spec import Family, Role
+from sqlmetrics.spec import Role
+from sqlmetrics.steps import Family
 
 registry = importlib.import_module("sqlmetrics.registry")  # the module (sqlmetrics.registry is also a function)
 
@@ -39,8 +40,8 @@ roll-up merges them).
 
 import polars as pl
 
-from sqlmetrics.spec import Family, Role, RoleRule
-from sqlmetrics.steps import Folded, Intermediate
+from sqlmetrics.spec import Role, RoleRule
+from sqlmetrics.steps import Family, Folded, Intermediate
 
 FAMILY = Family(
     "exposure",

@@ -13,7 +13,7 @@ The statement is a chain of CTEs, each module here writing its part:
 ``checks``      the input rules of ``sqlmetrics/rules/``, raising ``error()`` on bad
                 data (``rules/sql.py``);
 ``row_counts``  n_rows and n_excluded per slice, the spine of the result (``plan.py``);
-a family's    own steps, placed by its ``HOOKS`` (``steps.Hooks``, read through
+a family's    own steps, placed by its ``FAMILY``'s hooks (``steps.Hooks``, read through
                 ``registry.hooks``; this package imports no family): ranking's
                 ``ideal_rows``, ``list_floors`` and ``run_checks`` (judgments and run
                 rules, ``metrics/ranking/list_sql.py``); multiclass's

@@ -5,7 +5,7 @@ confusion matrix and per-class counts (from ``base``), and one score histogram p
 with its running sums (one-vs-rest), each with its polars form (the running sums are
 taken inside the one-vs-rest metrics' expressions in polars). The polars engine reads
 the class rows, the averages and the class-score rules through the names exported here.
-Its ``HOOKS`` place its own steps around the shared ones (``class_score_rows`` before,
+Its ``FAMILY`` declares the roles ``prediction`` and ``class_scores``, and its hooks place its own steps around the shared ones (``class_score_rows`` before,
 ``class_nan`` and ``class_checks`` after: ``class_score_rows.py``) and give its rules on
 class scores (``rules.py``). The tables of classes (``sm.confusion_matrix``,
 ``sm.per_class``) are composed in ``class_tables.py``, and ``class_scores=`` is read in
@@ -16,8 +16,8 @@ from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, clas
 from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
 from sqlmetrics.metrics.multiclass.class_score_rows import after_shared, before_shared
 from sqlmetrics.metrics.multiclass.rules import class_rules, class_score_rules
-from sqlmetrics.spec import Family, Role
-from sqlmetrics.steps import Folded, Hooks, Intermediate, cumulative
+from sqlmetrics.spec import Role
+from sqlmetrics.steps import Family, Folded, Hooks, Intermediate, cumulative
 
 INTERMEDIATES = {
     "class_confusion": Intermediate("intermediates/class_confusion.sql", polars=class_confusion),
@@ -34,10 +34,8 @@ INTERMEDIATES = {
     ),
 }
 
-HOOKS = Hooks(steps_before=before_shared, steps_after=after_shared, table_rules=class_rules)
-
-# The roles multi-class metrics add: the predicted class (compared with the label as a class),
-# or one score per class (one-vs-rest).
+# The roles multi-class metrics add (the predicted class, compared with the label as a class,
+# or one score per class, one-vs-rest) and their hooks.
 FAMILY = Family(
     "multiclass",
     roles=(
@@ -45,12 +43,12 @@ FAMILY = Family(
         Role("class_scores", "one score per class: {class: score column}, or sm.long_scores(table, ...)",
              option="--class-score", metavar="CLASS=COLUMN", annotation="ClassScores | None", after="judgments"),
     ),
+    hooks=Hooks(steps_before=before_shared, steps_after=after_shared, table_rules=class_rules),
 )  # fmt: skip
 
 __all__ = [
     "COUNTS",
     "FAMILY",
-    "HOOKS",
     "INTERMEDIATES",
     "averaged",
     "class_score_rules",

@@ -15,7 +15,7 @@ step declares its polars form beside its template, a function of the call's ``Li
 (``_lists.py``), which the polars engine builds with ``call_lists`` and the ranking
 metrics read.
 
-Its ``HOOKS`` place its own steps before the shared ones (``ideal_rows``, ``list_floors``
+Its ``FAMILY`` declares the role ``judgments``, and its hooks place its own steps before the shared ones (``ideal_rows``, ``list_floors``
 and ``run_checks``: ``list_sql.py``) and give its rules on a run's judgments
 (``rules.py``).
 """
@@ -24,18 +24,18 @@ from sqlmetrics.metrics.ranking._lists import Lists, call_lists
 from sqlmetrics.metrics.ranking._steps import INTERMEDIATES
 from sqlmetrics.metrics.ranking.list_sql import ranking_steps
 from sqlmetrics.metrics.ranking.rules import judgment_rules, run_rules
-from sqlmetrics.spec import Family, Role
-from sqlmetrics.steps import Hooks
+from sqlmetrics.spec import Role
+from sqlmetrics.steps import Family, Hooks
 
-HOOKS = Hooks(steps_before=ranking_steps, table_rules=judgment_rules)
-
-# The role ranking adds: relevance judgments of a run, a second table joined by (query, item).
+# The role ranking adds (relevance judgments of a run, a second table joined by query and
+# item) and its hooks.
 FAMILY = Family(
     "ranking",
     roles=(
         Role("judgments", "a table of query, item and label (the relevance) for a run's lists", option="--judgments",
              metavar="PATH", annotation="Any", after="weight"),
     ),
+    hooks=Hooks(steps_before=ranking_steps, table_rules=judgment_rules),
 )  # fmt: skip
 
-__all__ = ["FAMILY", "HOOKS", "INTERMEDIATES", "Lists", "call_lists", "run_rules"]
+__all__ = ["FAMILY", "INTERMEDIATES", "Lists", "call_lists", "run_rules"]
