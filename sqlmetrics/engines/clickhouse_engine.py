@@ -52,7 +52,7 @@ def _connected(con: Any) -> Iterator[_ClickHouse]:
         try:
             yield call
         finally:
-            for name in call.tables:
+            for name in call.temporaries:
                 connection.execute(f"DROP TEMPORARY TABLE IF EXISTS {quote(name, 'clickhouse')}")
 
 
@@ -62,14 +62,10 @@ class _ClickHouse(Warehouse):
 
     dialect = "clickhouse"
 
-    def __init__(self, connection: _Connection) -> None:
-        self.connection = connection
-        self.tables: list[str] = []
-
     def relation(
         self, source: Any, view: str, columns: tuple[str, ...], check: Callable[[dict[str, str]], None]
     ) -> tuple[str, dict[str, str]]:
-        return _relation(self.connection, source, view, columns, self.tables, check)
+        return _relation(self.connection, source, view, columns, self.temporaries, check)
 
     def rows(self, sql: str) -> pl.DataFrame:
         try:

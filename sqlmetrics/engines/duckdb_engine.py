@@ -92,17 +92,7 @@ def own_table(table: OwnTable, binding: Binding, source: Any, second: Any, con: 
     return run(binding, source, con, second, composer=table.statement)
 
 
-ENGINE = Engine(
-    "duckdb",
-    evaluated,
-    local=True,
-    table=own_table,
-    supports_states=True,
-    supports_curves=True,
-    supports_class_tables=True,
-    resamples_unit_sums=True,
-    reports_progress=True,
-)
+ENGINE = Engine.in_process("duckdb", evaluated, own_table, reports_progress=True)
 
 
 def run_statement(sql: str, frames: dict[str, Any]) -> pl.DataFrame:

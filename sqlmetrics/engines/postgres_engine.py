@@ -45,9 +45,6 @@ class _Postgres(Warehouse):
 
     dialect = "postgres"
 
-    def __init__(self, connection: Any) -> None:
-        self.connection = connection
-
     def relation(
         self, source: Any, view: str, columns: tuple[str, ...], check: Callable[[dict[str, str]], None]
     ) -> tuple[str, dict[str, str]]:

@@ -71,6 +71,13 @@ class Engine:
     resamples_unit_sums: bool = False
     reports_progress: bool = False
 
+    @classmethod
+    def in_process(cls, name: str, run: Run, table: TableRun, reports_progress: bool = False) -> Engine:
+        """An engine that runs in-process (``local``) and computes every table of its own:
+        states, curves, tables of classes, the bootstrap from the units' sums."""
+        supports = dict(supports_states=True, supports_curves=True, supports_class_tables=True)
+        return cls(name, run, True, table, **supports, resamples_unit_sums=True, reports_progress=reports_progress)
+
     def __post_init__(self) -> None:
         needs_tables = self.supports_states or self.supports_curves or self.supports_class_tables
         if (needs_tables or self.resamples_unit_sums) and self.table is None:

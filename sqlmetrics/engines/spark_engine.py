@@ -39,7 +39,7 @@ def _connected(spark: Any) -> Iterator[_Spark]:
     try:
         yield call
     finally:
-        for view in call.views:
+        for view in call.temporaries:
             spark.catalog.dropTempView(view)
 
 
@@ -49,19 +49,15 @@ class _Spark(Warehouse):
 
     dialect = "spark"
 
-    def __init__(self, spark: Any) -> None:
-        self.spark = spark
-        self.views: list[str] = []
-
     def relation(
         self, source: Any, view: str, columns: tuple[str, ...], check: Callable[[dict[str, str]], None]
     ) -> tuple[str, dict[str, str]]:
-        from_sql, schema = _relation(self.spark, source, view, columns, self.views)
+        from_sql, schema = _relation(self.connection, source, view, columns, self.temporaries)
         check(schema)
         return from_sql, schema
 
     def rows(self, sql: str) -> pl.DataFrame:
-        return rows_of(self.spark, sql)
+        return rows_of(self.connection, sql)
 
 
 ENGINE = Engine("spark", run)

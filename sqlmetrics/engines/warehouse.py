@@ -41,6 +41,10 @@ class Warehouse(ABC):
 
     dialect: ClassVar[str]
 
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection  # a connection, a client or a session
+        self.temporaries: list[str] = []  # the temporary tables or views it made
+
     @abstractmethod
     def relation(
         self, source: Any, view: str, columns: tuple[str, ...], check: Callable[[dict[str, str]], None]

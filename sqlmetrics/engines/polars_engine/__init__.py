@@ -68,16 +68,7 @@ def own_table(table: OwnTable, binding: Binding, source: Any, second: Any, con: 
     return table.polars(binding, source, second)
 
 
-ENGINE = Engine(
-    "polars",
-    evaluated,
-    local=True,
-    table=own_table,
-    supports_states=True,
-    supports_curves=True,
-    supports_class_tables=True,
-    resamples_unit_sums=True,
-)
+ENGINE = Engine.in_process("polars", evaluated, own_table)
 
 
 @names_unreadable_files
