@@ -35,6 +35,7 @@ def run(binding: Binding, source: Any, second: Any = None, *, con: Any = None, s
 
 @contextlib.contextmanager
 def _connected(con: Any) -> Iterator[_Postgres]:
+    """The call on the connection ``con`` (it makes no temporary table)."""
     if con is None:
         raise InvalidParameterError("engine='postgres' runs on a connection: pass con=psycopg.connect(...)")
     yield _Postgres(con)
