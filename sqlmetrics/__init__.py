@@ -15,7 +15,6 @@ from importlib.metadata import version as _installed_version
 from typing import Any
 
 from sqlmetrics.api import confusion_matrix, evaluate, interval_methods, per_class, to_sql
-from sqlmetrics.class_scores import long_scores
 from sqlmetrics.compare import compare
 from sqlmetrics.curves import calibration_curve, curve_sql, pr_curve, roc_curve
 from sqlmetrics.errors import (
@@ -33,6 +32,7 @@ from sqlmetrics.errors import (
     UnsupportedInDialectError,
 )
 from sqlmetrics.html_report import report
+from sqlmetrics.metrics.multiclass.class_scores import long_scores
 from sqlmetrics.registry import metric, registry
 from sqlmetrics.spec import Metric, MetricCall
 from sqlmetrics.states import rollup, state

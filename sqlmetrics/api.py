@@ -12,8 +12,8 @@ import polars as pl
 from sqlmetrics import bootstrap, intervals, long_bootstrap, source_evidence
 from sqlmetrics.binding import PAIRED_SLICE, Binding, bind
 from sqlmetrics.bootstrap import REPLICATE_SLICE
-from sqlmetrics.class_scores import parse
-from sqlmetrics.compose import compose, compose_confusion_matrix, compose_per_class
+from sqlmetrics.compose import compose
+from sqlmetrics.compose.class_tables import compose_confusion_matrix, compose_per_class
 from sqlmetrics.compose.rollup import compose_rollup, rollup_binding
 from sqlmetrics.compose.state import Identity, check_mergeable, compose_state, meta_text, source_identity, state_meta
 from sqlmetrics.compose.unit_bootstrap import compose_unit_bootstrap, sums_per_unit
@@ -21,8 +21,10 @@ from sqlmetrics.dialects import check_dialect, dialect_named, transpile
 from sqlmetrics.engines import engine_named, polars_engine
 from sqlmetrics.engines.polars_engine.unit_bootstrap import unit_bootstrap as polars_unit_bootstrap
 from sqlmetrics.engines.record import Engine, OwnTable
-from sqlmetrics.errors import InvalidInputError, InvalidParameterError, Keyword, Part, SourceError
-from sqlmetrics.registry import resolve
+from sqlmetrics.errors import InvalidParameterError, Keyword, Part, SourceError
+from sqlmetrics.metrics.multiclass.class_scores import parse
+from sqlmetrics.registry import hooks as family_hooks
+from sqlmetrics.registry import registry, resolve
 from sqlmetrics.request import ROWS, ClassScores, Request
 from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
 from sqlmetrics.spec import MetricCall
@@ -150,7 +152,9 @@ def interval_methods(
     """
     bootstrap.check(resamples, seed, ci_unit)
     calls = resolve(metrics, multiclass=prediction is not None, class_scores=class_scores is not None)
-    return intervals.described(calls, ci, ci_method, Request(ci_unit=ci_unit).unit, resamples, seed, query)
+    return intervals.described(
+        calls, ci, ci_method, Request(ci_unit=ci_unit).unit, resamples, seed, query, registered=registry()
+    )
 
 
 def evaluate_request(
@@ -177,7 +181,7 @@ def _run(binding: Binding, source: Any, second: Any, engine: Engine, con: Any, s
     if binding.bootstrap and not binding.spread_columns:  # sm.compare takes the replicates themselves
         by = list(binding.source_by)
         result = bootstrap.percentile_intervals(result, by, binding.bootstrap).select(binding.bootstrap_columns)
-    check_no_overflow(binding, result)
+    check_result(binding, result)
     return result
 
 
@@ -250,36 +254,18 @@ def _unit_sums_bootstrap(
     return bootstrap.percentile_intervals(replicates, slices, resampling).select(*slices, *columns)
 
 
-def check_no_overflow(binding: Binding, result: pl.DataFrame) -> None:
-    """Raise when a regression metric came out infinite or NaN: its inputs are finite (the
-    input rules), so a sum, square or difference of them overflowed the float range
-    (values near ±1.8e308), or, for r2 (whose sums are scaled), the value itself is below
-    −1.8e308. Never report such a number: the caller rescales the label and score."""
-    regression = [call for call in binding.calls if call.spec.family == "regression"]
-    values = [pl.col(call.column).cast(pl.Float64) for call in regression]
-    not_finite = (
-        result.select((value.is_infinite() | value.is_nan()).any() for value in values).row(0) if regression else ()
-    )
-    calls = [call for call, bad in zip(regression, not_finite) if bad]
-    overflowed = [call.column for call in calls if call.spec.name != "r2"]
-    if overflowed:
-        raise InvalidInputError(
-            f"{', '.join(overflowed)}: an intermediate sum overflowed the float range (|value| > 1.8e308) although "
-            "label and score are finite; rescale them (e.g. divide both by 1e300)"
-        )
-    if calls:  # r2 scales its sums, so only its value itself can leave the float range
-        raise InvalidInputError(
-            f"{calls[0].column}: R² = 1 − Σ w·e² / Σ w·(y − ȳ)² is below −1.8e308 and cannot be represented: "
-            "the squared errors exceed the target's spread by more than the float range (e.g. targets near 1e-320 "
-            "against predictions near 1); check that label and score are in the same units"
-        )
+def check_result(binding: Binding, result: pl.DataFrame) -> None:
+    """Each family's check of a call's result (``steps.Hooks.check_result``; regression
+    refuses a value that overflowed the float range, ``metrics/regression/overflow.py``)."""
+    for hooks in family_hooks():
+        hooks.check_result(binding, result)
 
 
 def prepare(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     """The binding of ``evaluate``'s ``request`` (its ``scores`` and ``arm`` left aside),
     with its intervals, and its second table (the judgments, or long class scores)."""
     binding, second = _bound(metrics, request)
-    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.unit)
+    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.unit, registered=registry())
     binding = dataclasses.replace(binding, ci=request.ci, cluster=_cluster(binding, resampled, request))
     return _resampling(binding, resampled, request), second
 
@@ -334,7 +320,9 @@ def prepare_paired(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     role, columns = _checked_pair(request)
     pairs = dataclasses.replace(request, **{role: columns[0]}, by=[*request.slices, PAIRED_SLICE], class_scores=None)
     binding, second = _bound(metrics, pairs)
-    resampled = intervals.resampled(request.ci, request.ci_method, binding.calls, request.unit, paired=True)
+    resampled = intervals.resampled(
+        request.ci, request.ci_method, binding.calls, request.unit, paired=True, registered=registry()
+    )
     cluster = _cluster(binding, resampled, request)
     binding = dataclasses.replace(binding, ci=request.ci, spread_columns=True, paired_scores=columns, cluster=cluster)
     return _resampling(binding, resampled, request), second

@@ -31,13 +31,18 @@ with the committed copy (``examples/dbt/sqlmetrics``), so it cannot drift from `
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import secrets
+import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import cache, lru_cache
+from importlib.resources.abc import Traversable
 from itertools import product
 from pathlib import Path
 
@@ -48,15 +53,16 @@ from sqlglot.errors import ErrorLevel
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding, bind
 from sqlmetrics.class_scores import WideClassScores
-from sqlmetrics.compose.class_score_rows import CLASS_NAN_SQL, class_score_rows_sql
 from sqlmetrics.compose.intermediates import intermediate_sql, needed, reads
-from sqlmetrics.compose.lists import hit_floor, ideal_rows_sql, ranked_rows_sql
 from sqlmetrics.compose.plan import bad_row_counters, row_counts_sql
 from sqlmetrics.dialects import dialect_named, rewritten
-from sqlmetrics.errors import OutputError, SqlMetricsError
+from sqlmetrics.errors import Counted, OutputError, SqlMetricsError
+from sqlmetrics.metrics.multiclass.class_score_rows import CLASS_NAN_SQL, class_score_rows_sql
+from sqlmetrics.metrics.multiclass.rules import class_checks_sql
+from sqlmetrics.metrics.ranking.list_sql import hit_floor, ideal_rows_sql, ranked_rows_sql
 from sqlmetrics.registry import FLOAT_NUMERAL, INTEGER_NUMERAL, intermediates, registry
 from sqlmetrics.rules.columns import checks_for, message_scope
-from sqlmetrics.rules.sql import checks_sql, class_checks_sql
+from sqlmetrics.rules.sql import checks_sql
 from sqlmetrics.spec import MAX_INT, MAX_INT_RULE, ROLES, Metric, MetricCall, Param
 from sqlmetrics.steps import Intermediate
 
@@ -797,33 +803,217 @@ def package_files() -> dict[str, str]:
     return files
 
 
-def write_package(output: str | Path) -> list[Path]:
-    """The dbt package written to the folder ``output`` (``package_files``), which is new,
-    empty, or a package written here before (its marker file): each file is replaced
-    whole (written beside it, then renamed over it), never written through a symbolic
-    link. Refused, before anything is written: an empty path, a folder of other files, a
-    symbolic link as the folder or where a file of the package goes, a file where a
-    folder goes or a folder where a file goes, and what the system does not let it write."""
+# --- the package once per version: the cache ------------------------------------------
+
+# The package is a function of the generator's inputs alone (sql/, this package's code and
+# its hand-written dbt files, sqlglot's writer), so it is generated once per version of
+# them (about 25 s) and kept in the user's cache folder, one file per version, named by
+# the digest of those inputs; each entry also holds the digest of its own files, so a
+# damaged or edited entry is regenerated, never used.
+CACHE_ENV = "SQLMETRICS_CACHE_DIR"
+CACHE_FORMAT = 1
+CACHE_KEPT = 4  # the entries kept (the newest): a few versions side by side, not every edit's
+CACHE_LARGEST = 16 * 1024 * 1024  # an entry larger than this is no entry this generator wrote
+_ENTRY = re.compile(r"package-[0-9a-f]{64}\.json")
+
+
+def cache_folder() -> Path:
+    """The folder of the cached packages: ``$SQLMETRICS_CACHE_DIR`` if set, else the
+    user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache`` on Linux,
+    ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows) ``/sqlmetrics/dbt``."""
+    chosen = os.environ.get(CACHE_ENV)
+    if chosen:
+        return Path(chosen)
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        base = Path(os.environ["LOCALAPPDATA"])
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "sqlmetrics" / "dbt"
+
+
+def generator_key() -> str:
+    """The digest of everything the package is written from: every file of this package
+    (its code, the hand-written dbt files, and the templates when installed inside it),
+    the templates (``sql/``), and sqlglot's version (its writer writes each dialect)."""
+    digest = hashlib.sha256(f"sqlmetrics dbt package {CACHE_FORMAT}; sqlglot {sqlglot.__version__}\n".encode())
+    for name, root in (("sqlmetrics", Path(__file__).resolve().parent), ("sql", templates.root())):
+        for path, data in _files_below(root, name):
+            digest.update(f"{path}\0{len(data)}\0".encode() + data)
+    return digest.hexdigest()
+
+
+def _files_below(folder: Traversable, path: str) -> list[tuple[str, bytes]]:
+    """Every file below ``folder`` (by its path from ``path``) with its bytes, in order;
+    compiled Python (``__pycache__``, ``.pyc``) left out."""
+    found = []
+    for entry in sorted(folder.iterdir(), key=lambda entry: entry.name):
+        inner = f"{path}/{entry.name}"
+        if entry.is_dir():
+            found += [] if entry.name == "__pycache__" else _files_below(entry, inner)
+        elif entry.is_file() and not entry.name.endswith(".pyc"):
+            found.append((inner, entry.read_bytes()))
+    return found
+
+
+def files_digest(files: dict[str, str]) -> str:
+    """The digest of a package's files, each path with its text, in order."""
+    digest = hashlib.sha256()
+    for path, text in files.items():
+        data = text.encode("utf-8")
+        digest.update(f"{path}\0{len(data)}\0".encode() + data)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class PackageText:
+    """The text of every file of the package and where it came from: ``cached`` (read from
+    the cache entry ``entry``) or generated now; ``note`` says why a cache entry was not
+    read or not written, if so."""
+
+    files: dict[str, str]
+    cached: bool
+    entry: Path | None
+    note: str = ""
+
+
+def cached_package(
+    use_cache: bool = True, generating: Callable[[], AbstractContextManager] = nullcontext
+) -> PackageText:
+    """The package's files (``package_files``), read from this version's cache entry when
+    it holds them intact, else generated (within ``generating()``: a progress line) and
+    stored there for the next run. A cache that cannot be read or written is said in
+    ``note``, never an error: the package is generated."""
+    if not use_cache:
+        with generating():
+            return PackageText(package_files(), cached=False, entry=None)
+    folder = cache_folder()
+    key = generator_key()
+    entry = folder / f"package-{key}.json"
+    files, damage = _read_entry(entry, key)
+    if files is not None:
+        return PackageText(files, cached=True, entry=entry)
+    with generating():
+        files = package_files()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        _replace(entry, json.dumps({"format": CACHE_FORMAT, "key": key, "digest": files_digest(files), "files": files}))
+    except OSError as error:
+        note = "; ".join(filter(None, (damage, f"not cached: {_reason(error)}")))
+        return PackageText(files, cached=False, entry=None, note=note)
+    _prune(folder, entry)
+    return PackageText(files, cached=False, entry=entry, note=damage)
+
+
+def _read_entry(entry: Path, key: str) -> tuple[dict[str, str] | None, str]:
+    """The files of the cache entry ``entry`` if it is intact (this version's ``key``,
+    the package's paths, its own digest), else None and what was wrong with it (nothing
+    to say when there is no entry)."""
+    try:
+        descriptor = os.open(entry, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except (FileNotFoundError, NotADirectoryError):  # no entry (no folder): this version's first run
+        return None, ""
+    except OSError as error:
+        return None, f"the cached copy {str(entry)!r} could not be read, regenerated: {_reason(error)}"
+    with os.fdopen(descriptor, "rb") as file:
+        data = file.read(CACHE_LARGEST + 1)
+    try:
+        stored = json.loads(data) if len(data) <= CACHE_LARGEST else None
+    except ValueError:  # not JSON, or not UTF-8
+        stored = None
+    files = stored.get("files") if isinstance(stored, dict) else None
+    intact = (
+        isinstance(files, dict)
+        and stored.get("format") == CACHE_FORMAT
+        and stored.get("key") == key
+        and tuple(files) == PACKAGE_PATHS
+        and all(isinstance(text, str) for text in files.values())
+        and stored.get("digest") == files_digest(files)
+    )
+    if not intact:
+        return None, f"the cached copy {str(entry)!r} did not check (damaged or edited): regenerated"
+    return files, ""
+
+
+def _prune(folder: Path, kept: Path) -> None:
+    """Remove the cache entries of other versions but the ``CACHE_KEPT`` newest
+    (``kept`` among them). Only tidying: an entry another run removes or replaces
+    meanwhile, or one the system keeps, is left to it."""
+    try:
+        entries = [(path.stat().st_mtime, path) for path in folder.iterdir() if _ENTRY.fullmatch(path.name)]
+        for _, old in sorted((e for e in entries if e[1] != kept), reverse=True)[CACHE_KEPT - 1 :]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        return
+
+
+# --- writing the package ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WrittenPackage:
+    """A package written: its folder, the files written (in ``PACKAGE_PATHS``' order) and
+    the text they came from (``PackageText``: cached or generated)."""
+
+    folder: Path
+    paths: list[Path]
+    text: PackageText
+
+    @property
+    def macros(self) -> int:
+        """How many macros the package defines (evaluate's, and the steps' of every dialect)."""
+        return sum(text.count("{% macro ") for text in self.text.files.values())
+
+    def summary(self) -> str:
+        """What was written, in one line: the folder, the files and macros, and whether the
+        generator ran or its cached copy was read."""
+        text = self.text
+        if text.cached:
+            origin = f"from the cache {str(text.entry)!r} (this version's, checked by its digest)"
+        elif text.entry is not None:
+            origin = f"generated from sql/ and cached in {str(text.entry)!r} for the next run"
+        else:
+            origin = "generated from sql/"
+        note = f"; {text.note}" if text.note else ""
+        return (
+            f"wrote the dbt package sqlmetrics to {str(self.folder)!r}: {len(self.paths)} files, "
+            f"{self.macros} macros for {len(DBT_DIALECTS)} dialects, {origin}{note}"
+        )
+
+
+def write_package(
+    output: str | Path, use_cache: bool = True, generating: Callable[[], AbstractContextManager] = nullcontext
+) -> WrittenPackage:
+    """The dbt package written to the folder ``output`` (``package_files``, read from the
+    cache when ``use_cache`` and this version's entry is intact: ``cached_package``),
+    which is new, empty, or a package written here before (its marker file): each file is
+    replaced whole (written beside it, then renamed over it), never written through a
+    symbolic link. Refused, before anything is generated or written: an empty path, a
+    folder of other files, a symbolic link as the folder or where a file of the package
+    goes, a file where a folder goes or a folder where a file goes, and what the system
+    does not let it write."""
     folder = _package_folder(output)
     try:
         for relative in PACKAGE_PATHS:
             _check_target(folder, relative)
-        files = package_files()
+        text = cached_package(use_cache, generating)
         written = []
-        for relative, text in files.items():
+        for relative, body in text.files.items():
             target = folder / relative
             target.parent.mkdir(exist_ok=True)
-            _replace(target, text)
+            _replace(target, body)
             written.append(target)
     except OSError as error:
         raise OutputError(f"cannot write the dbt package to {str(folder)!r}: {_reason(error)}") from None
-    return written
+    return WrittenPackage(folder, written, text)
 
 
 def _package_folder(output: str | Path) -> Path:
     """``output`` as the package's folder, created if missing, or the refusal saying why not."""
     text = os.fspath(output)
-    if not text:
+    if not text.strip():  # as the command line's other paths: blanks are no folder anyone means
         raise OutputError("the dbt package's folder is an empty path: name a new or empty folder (e.g. dbt/sqlmetrics)")
     folder = Path(text.rstrip("/" + os.sep) or text)  # 'link/' is the link itself, not its target
     try:
@@ -838,8 +1028,9 @@ def _package_folder(output: str | Path) -> Path:
             entries = sorted(entry.name for entry in folder.iterdir())
             if entries:
                 shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+                counted = Counted("entry", "entries").of(len(entries))
                 raise OutputError(
-                    f"the dbt package's folder {text!r} is not empty ({len(entries)} entries: {shown}) and holds no "
+                    f"the dbt package's folder {text!r} is not empty ({counted}: {shown}) and holds no "
                     f"package sqlmetrics wrote (no {MARKER} file): sqlmetrics dbt replaces only its own package; "
                     "name a new or empty folder"
                 )

@@ -1,5 +1,5 @@
 """The metric registry: discovers every ``SPEC`` under ``sqlmetrics.metrics`` and every
-family's shared steps (``INTERMEDIATES``), and turns names like ``"auc"`` or
+family's shared steps (``INTERMEDIATES``) and hooks (``HOOKS``), and turns names like ``"auc"`` or
 ``"ndcg@10"`` into validated metric calls."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from sqlmetrics import metrics as _metrics_package
 from sqlmetrics.errors import InvalidParameterError, UnknownMetricError, closest, shown
 from sqlmetrics.spec import MULTICLASS_PREFIX, POLARS_FORMS, Metric, MetricCall
-from sqlmetrics.steps import Intermediate
+from sqlmetrics.steps import Hooks, Intermediate, reads_among
 
 
 @cache
@@ -55,6 +55,24 @@ def intermediates() -> dict[str, Intermediate]:
             raise RuntimeError(f"intermediate {twice[0]!r} is declared twice (again in {info.name})")
         found |= declared
     return found
+
+
+@cache
+def hooks() -> list[Hooks]:
+    """The ``HOOKS`` each family package declares (``steps.Hooks``: its own steps, its
+    rules on a second table, its check of a result), in the families' order; a family
+    without any declares none."""
+    found = []
+    for info in pkgutil.iter_modules(_metrics_package.__path__, _metrics_package.__name__ + "."):
+        declared: Hooks | None = getattr(importlib.import_module(info.name), "HOOKS", None) if info.ispkg else None
+        if declared is not None:
+            found.append(declared)
+    return found
+
+
+def reads(name: str, steps: tuple[str, ...]) -> bool:
+    """Whether a metric reading ``steps`` reads intermediate ``name``, directly or not."""
+    return reads_among(name, steps, intermediates())
 
 
 def _check_polars_form(spec: Metric, module: Any) -> None:
@@ -109,21 +127,7 @@ def metric(name: str, **params: Any) -> MetricCall:
     elif "k" in params and f"{name}@k" in registry():
         name = f"{name}@k"
     name = _multiclass_by_params(name, params)
-    spec = get(name)
-    known = {p.name for p in spec.params}
-    unknown = sorted(params.keys() - known, key=lambda key: bool(_other_form(name, key)))  # unknown to both first
-    if unknown:
-        key, allowed = unknown[0], ", ".join(sorted(known)) or "none"
-        raise InvalidParameterError(
-            f"{name}: unknown parameter {key!r} (parameters: {allowed}){closest(key, known)}{_other_form(name, key)}"
-        )
-    missing = [p.name for p in spec.params if p.required and params.get(p.name) is None]
-    if missing:
-        raise InvalidParameterError(
-            f"{name}: parameter {missing[0]!r} is required (e.g. {name.replace('@k', '@10')!r})"
-        )
-    values = tuple((p.name, p.validate(name, params[p.name]) if p.name in params else p.default) for p in spec.params)
-    return MetricCall(spec, values)
+    return get(name).called(params, elsewhere=lambda key: _other_form(name, key))
 
 
 def _multiclass_by_params(name: str, params: dict[str, Any]) -> str:

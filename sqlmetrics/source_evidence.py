@@ -22,7 +22,7 @@ Without evidence (a table in a DuckDB connection, a LazyFrame) the plan is the h
 
 The source's row count (``source_rows``: Parquet footers, a frame's height) bounds the
 number of ranking lists, which says whether DuckDB's top-k aggregate may hold k scores
-for every list in memory (``compose.lists.DUCKDB_TOP_K_SLOTS``).
+for every list in memory (``metrics/ranking/list_sql.py``'s ``DUCKDB_TOP_K_SLOTS``).
 """
 
 from __future__ import annotations

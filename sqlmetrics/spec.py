@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlmetrics.errors import InvalidParameterError
+from sqlmetrics.errors import InvalidParameterError, closest
 
 # ``class_scores`` is one score per class (wide columns or a long table, see class_scores.py).
 ROLES = ("label", "score", "prediction", "class_scores", "query", "item", "weight")
@@ -361,6 +361,29 @@ class Metric:
 
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)
+
+    def called(self, params: dict[str, Any], elsewhere: Callable[[str], str] = lambda key: "") -> MetricCall:
+        """This metric called with ``params``, each checked against its parameter's rule
+        (``sm.metric`` of a registered name): an unknown parameter (``elsewhere(key)``:
+        a note on where it belongs instead, if anywhere; those belonging nowhere are
+        named first) and a required one missing are refused; the others take their
+        defaults. Reads no registry: a family calls its own ``SPEC`` with it."""
+        name, known = self.name, {param.name for param in self.params}
+        unknown = sorted(params.keys() - known, key=lambda key: bool(elsewhere(key)))
+        if unknown:
+            key, allowed = unknown[0], ", ".join(sorted(known)) or "none"
+            raise InvalidParameterError(
+                f"{name}: unknown parameter {key!r} (parameters: {allowed}){closest(key, known)}{elsewhere(key)}"
+            )
+        missing = [p.name for p in self.params if p.required and params.get(p.name) is None]
+        if missing:
+            raise InvalidParameterError(
+                f"{name}: parameter {missing[0]!r} is required (e.g. {name.replace('@k', '@10')!r})"
+            )
+        values = tuple(
+            (p.name, p.validate(name, params[p.name]) if p.name in params else p.default) for p in self.params
+        )
+        return MetricCall(self, values)
 
 
 @dataclass(frozen=True)

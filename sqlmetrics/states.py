@@ -174,7 +174,7 @@ def rolled_up(frame: pl.DataFrame, binding: Binding) -> pl.DataFrame:
     (``rollup_binding``'s), computed on DuckDB."""
     statement = compose_rollup(binding, _ROLLUP_VIEW)
     result = duckdb_engine.run_statement(statement, {_ROLLUP_VIEW: frame})
-    api.check_no_overflow(binding, result)
+    api.check_result(binding, result)
     # the slices as the states hold them (DuckDB gives a zoned timestamp in UTC)
     return result.with_columns(pl.col(column).cast(frame.schema[column]) for column in binding.by)
 

@@ -1,24 +1,33 @@
-"""The shared steps (``Intermediate``): what a family of metrics declares besides its
-metrics, the steps between ``base`` and the metrics that its templates read.
+"""What a family of metrics declares besides its metrics: the shared steps
+(``Intermediate``), the steps between ``base`` and the metrics that its templates read,
+and its hooks (``Hooks``), what it adds to a call outside those steps.
 
 A family package (``sqlmetrics/metrics/<family>/__init__.py``) declares
-``INTERMEDIATES = {name: Intermediate(...)}``; the registry collects them
-(``registry.intermediates``), and the composer renders each step a call's metrics read,
-once. What a step needs (its template, the sums it adds to ``base``, the SQL its
-parameters make) is declared here, and so is its polars form, which the polars engine
-reads from the same declaration: the function that builds the same rows, or, for a step
-the polars engine computes inside its metrics' expressions, which polars form does so
-and why (``Folded``).
+``INTERMEDIATES = {name: Intermediate(...)}`` and, if it adds more, ``HOOKS =
+Hooks(...)``; the registry collects them (``registry.intermediates``,
+``registry.hooks``), and the composer renders each step a call's metrics read, once,
+and places each family's own steps. What a step needs (its template, the sums it adds
+to ``base``, the SQL its parameters make) is declared here, and so is its polars form,
+which the polars engine reads from the same declaration: the function that builds the
+same rows, or, for a step the polars engine computes inside its metrics' expressions,
+which polars form does so and why (``Folded``).
 
-The composer (``compose/``) and the SQL engines import no family: they reach the
-families only through the registry, which finds them by walking ``metrics/``. These
-modules outside ``metrics/`` do import a family by name (``tests/test_imports.py`` holds
-this list to the code): the polars engine (``engines/polars_engine/__init__.py``:
-multiclass's ``per_class_scores``; ``engines/polars_engine/plan.py``: multiclass's
-``long_rows`` and ``wide_rows``; ``engines/polars_engine/forms.py``: multiclass's
-``COUNTS`` and ``averaged``, ranking's ``Lists`` and ``run_lists``), the curves
-(``curves/roc.py``, ``curves/pr.py`` and ``curves/calibration.py``: classification's
-``ratio``), and ``polars.py``, which re-exports every metric module's polars expression.
+The core reaches a family through the registry alone: the composer (``compose/``), the
+input rules (``rules/``), the bound call (``request.py``, ``binding.py``) and the SQL
+engines import no family, and call a family's code through its declarations (its
+metrics, ``INTERMEDIATES`` and ``HOOKS``). Only these modules outside ``metrics/``
+import a family by name, each in a layer above the composer (``tests/test_imports.py``
+holds this list to the code and fails on any other importer): the polars engine, which
+runs each family's polars forms (``engines/polars_engine/__init__.py``: multiclass's
+``per_class_scores``; ``engines/polars_engine/plan.py``: multiclass's ``long_rows``,
+``wide_rows`` and ``class_score_rules``, ranking's ``run_rules``;
+``engines/polars_engine/forms.py``: multiclass's ``COUNTS`` and ``averaged``, ranking's
+``Lists`` and ``call_lists``); the entry points of a family's own (``api.py``:
+multiclass's ``class_scores=`` read by ``metrics/multiclass/class_scores.py``; ``__init__.py``:
+``sm.long_scores``); the curves (``curves/roc.py``, ``curves/pr.py`` and
+``curves/calibration.py``: classification's ``ratio``); ``dbt_package.py``, which writes
+ranking's and multiclass's steps as macros; and ``polars.py``, which re-exports every
+metric module's polars expression.
 """
 
 from __future__ import annotations
@@ -26,6 +35,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import polars as pl
+
+from sqlmetrics.binding import Binding
+from sqlmetrics.rules.tables import TableRule
 
 
 @dataclass(frozen=True)
@@ -102,8 +116,51 @@ def cumulative(hist: str, folded: Folded, keys: tuple[str, ...] = (), distinct: 
     )
 
 
+def reads_among(name: str, steps: tuple[str, ...], declared: dict[str, Intermediate]) -> bool:
+    """Whether a metric reading ``steps`` reads the step ``name`` of ``declared``, directly
+    or through the steps they are computed ``after``."""
+    return any(r == name or reads_among(name, declared[r].after, declared) for r in steps if r in declared)
+
+
 def cutoff_column(k: int | None) -> str:
     """The ``list_floors`` column of each list's lowest score that can hold a relevant row
     within the top k (k None: no cutoff), which a step reading lists at a cutoff
     (``cutoff_hits``) reads."""
     return "cutoff_all" if k is None else f"cutoff_{k}"
+
+
+def _no_steps(binding: Binding, *args: Any) -> dict[str, str]:
+    return {}
+
+
+def _no_rules(binding: Binding) -> list[TableRule]:
+    return []
+
+
+def _no_check(binding: Binding, result: pl.DataFrame) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """What a family adds to a call besides its shared steps and its metrics, called by
+    the core through ``registry.hooks()`` (each does nothing for a call that does not
+    use the family):
+
+    * ``steps_before(binding, portable)``: the family's own steps of the statement, by
+      name, placed after ``row_counts`` and before the shared steps (``portable``: the
+      engine has no DuckDB's own aggregates; ranking: ``ideal_rows``, ``list_floors``,
+      ``run_checks``; multiclass: ``class_score_rows``);
+    * ``steps_after(binding)``: its steps placed after the shared steps (multiclass:
+      ``class_nan`` and ``class_checks``, which read ``class_score_hist``);
+    * ``table_rules(binding)``: its rules on the call's second table and the rows it
+      serves (``rules.tables.TableRule``; ranking: the judgments, multiclass: the class
+      scores), which the DuckDB engine reads to name their keyword arguments in an error;
+    * ``check_result(binding, result)``: raises on a result the family never reports
+      (regression: a sum that overflowed the float range).
+    """
+
+    steps_before: Callable[[Binding, bool], dict[str, str]] = _no_steps
+    steps_after: Callable[[Binding], dict[str, str]] = _no_steps
+    table_rules: Callable[[Binding], list[TableRule]] = _no_rules
+    check_result: Callable[[Binding, pl.DataFrame], None] = _no_check

@@ -48,6 +48,7 @@ import re
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from sqlglot import exp
@@ -62,13 +63,18 @@ CONSTANT_SLICES = ("slice_0",)
 
 
 @cache
+def root() -> Traversable:
+    """The folder ``sql/`` of the installed package (the templates)."""
+    try:
+        return resources.files("sqlmetrics.sql")
+    except ModuleNotFoundError:  # running from a source tree that was not installed
+        return Path(__file__).resolve().parent.parent / "sql"
+
+
+@cache
 def load(name: str) -> str:
     """The text of ``sql/<name>``, read from the installed package."""
-    try:
-        root = resources.files("sqlmetrics.sql")
-    except ModuleNotFoundError:  # running from a source tree that was not installed
-        root = Path(__file__).resolve().parent.parent / "sql"
-    return (root / name).read_text(encoding="utf-8")
+    return (root() / name).read_text(encoding="utf-8")
 
 
 def body(name: str) -> str:

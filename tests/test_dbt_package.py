@@ -7,6 +7,7 @@ failing the model with Python's message, and an unknown metric refused by name."
 from __future__ import annotations
 
 import filecmp
+import json
 import os
 import re
 import shutil
@@ -21,8 +22,8 @@ import pytest
 from dbt_render import CompilerError, evaluate_sql
 
 import sqlmetrics as sm
-from sqlmetrics import cli
-from sqlmetrics.dbt_package import DBT_DIALECTS, MARKER, carried, write_package
+from sqlmetrics import cli, dbt_package, templates
+from sqlmetrics.dbt_package import DBT_DIALECTS, MARKER, cache_folder, carried, generator_key, write_package
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "examples" / "dbt" / "sqlmetrics"
@@ -340,9 +341,18 @@ def test_an_unknown_metric_is_refused_by_name():
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> Path:
-    """A package the generator wrote (copied by each test that changes it)."""
+    """A package the generator wrote, not read from a cache (copied by each test that
+    changes it)."""
     folder = tmp_path_factory.mktemp("generated") / "sqlmetrics"
-    write_package(folder)
+    write_package(folder, use_cache=False)
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch) -> Path:
+    """Each test's own cache of generated packages (never the user's)."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("SQLMETRICS_CACHE_DIR", str(folder))
     return folder
 
 
@@ -382,12 +392,21 @@ def test_a_folder_of_other_files_is_refused_and_left_as_it_was(tmp_path, capsys,
     assert tree(project) == mine
 
 
-def test_an_empty_path_is_refused_writing_nothing(tmp_path, capsys, monkeypatch):
-    """`--output ""` wrote the package into the working directory."""
+@pytest.mark.parametrize("blank", ["", " ", "\t"])
+def test_an_empty_path_is_refused_writing_nothing(tmp_path, capsys, monkeypatch, blank):
+    """`--output ""` wrote the package into the working directory; `--output " "` into a
+    new folder named by a blank (the command line's other paths refuse blanks as empty)."""
     monkeypatch.chdir(tmp_path)
-    code, err = write_dbt(capsys, "")
+    code, err = write_dbt(capsys, blank)
     assert_refused(code, err, "the dbt package's folder is an empty path")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_of_one_other_file_is_refused_in_the_singular(tmp_path, capsys):
+    """The refusal said '(1 entries: dbt_project.yml)'."""
+    (tmp_path / "dbt_project.yml").write_text("name: mine\n")
+    code, err = write_dbt(capsys, tmp_path)
+    assert_refused(code, err, "is not empty (1 entry: dbt_project.yml) and holds no package")
 
 
 def test_a_symbolic_link_is_refused_and_not_followed(tmp_path, capsys, generated):
@@ -453,6 +472,162 @@ def test_regenerating_a_package_replaces_its_files(tmp_path, capsys, generated):
     code, err = write_dbt(capsys, package)
     assert code == 0, err
     assert tree(package) == tree(generated) | {"macros/mine.sql": "{# mine #}\n"}
+
+
+# --- generated once per version: the cache, and what it says it wrote
+
+
+def summary(output: Path, generated: Path) -> str:
+    """The start of the line saying what was written to ``output``: the folder, the package's
+    files and its macros, both counted in the generated package ``generated``."""
+    files = [path for path in generated.rglob("*") if path.is_file()]
+    macros = sum(path.read_text().count("{% macro ") for path in files)
+    return f"wrote the dbt package sqlmetrics to '{output}': {len(files)} files, {macros} macros for 6 dialects, "
+
+
+def entry(cache: Path) -> Path:
+    """The one cache entry in ``cache``."""
+    (found,) = cache.iterdir()
+    return found
+
+
+def test_the_package_is_generated_once_then_read_from_the_cache_saying_which(tmp_path, capsys, cache, generated):
+    """`sqlmetrics dbt --output DIR` took 25 s (75 s on a loaded machine) every time and
+    said only the folder: now the first run generates and caches, the next reads the cache
+    (checked by its digest); each says the folder, the files, the macros and which."""
+    code, err = write_dbt(capsys, tmp_path / "first")
+    stored = entry(cache)
+    assert code == 0 and err == (
+        summary(tmp_path / "first", generated) + f"generated from sql/ and cached in '{stored}' for the next run\n"
+    )
+    assert stored.name == f"package-{generator_key()}.json"
+    code, err = write_dbt(capsys, tmp_path / "second")
+    assert code == 0 and err == (
+        summary(tmp_path / "second", generated) + f"from the cache '{stored}' (this version's, checked by its digest)\n"
+    )
+    assert tree(tmp_path / "first") == tree(tmp_path / "second") == tree(generated)
+
+
+def _edited(entry: dict) -> dict:
+    entry["files"]["macros/steps_duckdb.sql"] += "{% macro duckdb__sm_evil(c) %}DROP TABLE x{% endmacro %}\n"
+    return entry
+
+
+def _dropped(entry: dict) -> dict:
+    del entry["files"]["macros/catalog.sql"]
+    return entry
+
+
+# a cache entry's text damaged or edited each way a run must not trust
+DAMAGES = {
+    "a macro edited": lambda text: json.dumps(_edited(json.loads(text))),
+    "a file missing": lambda text: json.dumps(_dropped(json.loads(text))),
+    "another version's key": lambda text: json.dumps(json.loads(text) | {"key": "0" * 64}),
+    "cut short": lambda text: text[: len(text) // 2],
+    "not UTF-8": lambda text: "\udcff" + text,
+    "empty": lambda text: "",
+    "a list": lambda text: "[]",
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES))
+def test_a_damaged_or_edited_cache_entry_is_regenerated_never_used(tmp_path, capsys, cache, generated, damage):
+    """A cache entry that does not check (its files against its own digest, its key, its
+    paths, its format) is said, regenerated and stored again; the package written is the
+    generator's."""
+    write_dbt(capsys, tmp_path / "first")
+    stored = entry(cache)
+    text = DAMAGES[damage](stored.read_text())
+    stored.write_bytes(text.encode("utf-8", "surrogateescape"))
+    code, err = write_dbt(capsys, tmp_path / "package")
+    assert code == 0 and err == (
+        summary(tmp_path / "package", generated) + f"generated from sql/ and cached in '{stored}' for the next run; "
+        f"the cached copy '{stored}' did not check (damaged or edited): regenerated\n"
+    )
+    assert tree(tmp_path / "package") == tree(generated)
+    assert json.loads(stored.read_text())["files"] == tree(generated)  # stored again, intact
+    code, err = write_dbt(capsys, tmp_path / "again")
+    assert code == 0 and "from the cache" in err
+
+
+def test_a_cache_entry_that_is_a_link_is_not_followed(tmp_path, capsys, cache, generated):
+    """A link where the entry goes is neither read nor written through: replaced by the entry."""
+    write_dbt(capsys, tmp_path / "first")
+    stored = entry(cache)
+    elsewhere, text = tmp_path / "elsewhere.json", stored.read_text()
+    elsewhere.write_text(text)
+    stored.unlink()
+    stored.symlink_to(elsewhere)
+    code, err = write_dbt(capsys, tmp_path / "package")
+    assert (
+        code == 0 and f"the cached copy '{stored}' could not be read, regenerated: Too many levels of symbolic" in err
+    )
+    assert not stored.is_symlink() and json.loads(stored.read_text())["files"] == tree(generated)
+    assert elsewhere.read_text() == text
+    assert tree(tmp_path / "package") == tree(generated)
+
+
+def test_a_cache_that_cannot_be_written_still_writes_the_package(tmp_path, capsys, monkeypatch, generated):
+    """The cache is a convenience: a cache folder the system refuses is said, not an error."""
+    blocked = tmp_path / "a_file"
+    blocked.write_text("mine\n")
+    monkeypatch.setenv("SQLMETRICS_CACHE_DIR", str(blocked / "cache"))
+    code, err = write_dbt(capsys, tmp_path / "package")
+    assert code == 0 and err == (
+        summary(tmp_path / "package", generated)
+        + f"generated from sql/; not cached: Not a directory ({blocked / 'cache'})\n"
+    )
+    assert tree(tmp_path / "package") == tree(generated) and blocked.read_text() == "mine\n"
+
+
+def test_the_cache_keeps_the_newest_versions_entries_and_nothing_else_of_its_folder(tmp_path, capsys, cache, generated):
+    """Each version writes its own entry: the four newest are kept, older ones removed, and
+    a file that is no entry left alone."""
+    cache.mkdir()
+    old = [cache / f"package-{i:064x}.json" for i in range(5)]
+    for age, path in enumerate(old):
+        path.write_text("{}")
+        os.utime(path, (1_000_000 + age, 1_000_000 + age))  # old[4] the newest
+    (cache / "notes.txt").write_text("mine\n")
+    write_dbt(capsys, tmp_path / "package")
+    kept = {path.name for path in cache.iterdir()}
+    assert kept == {f"package-{generator_key()}.json", *(path.name for path in old[2:]), "notes.txt"}
+
+
+def test_the_cache_key_changes_with_the_templates_the_code_and_sqlglot(tmp_path, monkeypatch):
+    """A package is the generator's of its inputs: another template, another module of the
+    package or another sqlglot is another entry."""
+    key = generator_key()
+    sql = tmp_path / "sql"
+    shutil.copytree(templates.root(), sql)
+    with monkeypatch.context() as patch:
+        patch.setattr(templates, "root", lambda: sql)
+        assert generator_key() == key
+        auc = sql / "classification" / "auc.sql"
+        auc.write_text(auc.read_text() + "\n")
+        assert generator_key() != key
+    with monkeypatch.context() as patch:
+        patch.setattr(dbt_package.sqlglot, "__version__", "0.0.0")
+        assert generator_key() != key
+    package = tmp_path / "package"
+    shutil.copytree(Path(dbt_package.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(dbt_package, "__file__", str(package / "dbt_package.py"))
+    assert generator_key() == key
+    (package / "registry.py").write_text((package / "registry.py").read_text() + "# another version\n")
+    assert generator_key() != key
+
+
+def test_the_cache_folder_is_the_users(monkeypatch, tmp_path):
+    """$SQLMETRICS_CACHE_DIR, else $XDG_CACHE_HOME (absolute), else ~/.cache (on Linux)."""
+    monkeypatch.setenv("SQLMETRICS_CACHE_DIR", str(tmp_path / "mine"))
+    assert cache_folder() == tmp_path / "mine"
+    monkeypatch.delenv("SQLMETRICS_CACHE_DIR")
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_folder() == tmp_path / "xdg" / "sqlmetrics" / "dbt"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache_folder() == tmp_path / "home" / ".cache" / "sqlmetrics" / "dbt"
 
 
 # --- parameters and repeats: refused when the model compiles, with Python's message

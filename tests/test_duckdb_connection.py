@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -231,3 +232,27 @@ def test_odd_entries_in_the_temporary_directory_are_left_alone_and_never_fail_a_
         timeout=120,
     )
     assert (ran.returncode, ran.stdout.strip()) == (0, "1.0"), ran.stderr[-2000:]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the spill directories are locked with flock, on POSIX only")
+def test_a_lock_file_that_is_a_fifo_is_left_alone_and_never_blocks_a_call(tmp_path):
+    """A FIFO named like the lock file, in a directory named like a spill directory: opening
+    it to try its lock waited for a writer, so every call without ``con=`` in that temporary
+    directory hung (a shared ``/tmp``, containers all root). It is left alone, the call runs."""
+    fifo_lock = tmp_path / f"{spill.SPILL_PREFIX}5-fifo-lock"
+    fifo_lock.mkdir()
+    os.mkfifo(fifo_lock / spill.LOCK_FILE)
+    ran = subprocess.run(  # a whole call without con= in that temporary directory; the timeout ends a hang
+        [
+            sys.executable,
+            "-c",
+            "import polars as pl, sqlmetrics as sm; "
+            "print(sm.evaluate(pl.DataFrame({'y': [0, 1], 's': [0.2, 0.7]}), ['auc'], label='y', score='s')['auc'][0])",
+        ],
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (ran.returncode, ran.stdout.strip()) == (0, "1.0"), ran.stderr[-2000:]
+    assert stat.S_ISFIFO(os.lstat(fifo_lock / spill.LOCK_FILE).st_mode)  # left as it was

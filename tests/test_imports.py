@@ -1,4 +1,6 @@
-"""The package's import graph, read from the source with ``ast``: no import cycle, no
+"""The package's import graph, read from the source with ``ast``: no import cycle (also
+counting what Python imports that no statement names: a module's packages, run first, and
+every metric module the registry's walk imports), no
 module outside a metric family (``sqlmetrics/metrics/<family>/``) importing a family's
 private helpers (a module or a name starting with ``_``): the core reads what a family
 contributes from the names the family exports and the declarations the registry collects;
@@ -79,6 +81,45 @@ def graph(root: Path, package: str) -> dict[str, set[str]]:
             targets.append(item.module)
         edges[item.importer] |= {target for target in targets if target in known and target != item.importer}
     return edges
+
+
+def run_graph(root: Path, package: str) -> dict[str, set[str]]:
+    """``graph`` with the imports Python makes that no import statement names: importing
+    a module first runs the packages holding it (``a.b.c`` runs ``a.b``'s ``__init__``;
+    the importer's own packages are running already), and a module that walks a package
+    (``<package>.__path__``, as the registry walks ``metrics/`` with ``importlib``)
+    imports every module below it."""
+    known = modules(root, package)
+    edges = graph(root, package)
+    for importer, path in known.items():
+        walked = _walked_packages(path, importer, path.name == "__init__.py", known)
+        edges[importer] |= {name for name in known if any(name.startswith(p + ".") for p in walked)}
+    for importer, targets in edges.items():
+        parents = {".".join(t.split(".")[:i]) for t in targets for i in range(2, t.count(".") + 1)}
+        edges[importer] |= {p for p in parents if p in known and not importer.startswith(p + ".") and p != importer}
+    return edges
+
+
+def _walked_packages(path: Path, importer: str, is_package: bool, known: dict[str, Path]) -> set[str]:
+    """The packages of ``known`` whose ``__path__`` the module at ``path`` reads, by the
+    names it imports them under."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    bound: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                base = importer.split(".") if is_package else importer.split(".")[:-1]
+                module = ".".join([*base[: len(base) - node.level + 1], *([module] if module else [])])
+            bound |= {alias.asname or alias.name: f"{module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Import):
+            bound |= {alias.asname: alias.name for alias in node.names if alias.asname}
+    return {
+        bound[node.value.id]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "__path__" and isinstance(node.value, ast.Name)
+        if node.value.id in bound and bound[node.value.id] in known
+    }
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -166,20 +207,41 @@ def layer_breaches(root: Path, package: str, layer: str, entries: tuple[str, ...
 # module imports only modules of its own layer or of the layers below it. Each entry is a
 # module or subpackage of sqlmetrics, by its dotted path below it (a package's own module
 # is ``<package>.__init__``); a module belongs to the longest entry holding it. The
-# intervals are two layers: the choice of a call's method and its bounds read the
-# registry, while each method (a module of its own) is read by the metrics declaring it.
+# intervals are one layer, below the metrics that name their methods: the choice of a
+# call's method reads no registry (the caller passes the registered metrics), so the
+# registry's walk of metrics/ never comes back up to it.
 LAYERS = (
     ("__main__", "cli"),
-    ("__init__", "api", "compare", "states", "state_checks", "html_report", "curves", "polars", "trec", "docs",
-     "dbt_package"),
+    (
+        "__init__",
+        "api",
+        "compare",
+        "states",
+        "state_checks",
+        "html_report",
+        "curves",
+        "polars",
+        "trec",
+        "docs",
+        "dbt_package",
+    ),
     ("engines", "source_evidence", "long_bootstrap"),
     ("compose",),
-    ("intervals.__init__", "intervals.choice", "intervals.bounds"),
     ("metrics", "registry", "steps"),
     ("intervals",),
     ("rules",),
     ("request", "binding", "class_scores", "bootstrap"),
-    ("dialects", "templates", "folding", "sources", "table_formats", "parquet_files", "partitions", "interrupt", "progress"),
+    (
+        "dialects",
+        "templates",
+        "folding",
+        "sources",
+        "table_formats",
+        "parquet_files",
+        "partitions",
+        "interrupt",
+        "progress",
+    ),
     ("spec", "errors"),
 )
 
@@ -281,6 +343,17 @@ def test_the_package_has_no_import_cycle():
     assert cycles(graph(PACKAGE, "sqlmetrics")) == []
 
 
+def test_the_package_has_no_cycle_through_the_registrys_walk_or_a_package_run_first():
+    """Counting what Python runs that no import names (a module's packages first, the
+    registry's walk of every metric module), no cycle: metrics -> intervals -> choice ->
+    registry -> metrics once closed one, hidden from ``graph`` by the walk, and a family
+    importing the registry inside a function another."""
+    edges = run_graph(PACKAGE, "sqlmetrics")
+    assert "sqlmetrics.metrics.ranking.ndcg" in edges["sqlmetrics.registry"]  # the walk is seen
+    assert "sqlmetrics.intervals" in edges["sqlmetrics.metrics.classification.auc"]  # so is the package run first
+    assert cycles(edges) == []
+
+
 def test_no_module_outside_a_family_imports_a_family_private():
     assert private_family_imports(PACKAGE, "sqlmetrics") == []
 
@@ -293,6 +366,26 @@ def test_steps_names_every_module_outside_the_families_that_imports_one():
     importers = family_importers(PACKAGE, "sqlmetrics")
     assert "engines/polars_engine/forms.py" in importers  # the walk sees them
     assert [path for path in importers if f"``{path}``" not in steps.__doc__] == []
+
+
+def family_importers_below(root: Path, package: str, layers: tuple[tuple[str, ...], ...], layer: str) -> list[str]:
+    """The modules outside every family that import one (``family_importers``) from the
+    layer holding ``layer`` or one below it, by file path below ``root``."""
+    lowest = layer_of(layer, layers)
+    return [
+        path
+        for path in family_importers(root, package)
+        if (layer_of(path.removesuffix(".py").removesuffix("/__init__").replace("/", "."), layers) or 0) >= lowest
+    ]
+
+
+def test_the_composer_and_the_layers_below_it_import_no_family():
+    """The composer, the input rules, the bound call and everything below them reach a
+    family only through the registry (its ``INTERMEDIATES`` and ``HOOKS``): none imports
+    one, by package, module or name (the composer once imported ranking's list floors and
+    multiclass's class score rows, and the rules held both families' rules on a second
+    table). The registry imports the families through importlib: the walk sees no import."""
+    assert family_importers_below(PACKAGE, "sqlmetrics", LAYERS, "compose") == []
 
 
 def test_the_core_does_not_import_the_command_line():
@@ -313,7 +406,7 @@ def test_the_graph_sees_the_package():
     assert "sqlmetrics.rules.columns" in edges["sqlmetrics.rules.tables"]
     assert "sqlmetrics.rules.tables" in edges["sqlmetrics.engines.polars_engine.plan"]
     assert "sqlmetrics.metrics.ranking._lists" in edges["sqlmetrics.metrics.ranking"]
-    assert "sqlmetrics.registry" in edges["sqlmetrics.metrics.ranking._lists"]  # imported inside a function
+    assert "sqlmetrics.intervals.delong" in edges["sqlmetrics.intervals.histogram_delta"]  # inside a function
     assert "sqlmetrics.cli" in edges["sqlmetrics.__main__"]
     assert "sqlmetrics.cli.parser" in edges["sqlmetrics.cli"]
     # the polars engine's layers: its metric runners read its input plan, so the plan
@@ -351,6 +444,13 @@ def test_the_checks_fail_on_a_package_with_each_defect(tmp_path):
             "metrics/ranking/_reach.py": "floor = 1\n",
             "metrics/ranking/ndcg.py": "_helper = 2\n",
             "metrics/regression/mae.py": "from bad.metrics.ranking._reach import floor\n",  # in a family: allowed
+            # a walk of metrics/ by a registry that a package the metrics import reads: a
+            # cycle no import statement closes
+            "registry.py": "import importlib\nfrom bad import metrics as found\nM = [found.__path__]\n",
+            "intervals/__init__.py": "from bad.intervals.choice import pick\n",
+            "intervals/choice.py": "from bad.registry import M\npick = 1\n",
+            "intervals/delong.py": "DELONG = 1\n",
+            "metrics/classification/auc.py": "from bad.intervals.delong import DELONG\n",
             "compose.py": textwrap.dedent(
                 """\
                 from bad.metrics.ranking._reach import floor
@@ -363,8 +463,16 @@ def test_the_checks_fail_on_a_package_with_each_defect(tmp_path):
         },
     )
     assert cycles(graph(root, "bad")) == [["bad.core", "bad.engine"]]
+    assert cycles(run_graph(root, "bad")) == [
+        ["bad.core", "bad.engine"],
+        ["bad.intervals", "bad.intervals.choice", "bad.metrics.classification.auc", "bad.registry"],
+    ]
     assert layer_breaches(root, "bad", "cli") == ["bad.report imports bad.cli.parser"]
-    layers = (("__init__", "__main__", "cli", "report", "core", "plain"), ("compose", "engine", "metrics"), ("rules",))
+    layers = (
+        ("__init__", "__main__", "cli", "report", "core", "plain"),
+        ("compose", "engine", "metrics", "registry", "intervals"),
+        ("rules",),
+    )
     assert layering_breaches(root, "bad", layers) == [
         "bad.engine imports bad.core",
         "bad.rules.columns imports bad.compose",
@@ -382,6 +490,8 @@ def test_the_checks_fail_on_a_package_with_each_defect(tmp_path):
         "bad.rules.tables imports bad.engine",
     ]
     assert family_importers(root, "bad") == ["compose.py"]  # mae.py is in a family
+    assert family_importers_below(root, "bad", layers, "compose") == ["compose.py"]
+    assert family_importers_below(root, "bad", layers, "rules") == []  # compose.py is above the rules
     assert private_family_imports(root, "bad") == [
         "bad.compose imports bad.metrics.ranking._reach",
         "bad.compose imports bad.metrics.ranking._reach",

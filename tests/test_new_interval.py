@@ -112,12 +112,9 @@ def test_a_method_without_a_reference_fails_then_its_reference_test_passes(tree)
     tests = tree / "tests" / "test_intervals.py"
     original = tests.read_text()
     tests.write_text(original.replace('"label_mean": lambda y, s: y.astype(float),\n', "") + REFERENCE_TEST)
-    passed = pytest_in(tree, "tests/test_intervals.py", "tests/test_docs.py", "tests/test_imports.py")
+    passed = pytest_in(tree, "tests/test_intervals.py", "tests/test_docs.py", "tests/test_imports.py", "-vv")
     assert passed.returncode == 0, passed.stdout[-5000:]
-    assert (
-        "test_label_binomial_is_walds[label_mean-polars] PASSED"
-        in pytest_in(tree, "tests/test_intervals.py", "-vv", "-k", "label_binomial").stdout
-    )
+    assert "test_label_binomial_is_walds[label_mean-polars] PASSED" in passed.stdout
     tests.write_text(tests.read_text().replace("p * (1 - p) / len(y)", "p * (1 - p) / (len(y) + 1)"))
     wrong = pytest_in(tree, "tests/test_intervals.py", "-x", "-k", "label_binomial")
     assert wrong.returncode != 0

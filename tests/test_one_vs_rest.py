@@ -20,7 +20,7 @@ from sklearn.preprocessing import label_binarize
 
 import sqlmetrics as sm
 import sqlmetrics.polars as smp
-from sqlmetrics import class_scores as class_scores_module
+from sqlmetrics.metrics.multiclass import class_scores as class_scores_module
 from sqlmetrics.registry import resolve
 
 import metric_tests

@@ -15,8 +15,8 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 
 import sqlmetrics as sm
 from sqlmetrics import source_evidence
-from sqlmetrics.compose import lists
 from sqlmetrics.errors import InvalidInputError
+from sqlmetrics.metrics.ranking import list_sql as lists
 
 METRICS = ["auc", "average_precision", "logloss", "calibration", "brier", sm.metric("precision", threshold=0.3)]
 VALUES = ["auc", "average_precision", "logloss", "calibration", "brier", "precision_threshold_0p3"]

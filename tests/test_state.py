@@ -413,7 +413,8 @@ def in_part(part: str, **columns):
 
 NOT_A_STATE_META = "the state frame: its meta row's state_meta is not a state's: "
 EDITS = {  # edit -> (error, message); each gave a traceback (JSONDecodeError, AttributeError, KeyError,
-    # BinderException, ConversionException) or a number from the edited value (n_rows -2194, gauc NULL)
+    # BinderException, ConversionException) or a number from the edited value (n_rows -2194, gauc NULL); a metric
+    # twice in the meta gave DuckDB's BinderException (duplicate alias "m_auc")
     "meta not JSON": (meta_edit("{not json"), SourceError, r"the state frame: its meta row's state_meta is not JSON"),
     "meta a list": (meta_edit("[1, 2]"), SourceError, r"state_meta is not a JSON object: '\[1, 2\]'"),
     "meta NULL": (lambda s: s.with_columns(state_meta=pl.lit(None, pl.String)), SourceError, r"holds no state_meta"),
@@ -432,6 +433,8 @@ EDITS = {  # edit -> (error, message); each gave a traceback (JSONDecodeError, A
                             SourceError, "parameter 'threshold' must be a finite number, got 'a'"),
     "gauc without its query": (meta_edit(lambda m: m | {"columns": m["columns"] | {"query": None}}), SourceError,
                                "gauc averages over queries"),
+    "a metric twice": (meta_edit(lambda m: m | {"metrics": m["metrics"] + m["metrics"][:1]}), SourceError,
+                       r"it describes no call a state keeps: metrics auc\(\) and auc\(\) both produce the column 'auc'"),
     "columns a list": (meta_edit(lambda m: m | {"columns": ["c"]}), SourceError, "columns is not an object of the roles"),
     "w dropped": (lambda s: s.drop("w"), SourceError, r"the state frame: the state has no column 'w', which a state of "
                   r"auc, gauc, logloss, mae by \['day'\] keeps"),

@@ -248,7 +248,7 @@ def test_polars_builder_makes_the_rows_of_its_sql_step(name, seed):
         same_rows(expected, built, columns, case.values)
 
 
-# list_floors is the composer's step (compose/lists.py), not a family's intermediate; its
+# list_floors is ranking's own step (metrics/ranking/list_sql.py), not an intermediate; its
 # polars form (list_floors_of) names a column per tie policy, threshold and cutoff where
 # the SQL has a row per (ties, min_relevance): each column read must equal the SQL's.
 # The metrics read every kind of column (a floor per policy, the top relevant score, the

@@ -1,4 +1,6 @@
-"""``sqlmetrics dbt --output DIR``: writes the dbt package (``sqlmetrics/dbt_package.py``)."""
+"""``sqlmetrics dbt --output DIR``: writes the dbt package (``sqlmetrics/dbt_package.py``)
+and says on stderr what it wrote: the folder, its files and macros, and whether they were
+generated now (a progress line on a terminal meanwhile) or read from this version's cache."""
 
 from __future__ import annotations
 
@@ -6,8 +8,9 @@ import argparse
 import sys
 
 from sqlmetrics.dbt_package import write_package
+from sqlmetrics.progress import on_terminal
 
 
 def run_dbt(args: argparse.Namespace) -> None:
-    written = write_package(args.output)
-    sys.stderr.write(f"wrote the dbt package sqlmetrics to {args.output} ({len(written)} files)\n")
+    written = write_package(args.output, generating=lambda: on_terminal("generating the dbt package from sql/"))
+    sys.stderr.write(written.summary() + "\n")

@@ -264,7 +264,9 @@ def build_parser() -> argparse.ArgumentParser:
         "as a local package (packages.yml: "
         "- local: DIR) or from git, then a model writes {{ sqlmetrics.evaluate(ref('impressions'), "
         "metrics=['auc', 'gauc', 'logloss', 'ndcg@10'], label='click', score='pctr', query='user_id', "
-        "by=['date']) }}.",
+        "by=['date']) }}. The package is generated once per version (about half a minute) and kept in the "
+        "user's cache ($SQLMETRICS_CACHE_DIR, else ~/.cache/sqlmetrics/dbt), each entry checked by its digest "
+        "before it is copied; stderr says what was written and whether from the cache.",
     )
     dbt.add_argument(
         "--output",

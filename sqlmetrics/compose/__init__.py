@@ -13,10 +13,12 @@ The statement is a chain of CTEs, each module here writing its part:
 ``checks``      the input rules of ``sqlmetrics/rules/``, raising ``error()`` on bad
                 data (``rules/sql.py``);
 ``row_counts``  n_rows and n_excluded per slice, the spine of the result (``plan.py``);
-ranking         ``ideal_rows`` and ``list_floors`` (``lists.py``), ``run_checks``
-                (judgments and run rules, ``rules/sql.py``);
-class scores    ``class_score_rows`` (``class_score_rows.py``), then after the
-                intermediates ``class_nan`` and ``class_checks``;
+a family's    own steps, placed by its ``HOOKS`` (``steps.Hooks``, read through
+                ``registry.hooks``; this package imports no family): ranking's
+                ``ideal_rows``, ``list_floors`` and ``run_checks`` (judgments and run
+                rules, ``metrics/ranking/list_sql.py``); multiclass's
+                ``class_score_rows``, then after the intermediates ``class_nan`` and
+                ``class_checks`` (``metrics/multiclass/class_score_rows.py``);
 ``unit_checks`` with a ``ci_unit``: a unit in every used row, and with intervals
                 clustered by it each query within one unit (``rules/sql.py``);
 intermediates   the shared steps the families declare (``score_hist``, ``confusion``,
@@ -27,8 +29,8 @@ intermediates   the shared steps the families declare (``score_hist``, ``confusi
 
 and a final SELECT (``select.py``) that left-joins every metric onto ``row_counts`` by
 slice (NULL-safe) and sorts by the slice keys; ``statement.assemble`` writes the WITH
-statement. Curves and the tables of classes (``class_tables.py``) end the same chain
-with their own steps and SELECT.
+statement. Curves and the tables of classes (``class_tables.py``) end
+the same chain with their own steps and SELECT.
 
 User column names appear (quoted) where a step reads a user's table, ``input`` (or
 ``source_rows`` and ``sampled_rows``, which it then reads), ``judgments`` and
@@ -43,22 +45,18 @@ from __future__ import annotations
 
 from sqlmetrics import intervals, templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.compose.class_score_rows import CLASS_NAN_SQL, class_score_rows_sql
-from sqlmetrics.compose.class_tables import compose_confusion_matrix, compose_per_class
 from sqlmetrics.compose.intermediates import intermediate_sql, needed, reads
-from sqlmetrics.compose.lists import ideal_rows_sql, list_floors_sql, ranks_lists
 from sqlmetrics.compose.plan import base_keys, base_sql, input_steps, row_counts_sql
 from sqlmetrics.compose.select import final_select
 from sqlmetrics.compose.spread import t_quantiles_needed, with_spread
 from sqlmetrics.compose.statement import assemble
 from sqlmetrics.dialects import dialect_named
-from sqlmetrics.rules.sql import check_steps, checks_sql, class_checks_sql, run_checks_sql, unit_checks_sql
+from sqlmetrics.registry import hooks as family_hooks
+from sqlmetrics.rules.sql import check_steps, checks_sql, unit_checks_sql
 
 __all__ = [
     "compose",
-    "compose_confusion_matrix",
     "compose_curve",
-    "compose_per_class",
     "reads",
     "shared_steps",
 ]
@@ -102,19 +100,12 @@ def shared_steps(
     ctes = input_steps(binding, source_sql, second_sql)
     ctes |= {"base": base_sql(binding), "checks": checks_sql(binding, base_keys(binding))}
     ctes["row_counts"] = row_counts_sql(binding)
-    if binding.ranking:
-        ctes["ideal_rows"] = ideal_rows_sql(binding)
-    if ranks_lists(binding):
-        ctes["list_floors"] = list_floors_sql(binding, dialect_named(dialect).portable)
-    if binding.judgments:
-        ctes["run_checks"] = run_checks_sql(binding)
-    if binding.class_scores is not None:
-        ctes["class_score_rows"] = class_score_rows_sql(binding)
+    for hooks in family_hooks():  # a family's own steps (ranking's lists, multiclass's class score rows)
+        ctes |= hooks.steps_before(binding, dialect_named(dialect).portable)
     for name in needed(binding):
         ctes[name] = intermediate_sql(binding, name, dialect)
-    if binding.class_scores is not None:
-        ctes["class_nan"] = CLASS_NAN_SQL
-        ctes["class_checks"] = class_checks_sql(binding)
+    for hooks in family_hooks():
+        ctes |= hooks.steps_after(binding)
     if "unit_checks" in check_steps(binding):
         ctes["unit_checks"] = unit_checks_sql(binding)
     return ctes

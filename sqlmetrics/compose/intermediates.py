@@ -12,7 +12,7 @@ from dataclasses import replace
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.dialects import dialect_named
-from sqlmetrics.registry import intermediates
+from sqlmetrics.registry import intermediates, reads
 from sqlmetrics.steps import Intermediate
 
 # On the engines that spread rows over workers (``dialects.Dialect.distributed``), where a
@@ -42,12 +42,6 @@ def needed(binding: Binding) -> list[str]:
     if binding.class_scores is not None:  # bound class scores are checked, whatever reads them
         add("class_score_hist")
     return ordered
-
-
-def reads(name: str, steps: tuple[str, ...]) -> bool:
-    """Whether a metric reading ``steps`` reads intermediate ``name``, directly or not."""
-    declared = intermediates()
-    return any(r == name or reads(name, declared[r].after) for r in steps if r in declared)
 
 
 def step(binding: Binding, name: str) -> Intermediate:

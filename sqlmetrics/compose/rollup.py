@@ -160,7 +160,7 @@ def rollup_binding(meta: dict[str, Any], by: Any, metrics: Any, ci: float | None
     """The binding of a roll-up of states of ``meta``'s call (``state.state_meta``): its
     metrics (or those of ``metrics``), per slice of ``by`` (some of the states' slices),
     with ``ci``."""
-    calls = tuple(_call(entry) for entry in meta["metrics"])
+    calls = tuple(resolve([_call(entry) for entry in meta["metrics"]]))  # a metric twice (an edit) refused by name
     if metrics is not None:
         wanted = resolve(metrics, multiclass=meta["columns"]["prediction"] is not None)
         missing = [call.column for call in wanted if call not in calls]

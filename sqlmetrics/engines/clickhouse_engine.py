@@ -161,16 +161,32 @@ def _relation(
             f"engine='clickhouse' reads a table name or a polars or pyarrow frame, not {shown(source)} "
             "(a Parquet path: read it with pl.scan_parquet, or in ClickHouse with the file or s3 table function)"
         )
+    if isinstance(source, (pl.DataFrame, pl.LazyFrame)):
+        check(frame_schema(source))  # polars' types: one Arrow does not take (Int128) refused before converting
     table = _decoded(read_columns(source, columns, "clickhouse"))
     types = {field.name: _clickhouse_type(field.type) for field in table.schema}
     # a read column of another type is left out of the table; its polars type is what the
-    # schema rules see, and they refuse it by name (a list, a struct, ...)
+    # schema rules see, and they refuse it by name (a list score, a struct unit, ...)
     others = pl.from_arrow(table.select([column for column, kind in types.items() if kind is None]).slice(0, 0))
     schema = frame_schema(source) | {column: types[column] or str(others.schema[column]) for column in types}
     check(schema)
+    _check_held(others.schema)
     name = f"{view}_{uuid.uuid4().hex}"
     _load(connection, name, table.select([column for column, kind in types.items() if kind is not None]), types, tables)
     return quote(name), schema
+
+
+def _check_held(unheld: pl.Schema) -> None:
+    """Refuse a read column of a type the temporary table cannot hold (``unheld``: the
+    columns ``_clickhouse_type`` gives no type, that the schema rules let through: a list,
+    a time of day, bytes or only NULLs as a slice or query, ...), naming it: left out of
+    the table, the statement failed on ClickHouse's own error (an unknown identifier)."""
+    for column, kind in unheld.items():
+        raise SourceError(
+            f"column {column!r} holds values of type {kind}, which engine='clickhouse' does not load from a frame "
+            "(it loads numbers, booleans, strings, dates, timestamps and decimals): cast the column to one of these "
+            "(e.g. .cast(pl.String)), or use engine='duckdb' or engine='polars'"
+        )
 
 
 def _load(connection: _Connection, name: str, table: pa.Table, types: dict[str, str | None], tables: list[str]) -> None:

@@ -22,9 +22,10 @@ from sqlmetrics.engines.record import Engine, OwnTable
 from sqlmetrics.engines.spill import spill_directory
 from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError, SqlMetricsError, shown
 from sqlmetrics.interrupt import interruptible
+from sqlmetrics.registry import hooks as family_hooks
 from sqlmetrics.rules.columns import ERROR_PREFIX
 from sqlmetrics.rules.schema import check_schema, check_second_schema
-from sqlmetrics.rules.tables import class_score_rules, unit_rules, with_keywords
+from sqlmetrics.rules.tables import unit_rules, with_keywords
 from sqlmetrics.source_evidence import planned
 from sqlmetrics.sources import (
     FRAME_VIEW,
@@ -76,7 +77,7 @@ def run(
         try:
             result = _execute(connection, statement, parameters)
         except InvalidInputError as error:  # the refusal's text: its rule gives the keywords it names
-            rules = [*(class_score_rules(binding) if binding.class_scores else []), *unit_rules(binding)]
+            rules = [*(rule for hooks in family_hooks() for rule in hooks.table_rules(binding)), *unit_rules(binding)]
             raise with_keywords(error, rules) from None
         return _restore_time_zones(result, binding, source)
 

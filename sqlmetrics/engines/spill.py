@@ -11,8 +11,9 @@ the kernel releases the lock when the process ends, however it ends. A process i
 nothing across PID namespaces (containers sharing ``/tmp``: another namespace's live
 process looks dead here) and can be reused; a lock is seen by every process that opens
 the same file. Only a directory this library made (a real directory of this user, with
-the lock file in it) whose lock can be taken is removed, under the lock; anything else
-(another user's, a name it cannot read, an older directory without a lock file) is left
+the lock file in it, a regular file) whose lock can be taken is removed, under the lock;
+anything else (another user's, a name it cannot read, an older directory without a lock
+file, a lock file that is a FIFO or a link) is left
 alone, and nothing raised while looking is let out: cleanup never fails a call.
 """
 
@@ -86,11 +87,13 @@ def _remove_if_abandoned(directory: Path) -> None:
     status = os.lstat(directory)
     if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.getuid():
         return  # a symbolic link, a file, another user's: not ours to judge
-    try:
-        descriptor = os.open(directory / LOCK_FILE, os.O_RDONLY | os.O_NOFOLLOW)
+    try:  # not blocking: opening a FIFO named like the lock file waited for a writer, in every call
+        descriptor = os.open(directory / LOCK_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return  # not made by this library's locking directories (or one starting): left alone
     try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return  # a FIFO, a device, a folder: not a lock file this library made
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

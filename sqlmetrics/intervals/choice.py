@@ -1,14 +1,18 @@
-"""Which interval a call gets: its spec's analytic one, or the bootstrap's."""
+"""Which interval a call gets: its spec's analytic one, or the bootstrap's.
+
+The intervals sit below the metrics (each metric's spec names its method's declaration
+here), so nothing here reads the registry: a refusal that lists the metrics having the
+interval asked for reads them from ``registered``, the registry's metrics, which the
+caller passes (``api.prepare``: ``registry()``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
 from sqlmetrics.errors import InvalidParameterError, Keyword, Value
-from sqlmetrics.registry import registry
-from sqlmetrics.spec import Interval, MetricCall, PairedInterval
+from sqlmetrics.spec import Interval, Metric, MetricCall, PairedInterval
 
 CI_METHODS = ("auto", "analytic", "bootstrap")
 
@@ -26,6 +30,8 @@ def resampled(
     calls: Sequence[MetricCall],
     unit: str | None,
     paired: bool = False,
+    *,
+    registered: Mapping[str, Metric],
 ) -> list[MetricCall]:
     """The calls whose interval is the bootstrap's (``sqlmetrics.bootstrap``): all of them
     for ``"bootstrap"``, for ``"auto"`` those without an analytic interval (with a
@@ -34,7 +40,8 @@ def resampled(
     interval asked for a metric without one, or a bootstrap of a metric that takes no
     weights. ``paired``: the intervals of the difference of two paired scores
     (``Interval.paired``; clustered by a unit, ``Interval.clustered``) rather than of a
-    metric."""
+    metric. ``registered``: every metric by name (``registry()``), whose intervals a
+    refusal lists as the ones that exist."""
     if ci is None:
         return []
     check_level(ci)
@@ -46,7 +53,7 @@ def resampled(
     if ci_method == "analytic" and unit is not None:
         unclustered = [call.column for call in calls if not clusters(call)]
         if unclustered:
-            having = ", ".join(name for name, spec in registry().items() if spec.interval and spec.interval.clustered)
+            having = ", ".join(name for name, spec in registered.items() if spec.interval and spec.interval.clustered)
             raise InvalidParameterError(
                 Keyword("ci_unit", unit), f": no analytic interval clustered by it for {', '.join(unclustered)}"
                 f"{' (a paired comparison)' if paired else ''}: clustered intervals exist for {having}; ",
@@ -55,14 +62,14 @@ def resampled(
         return []
     if ci_method == "analytic":
         if without and paired:
-            having = ", ".join(name for name, spec in registry().items() if spec.interval and spec.interval.paired)
+            having = ", ".join(name for name, spec in registered.items() if spec.interval and spec.interval.paired)
             raise InvalidParameterError(
                 f"no analytic paired comparison for {', '.join(call.column for call in without)}: they exist for "
                 f"{having}; ", Keyword("ci_method", "auto"), " or ", Value("bootstrap"), " resamples the others",
             )  # fmt: skip
         if without:
             names = ", ".join(repr(c) if c.kwargs.get("average") == "micro" else c.spec.name for c in without)
-            having = ", ".join(name for name, spec in registry().items() if spec.interval is not None)
+            having = ", ".join(name for name, spec in registered.items() if spec.interval is not None)
             raise InvalidParameterError(
                 f"no analytic interval for {names}: intervals exist for {having} (macro averages); ",
                 Keyword("ci_method", "bootstrap", python="sm.evaluate's ci_method='bootstrap'"), " (or ",
@@ -128,13 +135,15 @@ def described(
     resamples: int,
     seed: int,
     query: str | None = None,
+    *,
+    registered: Mapping[str, Metric],
 ) -> pl.DataFrame:
     """One row per call: which method gives its interval (``Interval.method`` or the
     bootstrap), the interval's kind (normal, Student's t, percentile), the level, and for
     the bootstrap its resamples, seed and unit (``unit``: ``"row"`` without ``ci_unit``;
     the means over queries take the query as theirs; an analytic interval clustered by
-    ``ci_unit`` names it)."""
-    resampled_columns = {call.column for call in resampled(ci, ci_method, calls, unit)}
+    ``ci_unit`` names it). ``registered`` as ``resampled`` reads it."""
+    resampled_columns = {call.column for call in resampled(ci, ci_method, calls, unit, registered=registered)}
     rows = []
     for call in calls:
         if call.column in resampled_columns:

@@ -2,11 +2,13 @@
 the first rule the data breaks, so the statement refuses bad data by itself.
 
 The rules, their messages and their SQL and polars forms are written once, in
-``rules/columns.py`` and ``rules/tables.py``; this module puts the SQL
-forms into steps: ``checks`` (the row
-rules, over ``base``), ``run_checks`` (a run and its judgments), ``class_checks``
-(class scores, after ``class_nan``) and ``unit_checks`` (a unit in every used row with
-``ci_unit``; the queries and arms of the units an interval is clustered by).
+``rules/columns.py`` and ``rules/tables.py`` (and a family's rules on its second table
+in the family: ``metrics/ranking/rules.py``, ``metrics/multiclass/rules.py``); this
+module puts the SQL forms into steps: ``checks`` (the row rules, over ``base``) and
+``unit_checks`` (a unit in every used row with ``ci_unit``; the queries and arms of the
+units an interval is clustered by), and gives ``rules_sql``, with which the families
+write theirs: ``run_checks`` (a run and its judgments) and ``class_checks`` (class
+scores, after ``class_nan``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from sqlmetrics.rules.columns import (
     number_text_sql,
     weight_total_message,
 )
-from sqlmetrics.rules.tables import TableRule, class_score_rules, run_rules, unit_rules
+from sqlmetrics.rules.tables import TableRule, unit_rules
 
 
 def check_steps(binding: Binding) -> list[str]:
@@ -69,24 +71,13 @@ def checks_sql(binding: Binding, base_roles: Sequence[str]) -> str:
     return "SELECT CASE\n" + "\n".join(cases) + "\n  END AS failure\nFROM base" + original
 
 
-def run_checks_sql(binding: Binding) -> str:
-    """The rules of ``tables.run_rules``: no NULL or negative relevance, each (query,
-    item) judged at most once and ranked at most once per list."""
-    return _rules_sql(run_rules(binding))
-
-
 def unit_checks_sql(binding: Binding) -> str:
     """The rules of ``tables.unit_rules``: a unit of ``ci_unit`` in every used row, each
     query within one unit, each unit within one arm."""
-    return _rules_sql(unit_rules(binding))
+    return rules_sql(unit_rules(binding))
 
 
-def class_checks_sql(binding: Binding) -> str:
-    """The rules of ``tables.class_score_rules``, raising ``error()`` on the first broken."""
-    return _rules_sql(class_score_rules(binding))
-
-
-def _rules_sql(rules: Sequence[TableRule]) -> str:
+def rules_sql(rules: Sequence[TableRule]) -> str:
     """One row whose ``failure`` raises the first broken rule, each counted by its SQL
     form (count, example, FROM clause)."""
     selects, cases = [], []

@@ -3,6 +3,11 @@ the rows it serves, each written once with its three forms (``TableRule``): the 
 the SQL that counts the rows breaking it (``rules/sql.py`` puts it in a step that
 raises ``error()``), and the polars form (``raise_failed_tables``). Both engines raise
 the same message with the same count and example.
+
+The rules on a unit (``ci_unit``) are here; a family's rules on its second table are
+the family's (``metrics/ranking/rules.py``: the judgments and the run;
+``metrics/multiclass/rules.py``: the class scores), written with the ``TableRule`` and
+the helpers here (``key_pair``, ``null_pair``) and declared in its ``Hooks``.
 """
 
 from __future__ import annotations
@@ -15,15 +20,7 @@ import polars as pl
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.errors import Counted, InvalidInputError, Keyword, Part
-from sqlmetrics.rules.columns import (
-    LABEL_RELEVANCE,
-    ROWS_ARE_NOT,
-    Check,
-    checks_for,
-    number_text,
-    number_text_polars,
-    number_text_sql,
-)
+from sqlmetrics.rules.columns import number_text, number_text_polars, number_text_sql
 from sqlmetrics.spec import MetricCall
 
 ROWS_DO_NOT = Counted("row does not", "rows do not")
@@ -75,114 +72,17 @@ class TableRule:
         return InvalidInputError(*((self.before,) if isinstance(self.before, str) else self.before), rest)
 
 
-def gain_checks(calls: Sequence[MetricCall]) -> list[tuple[Check, str]]:
-    """The relevance bounds of the calls' gains, with the metrics that need each: they hold
-    for the judgments too, whose items feed the ideal DCG even when the run misses them."""
-    return [(check, metrics) for check, metrics in checks_for(calls, False) if check.name.endswith("_gain")]
-
-
-def _key_pair(first: str, second: str) -> tuple[str, pl.Expr]:
+def key_pair(first: str, second: str) -> tuple[str, pl.Expr]:
     """Two keys shown as ``first, second`` (a repeated pair's example), in SQL and polars."""
     sql = f"CAST({first} AS VARCHAR) || ', ' || CAST({second} AS VARCHAR)"
     return sql, pl.format("{}, {}", pl.col(first).cast(pl.String), pl.col(second).cast(pl.String))
 
 
-def _null_pair(first: str, second: str) -> tuple[str, pl.Expr]:
+def null_pair(first: str, second: str) -> tuple[str, pl.Expr]:
     """Two keys shown as ``first, second`` with a NULL written ``NULL``, in SQL and polars."""
     sql = f"COALESCE(CAST({first} AS VARCHAR), 'NULL') || ', ' || COALESCE(CAST({second} AS VARCHAR), 'NULL')"
     text = (pl.col(first).cast(pl.String).fill_null("NULL"), pl.col(second).cast(pl.String).fill_null("NULL"))
     return sql, pl.format("{}, {}", *text)
-
-
-def _bad_relevance(check: Check, name: str, before: str) -> TableRule:
-    """A relevance rule (``check``) over the judgments: the rows breaking it, the smallest
-    bad relevance as the example."""
-    return TableRule(
-        name,
-        before,
-        ROWS_ARE_NOT,
-        ", e.g. ",
-        (
-            f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END)",
-            number_text_sql(f"MIN(CASE WHEN {check.sql} THEN label END)"),
-            "judgments",
-        ),
-        lambda t: t.second.filter(check.polars().fill_null(False)).select(n=pl.len(), e=pl.col("label").min()),
-    )
-
-
-def run_rules(binding: Binding) -> list[TableRule]:
-    """The rules of a call with judgments, in the order they are checked: every judgment
-    has a query, item and relevance; relevance is finite and >= 0 and within the bounds
-    of the calls' gains (``gain_checks``); each (query, item) is judged at most once and
-    ranked at most once per list."""
-    relevance_column = binding.judgment_roles["label"]
-    by = ", ".join(binding.slices)
-    null = "query IS NULL OR item IS NULL OR label IS NULL"
-    null_sql, null_polars = _null_pair("query", "item")
-    pair_sql, pair_polars = _key_pair("query", "item")
-    any_null = pl.any_horizontal(pl.col(c).is_null() for c in ("query", "item", "label"))
-    run_keys = [*binding.slices, "query", "item"]
-    bounds = [
-        _bad_relevance(
-            check,
-            f"judgment_{check.name}",
-            f"judgments column {relevance_column!r} must {check.rule} (for {metrics}): ",
-        )
-        for check, metrics in gain_checks(binding.calls)
-    ]
-    return [
-        TableRule(
-            "judgment_nulls",
-            "judgments must have a query, item and relevance in every row: ",
-            ROWS_DO_NOT,
-            ", e.g. query, item = ",
-            (f"SUM(CASE WHEN {null} THEN 1 ELSE 0 END)", f"MIN(CASE WHEN {null} THEN {null_sql} END)", "judgments"),
-            lambda t: t.second.filter(any_null).select(n=pl.len(), e=null_polars.min()),
-        ),
-        _bad_relevance(
-            LABEL_RELEVANCE,
-            "judgment_relevance",
-            f"judgments column {relevance_column!r} must be a finite relevance >= 0: ",
-        ),
-        *bounds,
-        TableRule(
-            "judgment_repeated",
-            "judgments must judge each (query, item) once: ",
-            Counted("pair is judged", "pairs are judged"),
-            " more than once, e.g. query, item = ",
-            (
-                "COUNT(*)",
-                f"MIN({pair_sql})",
-                "(SELECT query, item FROM judgments GROUP BY query, item HAVING COUNT(*) > 1) AS repeated",
-            ),
-            lambda t: (
-                t.second.group_by("query", "item")
-                .len()
-                .filter(pl.col("len") > 1)
-                .select(n=pl.len(), e=pair_polars.min())
-            ),
-        ),
-        TableRule(
-            "run_repeated",
-            "a run must rank each item once per query: ",
-            Counted("(query, item) pair has", "(query, item) pairs have"),
-            " more than one row, e.g. query, item = ",
-            (
-                "COUNT(*)",
-                f"MIN({pair_sql})",
-                f"(SELECT {by}, query, item FROM input WHERE w IS NOT NULL GROUP BY {by}, query, item "
-                "HAVING COUNT(*) > 1) AS repeated",
-            ),
-            lambda t: (
-                t.rows.filter(pl.col("w").is_not_null())
-                .group_by(run_keys)
-                .len()
-                .filter(pl.col("len") > 1)
-                .select(n=pl.len(), e=pair_polars.min())
-            ),
-        ),
-    ]
 
 
 def unit_rules(binding: Binding) -> list[TableRule]:
@@ -337,129 +237,6 @@ def _query_unit_rules(binding: Binding, clustered: list[tuple[MetricCall, object
             ),
         )
     ]
-
-
-# The class scores as the rules' messages name them (sm.long_scores' table and keywords).
-_LONG_TABLE = Keyword("long_scores", python="class_scores")
-_LONG_SCORE = Keyword("long_scores.score", python="class_scores score")
-_SCORED_CLASSES = Keyword("class_scores", python="the classes of class_scores", words="the scored classes")
-
-
-def class_score_rules(binding: Binding) -> list[TableRule]:
-    """The rules of a call with class scores, in the order they are checked: with a long
-    table, every row has a row id and a class, each (row id, class) is scored once and
-    every source row with a row id has a score for every class of the table; the label
-    of every used row is one of the scored classes; no used row has a NaN class score
-    (wide: one rule per column, in the mapping's order)."""
-    rules = []
-    long = binding.long_scores
-    if long is not None:
-        scored_sql = "(SELECT class FROM long_scores WHERE class IS NOT NULL)"
-        null = "row_id IS NULL OR class IS NULL"
-        null_sql, null_polars = _null_pair("row_id", "class")
-        pair_sql, pair_polars = _key_pair("row_id", "class")
-
-        def missing(t: RuleTables) -> pl.LazyFrame:
-            n_classes = t.second.select(pl.col("class").drop_nulls().n_unique()).collect().item()
-            short = pl.col("row_id").is_not_null() & (pl.col("n_classes").fill_null(0) < n_classes)
-            return t.rows.filter(short).select(n=pl.len(), e=pl.col("row_id").cast(pl.String).min())
-
-        def scored(t: RuleTables) -> pl.Series:
-            return t.second.select(pl.col("class").drop_nulls().unique()).collect().to_series()
-
-        rules += [
-            TableRule(
-                "long_nulls",
-                (_LONG_TABLE, " must have a row id and a class in every row: "),
-                ROWS_DO_NOT,
-                ", e.g. row id, class = ",
-                ("COUNT(*)", f"MIN({null_sql})", f"long_scores WHERE {null}"),
-                lambda t: t.second.filter(pl.col("row_id").is_null() | pl.col("class").is_null()).select(
-                    n=pl.len(), e=null_polars.min()
-                ),
-            ),
-            TableRule(
-                "long_repeated",
-                (_LONG_TABLE, " must score each (row id, class) once: "),
-                Counted("pair has", "pairs have"),
-                " more than one row, e.g. row id, class = ",
-                (
-                    "COUNT(*)",
-                    f"MIN({pair_sql})",
-                    "(SELECT row_id, class FROM long_scores GROUP BY row_id, class HAVING COUNT(*) > 1) AS repeated",
-                ),
-                lambda t: (
-                    t.second.group_by("row_id", "class")
-                    .len()
-                    .filter(pl.col("len") > 1)
-                    .select(n=pl.len(), e=pair_polars.min())
-                ),
-            ),
-            TableRule(
-                "long_missing",
-                (_LONG_TABLE, f" must score every class for every source row (by {long.row_id!r}): "),
-                Counted("row of the source is not", "rows of the source are not"),
-                ", e.g. row id ",
-                (
-                    "COUNT(*)",
-                    "MIN(CAST(row_id AS VARCHAR))",
-                    "input WHERE row_id IS NOT NULL "
-                    "AND COALESCE(n_classes, 0) < (SELECT COUNT(DISTINCT class) FROM long_scores)",
-                ),
-                missing,
-            ),
-        ]
-    else:
-        scored_sql = f"({', '.join(templates.literal(cls) for cls in binding.class_scores.classes)})"
-
-        def scored(t: RuleTables) -> pl.Series:
-            return pl.Series(binding.class_scores.classes, strict=False)
-
-    rules.append(
-        TableRule(
-            "label_unscored",
-            (f"label column {binding.label!r} must hold one of ", _SCORED_CLASSES, ": "),
-            ROWS_DO_NOT,
-            ", e.g. ",
-            (
-                "COALESCE(SUM(n), 0)",
-                "MIN(CAST(true_class AS VARCHAR))",
-                f"base WHERE n > 0 AND true_class NOT IN {scored_sql}",
-            ),
-            lambda t: (
-                t.base.lazy()
-                .filter((pl.col("n") > 0) & ~pl.col("true_class").is_in(scored(t).implode()))
-                .select(n=pl.col("n").sum(), e=pl.col("true_class").cast(pl.String).min())
-            ),
-        )
-    )
-
-    def nan(t: RuleTables) -> pl.LazyFrame:
-        return t.class_hist.lazy().filter(pl.col("score").is_nan())
-
-    if long is not None:
-        rules.append(
-            TableRule(
-                "nan",
-                (_LONG_SCORE, f" column {long.score!r} must not be NaN: "),
-                ROWS_ARE_NOT,
-                ", e.g. class ",
-                ("COALESCE(SUM(n), 0)", "MIN(CAST(class AS VARCHAR))", "class_nan"),
-                lambda t: nan(t).select(n=pl.col("n").sum(), e=pl.col("class").cast(pl.String).min()),
-            )
-        )
-    for i, (cls, column) in enumerate(binding.wide_scores, 1):
-        rules.append(
-            TableRule(
-                f"nan_{i}",
-                f"class score column {column!r} (class {cls!r}) must not be NaN: ",
-                ROWS_ARE_NOT,
-                "",
-                ("COALESCE(SUM(n), 0)", "''", f"class_nan WHERE class = {templates.literal(cls)}"),
-                lambda t, cls=cls: nan(t).filter(pl.col("class") == cls).select(n=pl.col("n").sum(), e=pl.lit("")),
-            )
-        )
-    return rules
 
 
 def raise_failed_tables(rules: Sequence[TableRule], tables: RuleTables) -> None:

@@ -10,7 +10,8 @@ score histogram; the rows form every row expression in one aggregation of the us
 ``class_counts`` every ``from_class_counts`` expression in one aggregation of the class
 counts; ``class_confusion`` and ``class_histogram`` each call over the confusion matrix
 or the class score histogram; ``lists`` each call over the ranking lists read once
-(``metrics/ranking/_lists.py``, whose steps mirror the SQL intermediates) and ``frame``
+(ranking's ``Lists``, whose steps mirror the SQL intermediates, built by its
+``call_lists``) and ``frame``
 each call's frame function of the used rows (``gauc``). The shared steps (the confusion
 matrix, the lists) are built once, when a runner first reads them.
 """
@@ -26,7 +27,7 @@ import polars as pl
 from sqlmetrics.binding import Binding
 from sqlmetrics.engines.polars_engine import plan
 from sqlmetrics.metrics.multiclass import COUNTS, averaged
-from sqlmetrics.metrics.ranking import Lists, run_lists
+from sqlmetrics.metrics.ranking import Lists, call_lists
 from sqlmetrics.spec import MetricCall
 
 
@@ -113,18 +114,12 @@ class Steps:
         The rows are read once (in the first pass, with ``base``, or here): every
         ranking step reads them again. (``list_floors`` too could be taken in the first
         pass; it measured slower there: MRR over 5M rows 0.22 s against 0.18 s.)"""
-        binding, by = self.binding, self.by
         rows = self.collected_list_rows
         if rows is None:
             rows = self.list_rows.collect(engine="streaming").lazy()
-        if self.judged is None:
-            lists = Lists(rows, rows.select(*by, "query", "label"), by)
-        else:
-            lists = run_lists(rows.drop("label"), self.judged, by)
-        lists = lists.reached_by(binding.calls)
-        if any(call.spec.polars_form == "lists" and self.brings_spread(call) for call in binding.calls):
-            lists = dataclasses.replace(lists, spread=self.spread)
-        return lists
+        calls = self.binding.calls
+        spread = any(call.spec.polars_form == "lists" and self.brings_spread(call) for call in calls)
+        return call_lists(rows, self.judged, self.by, calls, self.spread if spread else None)
 
 
 Runner = Callable[[list[MetricCall], Steps], list[pl.DataFrame] | list[pl.LazyFrame]]

@@ -24,11 +24,12 @@ import polars as pl
 
 from sqlmetrics import bootstrap
 from sqlmetrics.binding import Binding
-from sqlmetrics.metrics.multiclass import long_rows, wide_rows
+from sqlmetrics.metrics.multiclass import class_score_rules, long_rows, wide_rows
+from sqlmetrics.metrics.ranking import run_rules
 from sqlmetrics.registry import intermediates
 from sqlmetrics.rules.columns import checks_for, raise_failed, raise_weight_total, row_counters_polars
 from sqlmetrics.rules.schema import check_long_schema, check_schema, check_second_schema
-from sqlmetrics.rules.tables import RuleTables, class_score_rules, raise_failed_tables, run_rules, unit_rules
+from sqlmetrics.rules.tables import RuleTables, raise_failed_tables, unit_rules
 from sqlmetrics.sources import polars_source
 from sqlmetrics.spec import MetricCall
 

@@ -4,12 +4,19 @@ The steps their templates read (``INTERMEDIATES``, collected by the registry): t
 confusion matrix and per-class counts (from ``base``), and one score histogram per class
 with its running sums (one-vs-rest), each with its polars form (the running sums are
 taken inside the one-vs-rest metrics' expressions in polars). The polars engine reads
-the class rows and the averages through the functions exported here.
+the class rows, the averages and the class-score rules through the names exported here.
+Its ``HOOKS`` place its own steps around the shared ones (``class_score_rows`` before,
+``class_nan`` and ``class_checks`` after: ``class_score_rows.py``) and give its rules on
+class scores (``rules.py``). The tables of classes (``sm.confusion_matrix``,
+``sm.per_class``) are composed in ``class_tables.py``, and ``class_scores=`` is read in
+``class_scores.py``.
 """
 
 from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_scores
 from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
-from sqlmetrics.steps import Folded, Intermediate, cumulative
+from sqlmetrics.metrics.multiclass.class_score_rows import after_shared, before_shared
+from sqlmetrics.metrics.multiclass.rules import class_rules, class_score_rules
+from sqlmetrics.steps import Folded, Hooks, Intermediate, cumulative
 
 INTERMEDIATES = {
     "class_confusion": Intermediate("intermediates/class_confusion.sql", polars=class_confusion),
@@ -26,4 +33,15 @@ INTERMEDIATES = {
     ),
 }
 
-__all__ = ["COUNTS", "INTERMEDIATES", "averaged", "long_rows", "per_class_scores", "wide_rows"]
+HOOKS = Hooks(steps_before=before_shared, steps_after=after_shared, table_rules=class_rules)
+
+__all__ = [
+    "COUNTS",
+    "HOOKS",
+    "INTERMEDIATES",
+    "averaged",
+    "class_score_rules",
+    "long_rows",
+    "per_class_scores",
+    "wide_rows",
+]

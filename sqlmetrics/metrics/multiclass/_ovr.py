@@ -23,8 +23,9 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics.class_scores import LongClassScores, parse
+from sqlmetrics.class_scores import LongClassScores
 from sqlmetrics.metrics.classification._binary import ratio
+from sqlmetrics.metrics.multiclass.class_scores import parse
 from sqlmetrics.sources import Frame, in_kind, polars_source, slice_names
 from sqlmetrics.spec import Param
 

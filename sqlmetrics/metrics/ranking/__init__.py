@@ -12,45 +12,20 @@ the labels that earn gain, for the ideal DCG) and ``positions`` (running sums of
 discounts, once per cutoff in use: a metric with a cutoff reads none past it). Every
 ranking metric reads each list's relevant and judged items from ``list_floors``. Each
 step declares its polars form beside its template, a function of the call's ``Lists``
-(``_lists.py``), which the polars engine builds with ``Lists`` or ``run_lists`` and the
-ranking metrics read.
+(``_lists.py``), which the polars engine builds with ``call_lists`` and the ranking
+metrics read.
+
+Its ``HOOKS`` place its own steps before the shared ones (``ideal_rows``, ``list_floors``
+and ``run_checks``: ``list_sql.py``) and give its rules on a run's judgments
+(``rules.py``).
 """
 
-from sqlmetrics.metrics.ranking._lists import (
-    Lists,
-    first_relevant,
-    hits_in_top,
-    judged_labels,
-    positions,
-    ranked_rows,
-    run_lists,
-)
-from sqlmetrics.metrics.ranking._params import peer_sql, tie_breaks_sql
-from sqlmetrics.metrics.ranking._reach import floor_sql
-from sqlmetrics.steps import Intermediate, cutoff_column
+from sqlmetrics.metrics.ranking._lists import Lists, call_lists
+from sqlmetrics.metrics.ranking._steps import INTERMEDIATES
+from sqlmetrics.metrics.ranking.list_sql import ranking_steps
+from sqlmetrics.metrics.ranking.rules import judgment_rules, run_rules
+from sqlmetrics.steps import Hooks
 
-INTERMEDIATES = {
-    "ranked": Intermediate(
-        "intermediates/ranked.sql",
-        each=("ties", "min_relevance"),
-        derived=lambda ties, min_relevance: {"tie_breaks": tie_breaks_sql(ties)},
-        floor=floor_sql,
-        polars=ranked_rows,
-    ),
-    "first_hits": Intermediate(
-        "intermediates/first_hits.sql",
-        each=("ties", "min_relevance"),
-        derived=lambda ties, min_relevance: peer_sql(ties),
-        polars=first_relevant,
-    ),
-    "cutoff_hits": Intermediate(
-        "intermediates/cutoff_hits.sql",
-        each=("ties", "min_relevance", "k"),
-        derived=lambda ties, min_relevance, k: peer_sql(ties) | {"cutoff": cutoff_column(k)},
-        polars=hits_in_top,
-    ),
-    "judged": Intermediate("intermediates/judged.sql", polars=judged_labels),
-    "positions": Intermediate("intermediates/positions.sql", after=("ranked",), each=("k",), polars=positions),
-}
+HOOKS = Hooks(steps_before=ranking_steps, table_rules=judgment_rules)
 
-__all__ = ["INTERMEDIATES", "Lists", "run_lists"]
+__all__ = ["HOOKS", "INTERMEDIATES", "Lists", "call_lists", "run_rules"]

@@ -5,7 +5,7 @@ declared beside its template in the family's ``INTERMEDIATES`` (``Intermediate.p
 
 * ``list_floors``: one aggregation of each list's rows, giving every per-list score the
   steps below start from and, for impressions, the list's relevant and judged items
-  (``list_floors_of``, the form of ``compose/lists.py``'s ``list_floors``);
+  (``list_floors_of``, the form of ``list_sql.py``'s ``list_floors``);
 * ``ranked(ties, min_relevance)``: every row with its peer group's positions
   ``first_position .. last_position`` and ``group_relevant`` (``ranked_rows``, the form
   of ``sql/intermediates/ranked.sql``);
@@ -26,7 +26,7 @@ the metric, lists used, lists skipped). A list is one query within one slice.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
@@ -36,7 +36,7 @@ from sqlmetrics.metrics.ranking._params import TIE_BREAKS
 from sqlmetrics.metrics.ranking._reach import floor_plan, kth_highest_column, lowest_relevant, top_scores
 from sqlmetrics.rules.columns import checks_for, raise_failed_rows
 from sqlmetrics.sources import in_kind, slice_names
-from sqlmetrics.spec import MetricCall
+from sqlmetrics.spec import Metric, MetricCall
 
 
 @dataclass
@@ -429,8 +429,27 @@ def run_lists(run: pl.LazyFrame, judged: pl.LazyFrame, by: list[str]) -> Lists:
     return Lists(rows, ideal, by, counted_in_rows=False)
 
 
+def call_lists(
+    rows: pl.LazyFrame,
+    judged: pl.LazyFrame | None,
+    by: list[str],
+    calls: Sequence[MetricCall],
+    spread: str | bool | None,
+) -> Lists:
+    """The polars engine's ``Lists`` for a call (its ``lists`` runner reads them): the used
+    rows' lists (``rows``: the slices ``by``, query, item, score, label), each list's
+    judged items (its own rows, or the judgments ``judged`` of a run), as deep as
+    ``calls`` read, and with ``spread`` (the slice of a query mean's interval) unless None."""
+    if judged is None:
+        lists = Lists(rows, rows.select(*by, "query", "label"), by)
+    else:
+        lists = run_lists(rows.drop("label"), judged, by)
+    lists = lists.reached_by(calls)
+    return lists if spread is None else replace(lists, spread=spread)
+
+
 def frame_metric(
-    name: str,
+    spec: Metric,
     compute: Callable[..., pl.LazyFrame],
     data: pl.DataFrame | pl.LazyFrame,
     *,
@@ -442,13 +461,12 @@ def frame_metric(
     judgments: pl.DataFrame | pl.LazyFrame | None = None,
     **params: Any,
 ) -> Any:
-    """A ranking metric's public frame function (``smp.<name>``): validate ``params`` as
-    ``sm.metric`` does, refuse bad relevance or scores with ``sm.evaluate``'s messages
+    """A ranking metric's public frame function (``smp.<name>``) of its module's ``spec``:
+    validate ``params`` as ``sm.metric`` does (``Metric.called``: no registry, which
+    imports this family), refuse bad relevance or scores with ``sm.evaluate``'s messages
     (read now, whatever the kind of ``data``), compute per slice, and name the slice
     columns back; a LazyFrame for a LazyFrame ``data``, a DataFrame for a DataFrame."""
-    from sqlmetrics.registry import metric  # here: the registry imports the metric modules
-
-    call = metric(name, **params)
+    call = spec.called(params)
     lists = from_frame(data, score=score, label=label, query=query, item=item, by=by, judgments=judgments)
     raise_failed_rows(lists.rows, checks_for([call], weighted=False), {"label": label, "score": score})
     lists = lists.reached_by([call])

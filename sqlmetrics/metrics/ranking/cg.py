@@ -67,4 +67,4 @@ def frame(data: Frame, **keywords: Any) -> Frame:
     >>> smp.cg(df, score="score", label="rel", query="q", k=2).row(0)
     (4.5, 1, 0)
     """
-    return frame_metric(SPEC.name, from_lists, data, **keywords)
+    return frame_metric(SPEC, from_lists, data, **keywords)

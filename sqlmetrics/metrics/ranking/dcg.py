@@ -62,4 +62,4 @@ def frame(data: Frame, **keywords: Any) -> Frame:
     >>> smp.dcg(df, score="score", label="rel", query="q").row(0)
     (1.696394630357186, 1, 0)
     """
-    return frame_metric(SPEC.name, from_lists, data, **keywords)
+    return frame_metric(SPEC, from_lists, data, **keywords)

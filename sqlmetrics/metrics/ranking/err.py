@@ -120,4 +120,4 @@ def frame(data: Frame, **keywords: Any) -> Frame:
     >>> smp.err(df, score="score", label="rel", query="q", k=10).row(0)
     (0.501953125, 1, 0)
     """
-    return frame_metric(SPEC.name, from_lists, data, **keywords)
+    return frame_metric(SPEC, from_lists, data, **keywords)

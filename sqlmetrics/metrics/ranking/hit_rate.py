@@ -97,4 +97,4 @@ def frame(data: Frame, **keywords: Any) -> Frame:
     >>> smp.hit_rate(df, score="score", label="rel", query="q", k=2).row(0)
     (0.25, 2, 0)
     """
-    return frame_metric(SPEC.name, from_lists, data, **keywords)
+    return frame_metric(SPEC, from_lists, data, **keywords)

@@ -83,4 +83,4 @@ def frame(data: Frame, **keywords: Any) -> Frame:
     >>> smp.mrr(df, score="score", label="rel", query="q").row(0)
     (0.7083333333333333, 2, 0)
     """
-    return frame_metric(SPEC.name, from_lists, data, **keywords)
+    return frame_metric(SPEC, from_lists, data, **keywords)

@@ -100,4 +100,4 @@ def frame(data: Frame, **keywords: Any) -> Frame:
     >>> smp.ndcg(df, score="score", label="rel", query="q", k=3).row(0)
     (0.6934264036172708, 1, 1)
     """
-    return frame_metric(SPEC.name, from_lists, data, **keywords)
+    return frame_metric(SPEC, from_lists, data, **keywords)

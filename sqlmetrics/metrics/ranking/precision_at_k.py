@@ -64,4 +64,4 @@ def frame(data: Frame, **keywords: Any) -> Frame:
     >>> smp.precision_at_k(df, score="score", label="rel", query="q", k=2).row(0)
     (0.75, 1, 0)
     """
-    return frame_metric(SPEC.name, from_lists, data, **keywords)
+    return frame_metric(SPEC, from_lists, data, **keywords)

@@ -100,4 +100,4 @@ def frame(data: Frame, **keywords: Any) -> Frame:
     >>> smp.rank_corr(df, score="score", label="rel", query="q").row(0)
     (0.8333333333333334, 1, 0)
     """
-    return frame_metric(SPEC.name, from_lists, data, **keywords)
+    return frame_metric(SPEC, from_lists, data, **keywords)

@@ -65,4 +65,4 @@ def frame(data: Frame, **keywords: Any) -> Frame:
     >>> smp.recall_at_k(df, score="score", label="rel", query="q", k=1).row(0)
     (0.25, 2, 0)
     """
-    return frame_metric(SPEC.name, from_lists, data, **keywords)
+    return frame_metric(SPEC, from_lists, data, **keywords)

@@ -4,12 +4,14 @@ The steps their templates read (``INTERMEDIATES``, collected by the registry):
 ``residuals``, the sums below taken once in ``base`` and added up per slice, and the
 histogram of absolute errors with its running sums (the median absolute error). The
 polars engine builds none of them: each metric is a row expression over the used rows,
-all evaluated in one aggregation.
+all evaluated in one aggregation. Its ``HOOKS`` refuse a result that overflowed the
+float range (``overflow.py``).
 """
 
 import polars as pl
 
-from sqlmetrics.steps import Folded, Intermediate, cumulative
+from sqlmetrics.metrics.regression.overflow import check_no_overflow
+from sqlmetrics.steps import Folded, Hooks, Intermediate, cumulative
 
 # The residual e = score − label (prediction minus target) of each row, summed in base.
 _RESIDUAL = "(score - label)"
@@ -73,4 +75,6 @@ INTERMEDIATES = {
     ),
 }
 
-__all__ = ["INTERMEDIATES", "RESIDUAL_SUMS"]
+HOOKS = Hooks(check_result=check_no_overflow)
+
+__all__ = ["HOOKS", "INTERMEDIATES", "RESIDUAL_SUMS"]

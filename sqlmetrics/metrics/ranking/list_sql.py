@@ -1,6 +1,7 @@
 """The steps before ranking metrics rank their lists: ``ideal_rows`` (every list's judged
 items) and ``list_floors`` (per list, the lowest score any metric of the call reads, so
-rows below it are never ranked).
+rows below it are never ranked), which ranking's ``Hooks`` places before the shared
+steps with ``run_checks`` (``ranking_steps``).
 
 How deep a metric reads is its family's to say: the step that ranks lists declares a
 ``floor`` (``Intermediate.floor``) that turns a call's reach, cutoff and relevance
@@ -14,10 +15,10 @@ from collections.abc import Callable
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.compose.intermediates import reads
-from sqlmetrics.registry import intermediates
+from sqlmetrics.metrics.ranking._steps import INTERMEDIATES
+from sqlmetrics.metrics.ranking.rules import run_checks_sql
 from sqlmetrics.spec import MetricCall
-from sqlmetrics.steps import cutoff_column
+from sqlmetrics.steps import cutoff_column, reads_among
 
 # DuckDB's top-k aggregate ``max(x, k)`` reserves about 16 bytes per k for every list
 # (measured: 3,000 lists at k = 100,000 took 5.2 GB; it refuses k >= 1,000,000), so only a
@@ -37,6 +38,20 @@ RANKED = "ranked"
 FIRST_HITS = "first_hits"
 CUTOFF_HITS = "cutoff_hits"
 LIST_STEPS = (RANKED, FIRST_HITS, CUTOFF_HITS)
+
+
+def ranking_steps(binding: Binding, portable: bool) -> dict[str, str]:
+    """Ranking's steps before the shared steps, by name: ``ideal_rows`` (a call with
+    lists), ``list_floors`` (one whose metrics read lists step by step; ``portable``:
+    without DuckDB's top-k aggregate) and ``run_checks`` (a run with judgments)."""
+    ctes = {}
+    if binding.ranking:
+        ctes["ideal_rows"] = ideal_rows_sql(binding)
+    if ranks_lists(binding):
+        ctes["list_floors"] = list_floors_sql(binding, portable)
+    if binding.judgments:
+        ctes["run_checks"] = run_checks_sql(binding)
+    return ctes
 
 
 def ideal_rows_sql(binding: Binding) -> str:
@@ -59,7 +74,7 @@ def ranks_lists(binding: Binding) -> bool:
 
 
 def _reads_lists(call: MetricCall) -> bool:
-    return any(reads(step, call.spec.intermediates) for step in LIST_STEPS)
+    return any(reads_among(step, call.spec.intermediates, INTERMEDIATES) for step in LIST_STEPS)
 
 
 def list_floors_sql(binding: Binding, portable: bool) -> str:
@@ -74,8 +89,11 @@ def list_floors_sql(binding: Binding, portable: bool) -> str:
     the top k (``cutoff_<k>``, ``cutoff_all`` without a cutoff; NULL without a relevant
     row: for ``cutoff_hits``)."""
     by = ", ".join(binding.slices)
-    floor = intermediates()[RANKED].floor
-    readers = {step: [call for call in binding.calls if reads(step, call.spec.intermediates)] for step in LIST_STEPS}
+    floor = INTERMEDIATES[RANKED].floor
+    readers = {
+        step: [call for call in binding.calls if reads_among(step, call.spec.intermediates, INTERMEDIATES)]
+        for step in LIST_STEPS
+    }
     cutoffs = sorted({call.kwargs.get("k") for call in readers[CUTOFF_HITS]}, key=lambda k: (k is not None, k or 0))
     top_ks = [k for k in [*(call.kwargs.get("k") for call in readers[RANKED]), *cutoffs] if k is not None]
     portable = portable or (bool(top_ks) and not _top_k_fits(binding, max(top_ks)))

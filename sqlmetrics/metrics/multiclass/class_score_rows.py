@@ -1,12 +1,15 @@
 """The class-score steps of one-vs-rest metrics: ``class_score_rows`` (one row per used
 row and class, unpivoted from wide columns in one pass over ``input`` or joined from the
 long table) and ``class_nan`` (per class, the rows whose class score is NaN, which the
-class-score rules read)."""
+class-score rules read), which multiclass's ``Hooks`` places: ``class_score_rows``
+before the shared steps (``before_shared``), ``class_nan`` and ``class_checks`` after
+them (``after_shared``), for a call with class scores."""
 
 from __future__ import annotations
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
+from sqlmetrics.metrics.multiclass.rules import class_checks_sql
 
 
 def class_score_rows_sql(binding: Binding) -> str:
@@ -33,3 +36,16 @@ def _classes_values(binding: Binding) -> str:
 
 
 CLASS_NAN_SQL = "SELECT class, CAST(SUM(n) AS BIGINT) AS n\nFROM class_score_hist\nWHERE isnan(score)\nGROUP BY class"
+
+
+def before_shared(binding: Binding, portable: bool) -> dict[str, str]:
+    """``class_score_rows``, for a call with class scores."""
+    return {"class_score_rows": class_score_rows_sql(binding)} if binding.class_scores is not None else {}
+
+
+def after_shared(binding: Binding) -> dict[str, str]:
+    """``class_nan`` and ``class_checks`` (after ``class_score_hist``, which they read),
+    for a call with class scores."""
+    if binding.class_scores is None:
+        return {}
+    return {"class_nan": CLASS_NAN_SQL, "class_checks": class_checks_sql(binding)}

@@ -1,0 +1,125 @@
+"""Ranking's input rules on a run and its judgments (``run_rules``), each a
+``rules.tables.TableRule`` written once with its message, SQL and polars form, and their
+SQL step ``run_checks`` (``run_checks_sql``, placed by ranking's ``Hooks``; the polars
+engine raises their polars forms)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from sqlmetrics.binding import Binding
+from sqlmetrics.errors import Counted
+from sqlmetrics.rules.columns import LABEL_RELEVANCE, ROWS_ARE_NOT, Check, checks_for, number_text_sql
+from sqlmetrics.rules.sql import rules_sql
+from sqlmetrics.rules.tables import ROWS_DO_NOT, TableRule, key_pair, null_pair
+from sqlmetrics.spec import MetricCall
+
+
+def gain_checks(calls: Sequence[MetricCall]) -> list[tuple[Check, str]]:
+    """The relevance bounds of the calls' gains, with the metrics that need each: they hold
+    for the judgments too, whose items feed the ideal DCG even when the run misses them."""
+    return [(check, metrics) for check, metrics in checks_for(calls, False) if check.name.endswith("_gain")]
+
+
+def _bad_relevance(check: Check, name: str, before: str) -> TableRule:
+    """A relevance rule (``check``) over the judgments: the rows breaking it, the smallest
+    bad relevance as the example."""
+    return TableRule(
+        name,
+        before,
+        ROWS_ARE_NOT,
+        ", e.g. ",
+        (
+            f"SUM(CASE WHEN {check.sql} THEN 1 ELSE 0 END)",
+            number_text_sql(f"MIN(CASE WHEN {check.sql} THEN label END)"),
+            "judgments",
+        ),
+        lambda t: t.second.filter(check.polars().fill_null(False)).select(n=pl.len(), e=pl.col("label").min()),
+    )
+
+
+def run_rules(binding: Binding) -> list[TableRule]:
+    """The rules of a call with judgments, in the order they are checked: every judgment
+    has a query, item and relevance; relevance is finite and >= 0 and within the bounds
+    of the calls' gains (``gain_checks``); each (query, item) is judged at most once and
+    ranked at most once per list."""
+    relevance_column = binding.judgment_roles["label"]
+    by = ", ".join(binding.slices)
+    null = "query IS NULL OR item IS NULL OR label IS NULL"
+    null_sql, null_polars = null_pair("query", "item")
+    pair_sql, pair_polars = key_pair("query", "item")
+    any_null = pl.any_horizontal(pl.col(c).is_null() for c in ("query", "item", "label"))
+    run_keys = [*binding.slices, "query", "item"]
+    bounds = [
+        _bad_relevance(
+            check,
+            f"judgment_{check.name}",
+            f"judgments column {relevance_column!r} must {check.rule} (for {metrics}): ",
+        )
+        for check, metrics in gain_checks(binding.calls)
+    ]
+    return [
+        TableRule(
+            "judgment_nulls",
+            "judgments must have a query, item and relevance in every row: ",
+            ROWS_DO_NOT,
+            ", e.g. query, item = ",
+            (f"SUM(CASE WHEN {null} THEN 1 ELSE 0 END)", f"MIN(CASE WHEN {null} THEN {null_sql} END)", "judgments"),
+            lambda t: t.second.filter(any_null).select(n=pl.len(), e=null_polars.min()),
+        ),
+        _bad_relevance(
+            LABEL_RELEVANCE,
+            "judgment_relevance",
+            f"judgments column {relevance_column!r} must be a finite relevance >= 0: ",
+        ),
+        *bounds,
+        TableRule(
+            "judgment_repeated",
+            "judgments must judge each (query, item) once: ",
+            Counted("pair is judged", "pairs are judged"),
+            " more than once, e.g. query, item = ",
+            (
+                "COUNT(*)",
+                f"MIN({pair_sql})",
+                "(SELECT query, item FROM judgments GROUP BY query, item HAVING COUNT(*) > 1) AS repeated",
+            ),
+            lambda t: (
+                t.second.group_by("query", "item")
+                .len()
+                .filter(pl.col("len") > 1)
+                .select(n=pl.len(), e=pair_polars.min())
+            ),
+        ),
+        TableRule(
+            "run_repeated",
+            "a run must rank each item once per query: ",
+            Counted("(query, item) pair has", "(query, item) pairs have"),
+            " more than one row, e.g. query, item = ",
+            (
+                "COUNT(*)",
+                f"MIN({pair_sql})",
+                f"(SELECT {by}, query, item FROM input WHERE w IS NOT NULL GROUP BY {by}, query, item "
+                "HAVING COUNT(*) > 1) AS repeated",
+            ),
+            lambda t: (
+                t.rows.filter(pl.col("w").is_not_null())
+                .group_by(run_keys)
+                .len()
+                .filter(pl.col("len") > 1)
+                .select(n=pl.len(), e=pair_polars.min())
+            ),
+        ),
+    ]
+
+
+def judgment_rules(binding: Binding) -> list[TableRule]:
+    """``run_rules`` for a run with judgments, none without (ranking's ``Hooks.table_rules``)."""
+    return run_rules(binding) if binding.judgments else []
+
+
+def run_checks_sql(binding: Binding) -> str:
+    """The rules of ``run_rules``: no NULL or negative relevance, each (query, item)
+    judged at most once and ranked at most once per list."""
+    return rules_sql(run_rules(binding))
