@@ -18,15 +18,9 @@ from sqlmetrics.compose.rollup import compose_rollup, rollup_binding
 from sqlmetrics.compose.state import Identity, check_mergeable, compose_state, meta_text, source_identity, state_meta
 from sqlmetrics.compose.unit_bootstrap import compose_unit_bootstrap, sums_per_unit
 from sqlmetrics.dialects import check_dialect, dialect_named, transpile
-from sqlmetrics.engines import (
-    LOCAL_ENGINES,
-    clickhouse_engine,
-    duckdb_engine,
-    polars_engine,
-    postgres_engine,
-    spark_engine,
-)
+from sqlmetrics.engines import engine_named, polars_engine
 from sqlmetrics.engines.polars_engine.unit_bootstrap import unit_bootstrap as polars_unit_bootstrap
+from sqlmetrics.engines.record import Engine, OwnTable
 from sqlmetrics.errors import InvalidParameterError, Keyword, Part, SourceError
 from sqlmetrics.metrics.multiclass.class_scores import parse
 from sqlmetrics.registry import hooks as family_hooks
@@ -34,8 +28,6 @@ from sqlmetrics.registry import registry, resolve
 from sqlmetrics.request import ROWS, ClassScores, Request
 from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
 from sqlmetrics.spec import MetricCall
-
-ENGINES = (*LOCAL_ENGINES, "spark", "postgres", "clickhouse")
 
 Metrics = str | MetricCall | Iterable[str | MetricCall]
 # The roles bound to a table or a mapping rather than a column of the source: ``bind`` takes them apart.
@@ -180,15 +172,18 @@ def evaluate_request(
 
 
 def run(binding: Binding, source: Any, second: Any, engine: str, con: Any = None, spark: Any = None) -> pl.DataFrame:
-    """``binding``'s metrics over ``source`` (and ``second``) on ``engine``."""
+    """``binding``'s metrics over ``source`` (and ``second``) on the engine named ``engine``."""
+    return _run(binding, source, second, engine_named(engine), con, spark)
+
+
+def _run(binding: Binding, source: Any, second: Any, engine: Engine, con: Any, spark: Any) -> pl.DataFrame:
+    """``run`` on the engine record ``engine``."""
     if binding.bootstrap and not binding.spread_columns:
         by_unit = _summed_by_unit(binding, engine)
         if by_unit or len(binding.bootstrap.columns) < len(binding.calls):
             return _resampled_apart(binding, source, second, engine, con, spark, by_unit)
-    if engine not in ENGINES:
-        raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
     with long_bootstrap.announced(binding, source, engine):
-        result = _on_engine(binding, source, second, engine, con, spark)
+        result = engine.run(binding, source, second, con=con, spark=spark)
     if binding.bootstrap and not binding.spread_columns:  # sm.compare takes the replicates themselves
         by = list(binding.source_by)
         result = bootstrap.percentile_intervals(result, by, binding.bootstrap).select(binding.bootstrap_columns)
@@ -196,24 +191,11 @@ def run(binding: Binding, source: Any, second: Any, engine: str, con: Any = None
     return result
 
 
-def _on_engine(binding: Binding, source: Any, second: Any, engine: str, con: Any, spark: Any) -> pl.DataFrame:
-    """The rows of ``binding``'s statement (or its polars plan) over ``source`` on ``engine``."""
-    if engine == "duckdb":
-        return duckdb_engine.run(source_evidence.planned(binding, source), source, con, second)
-    if engine == "polars":
-        return polars_engine.run(source_evidence.planned(binding, source), source, second)
-    if engine == "spark":
-        return spark_engine.run(binding, source, spark, second)
-    if engine == "clickhouse":
-        return clickhouse_engine.run(binding, source, con, second)
-    return postgres_engine.run(binding, source, con, second)
-
-
 def _resampled_apart(
     binding: Binding,
     source: Any,
     second: Any,
-    engine: str,
+    engine: Engine,
     con: Any = None,
     spark: Any = None,
     by_unit: tuple[MetricCall, ...] = (),
@@ -229,12 +211,12 @@ def _resampled_apart(
     slices = list(binding.source_by)
     # the unit a bound column still: a row without one is left out, as the bootstrap leaves it out
     analytic = dataclasses.replace(binding, calls=once, by=tuple(slices), bootstrap=None, cluster=boot.unit)
-    joined = run(analytic, source, second, engine, con, spark)
+    joined = _run(analytic, source, second, engine, con, spark)
     parts = []
     if resampled:
         columns = frozenset(call.column for call in resampled)
         rows = dataclasses.replace(binding, calls=resampled, bootstrap=dataclasses.replace(boot, columns=columns))
-        parts.append(run(rows, source, second, engine, con, spark).drop("n_rows", "n_excluded"))
+        parts.append(_run(rows, source, second, engine, con, spark).drop("n_rows", "n_excluded"))
     if by_unit:
         parts.append(_unit_sums_bootstrap(binding, by_unit, source, second, engine, con))
     for part in parts:
@@ -242,17 +224,18 @@ def _resampled_apart(
     return joined.select(binding.bootstrap_columns)
 
 
-def _summed_by_unit(binding: Binding, engine: str) -> tuple[MetricCall, ...]:
+def _summed_by_unit(binding: Binding, engine: Engine) -> tuple[MetricCall, ...]:
     """The resampled calls a bootstrap by unit takes from each unit's sums (the functions
-    of sums over rows, on the local engines): R × units rows rather than R × rows."""
+    of sums over rows, on an engine that resamples them: ``Engine.resamples_unit_sums``):
+    R × units rows rather than R × rows."""
     boot = binding.bootstrap
-    if boot.unit is None or engine not in LOCAL_ENGINES or binding.judgments or binding.class_scores is not None:
+    if boot.unit is None or not engine.resamples_unit_sums or binding.judgments or binding.class_scores is not None:
         return ()
     return tuple(call for call in binding.calls if call.column in boot.columns and sums_per_unit(call))
 
 
 def _unit_sums_bootstrap(
-    binding: Binding, calls: tuple[MetricCall, ...], source: Any, second: Any, engine: str, con: Any
+    binding: Binding, calls: tuple[MetricCall, ...], source: Any, second: Any, engine: Engine, con: Any
 ) -> pl.DataFrame:
     """The percentile intervals of ``calls`` (functions of sums) resampled by unit, from the
     units' sums (``compose/unit_bootstrap.py``): the same replicates as the row bootstrap
@@ -260,11 +243,16 @@ def _unit_sums_bootstrap(
     boot = binding.bootstrap
     resampling = dataclasses.replace(boot, columns=frozenset(call.column for call in calls))
     summed = dataclasses.replace(binding, calls=calls, by=binding.source_by, bootstrap=None, cluster=boot.unit, ci=None)
-    if engine == "duckdb":  # R x units rows: no long bootstrap to announce
-        composer = lambda b, source_sql, _: compose_unit_bootstrap(b, source_sql, resampling)  # noqa: E731
-        replicates = duckdb_engine.run(summed, source, con, second, composer=composer)
-    else:
-        replicates = polars_unit_bootstrap(summed, source, second, resampling)
+    replicates = engine.table(  # R x units rows: no long bootstrap to announce
+        OwnTable(
+            lambda b, source_sql, _: compose_unit_bootstrap(b, source_sql, resampling),
+            lambda b, data, second_data: polars_unit_bootstrap(b, data, second_data, resampling),
+        ),
+        summed,
+        source,
+        second,
+        con,
+    )
     slices = list(binding.source_by)
     columns = [name for call in calls for name in (call.column, f"{call.column}_lo", f"{call.column}_hi")]
     if not slices and replicates.is_empty():  # no used unit at all: the one row of no slices, undefined
@@ -658,8 +646,8 @@ def _run_class_table(
     statement: Callable[[Binding, str], str],
     polars_table: Callable[[Binding, Any], pl.DataFrame],
 ) -> pl.DataFrame:
-    if engine == "duckdb":
-        return duckdb_engine.run(binding, source, con, composer=lambda b, from_sql, _: statement(b, from_sql))
-    if engine == "polars":
-        return polars_table(binding, source)
-    raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, LOCAL_ENGINES))}, got {engine!r}")
+    """A table of classes over ``source`` on the engine named ``engine`` (one that computes
+    them): ``statement`` on DuckDB, ``polars_table`` on polars."""
+    table = OwnTable(lambda b, from_sql, _: statement(b, from_sql), lambda b, data, _: polars_table(b, data))
+    runner = engine_named(engine, lambda record: record.supports_class_tables)
+    return runner.table(table, binding, source, None, con)

@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlmetrics import intervals, progress
 from sqlmetrics.binding import Binding
+from sqlmetrics.engines.record import Engine
 from sqlmetrics.errors import LongBootstrapWarning
 from sqlmetrics.intervals.choice import clusters
 from sqlmetrics.source_evidence import source_rows
@@ -34,10 +35,10 @@ LONG_BOOTSTRAP = 10**8
 PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
-def announced(binding: Binding, source: Any, engine: str) -> AbstractContextManager:
+def announced(binding: Binding, source: Any, engine: Engine) -> AbstractContextManager:
     """Before ``binding``'s bootstrap over ``source`` runs: when it will be long, warn, and
-    return the progress line to show while it runs on ``engine`` (on a terminal); else
-    nothing."""
+    return the progress line to show while it runs on ``engine`` (on a terminal: its share
+    done when the engine reports it, ``Engine.reports_progress``); else nothing."""
     rows = source_rows(source) if binding.bootstrap is not None else None
     if rows is None or rows * binding.bootstrap.resamples <= LONG_BOOTSTRAP:
         return nullcontext()
@@ -47,7 +48,7 @@ def announced(binding: Binding, source: Any, engine: str) -> AbstractContextMana
         LongBootstrapWarning(_message(binding, calls, rows), rows, resamples, tuple(call.column for call in calls)),
         stacklevel=_first_frame_outside_the_package(),
     )
-    told = "" if engine == "duckdb" else f" ({engine} reports no share done)"
+    told = "" if engine.reports_progress else f" ({engine.name} reports no share done)"
     return progress.on_terminal(f"bootstrap of {rows:,} rows × {resamples:,} resamples{told}")
 
 

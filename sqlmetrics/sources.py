@@ -20,7 +20,7 @@ from sqlmetrics import templates
 from sqlmetrics.errors import SourceError
 from sqlmetrics.parquet_files import GLOB_CHARS, ParquetFiles, raise_unreadable_file, read_parquet_files
 from sqlmetrics.partitions import FILE_COLUMN
-from sqlmetrics.table_formats import delta_sql, is_delta, opened
+from sqlmetrics.table_formats import delta_frame, delta_sql, is_delta, opened
 
 # The names under which in-memory frames are visible to the composed SQL.
 FRAME_VIEW = "sqlmetrics_source"
@@ -158,7 +158,7 @@ def polars_source(source: Any, columns: Collection[str]) -> pl.LazyFrame:
     """``source`` as a LazyFrame for the polars engine (Parquet is scanned, not read,
     after checking the files for the ``columns`` the call reads, as ``source_sql``; a lake
     table through its library, ``table_formats``)."""
-    source = opened(source, columns, "polars")
+    source = opened(source, columns, delta_frame)
     if isinstance(source, pads.Dataset):
         return pl.scan_pyarrow_dataset(source)
     if isinstance(source, pl.LazyFrame):

@@ -28,15 +28,17 @@ from sqlmetrics.compose.state import (
     source_identity,
     state_columns,
 )
-from sqlmetrics.engines import duckdb_engine
+from sqlmetrics.engines import duckdb_engine, engine_named
 from sqlmetrics.engines.polars_engine.state import state as polars_state
+from sqlmetrics.engines.record import OwnTable
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.request import ClassScores, Request
 from sqlmetrics.state_checks import ORIGIN, read_states, state_files
 
 __all__ = ["common_meta", "is_state", "read_states", "rolled_up", "rollup", "rollup_binding", "state"]
 
-STATE_ENGINES = ("duckdb", "polars")
+# What a refusal of an engine without states adds.
+_STATE_HINT = " (for a warehouse, sm.to_sql(..., state=True) writes the statement)"
 _ROLLUP_VIEW = "sqlmetrics_states"
 
 
@@ -126,22 +128,12 @@ def state(
     if clashes:
         raise InvalidParameterError(f"slice column(s) {clashes} clash with the state's columns of the same name")
     meta, identity = meta_text(binding), Identity(str(uuid.uuid4()), source_identity(source))
-    if engine == "duckdb":
-        return duckdb_engine.run(
-            binding,
-            source,
-            con,
-            second,
-            composer=lambda b, source_sql, second_sql: compose_state(
-                b, source_sql, second_sql, "duckdb", meta, identity
-            ),
-        )
-    if engine == "polars":
-        return polars_state(binding, source, second, meta, identity)
-    raise InvalidParameterError(
-        f"engine must be one of {', '.join(map(repr, STATE_ENGINES))}, got {engine!r} "
-        "(for a warehouse, sm.to_sql(..., state=True) writes the statement)"
+    table = OwnTable(
+        lambda b, source_sql, second_sql: compose_state(b, source_sql, second_sql, "duckdb", meta, identity),
+        lambda b, data, second_data: polars_state(b, data, second_data, meta, identity),
     )
+    runner = engine_named(engine, lambda record: record.supports_states, _STATE_HINT)
+    return runner.table(table, binding, source, second, con)
 
 
 def rollup(

@@ -18,7 +18,7 @@ Partition columns are columns of the rows, usable in ``by=``.
 from __future__ import annotations
 
 import urllib.parse
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +37,12 @@ def is_iceberg(source: Any) -> bool:
     return kind.__module__.startswith("pyiceberg.") and kind.__name__ in ("Table", "StaticTable")
 
 
-def opened(source: Any, columns: Collection[str], engine: str) -> Any:
-    """``source`` as ``engine`` (``"duckdb"`` or ``"polars"``) reads it: a Delta table's
-    current snapshot as a pyarrow dataset (DuckDB) or a LazyFrame (polars), an Iceberg
-    table's ``columns`` as an Arrow table; any other source as it is."""
+def opened(source: Any, columns: Collection[str], delta_snapshot: Callable[[Any, str], Any]) -> Any:
+    """``source`` as an engine reads it: a Delta table's current snapshot as
+    ``delta_snapshot`` gives it (``delta_dataset``: DuckDB's; ``delta_frame``: polars'), an
+    Iceberg table's ``columns`` as an Arrow table; any other source as it is."""
     if is_delta(source):
-        return _delta(str(source), engine)
+        return delta_snapshot(_delta_table(str(source)), str(source))
     if is_iceberg(source):
         names = [field.name for field in source.schema().fields]
         missing = [column for column in columns if column not in names]
@@ -52,23 +52,31 @@ def opened(source: Any, columns: Collection[str], engine: str) -> Any:
     return source
 
 
-def _delta(path: str, engine: str) -> Any:
+def delta_dataset(table: Any, path: str) -> Any:
+    """The snapshot of the Delta table ``table`` (at ``path``) as a pyarrow dataset, which
+    DuckDB scans lazily, the columns it reads."""
+    return table.to_pyarrow_dataset()
+
+
+def delta_frame(table: Any, path: str) -> Any:
+    """The snapshot of the Delta table ``table`` (at ``path``) as a polars LazyFrame."""
+    import polars as pl
+
+    if any("%" in uri for uri in table.file_uris()):
+        # deltalake names the files of a folder with a space or an apostrophe
+        # percent-encoded, and pl.scan_delta opens those names as they are: no such file
+        return pl.scan_pyarrow_dataset(table.to_pyarrow_dataset())
+    return pl.scan_delta(path)
+
+
+def _delta_table(path: str) -> Any:
     try:
         import deltalake
     except ImportError:
         raise SourceError(
             f"{path!r} is a Delta Lake table: reading it needs the deltalake package (pip install 'sqlmetrics[lake]')"
         ) from None
-    table = deltalake.DeltaTable(path)
-    if engine == "polars":
-        import polars as pl
-
-        if any("%" in uri for uri in table.file_uris()):
-            # deltalake names the files of a folder with a space or an apostrophe
-            # percent-encoded, and pl.scan_delta opens those names as they are: no such file
-            return pl.scan_pyarrow_dataset(table.to_pyarrow_dataset())
-        return pl.scan_delta(path)
-    return table.to_pyarrow_dataset()
+    return deltalake.DeltaTable(path)
 
 
 def delta_files(path: str) -> list[str]:

@@ -249,9 +249,9 @@ def test_the_most_resamples_run_and_the_statement_does_not_grow_with_them(engine
 
 def recorded_bindings(monkeypatch, engine: str) -> list:
     """The bindings ``engine`` runs from now on, each appended as it runs (a statement each)."""
-    from sqlmetrics import api
+    import importlib
 
-    statements, module = [], getattr(api, f"{engine}_engine")
+    statements, module = [], importlib.import_module(f"sqlmetrics.engines.{engine}_engine")
     engine_run = module.run
     monkeypatch.setattr(module, "run", lambda binding, *rest: statements.append(binding) or engine_run(binding, *rest))
     return statements

@@ -6,7 +6,6 @@ import argparse
 from typing import Any
 
 import sqlmetrics
-from sqlmetrics.api import LOCAL_ENGINES
 from sqlmetrics.cli.arguments import split_list
 from sqlmetrics.cli.class_tables import run_confusion_matrix, run_per_class
 from sqlmetrics.cli.compare import run_compare
@@ -21,6 +20,7 @@ from sqlmetrics.cli.rollup import run_rollup
 from sqlmetrics.cli.sql import run_sql
 from sqlmetrics.cli.state import run_state
 from sqlmetrics.dialects import DIALECTS
+from sqlmetrics.engines import LOCAL_ENGINES
 from sqlmetrics.errors import SqlMetricsError
 from sqlmetrics.html_report import MAX_SLICES
 from sqlmetrics.registry import parse_metric, parse_value, roles

@@ -21,7 +21,8 @@ from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import compose_curve
 from sqlmetrics.curves._thin import thin
-from sqlmetrics.engines import LOCAL_ENGINES, duckdb_engine, polars_engine
+from sqlmetrics.engines import engine_named, polars_engine
+from sqlmetrics.engines.record import OwnTable
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.sources import source_sql
 from sqlmetrics.spec import Metric, MetricCall, Param
@@ -144,11 +145,8 @@ def compute(
     """The curve over ``source`` with ``engine``: slice columns, then the curve's."""
     values = kind.validate(params)
     binding = bind_curve(kind, label=label, score=score, weight=weight, by=by)
-    if engine == "duckdb":
-        return duckdb_engine.run(binding, source, con, composer=partial(curve_statement, kind, values))
-    if engine == "polars":
-        return _compute_polars(kind, values, binding, source)
-    raise InvalidParameterError(f"engine must be one of {', '.join(map(repr, LOCAL_ENGINES))}, got {engine!r}")
+    table = OwnTable(partial(curve_statement, kind, values), lambda b, data, _: _compute_polars(kind, values, b, data))
+    return engine_named(engine, lambda record: record.supports_curves).table(table, binding, source, None, con)
 
 
 def _compute_polars(kind: CurveKind, params: dict[str, Any], binding: Binding, source: Any) -> pl.DataFrame:

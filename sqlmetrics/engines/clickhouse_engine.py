@@ -14,7 +14,6 @@ chdb is imported only when no ``con`` is passed.
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import re
 import uuid
@@ -27,10 +26,10 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from sqlmetrics.binding import Binding
-from sqlmetrics.engines.warehouse import composed_in_dialect, frame_schema, read_columns, refusal
+from sqlmetrics.engines.record import Engine
+from sqlmetrics.engines.warehouse import Warehouse, frame_schema, read_columns, refusal, run_on
 from sqlmetrics.errors import InvalidParameterError, SourceError, shown
-from sqlmetrics.rules.schema import check_schema, check_second_schema
-from sqlmetrics.sources import FRAME_VIEW, is_frame, is_path, second_view, table_sql
+from sqlmetrics.sources import is_frame, is_path, table_sql
 from sqlmetrics.templates import literal, quote
 
 # A timestamp's unit as DateTime64's precision (digits of a second).
@@ -39,33 +38,47 @@ _TIME_UNITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 _WRAPPER = re.compile(r"^(?:Nullable|LowCardinality)\((.*)\)$")
 
 
-def run(binding: Binding, source: Any, con: Any, second: Any = None) -> pl.DataFrame:
-    """Compute every metric of ``binding`` over ``source`` with one ClickHouse statement."""
+def run(binding: Binding, source: Any, second: Any = None, *, con: Any = None, spark: Any = None) -> pl.DataFrame:
+    """Compute every metric of ``binding`` over ``source`` with one ClickHouse statement, on
+    ``con`` or a chdb session of the call's own (``record.Run``)."""
+    return run_on(_connected(con), binding, source, second)
+
+
+@contextlib.contextmanager
+def _connected(con: Any) -> Iterator[_ClickHouse]:
+    """The call on ``con`` (or a chdb session); the temporary tables it made dropped after it."""
     with _connection(con) as connection:
-        tables: list[str] = []
+        call = _ClickHouse(connection)
         try:
-            checked = functools.partial(check_schema, binding)
-            from_sql, schema = _relation(connection, source, FRAME_VIEW, binding.source_columns, tables, checked)
-            second_sql = None
-            if second is not None:
-                view = second_view(binding.long_scores is not None)
-                second_sql, _ = _relation(
-                    connection,
-                    second,
-                    view,
-                    binding.second_columns,
-                    tables,
-                    lambda found: check_second_schema(binding, found, schema),
-                )
-            sql = composed_in_dialect(binding, from_sql, second_sql, "clickhouse")
-            try:
-                table = connection.arrow(sql)
-            except Exception as error:  # chdb's and clickhouse-connect's errors share no base class
-                raise (refusal(error, escaped=True) or error) from None
-            return _enum_labels(pl.from_arrow(table), {column: schema[column] for column in binding.source_by})
+            yield call
         finally:
-            for name in tables:
+            for name in call.temporaries:
                 connection.execute(f"DROP TEMPORARY TABLE IF EXISTS {quote(name, 'clickhouse')}")
+
+
+class _ClickHouse(Warehouse):
+    """A call on a chdb session or a clickhouse-connect client: a source by name, or a
+    frame loaded into a temporary table (``_relation``)."""
+
+    dialect = "clickhouse"
+
+    def relation(
+        self, source: Any, view: str, columns: tuple[str, ...], check: Callable[[dict[str, str]], None]
+    ) -> tuple[str, dict[str, str]]:
+        return _relation(self.connection, source, view, columns, self.temporaries, check)
+
+    def rows(self, sql: str) -> pl.DataFrame:
+        try:
+            table = self.connection.arrow(sql)
+        except Exception as error:  # chdb's and clickhouse-connect's errors share no base class
+            raise (refusal(error, escaped=True) or error) from None
+        return pl.from_arrow(table)
+
+    def finished(self, result: pl.DataFrame, binding: Binding, schema: dict[str, str]) -> pl.DataFrame:
+        return _enum_labels(result, {column: schema[column] for column in binding.source_by})
+
+
+ENGINE = Engine("clickhouse", run)
 
 
 class _Connection:

@@ -18,6 +18,7 @@ import pyarrow.dataset as pads
 from sqlmetrics import progress
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import compose
+from sqlmetrics.engines.record import Engine, OwnTable
 from sqlmetrics.engines.spill import spill_directory
 from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError, SqlMetricsError, shown
 from sqlmetrics.interrupt import interruptible
@@ -25,6 +26,7 @@ from sqlmetrics.registry import hooks as family_hooks
 from sqlmetrics.rules.columns import ERROR_PREFIX
 from sqlmetrics.rules.schema import check_schema, check_second_schema
 from sqlmetrics.rules.tables import unit_rules, with_keywords
+from sqlmetrics.source_evidence import planned
 from sqlmetrics.sources import (
     FRAME_VIEW,
     BoundSql,
@@ -38,7 +40,7 @@ from sqlmetrics.sources import (
     second_view,
     table_sql,
 )
-from sqlmetrics.table_formats import opened
+from sqlmetrics.table_formats import delta_dataset, opened
 
 
 @names_unreadable_files
@@ -54,7 +56,8 @@ def run(
     ``compose``, or one that ends with its own final SELECT (a curve,
     ``sm.confusion_matrix``, ``sm.per_class``). A user's connection ``con`` is left as it
     was found (see ``_connection``)."""
-    source, second = opened(source, binding.source_columns, "duckdb"), opened(second, binding.second_columns, "duckdb")
+    source = opened(source, binding.source_columns, delta_dataset)
+    second = opened(second, binding.second_columns, delta_dataset)
     if isinstance(source, (pl.DataFrame, pl.LazyFrame)):  # before DuckDB reads it: a type it cannot read
         check_schema(binding, {name: str(dtype) for name, dtype in source.collect_schema().items()})
     second_name = second_view(binding.long_scores is not None)
@@ -77,6 +80,20 @@ def run(
             rules = [*(rule for hooks in family_hooks() for rule in hooks.table_rules(binding)), *unit_rules(binding)]
             raise with_keywords(error, rules) from None
         return _restore_time_zones(result, binding, source)
+
+
+def evaluated(binding: Binding, source: Any, second: Any = None, *, con: Any = None, spark: Any = None) -> pl.DataFrame:
+    """The engine's ``run`` (``record.Run``): ``compose``'s statement of ``binding``, planned
+    with what the source tells without a scan (``source_evidence.planned``), on ``con``."""
+    return run(planned(binding, source), source, con, second)
+
+
+def own_table(table: OwnTable, binding: Binding, source: Any, second: Any, con: Any) -> pl.DataFrame:
+    """A table of its own (``record.OwnTable``): its statement, run on ``con``."""
+    return run(binding, source, con, second, composer=table.statement)
+
+
+ENGINE = Engine.in_process("duckdb", evaluated, own_table, reports_progress=True)
 
 
 def run_statement(sql: str, frames: dict[str, Any]) -> pl.DataFrame:

@@ -9,15 +9,17 @@ in brings it.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
 import polars as pl
 
 from sqlmetrics.binding import Binding
-from sqlmetrics.engines.warehouse import composed_in_dialect, refusal, relation
+from sqlmetrics.engines.record import Engine
+from sqlmetrics.engines.warehouse import Warehouse, refusal, relation, run_on
 from sqlmetrics.errors import InvalidParameterError, SourceError, shown
-from sqlmetrics.rules.schema import check_schema, check_second_schema
 from sqlmetrics.sources import is_path, table_sql
 
 # PostgreSQL's type names (pg_type.typname) as polars types, for an empty result's columns.
@@ -25,17 +27,37 @@ _TYPES = {"int2": pl.Int64, "int4": pl.Int64, "int8": pl.Int64, "float4": pl.Flo
 _TYPES |= {"numeric": pl.Float64, "text": pl.String, "varchar": pl.String, "bool": pl.Boolean}
 
 
-def run(binding: Binding, source: Any, connection: Any, second: Any = None) -> pl.DataFrame:
-    """Compute every metric of ``binding`` over the table ``source`` with one statement."""
-    if connection is None:
+def run(binding: Binding, source: Any, second: Any = None, *, con: Any = None, spark: Any = None) -> pl.DataFrame:
+    """Compute every metric of ``binding`` over the table ``source`` with one statement, on
+    the psycopg connection ``con`` (``record.Run``)."""
+    return run_on(_connected(con), binding, source, second)
+
+
+@contextlib.contextmanager
+def _connected(con: Any) -> Iterator[_Postgres]:
+    """The call on the connection ``con`` (it makes no temporary table)."""
+    if con is None:
         raise InvalidParameterError("engine='postgres' runs on a connection: pass con=psycopg.connect(...)")
-    schema = _schema(connection, source)
-    check_schema(binding, schema)
-    second_sql = None
-    if second is not None:
-        check_second_schema(binding, _schema(connection, second), schema)
-        second_sql = table_sql(second)
-    return rows_of(connection, composed_in_dialect(binding, table_sql(source), second_sql, "postgres"))
+    yield _Postgres(con)
+
+
+class _Postgres(Warehouse):
+    """A call on a psycopg connection, which reads the source by name."""
+
+    dialect = "postgres"
+
+    def relation(
+        self, source: Any, view: str, columns: tuple[str, ...], check: Callable[[dict[str, str]], None]
+    ) -> tuple[str, dict[str, str]]:
+        schema = _schema(self.connection, source)
+        check(schema)
+        return table_sql(source), schema
+
+    def rows(self, sql: str) -> pl.DataFrame:
+        return rows_of(self.connection, sql)
+
+
+ENGINE = Engine("postgres", run)
 
 
 def rows_of(connection: Any, sql: str) -> pl.DataFrame:

@@ -10,35 +10,57 @@ brings it.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import polars as pl
 
 from sqlmetrics.binding import Binding
-from sqlmetrics.engines.warehouse import composed_in_dialect, frame_schema, read_columns, refusal, relation
+from sqlmetrics.engines.record import Engine
+from sqlmetrics.engines.warehouse import Warehouse, frame_schema, read_columns, refusal, relation, run_on
 from sqlmetrics.errors import InvalidParameterError, SourceError
-from sqlmetrics.rules.schema import check_schema, check_second_schema
-from sqlmetrics.sources import FRAME_VIEW, is_frame, is_path, second_view, table_sql
+from sqlmetrics.sources import is_frame, is_path, table_sql
 
 
-def run(binding: Binding, source: Any, spark: Any, second: Any = None) -> pl.DataFrame:
-    """Compute every metric of ``binding`` over ``source`` with one Spark SQL statement."""
+def run(binding: Binding, source: Any, second: Any = None, *, con: Any = None, spark: Any = None) -> pl.DataFrame:
+    """Compute every metric of ``binding`` over ``source`` with one Spark SQL statement, on
+    the session ``spark`` (``record.Run``)."""
+    return run_on(_connected(spark), binding, source, second)
+
+
+@contextlib.contextmanager
+def _connected(spark: Any) -> Iterator[_Spark]:
+    """The call on the session ``spark``; the temporary views it made dropped after it."""
     if spark is None:
         raise InvalidParameterError("engine='spark' runs on a Spark session: pass spark=<SparkSession>")
-    views: list[str] = []
+    call = _Spark(spark)
     try:
-        from_sql, schema = _relation(spark, source, FRAME_VIEW, binding.source_columns, views)
-        check_schema(binding, schema)
-        second_sql = None
-        if second is not None:
-            view = second_view(binding.long_scores is not None)
-            second_sql, second_schema = _relation(spark, second, view, binding.second_columns, views)
-            check_second_schema(binding, second_schema, schema)
-        return rows_of(spark, composed_in_dialect(binding, from_sql, second_sql, "spark"))
+        yield call
     finally:
-        for view in views:
+        for view in call.temporaries:
             spark.catalog.dropTempView(view)
+
+
+class _Spark(Warehouse):
+    """A call on a Spark session: a source by name, a Spark DataFrame or a frame sent
+    through Arrow (``_relation``)."""
+
+    dialect = "spark"
+
+    def relation(
+        self, source: Any, view: str, columns: tuple[str, ...], check: Callable[[dict[str, str]], None]
+    ) -> tuple[str, dict[str, str]]:
+        from_sql, schema = _relation(self.connection, source, view, columns, self.temporaries)
+        check(schema)
+        return from_sql, schema
+
+    def rows(self, sql: str) -> pl.DataFrame:
+        return rows_of(self.connection, sql)
+
+
+ENGINE = Engine("spark", run)
 
 
 def rows_of(spark: Any, sql: str) -> pl.DataFrame:

@@ -1,13 +1,18 @@
 """What the engines that run the composed statement in another dialect share (Spark,
-PostgreSQL, ClickHouse): the statement itself, the quoted name of a table, the columns of
-a frame they load, and the statement's refusal of bad data read back from the engine's
+PostgreSQL, ClickHouse): their skeleton (``run_on``: the source's and second table's
+relations and schemas checked, the statement in the engine's dialect, its rows), what each
+defines (a ``Warehouse``), the statement itself, the quoted name of a table, the columns
+of a frame they load, and the statement's refusal of bad data read back from the engine's
 error."""
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Collection
-from typing import Any
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Collection
+from contextlib import AbstractContextManager
+from typing import Any, ClassVar
 
 import polars as pl
 import pyarrow as pa
@@ -17,7 +22,8 @@ from sqlmetrics.compose import compose
 from sqlmetrics.dialects import transpile
 from sqlmetrics.errors import InvalidInputError, SqlMetricsError
 from sqlmetrics.rules.columns import ERROR_PREFIX
-from sqlmetrics.sources import table_sql
+from sqlmetrics.rules.schema import check_schema, check_second_schema
+from sqlmetrics.sources import FRAME_VIEW, second_view, table_sql
 
 # Where an engine's own text resumes after the message on its first line: the quote
 # closing a failed cast's value (PostgreSQL), Spark's SQLSTATE, DataFusion's and
@@ -26,6 +32,55 @@ _MESSAGE_END = re.compile(r"(\"|\s*SQLSTATE.*|' to value of .*|' as Int32: .*)$"
 # A character ClickHouse escapes with a backslash when it quotes a string in an error.
 _ESCAPED = re.compile(r"\\(.)")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "f": "\f"}
+
+
+class Warehouse(ABC):
+    """One call's use of a warehouse engine (its connection or session, the temporary
+    tables or views it made, dropped when the call ends: the context manager each engine
+    opens for ``run_on``): how it reads a source and runs a statement."""
+
+    dialect: ClassVar[str]
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection  # a connection, a client or a session
+        self.temporaries: list[str] = []  # the temporary tables or views it made
+
+    @abstractmethod
+    def relation(
+        self, source: Any, view: str, columns: tuple[str, ...], check: Callable[[dict[str, str]], None]
+    ) -> tuple[str, dict[str, str]]:
+        """How the statement reads ``source`` (a table's name, or a frame's read ``columns``
+        under a temporary name starting with ``view``) and its schema as {column: the
+        engine's type name}, which ``check`` (the schema rules) has passed."""
+
+    @abstractmethod
+    def rows(self, sql: str) -> pl.DataFrame:
+        """The rows of the statement ``sql``; its refusal of bad data raised as
+        InvalidInputError (``refusal``)."""
+
+    def finished(self, result: pl.DataFrame, binding: Binding, schema: dict[str, str]) -> pl.DataFrame:
+        """``result`` as the other engines give it (``schema``: the source's)."""
+        return result
+
+
+def run_on(
+    opened: AbstractContextManager[Warehouse], binding: Binding, source: Any, second: Any = None
+) -> pl.DataFrame:
+    """Every metric of ``binding`` over ``source`` (and ``second``: the judgments of a run,
+    or long class scores) with one statement in the dialect of the warehouse ``opened``,
+    its schemas checked first, its temporary tables dropped after it."""
+    with opened as warehouse:
+        from_sql, schema = warehouse.relation(
+            source, FRAME_VIEW, binding.source_columns, functools.partial(check_schema, binding)
+        )
+        second_sql = None
+        if second is not None:
+            view = second_view(binding.long_scores is not None)
+            second_sql, _ = warehouse.relation(
+                second, view, binding.second_columns, lambda found: check_second_schema(binding, found, schema)
+            )
+        result = warehouse.rows(composed_in_dialect(binding, from_sql, second_sql, warehouse.dialect))
+        return warehouse.finished(result, binding, schema)
 
 
 def composed_in_dialect(binding: Binding, source_sql: str, second_sql: str | None, dialect: str) -> str:

@@ -20,8 +20,10 @@ from sqlmetrics import intervals
 from sqlmetrics.binding import Binding
 from sqlmetrics.engines.polars_engine import plan
 from sqlmetrics.engines.polars_engine.forms import Steps, runs
+from sqlmetrics.engines.record import Engine, OwnTable
 from sqlmetrics.interrupt import in_a_worker
 from sqlmetrics.metrics.multiclass import per_class_scores
+from sqlmetrics.source_evidence import planned
 from sqlmetrics.sources import names_unreadable_files
 
 
@@ -53,6 +55,20 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     if binding.by:
         results = results.sort(slices, nulls_last=True)
     return results.rename(dict(zip(slices, binding.by))).select(binding.output_columns)
+
+
+def evaluated(binding: Binding, source: Any, second: Any = None, *, con: Any = None, spark: Any = None) -> pl.DataFrame:
+    """The engine's ``run`` (``record.Run``): ``run`` of ``binding``, planned with what the
+    source tells without a scan (``source_evidence.planned``); ``con`` and ``spark`` unread."""
+    return run(planned(binding, source), source, second)
+
+
+def own_table(table: OwnTable, binding: Binding, source: Any, second: Any, con: Any) -> pl.DataFrame:
+    """A table of its own (``record.OwnTable``): its polars form (``con`` unread)."""
+    return table.polars(binding, source, second)
+
+
+ENGINE = Engine.in_process("polars", evaluated, own_table)
 
 
 @names_unreadable_files
