@@ -349,7 +349,8 @@ def _check_generic_roles(binding: Binding) -> None:
     """Raise for a role a family declares (``spec.Role.generic``) that a metric needs and
     the call does not bind."""
     for call in binding.calls:
-        missing = [role for role in call.spec.needs if role not in (*ROLES, "judgments") and role not in binding.columns]
+        own = (*ROLES, "judgments")  # the core's roles, bound by their own rules
+        missing = [role for role in call.spec.needs if role not in own and role not in binding.columns]
         if missing:
             raise InvalidParameterError(
                 f"{call.column} reads the {missing[0]} column: pass ", Keyword(missing[0], hint="its column")

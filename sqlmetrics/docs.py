@@ -30,7 +30,8 @@ POLARS_START, POLARS_END = "# <metrics>: written by `python -m sqlmetrics.docs -
 # A signature's block of the roles' keywords; ``, without <role>, ...`` leaves roles out
 # (``compare`` takes no class scores).
 ROLES_BLOCK = re.compile(
-    r"^(    # <roles>: written by `python -m sqlmetrics\.docs --write`(?:, without ([\w, ]+))?\n)(.*?)(^    # </roles>$)",
+    r"^(    # <roles>: written by `python -m sqlmetrics\.docs --write`(?:, without ([\w, ]+))?\n)"
+    r"(.*?)(^    # </roles>$)",
     re.MULTILINE | re.DOTALL,
 )
 # The modules whose public functions write the roles' keywords.

@@ -1,6 +1,6 @@
 """The metric registry: discovers every ``SPEC`` under ``sqlmetrics.metrics`` and every
-family's shared steps (``INTERMEDIATES``) and declaration (``FAMILY``: its roles and hooks), and turns names like ``"auc"`` or
-``"ndcg@10"`` into validated metric calls."""
+family's shared steps (``INTERMEDIATES``) and declaration (``FAMILY``: its roles and
+hooks), and turns names like ``"auc"`` or ``"ndcg@10"`` into validated metric calls."""
 
 from __future__ import annotations
 

@@ -240,7 +240,8 @@ def _parsed_meta(text: Any, name: str) -> dict[str, Any]:
     if problem is None:
         try:
             binding = rollup_binding(meta, meta["by"], None, None)
-            bind(binding.calls, columns=meta["columns"], by=meta["by"], judgments=meta["judgments"])  # the roles its metrics need
+            # the roles its metrics need
+            bind(binding.calls, columns=meta["columns"], by=meta["by"], judgments=meta["judgments"])
             check_mergeable(binding)
             check_score_digits(meta.get("score_digits"), binding)
         except SqlMetricsError as error:

@@ -273,7 +273,8 @@ def tree(tmp_path_factory) -> Path:
 
 @pytest.mark.scale
 def test_a_family_and_its_role_are_its_files(tree):
-    signature = run(tree, sys.executable, "-c", "import inspect, sqlmetrics as sm; print(inspect.signature(sm.evaluate))")
+    shown = "import inspect, sqlmetrics as sm; print(inspect.signature(sm.evaluate))"
+    signature = run(tree, sys.executable, "-c", shown)
     assert "exposure: 'str | None' = None" in signature.stdout, signature.stderr
     result = pytest_in(tree, "tests/test_exposure_family.py", "-v")
     assert result.returncode == 0, result.stdout[-5000:]
@@ -316,7 +317,10 @@ def test_a_new_role_without_a_place_comes_last_and_a_placed_one_after_its_anchor
     "roles, message",
     [
         ((Role("label", "again"),), "role 'label' is declared twice"),
-        ((Role("exposure", "a number", after="nowhere"),), "role 'exposure' is declared after 'nowhere', which is no role"),
+        (
+            (Role("exposure", "a number", after="nowhere"),),
+            "role 'exposure' is declared after 'nowhere', which is no role",
+        ),
     ],
 )
 def test_a_family_authors_mistake_is_named(monkeypatch, roles, message):

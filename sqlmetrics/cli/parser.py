@@ -378,7 +378,8 @@ def _binding_options(table: bool = False, state: bool = False) -> argparse.Argum
     options.add_argument("--weight", help="non-negative sample weight column")
     for role in roles():
         if role.generic:  # a role a family declares: its option, from its declaration
-            options.add_argument(role.flag, dest=role.name, metavar=role.metavar, help=f"{role.name} column: {role.holds}")
+            help_text = f"{role.name} column: {role.holds}"
+            options.add_argument(role.flag, dest=role.name, metavar=role.metavar, help=help_text)
     options.add_argument(
         "--judgments",
         type=parse_path,

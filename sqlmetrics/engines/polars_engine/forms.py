@@ -186,7 +186,14 @@ def _frames(calls: list[MetricCall], steps: Steps) -> list[pl.LazyFrame]:
         spreads = {"spread": steps.spread} if steps.brings_spread(call) else {}
         rows = steps.used_rows
         frame = call.spec.module.frame(
-            rows, score="score", label="label", query="query", weight=weight, by=steps.by, **call.kwargs, **spreads,
+            rows,
+            score="score",
+            label="label",
+            query="query",
+            weight=weight,
+            by=steps.by,
+            **call.kwargs,
+            **spreads,
             **{role.name: role.name for role in call.spec.roles},  # a family's roles, under their names
         )
         frames.append(_call_columns(call, frame, steps))

@@ -5,11 +5,12 @@ confusion matrix and per-class counts (from ``base``), and one score histogram p
 with its running sums (one-vs-rest), each with its polars form (the running sums are
 taken inside the one-vs-rest metrics' expressions in polars). The polars engine reads
 the class rows, the averages and the class-score rules through the names exported here.
-Its ``FAMILY`` declares the roles ``prediction`` and ``class_scores``, and its hooks place its own steps around the shared ones (``class_score_rows`` before,
-``class_nan`` and ``class_checks`` after: ``class_score_rows.py``) and give its rules on
-class scores (``rules.py``). The tables of classes (``sm.confusion_matrix``,
-``sm.per_class``) are composed in ``class_tables.py``, and ``class_scores=`` is read in
-``class_scores.py``.
+Its ``FAMILY`` declares the roles ``prediction`` and ``class_scores``, and its hooks
+place its own steps around the shared ones (``class_score_rows`` before, ``class_nan``
+and ``class_checks`` after: ``class_score_rows.py``) and give its rules on class scores
+(``rules.py``). ``class_scores=`` is read in ``class_scores.py``; the tables of classes
+(``sm.confusion_matrix``, ``sm.per_class``) are statements of the composer's
+(``compose/class_tables.py``).
 """
 
 from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_scores

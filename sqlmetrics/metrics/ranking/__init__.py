@@ -15,9 +15,9 @@ step declares its polars form beside its template, a function of the call's ``Li
 (``_lists.py``), which the polars engine builds with ``call_lists`` and the ranking
 metrics read.
 
-Its ``FAMILY`` declares the role ``judgments``, and its hooks place its own steps before the shared ones (``ideal_rows``, ``list_floors``
-and ``run_checks``: ``list_sql.py``) and give its rules on a run's judgments
-(``rules.py``).
+Its ``FAMILY`` declares the role ``judgments``, and its hooks place its own steps before
+the shared ones (``ideal_rows``, ``list_floors`` and ``run_checks``: ``list_sql.py``) and
+give its rules on a run's judgments (``rules.py``).
 """
 
 from sqlmetrics.metrics.ranking._lists import Lists, call_lists
