@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import duckdb
@@ -594,12 +595,22 @@ def test_the_cache_keeps_the_newest_versions_entries_and_nothing_else_of_its_fol
     assert kept == {f"package-{generator_key()}.json", *(path.name for path in old[2:]), "notes.txt"}
 
 
+def copy_folder(folder: Traversable, target: Path) -> None:
+    """``folder`` (a path, or an installed package's resources) copied to ``target``."""
+    target.mkdir()
+    for entry in folder.iterdir():
+        if entry.is_dir():
+            copy_folder(entry, target / entry.name)
+        else:
+            (target / entry.name).write_bytes(entry.read_bytes())
+
+
 def test_the_cache_key_changes_with_the_templates_the_code_and_sqlglot(tmp_path, monkeypatch):
     """A package is the generator's of its inputs: another template, another module of the
     package or another sqlglot is another entry."""
     key = generator_key()
     sql = tmp_path / "sql"
-    shutil.copytree(templates.root(), sql)
+    copy_folder(templates.root(), sql)  # installed, the templates are a namespace package's folder, not a path
     with monkeypatch.context() as patch:
         patch.setattr(templates, "root", lambda: sql)
         assert generator_key() == key
