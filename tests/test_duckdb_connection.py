@@ -188,6 +188,25 @@ def test_a_live_process_spill_directory_is_kept_whatever_its_name_says(tmp_path)
     assert not elsewhere.exists()
 
 
+def assert_a_call_runs_in(temporary: Path) -> None:
+    """A whole call without ``con=`` (the private database, its spill directory and the
+    cleanup of others') runs to its number in a process whose temporary directory is
+    ``temporary``; the timeout ends a hang."""
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import polars as pl, sqlmetrics as sm; "
+            "print(sm.evaluate(pl.DataFrame({'y': [0, 1], 's': [0.2, 0.7]}), ['auc'], label='y', score='s')['auc'][0])",
+        ],
+        env={**os.environ, "TMPDIR": str(temporary)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (ran.returncode, ran.stdout.strip()) == (0, "1.0"), ran.stderr[-2000:]
+
+
 @pytest.mark.skipif(os.name != "posix", reason="the spill directories are locked with flock, on POSIX only")
 def test_odd_entries_in_the_temporary_directory_are_left_alone_and_never_fail_a_call(tmp_path):
     """A directory named ``sqlmetrics-spill-99999999999-x`` (or with a non-ASCII digit) made
@@ -219,19 +238,7 @@ def test_odd_entries_in_the_temporary_directory_are_left_alone_and_never_fail_a_
     for directory in [*kept, lock_is_a_link]:
         assert directory.is_dir() and any(directory.iterdir())
     assert link.is_symlink() and (target / "data").is_file() and plain_file.is_file()
-    ran = subprocess.run(  # a whole call without con= in that temporary directory
-        [
-            sys.executable,
-            "-c",
-            "import polars as pl, sqlmetrics as sm; "
-            "print(sm.evaluate(pl.DataFrame({'y': [0, 1], 's': [0.2, 0.7]}), ['auc'], label='y', score='s')['auc'][0])",
-        ],
-        env={**os.environ, "TMPDIR": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert (ran.returncode, ran.stdout.strip()) == (0, "1.0"), ran.stderr[-2000:]
+    assert_a_call_runs_in(tmp_path)
 
 
 @pytest.mark.skipif(os.name != "posix", reason="the spill directories are locked with flock, on POSIX only")
@@ -242,17 +249,5 @@ def test_a_lock_file_that_is_a_fifo_is_left_alone_and_never_blocks_a_call(tmp_pa
     fifo_lock = tmp_path / f"{spill.SPILL_PREFIX}5-fifo-lock"
     fifo_lock.mkdir()
     os.mkfifo(fifo_lock / spill.LOCK_FILE)
-    ran = subprocess.run(  # a whole call without con= in that temporary directory; the timeout ends a hang
-        [
-            sys.executable,
-            "-c",
-            "import polars as pl, sqlmetrics as sm; "
-            "print(sm.evaluate(pl.DataFrame({'y': [0, 1], 's': [0.2, 0.7]}), ['auc'], label='y', score='s')['auc'][0])",
-        ],
-        env={**os.environ, "TMPDIR": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert (ran.returncode, ran.stdout.strip()) == (0, "1.0"), ran.stderr[-2000:]
+    assert_a_call_runs_in(tmp_path)  # its timeout ends a hang
     assert stat.S_ISFIFO(os.lstat(fifo_lock / spill.LOCK_FILE).st_mode)  # left as it was
