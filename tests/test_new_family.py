@@ -10,8 +10,10 @@ that regenerates what is generated (``python -m sqlmetrics.docs --write``: the m
 table, the polars face, the roles' keywords of the public functions), the copy's own tests
 show it end to end: ``evaluate`` on DuckDB and polars, ``to_sql`` in every dialect, the CLI
 option, the input rule refusing a bad exposure (column, count, example) on both engines and
-through the CLI, and a state per part rolled up; and the tests that hold the layout (the
-imports' layers, the generated text, the pinned signatures, the shared steps) still pass.
+through the CLI, and a state per part rolled up; the tests that hold the layout (the
+imports' layers, the generated text, the pinned signatures, the shared steps) still pass;
+and the registry-driven tests (invariants, the polars face, the templates' portability)
+run the toy metric too, its role's column drawn from the role's ``valid_values``.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ FAMILY = Family(
                 "(exposure < 0 OR isnan(exposure) OR isinf(exposure))",
                 lambda: (pl.col("exposure") < 0) | pl.col("exposure").is_nan() | pl.col("exposure").is_infinite(),
             ),
+            valid_values=(0.0, 0.5, 1.0, 3.0),
         ),
     ),
 )
@@ -252,6 +255,10 @@ NEW_FILES = {
 
 # The tests that hold the layout, which the new family must pass with no edit of theirs.
 LAYOUT = ("tests/test_imports.py", "tests/test_docs.py", "tests/test_public_signatures.py", "tests/test_steps.py")
+# The registry-driven tests that run every registered metric, the toy one too: each binds
+# the roles a family adds to columns drawn from the role's ``valid_values``
+# (tests/strategies.py), with no edit of theirs.
+REGISTRY_DRIVEN = ("tests/test_invariants.py", "tests/test_polars_face.py", "tests/test_portability.py")
 
 
 @pytest.fixture(scope="module")
@@ -284,6 +291,14 @@ def test_a_family_and_its_role_are_its_files(tree):
 @pytest.mark.scale
 def test_the_layout_holds_with_the_new_family(tree):
     result = pytest_in(tree, *LAYOUT)
+    assert result.returncode == 0, result.stdout[-5000:]
+
+
+@pytest.mark.scale
+def test_the_registry_driven_tests_run_the_new_familys_metric(tree):
+    listed = pytest_in(tree, *REGISTRY_DRIVEN, "--collect-only", "-k", "exposure_mean")
+    assert "test_docstring_examples_run[exposure_mean]" in listed.stdout, listed.stdout[-3000:]
+    result = pytest_in(tree, *REGISTRY_DRIVEN)
     assert result.returncode == 0, result.stdout[-5000:]
 
 
