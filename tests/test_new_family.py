@@ -302,6 +302,37 @@ def test_the_registry_driven_tests_run_the_new_familys_metric(tree):
     assert result.returncode == 0, result.stdout[-5000:]
 
 
+# In the copy: its dbt package's catalog (the committed package's other files beside it)
+# rendered as dbt would, for a model asking for the toy metric.
+DBT_MODEL = """\
+import sys, shutil, tempfile
+from pathlib import Path
+sys.path.insert(0, "tests")
+from dbt_render import CompilerError, evaluate_sql
+from sqlmetrics import dbt_package
+print(sorted(dbt_package.left_out()), "exposure_mean" in {spec.name for spec in dbt_package.carried()})
+package = Path(shutil.copytree("examples/dbt/sqlmetrics", Path(tempfile.mkdtemp()) / "sqlmetrics"))
+(package / "macros" / "catalog.sql").write_text(dbt_package.catalog_file())
+try:
+    evaluate_sql(package, "duckdb", '"t"', metrics=["exposure_mean"], label="y")
+except CompilerError as refused:
+    print(refused)
+"""
+
+
+@pytest.mark.scale
+def test_the_dbt_package_leaves_the_new_role_out_saying_why(tree):
+    """The dbt package's evaluate binds the core's roles only: the toy metric is left out,
+    named in the catalog with why, and a model asking for it is refused saying so."""
+    done = run(tree, sys.executable, "-c", DBT_MODEL)
+    assert done.stdout.splitlines() == [
+        "['exposure_mean'] False",
+        "sqlmetrics: exposure_mean is not carried by the dbt package: it reads the 'exposure' column (a role its "
+        "family adds), which the dbt package's evaluate does not bind; evaluate it with sqlmetrics itself "
+        "(sm.evaluate, or sm.to_sql for the statement)",
+    ], done.stderr
+
+
 # --- the registry's reading of the declarations, in this tree -----------------------------
 
 
