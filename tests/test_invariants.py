@@ -157,6 +157,30 @@ def test_values_stay_in_range(frame):
 
 
 ROW_METRICS = [name for name, spec in sm.registry().items() if spec.is_expression]
+# Those reading a score, and those reading none (a family's, as exposure_mean in
+# tests/test_new_family.py): in a call with the first the score is bound and a row without
+# one is left out for every metric, so the others are evaluated in a call of their own.
+ROW_METRIC_CALLS = [
+    group
+    for reads_score in (True, False)
+    if (group := [name for name in ROW_METRICS if ("score" in sm.registry()[name].needs) == reads_score])
+]
+
+
+def row_expressions(names: list[str], weight: str | None) -> list[pl.Expr]:
+    """The public polars expression of each metric of ``names`` (and of its extra outputs,
+    the module's function of its name: mape.skipped), named as evaluate names its columns;
+    the score given only to a metric that reads one."""
+    exprs = []
+    for name in names:
+        spec = sm.registry()[name]
+        score = "score" if "score" in spec.needs else None
+        exprs.append(spec.module.expr(score, "label", weight, **role_keywords(spec)).alias(name))
+        exprs += [
+            getattr(spec.module, out)(score, "label", weight, **role_keywords(spec)).alias(f"{name}_{out}")
+            for out in spec.outputs
+        ]
+    return exprs
 
 
 @pytest.mark.parametrize("weight", ["weight", None])  # unweighted: other forms (auc's rank sum)
@@ -165,21 +189,14 @@ ROW_METRICS = [name for name, spec in sm.registry().items() if spec.is_expressio
 def test_row_expressions_in_group_by_and_over_equal_evaluate(frame, weight):
     """The public polars expressions, applied to rows (ties, NULLs, weights), give the
     numbers of the engines, which compute from the score histogram or from base's sums."""
-    evaluated = sm.evaluate(frame, ROW_METRICS, weight=weight, by="slice", **role_keywords())
-    evaluated = evaluated.drop("n_rows", "n_excluded")
-    exprs = []
-    for name in ROW_METRICS:
-        spec = sm.registry()[name]
-        exprs.append(spec.module.expr("score", "label", weight, **role_keywords(spec)).alias(name))
-        # an extra output is the module's function of its name (mape.skipped)
-        exprs += [
-            getattr(spec.module, out)("score", "label", weight, **role_keywords(spec)).alias(f"{name}_{out}")
-            for out in spec.outputs
-        ]
-    grouped = frame.group_by("slice").agg(exprs).sort("slice", nulls_last=True)
-    assert_same(grouped, evaluated)
-    over = frame.select("slice", *(e.over("slice") for e in exprs)).unique().sort("slice", nulls_last=True)
-    assert_same(over, evaluated)
+    for names in ROW_METRIC_CALLS:
+        evaluated = sm.evaluate(frame, names, weight=weight, by="slice", **role_keywords())
+        evaluated = evaluated.drop("n_rows", "n_excluded")
+        exprs = row_expressions(names, weight)
+        grouped = frame.group_by("slice").agg(exprs).sort("slice", nulls_last=True)
+        assert_same(grouped, evaluated)
+        over = frame.select("slice", *(e.over("slice") for e in exprs)).unique().sort("slice", nulls_last=True)
+        assert_same(over, evaluated)
 
 
 def test_result_types_are_the_same_for_both_engines(engine):
