@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from sqlmetrics.registry import roles
 
+
 def family_roles() -> tuple:
     """The roles the families add (``spec.Role.generic``), each read as a number under its
     name: the registry-driven tests give every frame a column per role, named as the role,

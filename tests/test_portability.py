@@ -34,8 +34,8 @@ import sqlmetrics as sm
 from sqlmetrics import templates
 from sqlmetrics.api import _class_table_binding, prepare
 from sqlmetrics.compose import compose as composed
-from sqlmetrics.compose.rollup import compose_rollup
 from sqlmetrics.compose.class_tables import compose_per_class
+from sqlmetrics.compose.rollup import compose_rollup
 from sqlmetrics.registry import resolve
 from sqlmetrics.request import Request
 
