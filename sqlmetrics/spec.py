@@ -472,7 +472,10 @@ class Role:
     ``rule``: the rule on its values, checked in every engine (``RoleRule``), if any;
     ``option``: the CLI option (``--<name>`` with dashes by default); ``annotation`` and
     ``default``: the keyword's, as the public signatures show them; ``after``: the
-    keyword it follows in the signatures (none: after every role declared before it).
+    keyword it follows in the signatures (none: after every role declared before it);
+    ``valid_values``: a few values the column may hold (its rule accepts each, and a
+    role a family adds declares them): the registry-driven tests draw the role's column
+    from them (``tests/strategies.py``), the library itself never reads them.
 
     The core's roles (``CORE_ROLES``) and the families' (``steps.Family.roles``) are declared
     alike; a role not in ``ROLES`` is read the one generic way: ``input`` holds the
@@ -487,6 +490,7 @@ class Role:
     annotation: str = "str | None"
     default: Any = None
     after: str = ""
+    valid_values: tuple[Any, ...] = ()
 
     @property
     def flag(self) -> str:

@@ -8,17 +8,50 @@ import polars as pl
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from sqlmetrics.registry import roles
+
+
+def family_roles() -> tuple:
+    """The roles the families add (``spec.Role.generic``), each read as a number under its
+    name: the registry-driven tests give every frame a column per role, named as the role,
+    drawn from the role's ``valid_values`` (a role without them is named: the tests cannot
+    draw its column)."""
+    declared = tuple(role for role in roles() if role.generic)
+    silent = [role.name for role in declared if not role.valid_values]
+    if silent:
+        raise LookupError(f"role {silent[0]!r} declares no valid_values: the registry-driven tests cannot draw it")
+    return declared
+
+
+def role_keywords(spec=None) -> dict[str, str]:
+    """The keywords binding the families' roles to their columns (``exposure="exposure"``):
+    those ``spec`` needs (its ``Metric.roles``), or every one when no spec is given."""
+    return {role.name: role.name for role in (family_roles() if spec is None else spec.roles)}
+
+
+def with_role_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with a column per family role, its ``valid_values`` in turn down the rows."""
+    return frame.with_columns(
+        pl.Series(role.name, [role.valid_values[i % len(role.valid_values)] for i in range(frame.height)])
+        for role in family_roles()
+    )
+
+
 # Few distinct scores so that ties are the rule, including the probability bounds.
 TIED_SCORES = [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0]
 
 
 @st.composite
 def impressions(draw, *, max_rows: int = 40, weighted: bool | None = None, nulls: bool = True) -> pl.DataFrame:
-    """A frame with columns slice, query, label, score, weight (weight may be all 1).
+    """A frame with columns slice, query, label, score, weight (weight may be all 1), and one
+    per role a family adds (``family_roles``).
 
     Scores come either from a small tied set or from a continuous range; weights from a
     small set including 0; each column may have NULLs; slices and queries are skewed so
-    that some are one-class or empty after NULLs are dropped.
+    that some are one-class or empty after NULLs are dropped. A family role's column has
+    no NULL: a role is read only by a call with a metric that needs it (as the item), so
+    a NULL in it would leave out a row of a composed call that the other metrics alone
+    keep (its NULLs are the family's own tests').
     """
     n = draw(st.integers(0, max_rows))
     tied = draw(st.booleans())
@@ -38,12 +71,14 @@ def impressions(draw, *, max_rows: int = 40, weighted: bool | None = None, nulls
                 maybe_null(st.integers(0, 1)),
                 maybe_null(score),
                 maybe_null(weight),
+                *(st.sampled_from(role.valid_values) for role in family_roles()),
             ),
             min_size=n,
             max_size=n,
         )
     )
     schema = {"slice": pl.String, "query": pl.Int64, "label": pl.Int64, "score": pl.Float64, "weight": pl.Float64}
+    schema |= {role.name: pl.Float64 for role in family_roles()}
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 

@@ -15,7 +15,7 @@ from sqlmetrics import templates
 from sqlmetrics.registry import intermediates
 from sqlmetrics.spec import LABEL_DOMAINS, SCORE_DOMAINS, SCORE_ROUNDINGS
 
-from strategies import AGREEMENT, examples, impressions
+from strategies import AGREEMENT, examples, impressions, role_keywords, with_role_columns
 
 METRICS = list(sm.registry())
 # Classification metrics take weights; ranking metrics order rows and take none. Every
@@ -31,7 +31,8 @@ RANKING = [
     if spec.family == "ranking"
 ]
 ALL = [*(sm.metric(name) for name in WEIGHTED), *RANKING]
-ROLES = {"label": "label", "score": "score", "query": "query"}
+# the roles a family adds are bound too, each to its column in the frames (tests/strategies.py)
+ROLES = {"label": "label", "score": "score", "query": "query", **role_keywords()}
 
 
 def evaluate(frame, metrics, engine="duckdb", **kwargs):
@@ -137,6 +138,7 @@ def test_perfect_scores_give_the_ideal_value(call, engine):
     spec = call.spec
     labels = [0, 1, 1, 0, 1, 0, 0, 1]
     frame = pl.DataFrame({"label": labels, "score": [float(y) for y in labels], "query": [1, 1, 1, 1, 2, 2, 2, 2]})
+    frame = with_role_columns(frame)
     ideal = spec.range[1] if spec.higher_is_better else spec.range[0]
     assert evaluate(frame, [call], engine)[call.column].item() == pytest.approx(ideal, abs=1e-12)
 
@@ -155,6 +157,30 @@ def test_values_stay_in_range(frame):
 
 
 ROW_METRICS = [name for name, spec in sm.registry().items() if spec.is_expression]
+# Those reading a score, and those reading none (a family's, as exposure_mean in
+# tests/test_new_family.py): in a call with the first the score is bound and a row without
+# one is left out for every metric, so the others are evaluated in a call of their own.
+ROW_METRIC_CALLS = [
+    group
+    for reads_score in (True, False)
+    if (group := [name for name in ROW_METRICS if ("score" in sm.registry()[name].needs) == reads_score])
+]
+
+
+def row_expressions(names: list[str], weight: str | None) -> list[pl.Expr]:
+    """The public polars expression of each metric of ``names`` (and of its extra outputs,
+    the module's function of its name: mape.skipped), named as evaluate names its columns;
+    the score given only to a metric that reads one."""
+    exprs = []
+    for name in names:
+        spec = sm.registry()[name]
+        score = "score" if "score" in spec.needs else None
+        exprs.append(spec.module.expr(score, "label", weight, **role_keywords(spec)).alias(name))
+        exprs += [
+            getattr(spec.module, out)(score, "label", weight, **role_keywords(spec)).alias(f"{name}_{out}")
+            for out in spec.outputs
+        ]
+    return exprs
 
 
 @pytest.mark.parametrize("weight", ["weight", None])  # unweighted: other forms (auc's rank sum)
@@ -163,21 +189,19 @@ ROW_METRICS = [name for name, spec in sm.registry().items() if spec.is_expressio
 def test_row_expressions_in_group_by_and_over_equal_evaluate(frame, weight):
     """The public polars expressions, applied to rows (ties, NULLs, weights), give the
     numbers of the engines, which compute from the score histogram or from base's sums."""
-    evaluated = sm.evaluate(frame, ROW_METRICS, weight=weight, by="slice").drop("n_rows", "n_excluded")
-    exprs = []
-    for name in ROW_METRICS:
-        spec = sm.registry()[name]
-        exprs.append(spec.module.expr("score", "label", weight).alias(name))
-        # an extra output is the module's function of its name (mape.skipped)
-        exprs += [getattr(spec.module, out)("score", "label", weight).alias(f"{name}_{out}") for out in spec.outputs]
-    grouped = frame.group_by("slice").agg(exprs).sort("slice", nulls_last=True)
-    assert_same(grouped, evaluated)
-    over = frame.select("slice", *(e.over("slice") for e in exprs)).unique().sort("slice", nulls_last=True)
-    assert_same(over, evaluated)
+    for names in ROW_METRIC_CALLS:
+        evaluated = sm.evaluate(frame, names, weight=weight, by="slice", **role_keywords())
+        evaluated = evaluated.drop("n_rows", "n_excluded")
+        exprs = row_expressions(names, weight)
+        grouped = frame.group_by("slice").agg(exprs).sort("slice", nulls_last=True)
+        assert_same(grouped, evaluated)
+        over = frame.select("slice", *(e.over("slice") for e in exprs)).unique().sort("slice", nulls_last=True)
+        assert_same(over, evaluated)
 
 
 def test_result_types_are_the_same_for_both_engines(engine):
     frame = pl.DataFrame({"label": [0, 1, 1, 0], "score": [0.2, 0.8, 0.4, 0.5], "query": [1, 1, 2, 2]})
+    frame = with_role_columns(frame)
     schema = evaluate(frame, ALL, engine).schema
     counts = {"n_rows", "n_excluded", *(f"{call.column}_{out}" for call in ALL for out in call.spec.outputs)}
     assert {name: dtype for name, dtype in schema.items() if name in counts} == dict.fromkeys(counts, pl.Int64)
@@ -229,8 +253,8 @@ def test_row_expressions_are_exact_for_extreme_weights(frame, scale):
     but the weighted counts."""
     exprs = []
     for name in [name for name in ROW_METRICS if name in WEIGHTED]:
-        module = sm.registry()[name].module
-        exprs += [module.expr("score", "label", "weight").alias(name)]
+        spec = sm.registry()[name]
+        exprs += [spec.module.expr("score", "label", "weight", **role_keywords(spec)).alias(name)]
     scaled = frame.with_columns(pl.col("weight") * scale)
     counts = [name for name in ROW_METRICS if name in WEIGHT_COUNTS]
     grouped = scaled.group_by("slice").agg(exprs).sort("slice", nulls_last=True)

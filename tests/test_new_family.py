@@ -10,8 +10,10 @@ that regenerates what is generated (``python -m sqlmetrics.docs --write``: the m
 table, the polars face, the roles' keywords of the public functions), the copy's own tests
 show it end to end: ``evaluate`` on DuckDB and polars, ``to_sql`` in every dialect, the CLI
 option, the input rule refusing a bad exposure (column, count, example) on both engines and
-through the CLI, and a state per part rolled up; and the tests that hold the layout (the
-imports' layers, the generated text, the pinned signatures, the shared steps) still pass.
+through the CLI, and a state per part rolled up; the tests that hold the layout (the
+imports' layers, the generated text, the pinned signatures, the shared steps) still pass;
+and the registry-driven tests (invariants, the polars face, the templates' portability)
+run the toy metric too, its role's column drawn from the role's ``valid_values``.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ FAMILY = Family(
                 "(exposure < 0 OR isnan(exposure) OR isinf(exposure))",
                 lambda: (pl.col("exposure") < 0) | pl.col("exposure").is_nan() | pl.col("exposure").is_infinite(),
             ),
+            valid_values=(0.0, 0.5, 1.0, 3.0),
         ),
     ),
 )
@@ -252,6 +255,10 @@ NEW_FILES = {
 
 # The tests that hold the layout, which the new family must pass with no edit of theirs.
 LAYOUT = ("tests/test_imports.py", "tests/test_docs.py", "tests/test_public_signatures.py", "tests/test_steps.py")
+# The registry-driven tests that run every registered metric, the toy one too: each binds
+# the roles a family adds to columns drawn from the role's ``valid_values``
+# (tests/strategies.py), with no edit of theirs.
+REGISTRY_DRIVEN = ("tests/test_invariants.py", "tests/test_polars_face.py", "tests/test_portability.py")
 
 
 @pytest.fixture(scope="module")
@@ -285,6 +292,45 @@ def test_a_family_and_its_role_are_its_files(tree):
 def test_the_layout_holds_with_the_new_family(tree):
     result = pytest_in(tree, *LAYOUT)
     assert result.returncode == 0, result.stdout[-5000:]
+
+
+@pytest.mark.scale
+def test_the_registry_driven_tests_run_the_new_familys_metric(tree):
+    listed = pytest_in(tree, *REGISTRY_DRIVEN, "--collect-only", "-k", "exposure_mean")
+    assert "test_docstring_examples_run[exposure_mean]" in listed.stdout, listed.stdout[-3000:]
+    result = pytest_in(tree, *REGISTRY_DRIVEN)
+    assert result.returncode == 0, result.stdout[-5000:]
+
+
+# In the copy: its dbt package's catalog (the committed package's other files beside it)
+# rendered as dbt would, for a model asking for the toy metric.
+DBT_MODEL = """\
+import sys, shutil, tempfile
+from pathlib import Path
+sys.path.insert(0, "tests")
+from dbt_render import CompilerError, evaluate_sql
+from sqlmetrics import dbt_package
+print(sorted(dbt_package.left_out()), "exposure_mean" in {spec.name for spec in dbt_package.carried()})
+package = Path(shutil.copytree("examples/dbt/sqlmetrics", Path(tempfile.mkdtemp()) / "sqlmetrics"))
+(package / "macros" / "catalog.sql").write_text(dbt_package.catalog_file())
+try:
+    evaluate_sql(package, "duckdb", '"t"', metrics=["exposure_mean"], label="y")
+except CompilerError as refused:
+    print(refused)
+"""
+
+
+@pytest.mark.scale
+def test_the_dbt_package_leaves_the_new_role_out_saying_why(tree):
+    """The dbt package's evaluate binds the core's roles only: the toy metric is left out,
+    named in the catalog with why, and a model asking for it is refused saying so."""
+    done = run(tree, sys.executable, "-c", DBT_MODEL)
+    assert done.stdout.splitlines() == [
+        "['exposure_mean'] False",
+        "sqlmetrics: exposure_mean is not carried by the dbt package: it reads the 'exposure' column (a role its "
+        "family adds), which the dbt package's evaluate does not bind; evaluate it with sqlmetrics itself "
+        "(sm.evaluate, or sm.to_sql for the statement)",
+    ], done.stderr
 
 
 # --- the registry's reading of the declarations, in this tree -----------------------------

@@ -13,6 +13,8 @@ import pytest
 import sqlmetrics as sm
 import sqlmetrics.polars as smp
 
+from strategies import role_keywords, with_role_columns
+
 FRAME = pl.DataFrame(
     {
         "query": [1, 1, 1, 2, 2, 2, 3, 3],
@@ -20,7 +22,7 @@ FRAME = pl.DataFrame(
         "label": [0, 1, 1, 0, 1, 1, 1, 0],
         "day": ["b", "a", None, "b", "a", "b", "a", None],
     }
-)
+).pipe(with_role_columns)  # a column per role a family adds, named as the role
 
 
 def _params(spec: sm.Metric) -> dict:
@@ -37,7 +39,7 @@ def test_named_as_evaluate_names_it(name):
     call = sm.metric(name, **params)
     function = getattr(smp, name.replace("@k", "_at_k"))
     if hasattr(spec.module, "expr"):
-        assert FRAME.select(function("score", "label", **params)).columns == [call.column]
+        assert FRAME.select(function("score", "label", **params, **role_keywords(spec))).columns == [call.column]
         return
     result = function(FRAME, **_roles(spec), by=["day"], **params)
     assert result.columns == ["day", *call.columns]
@@ -52,7 +54,7 @@ def _roles(spec: sm.Metric) -> dict:
         "ranking": {"score": "score", "label": "label", "query": "query"},
         "classification": {"score": "score", "label": "label", "query": "query"},
         "multiclass": {"label": "label", "prediction": "label"},
-    }[spec.family]
+    }[spec.family] | role_keywords(spec)
 
 
 FRAME_FUNCTIONS = sorted(name for name, spec in sm.registry().items() if not hasattr(spec.module, "expr"))

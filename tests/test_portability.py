@@ -34,10 +34,12 @@ import sqlmetrics as sm
 from sqlmetrics import templates
 from sqlmetrics.api import _class_table_binding, prepare
 from sqlmetrics.compose import compose as composed
-from sqlmetrics.compose.rollup import compose_rollup
 from sqlmetrics.compose.class_tables import compose_per_class
+from sqlmetrics.compose.rollup import compose_rollup
 from sqlmetrics.registry import resolve
 from sqlmetrics.request import Request
+
+from strategies import role_keywords
 
 SQL_ROOT = Path(__file__).resolve().parent.parent / "sql"
 TEMPLATE_FILES = sorted(str(p.relative_to(SQL_ROOT)) for p in SQL_ROOT.rglob("*.sql"))
@@ -51,7 +53,7 @@ def calls():
     roles = {"label": "label", "score": "score", "by": ["s"]}
     for name, spec in sm.registry().items():
         metric = sm.metric(name.replace("@k", "@3"))
-        kwargs = dict(roles)
+        kwargs = {**roles, **role_keywords(spec)}  # the roles its family adds, each named as the role
         if "query" in spec.needs:
             kwargs["query"] = "q"
         if spec.family == "multiclass":
