@@ -264,7 +264,7 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
 {% endmacro %}
 
 
-{#- list_floors (compose/lists.py): per list and (tie policy, relevance threshold) in use,
+{#- list_floors (metrics/ranking/list_sql.py): per list and (tie policy, relevance threshold) in use,
     the lowest score any metric ranks down to, the top relevant score, each cutoff's hit
     floor, and the list's relevant and judged rows. -#}
 {% macro sm_list_floors(calls, c0, dispatch, native) %}

@@ -280,7 +280,7 @@ def sorted_by_list(rows: pl.LazyFrame, keys: list[str], order: list[str], descen
 
 
 def list_floors_of(lists: Lists) -> pl.LazyFrame:
-    """The polars form of ``list_floors`` (``compose/lists.py``): one aggregation of each
+    """The polars form of ``list_floors`` (``list_sql.py``): one aggregation of each
     list's rows giving every score the list steps start from (what ``lists`` was
     ``reached_by``): the floor of each (tie policy, relevance threshold) that ranks
     (``floor_column``), the top relevant score (``top_relevant_column``, for
