@@ -15,7 +15,7 @@ from sqlmetrics.metrics.classification._binary import IntoExpr, col
 
 # w = πₑ/π₀ of a row of ``input`` (a propensity of 0 is refused by its rule; NULLIF keeps
 # the warehouses that raise on a division by zero from raising before the rule does)
-IMPORTANCE = "(target_propensity / NULLIF(propensity, 0))"
+IMPORTANCE = "(target_propensity / CAST(NULLIF(propensity, 0) AS DOUBLE))"
 # r − q̂ₐ: the reward less the reward model's value of the logged action
 RESIDUAL = "(label - reward_model)"
 
