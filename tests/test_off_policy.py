@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 import polars as pl
+import polars.testing
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -223,6 +224,27 @@ def test_two_states_rolled_up_equal_vw_estimators_halves_added(frame, cut, engin
         expected = whole[call.column].item()
         got = rolled[call.column].item()
         assert (got is None) if expected is None else got == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+# the calls with an analytic interval (the mean over rows), their parameters in the value of each row
+WITH_INTERVALS = [call for call in CALLS if call.spec.interval is not None]
+
+
+@pytest.mark.parametrize("engines", [("duckdb", "duckdb"), ("polars", "duckdb"), ("polars", "polars")])
+def test_states_roll_up_with_their_intervals(engines):
+    """A state keeps each mean's spread (the clipped, switched and shrunk values at the
+    call's parameter too), and the roll-up's interval is the one over all the rows."""
+    rng = np.random.default_rng(44)
+    n = 60
+    frame = pl.DataFrame(
+        {"g": rng.choice(["a", "b"], n), "r": rng.choice([0.0, 1.0], n), "p0": rng.choice([0.1, 0.5, 1.0], n),
+         "pe": rng.uniform(0, 1, n), "qa": rng.uniform(0, 1, n), "qe": rng.uniform(0, 1, n), "k": rng.integers(0, 3, n)}
+    )  # fmt: skip
+    parts = [frame.head(25), frame.slice(25)]
+    states = [sm.state(part, WITH_INTERVALS, weight="k", by="g", engine=e, **ROLES) for part, e in zip(parts, engines)]
+    rolled = sm.rollup(states, by="g", ci=0.9)
+    whole = evaluate(frame, WITH_INTERVALS, "duckdb", ci=0.9)
+    polars.testing.assert_frame_equal(rolled, whole, rel_tol=1e-9, abs_tol=1e-12)
 
 
 # --- hand-worked values and degenerate slices ------------------------------------------------

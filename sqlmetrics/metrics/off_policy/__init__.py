@@ -26,11 +26,14 @@ from sqlmetrics.metrics.off_policy._rows import (
     IMPORTANCE,
     RESIDUAL,
     clipped,
+    clipped_sql,
     importance,
     residual,
     shrunk,
+    shrunk_sql,
     sum_over,
     switched,
+    switched_sql,
     value_key,
 )
 from sqlmetrics.spec import Role, RoleRule
@@ -102,18 +105,15 @@ def _importance_polars() -> list[pl.Expr]:
 
 
 def _clipped_aggregates(cap: float) -> tuple[str, ...]:
-    return (f"SUM(w * LEAST({IMPORTANCE}, {literal(cap)}) * label) AS ope_clipped_{value_key(cap)}",)
+    return (f"SUM(w * {clipped_sql(literal(cap))} * label) AS ope_clipped_{value_key(cap)}",)
 
 
 def _switch_aggregates(cap: float) -> tuple[str, ...]:
-    kept = f"CASE WHEN {IMPORTANCE} <= {literal(cap)} THEN {IMPORTANCE} ELSE 0 END"
-    return (f"SUM(w * {kept} * {RESIDUAL}) AS ope_switch_{value_key(cap)}",)
+    return (f"SUM(w * {switched_sql(literal(cap))} * {RESIDUAL}) AS ope_switch_{value_key(cap)}",)
 
 
 def _shrunk_aggregates(shrinkage: float) -> tuple[str, ...]:
-    lam = literal(shrinkage)
-    shrunk_weight = f"({lam} * {IMPORTANCE} / ({IMPORTANCE} * {IMPORTANCE} + {lam}))"
-    return (f"SUM(w * {shrunk_weight} * {RESIDUAL}) AS ope_shrunk_{value_key(shrinkage)}",)
+    return (f"SUM(w * {shrunk_sql(literal(shrinkage))} * {RESIDUAL}) AS ope_shrunk_{value_key(shrinkage)}",)
 
 
 def _key(name: str):

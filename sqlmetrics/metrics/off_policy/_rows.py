@@ -20,6 +20,26 @@ IMPORTANCE = "(target_propensity / CAST(NULLIF(propensity, 0) AS DOUBLE))"
 RESIDUAL = "(label - reward_model)"
 
 
+def clipped_sql(cap: str) -> str:
+    """min(w, λ) in SQL, λ the SQL ``cap`` (a literal, or ``{{ cap }}`` in a template)."""
+    return f"LEAST({IMPORTANCE}, {cap})"
+
+
+def switched_sql(cap: str) -> str:
+    """1{w ≤ λ}·w in SQL."""
+    return f"(CASE WHEN {IMPORTANCE} <= {cap} THEN {IMPORTANCE} ELSE 0 END)"
+
+
+def shrunk_sql(shrinkage: str) -> str:
+    """λw / (w² + λ) in SQL."""
+    return f"({shrinkage} * {IMPORTANCE} / ({IMPORTANCE} * {IMPORTANCE} + {shrinkage}))"
+
+
+def corrected_sql(weight: str) -> str:
+    """q̂ₑ + ŵ·(r − q̂ₐ): a doubly robust estimator's row value, ŵ the SQL ``weight``."""
+    return f"target_reward_model + {weight} * {RESIDUAL}"
+
+
 def value_key(value: float) -> str:
     """A parameter value as the suffix of a column name: ``10`` for 10.0, ``0p5`` for 0.5,
     ``1em05`` for 1e-05 (``.`` written ``p``, ``-`` ``m``, as ``MetricCall.column`` does)."""

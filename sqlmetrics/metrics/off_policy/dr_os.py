@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from sqlmetrics.intervals.importance_mean import importance_mean
 from sqlmetrics.metrics.classification._binary import IntoExpr, col
 from sqlmetrics.metrics.off_policy import _rows
 from sqlmetrics.metrics.off_policy._params import SHRINKAGE
@@ -22,6 +23,7 @@ SPEC = Metric(
     higher_is_better=True,
     range=None,
     row_plan=False,
+    interval=importance_mean(_rows.corrected_sql(_rows.shrunk_sql("{{ shrinkage }}"))),
     reference="obp.ope.DoublyRobustWithShrinkage(lambda_=shrinkage)",
 )
 

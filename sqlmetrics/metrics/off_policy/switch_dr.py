@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from sqlmetrics.intervals.importance_mean import importance_mean
 from sqlmetrics.metrics.classification._binary import IntoExpr, col
 from sqlmetrics.metrics.off_policy import _rows
 from sqlmetrics.metrics.off_policy._params import CAP
@@ -24,6 +25,7 @@ SPEC = Metric(
     higher_is_better=True,
     range=None,
     row_plan=False,
+    interval=importance_mean(_rows.corrected_sql(_rows.switched_sql("{{ cap }}"))),
     reference="obp.ope.SwitchDoublyRobust(lambda_=cap)",
 )
 

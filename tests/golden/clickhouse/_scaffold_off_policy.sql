@@ -87,15 +87,17 @@ WITH input AS (
       END
     ) AS ope_max_weight,
     SUM(
-      w * CASE
-        WHEN (
-          target_propensity / CAST(nullIf(propensity, 0) AS Nullable(Float64))
-        ) <= CAST(10.0 AS Nullable(Float64))
-        THEN (
-          target_propensity / CAST(nullIf(propensity, 0) AS Nullable(Float64))
-        )
-        ELSE 0
-      END * (
+      w * (
+        CASE
+          WHEN (
+            target_propensity / CAST(nullIf(propensity, 0) AS Nullable(Float64))
+          ) <= CAST(10.0 AS Nullable(Float64))
+          THEN (
+            target_propensity / CAST(nullIf(propensity, 0) AS Nullable(Float64))
+          )
+          ELSE 0
+        END
+      ) * (
         label - reward_model
       )
     ) AS ope_switch_10,

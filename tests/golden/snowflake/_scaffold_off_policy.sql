@@ -85,15 +85,17 @@ WITH input AS (
       END
     ) AS ope_max_weight,
     SUM(
-      w * CASE
-        WHEN (
-          target_propensity / CAST(NULLIF(propensity, 0) AS DOUBLE)
-        ) <= CAST(10.0 AS DOUBLE)
-        THEN (
-          target_propensity / CAST(NULLIF(propensity, 0) AS DOUBLE)
-        )
-        ELSE 0
-      END * (
+      w * (
+        CASE
+          WHEN (
+            target_propensity / CAST(NULLIF(propensity, 0) AS DOUBLE)
+          ) <= CAST(10.0 AS DOUBLE)
+          THEN (
+            target_propensity / CAST(NULLIF(propensity, 0) AS DOUBLE)
+          )
+          ELSE 0
+        END
+      ) * (
         label - reward_model
       )
     ) AS ope_switch_10,
