@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlmetrics.binding import ROWS
-from sqlmetrics.class_scores import LongClassScores
+from sqlmetrics.binding.class_scores import LongClassScores
 from sqlmetrics.registry import roles
 
 ClassScores = Mapping[Any, str] | LongClassScores

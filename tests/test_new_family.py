@@ -153,7 +153,7 @@ import polars as pl
 import pytest
 
 import sqlmetrics as sm
-from sqlmetrics.dialects import DIALECTS
+from sqlmetrics.sqltext.dialects import DIALECTS
 
 ROWS = pl.DataFrame(
     {
@@ -309,7 +309,7 @@ import sys, shutil, tempfile
 from pathlib import Path
 sys.path.insert(0, "tests")
 from dbt_render import CompilerError, evaluate_sql
-from sqlmetrics import dbt_package
+from sqlmetrics.dbt import package as dbt_package
 print(sorted(dbt_package.left_out()), "exposure_mean" in {spec.name for spec in dbt_package.carried()})
 package = Path(shutil.copytree("examples/dbt/sqlmetrics", Path(tempfile.mkdtemp()) / "sqlmetrics"))
 (package / "macros" / "catalog.sql").write_text(dbt_package.catalog_file())

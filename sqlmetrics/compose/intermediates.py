@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.dialects import dialect_named
 from sqlmetrics.registry import intermediates, reads
+from sqlmetrics.sqltext import templates
+from sqlmetrics.sqltext.dialects import dialect_named
 from sqlmetrics.steps import Intermediate
 
 # On the engines that spread rows over workers (``dialects.Dialect.distributed``), where a

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from sqlmetrics import templates
 from sqlmetrics.intervals.residual_mean import SPREAD_STEP, residual_mean_polars, residual_spread_polars
 from sqlmetrics.intervals.row_mean import clustered_mean_polars
 from sqlmetrics.spec import ClusteredInterval, Interval, KeptSpread, MetricCall
+from sqlmetrics.sqltext import templates
 
 
 def importance_mean(value: str) -> Interval:

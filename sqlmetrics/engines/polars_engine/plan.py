@@ -22,8 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics import bootstrap
-from sqlmetrics.binding import Binding
+from sqlmetrics.binding import Binding, bootstrap
 from sqlmetrics.metrics.multiclass import class_score_rules, long_rows, wide_rows
 from sqlmetrics.metrics.ranking import run_rules
 from sqlmetrics.registry import intermediates

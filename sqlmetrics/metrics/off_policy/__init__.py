@@ -37,8 +37,8 @@ from sqlmetrics.metrics.off_policy._rows import (
     value_key,
 )
 from sqlmetrics.spec import Role, RoleRule
+from sqlmetrics.sqltext.templates import literal
 from sqlmetrics.steps import Family, Folded, Intermediate
-from sqlmetrics.templates import literal
 
 
 def _outside(role: str, low: str, high: str) -> RoleRule:
