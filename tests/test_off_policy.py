@@ -369,6 +369,23 @@ def test_the_edges_of_the_rules_are_accepted(engine):
     assert row == {"n_rows": 4, "n_excluded": 0, "ips": 0.25, "max_weight": 1.0}  # w = 0, 0, 1, 1
 
 
+def test_an_overflowed_weight_is_refused_never_reported(engine):
+    """A propensity may be tiny: π₀ = 1e-200 gives w = 1e200, whose ips is finite (reported)
+    but whose square overflows, so the ESS (0 if taken from an infinite Σ k·w²) and the
+    interval are refused; π₀ = 1e-310 overflows w itself, and every estimator reading it."""
+    tiny = HAND.with_columns(p0=pl.Series([1e-200, 0.5, 0.25, 1.0]))
+    row = sm.evaluate(tiny, ["ips", "snips"], engine=engine, **ROLES).row(0, named=True)
+    assert row == pytest.approx({"n_rows": 4, "n_excluded": 0, "ips": (1e200 + 2) / 4, "snips": 1.0})
+    overflow = "an importance weight πₑ/π₀, its square or a sum of them overflowed the float range"
+    with pytest.raises(sm.InvalidInputError, match=f"^ess: {overflow}"):
+        sm.evaluate(tiny, ["ips", "ess"], engine=engine, **ROLES)
+    with pytest.raises(sm.InvalidInputError, match=f"^ips_lo, ips_hi: {overflow}"):
+        sm.evaluate(tiny, ["ips"], ci=0.9, engine=engine, **ROLES)
+    subnormal = HAND.with_columns(p0=pl.Series([1e-310, 0.5, 0.25, 1.0]))
+    with pytest.raises(sm.InvalidInputError, match=f"^ips, dr: {overflow}"):
+        sm.evaluate(subnormal, ["ips", "dr", "dm"], engine=engine, **ROLES)
+
+
 def test_a_reward_that_is_not_a_number_is_refused(engine):
     """As any label the metrics read as a number: refused from the schema."""
     with pytest.raises(sm.SqlMetricsError) as refused:

@@ -15,7 +15,8 @@ estimators compose into one statement, merge exactly in a state and a roll-up, a
 render in every dialect. The sums that depend on a parameter (the cap of clipped_ips
 and switch_dr, dr_os's shrinkage) are declared per value in use (``clipped_sums`` per
 cap, ...): one sum in base for each value a call asks for. The polars engine computes
-each metric's row expression over the used rows instead (``Folded``).
+each metric's row expression over the used rows instead (``Folded``). Its ``FAMILY``'s
+hooks refuse a result that overflowed the float range (``overflow.py``).
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ from sqlmetrics.metrics.off_policy._rows import (
     switched_sql,
     value_key,
 )
+from sqlmetrics.metrics.off_policy.overflow import check_no_overflow
 from sqlmetrics.spec import Role, RoleRule
 from sqlmetrics.sqltext.templates import literal
-from sqlmetrics.steps import Family, Folded, Intermediate
+from sqlmetrics.steps import Family, Folded, Hooks, Intermediate
 
 
 def _outside(role: str, low: str, high: str) -> RoleRule:
@@ -91,6 +93,7 @@ FAMILY = Family(
             valid_values=(0.0, 0.5, 0.8),
         ),
     ),
+    hooks=Hooks(check_result=check_no_overflow),
 )
 
 

@@ -54,5 +54,5 @@ def expr(
         _rows.row_weight(label, weight, propensity, target_propensity),
         _rows.importance(propensity, target_propensity),
     )
-    total = (k * iw).sum()
-    return total * _rows.ratio(total, (k * iw * iw).sum())
+    total, squares = (k * iw).sum(), (k * iw * iw).sum()
+    return pl.when(squares.is_infinite()).then(squares).otherwise(total * _rows.ratio(total, squares))
