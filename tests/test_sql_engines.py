@@ -163,6 +163,7 @@ _BINARY = {"label": "label", "score": "score", "by": "s"}
 _RANKING = {"label": "rel", "score": "score", "query": "q", "item": "item", "by": "s"}
 _FLOAT_REL = pl.col("rel").cast(pl.Float64)
 _JUDGED_RUN = {"label": "rel", "score": "score", "query": "q", "item": "item", "by": "s"}
+_OFF_POLICY = {**COMPOSED["off_policy"][1], "by": "s"}
 # every rule the statement checks (sqlmetrics/rules/: each Check of columns.py, the total
 # weight, each TableRule of tables.py), broken by three rows (or one table row) of good data
 REFUSALS = {
@@ -221,6 +222,8 @@ REFUSALS = {
     "unit NULL": (
         _impressions_with(_first_rows("q", None, pl.Int64)), ["auc", "logloss"], _BINARY | {"ci": 0.9, "ci_unit": "q"}
     ),
+    "propensity 0": (_impressions_with(_first_rows("propensity", 0.0)), ["ips", "dr"], _OFF_POLICY),
+    "target propensity > 1": (_impressions_with(_first_rows("target_propensity", 1.5)), ["snips"], _OFF_POLICY),
     "wide class score NaN": (
         _impressions_with(_first_rows("p_y", float("nan"))),
         ["auc"],
