@@ -653,6 +653,43 @@ def test_off_policy_mean_interval_is_the_standard_error_of_the_mean(engine, metr
         assert [row["ips_lo"], row["ips_hi"]] == pytest.approx(vw.get(alpha=0.1), abs=1e-9)
 
 
+def snips_influences(r, w, qa, qe):
+    """snips = Σ w·r / Σ w and each row's influence on it, w·(r − V) / w̄ (the delta method)."""
+    value = (w * r).sum() / w.sum()
+    return value, w * (r - value) / w.mean()
+
+
+def sndr_influences(r, w, qa, qe):
+    """sndr = mean(q̂ₑ) + Σ w·(r − q̂ₐ) / Σ w and each row's influence on it."""
+    ratio = (w * (r - qa)).sum() / w.sum()
+    return qe.mean() + ratio, (qe - qe.mean()) + w * ((r - qa) - ratio) / w.mean()
+
+
+IMPORTANCE_RATIOS = {"snips": snips_influences, "sndr": sndr_influences}
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", with_interval("importance_ratio"))
+@given(rows=OFF_POLICY_ROWS)
+def test_off_policy_ratio_interval_is_the_delta_method(engine, metric, rows):
+    """snips and sndr are ratios of sums over rows: their interval is the normal one with
+    the standard error of the mean of each row's influence (the delta method), weights
+    counting as repeated rows; NULL where every importance weight is 0 (no ratio)."""
+    schema = dict.fromkeys(["r", "p0", "pe", "qa", "qe"], pl.Float64) | {"k": pl.Int64}
+    frame = pl.DataFrame(rows, schema=schema, orient="row")
+    row = sm.evaluate(frame, [metric], ci=0.9, engine=engine, **OFF_POLICY_ROLES).row(0, named=True)
+    r, p0, pe, qa, qe = (np.repeat(frame[c].to_numpy(), frame["k"].to_numpy()) for c in ("r", "p0", "pe", "qa", "qe"))
+    w = pe / p0
+    if len(w) < 2 or w.sum() == 0:
+        assert row[f"{metric}_lo"] is None and row[f"{metric}_hi"] is None
+        return
+    center, influences = IMPORTANCE_RATIOS[metric](r, w, qa, qe)
+    half = stats.norm.ppf(0.95) * stats.sem(influences)
+    assert row[metric] == pytest.approx(center, abs=1e-12)
+    assert row[f"{metric}_lo"] == pytest.approx(center - half, abs=1e-9)
+    assert row[f"{metric}_hi"] == pytest.approx(center + half, abs=1e-9)
+
+
 REFERENCE_TESTS = {  # interval method -> its test against an independent reference
     "delong": test_auc_interval_equals_brute_force_delong,
     "row_mean": test_row_mean_interval_is_the_standard_error_of_the_mean,
@@ -665,6 +702,7 @@ REFERENCE_TESTS = {  # interval method -> its test against an independent refere
     "class_confusion_delta": test_class_confusion_delta_interval_is_the_multinomial_delta_method,
     "r2_delta": test_r2_interval_is_the_delta_method_of_scikit_learns_r2,
     "importance_mean": test_off_policy_mean_interval_is_the_standard_error_of_the_mean,
+    "importance_ratio": test_off_policy_ratio_interval_is_the_delta_method,
 }
 
 
@@ -681,6 +719,7 @@ def test_every_interval_method_and_metric_has_a_reference():
     assert sorted(CLASS_METRICS) == with_interval("class_confusion_delta")
     assert sorted(R2_METRICS) == with_interval("r2_delta")
     assert sorted(IMPORTANCE_VALUES) == with_interval("importance_mean")
+    assert sorted(IMPORTANCE_RATIOS) == with_interval("importance_ratio")
 
 
 @examples(60, AGREEMENT)

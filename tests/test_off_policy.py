@@ -226,8 +226,9 @@ def test_two_states_rolled_up_equal_vw_estimators_halves_added(frame, cut, engin
         assert (got is None) if expected is None else got == pytest.approx(expected, rel=1e-9, abs=1e-9)
 
 
-# the calls with an analytic interval (the mean over rows), their parameters in the value of each row
-WITH_INTERVALS = [call for call in CALLS if call.spec.interval is not None]
+# the calls whose analytic interval a state keeps (the means over rows), their parameters
+# in the value of each row
+WITH_INTERVALS = [call for call in CALLS if call.spec.interval is not None and call.spec.interval.kept is not None]
 
 
 @pytest.mark.parametrize("engines", [("duckdb", "duckdb"), ("polars", "duckdb"), ("polars", "polars")])
@@ -245,6 +246,15 @@ def test_states_roll_up_with_their_intervals(engines):
     rolled = sm.rollup(states, by="g", ci=0.9)
     whole = evaluate(frame, WITH_INTERVALS, "duckdb", ci=0.9)
     polars.testing.assert_frame_equal(rolled, whole, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_a_ratios_interval_is_not_rolled_up_from_states():
+    """snips' delta method reads each row's influence about the slice's own ratio, which
+    no state keeps: a roll-up with ci refuses it by name, and rolls it up without ci."""
+    states = [sm.state(part, ["snips", "ips"], **ROLES) for part in (HAND.head(2), HAND.tail(2))]
+    with pytest.raises(sm.InvalidParameterError, match="^snips: its interval reads the rows"):
+        sm.rollup(states, ci=0.9)
+    assert sm.rollup(states)["snips"].item() == pytest.approx(HAND_VALUES["snips"])
 
 
 # --- hand-worked values and degenerate slices ------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from sqlmetrics.intervals.importance_ratio import importance_ratio
 from sqlmetrics.metrics.classification._binary import IntoExpr, col
 from sqlmetrics.metrics.off_policy import _rows
 from sqlmetrics.spec import Metric
@@ -22,6 +23,7 @@ SPEC = Metric(
     higher_is_better=True,
     range=None,
     row_plan=False,
+    interval=importance_ratio("target_reward_model", f"{_rows.IMPORTANCE} * {_rows.RESIDUAL}", _rows.IMPORTANCE),
     reference="obp.ope.SelfNormalizedDoublyRobust",
 )
 

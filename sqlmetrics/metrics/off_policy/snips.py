@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from sqlmetrics.intervals.importance_ratio import importance_ratio
 from sqlmetrics.metrics.classification._binary import IntoExpr, col
 from sqlmetrics.metrics.off_policy import _rows
 from sqlmetrics.spec import Metric
@@ -20,6 +21,7 @@ SPEC = Metric(
     higher_is_better=True,
     range=None,
     row_plan=False,
+    interval=importance_ratio("0", f"{_rows.IMPORTANCE} * label", _rows.IMPORTANCE),
     reference="obp.ope.SelfNormalizedInverseProbabilityWeighting",
 )
 
