@@ -12,7 +12,7 @@
 SELECT {{ by(v) }}, SQRT(SUM(v.w * v.u * v.u) / CAST((MIN(v.total) - 1) * MIN(v.total) AS DOUBLE)) AS se,
        CAST(NULL AS BIGINT) AS df
 FROM (
-    SELECT {{ by(r) }}, r.w, m.total, (r.c - m.c_mean) + (r.a - m.ratio * r.b) / m.b_mean AS u
+    SELECT {{ by(r) }}, r.w, m.total, (r.c - m.c_mean) + (r.a - m.ratio * r.b) / CAST(m.b_mean AS DOUBLE) AS u
     FROM (
         SELECT {{ by }}, w, {{ offset }} AS c, {{ numerator }} AS a, {{ denominator }} AS b
         FROM input
