@@ -385,6 +385,19 @@ def test_intervals(engine):
     check(engine, {"src": frame}, [*classes, *kappas], **by_class)
 
 
+def test_off_policy_intervals(engine):
+    """The off-policy means' interval (at a cap and a shrinkage too) and the ratios' delta
+    method, and the means' clustered by a unit, computed by each engine from the same
+    statement."""
+    frame = impressions(7)
+    off_policy, logged = COMPOSED["off_policy"]
+    calls = [sm.metric(call) if isinstance(call, str) else call for call in off_policy]
+    with_interval = [call for call in calls if call.spec.interval is not None]
+    check(engine, {"src": frame}, with_interval, **logged, by="s", ci=0.9)
+    means = [call for call in with_interval if call.spec.interval.clustered is not None]
+    check(engine, {"src": frame}, means, **logged, by="s", query="q", ci=0.9, ci_unit="q")
+
+
 @pytest.mark.parametrize("name", COMPARE_ENGINES)
 def test_paired_compare(name, request):
     """sm.compare(scores=...) on Spark, PostgreSQL and ClickHouse equals DuckDB's: the paired input,
