@@ -105,7 +105,7 @@ def evaluate(
     interval for ``auc``, Student's t over queries for ``gauc`` and the ranking metrics,
     the binomial one for accuracy, precision, recall and specificity, the mean's for
     logloss, brier, score_mean, label_mean, the regression errors mae, mse, mape and
-    mean_error and the off-policy ips, clipped_ips, dm, dr, switch_dr and dr_os, and for
+    mean_error and the off-policy ips, clipped_ips, dm, dr, switch_dr, dr_os and mean_weight, and for
     rmse mse's through the delta method, the delta method's for f1, fbeta,
     balanced_accuracy and mcc (over the confusion cells), for cohen_kappa and the
     multi-class multiclass_accuracy, multiclass_precision, multiclass_recall,

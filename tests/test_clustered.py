@@ -107,6 +107,7 @@ OFF_POLICY_VALUES = {  # each row's value, at OFF_POLICY_CALLS' parameters
     "dr": lambda r, w, qa, qe: qe + w * (r - qa),
     "switch_dr": lambda r, w, qa, qe: qe + (w <= 1.5) * w * (r - qa),
     "dr_os": lambda r, w, qa, qe: qe + 3 * w / (w * w + 3) * (r - qa),
+    "mean_weight": lambda r, w, qa, qe: w,
 }
 OFF_POLICY_CALLS = {"clipped_ips": {"cap": 1.5}, "switch_dr": {"cap": 1.5}, "dr_os": {"shrinkage": 3.0}}
 

@@ -606,6 +606,7 @@ IMPORTANCE_VALUES = {  # each row's value whose weighted mean the off-policy met
     "dr": lambda r, w, qa, qe: qe + w * (r - qa),
     "switch_dr": lambda r, w, qa, qe: qe + (w <= 1.5) * w * (r - qa),
     "dr_os": lambda r, w, qa, qe: qe + 3 * w / (w * w + 3) * (r - qa),  # shrinkage = 3
+    "mean_weight": lambda r, w, qa, qe: w,  # the diagnostic: the mean importance weight itself
 }
 IMPORTANCE_PARAMS = {"clipped_ips": {"cap": 1.5}, "switch_dr": {"cap": 1.5}, "dr_os": {"shrinkage": 3}}
 OFF_POLICY_ROWS = st.lists(
@@ -628,7 +629,7 @@ OFF_POLICY_ROLES = dict(
 @pytest.mark.parametrize("metric", with_interval("importance_mean"))
 @given(rows=OFF_POLICY_ROWS)
 def test_off_policy_mean_interval_is_the_standard_error_of_the_mean(engine, metric, rows):
-    """ips, clipped_ips, dm, dr, switch_dr and dr_os are means of a value of each row:
+    """ips, clipped_ips, dm, dr, switch_dr, dr_os and mean_weight are means of a value of each row:
     their interval is the normal one with scipy's standard error of the mean, weights
     counting as repeated rows; for ips that is vw-estimators' Gaussian interval."""
     schema = dict.fromkeys(["r", "p0", "pe", "qa", "qe"], pl.Float64) | {"k": pl.Int64}
@@ -642,8 +643,8 @@ def test_off_policy_mean_interval_is_the_standard_error_of_the_mean(engine, metr
         return
     center, half = values.mean(), stats.norm.ppf(0.95) * stats.sem(values)
     assert row[call.column] == pytest.approx(center, abs=1e-12)
-    assert row[f"{call.column}_lo"] == pytest.approx(center - half, abs=1e-9)
-    assert row[f"{call.column}_hi"] == pytest.approx(center + half, abs=1e-9)
+    assert row[f"{call.column}_lo"] == pytest.approx(clipped(metric, center - half), abs=1e-9)
+    assert row[f"{call.column}_hi"] == pytest.approx(clipped(metric, center + half), abs=1e-9)
     if metric == "ips":
         from estimators.bandits import gaussian
 

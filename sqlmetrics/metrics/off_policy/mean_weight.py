@@ -7,6 +7,7 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import IntoExpr
+from sqlmetrics.intervals.importance_mean import importance_mean
 from sqlmetrics.metrics.off_policy import _rows
 from sqlmetrics.spec import Metric
 
@@ -23,6 +24,7 @@ SPEC = Metric(
     range=(0.0, float("inf")),
     row_plan=False,
     reference="numpy.mean of obp's importance weights action_dist[a] / pscore",
+    interval=importance_mean(_rows.IMPORTANCE),
 )
 
 
