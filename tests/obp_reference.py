@@ -3,7 +3,8 @@ off-policy family (tests/test_off_policy.py), loaded without the rest of obp.
 
 obp declares Python < 3.11, so pip will not install it with the test extras: it is
 installed beside them with ``pip install --no-deps --ignore-requires-python obp==0.5.7``
-(.ci/run does), and the tests that read it are skipped, saying so, where it is missing.
+(the README's test command does), and a test that reads it fails, saying so, where it is
+missing.
 Its package ``__init__`` imports its policy learners, which need torch; the estimators
 need numpy, scipy and scikit-learn alone (``obp.utils`` imports torch for one type
 annotation of a function the estimators never call). So the module is loaded under bare
@@ -22,16 +23,17 @@ from pathlib import Path
 
 import pytest
 
-INSTALL = "pip install --no-deps --ignore-requires-python obp==0.5.7 (.ci/run does)"
+INSTALL = "pip install --no-deps --ignore-requires-python obp==0.5.7 (the README's test command does)"
 
 
 def estimators() -> types.ModuleType:
-    """``obp.ope.estimators`` of the installed obp (skips the calling test without it)."""
+    """``obp.ope.estimators`` of the installed obp (the calling test fails without it,
+    saying how to install it: the README's test command does)."""
     if "obp.ope.estimators" in sys.modules:
         return sys.modules["obp.ope.estimators"]
     found = importlib.util.find_spec("obp")
     if found is None or not found.submodule_search_locations:
-        pytest.skip(f"obp 0.5.7 is not installed: {INSTALL}")
+        pytest.fail(f"obp 0.5.7, the off-policy reference, is not installed: {INSTALL}")
     root = Path(found.submodule_search_locations[0])
     for name, folder in (("obp", root), ("obp.ope", root / "ope")):
         package = types.ModuleType(name)
