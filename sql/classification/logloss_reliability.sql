@@ -12,8 +12,8 @@
 -- output: {{ by }}, logloss_reliability
 SELECT {{ by }},
        SUM(CASE WHEN w > 0
-                THEN w * (CASE WHEN o > 0 THEN o * LN(o / f) ELSE 0 END
-                          + CASE WHEN o < 1 THEN (1 - o) * LN((1 - o) / (1 - f)) ELSE 0 END)
+                THEN w * (CASE WHEN o > 0 THEN o * LN(o / CAST(f AS DOUBLE)) ELSE 0 END
+                          + CASE WHEN o < 1 THEN (1 - o) * LN((1 - o) / CAST(1 - f AS DOUBLE)) ELSE 0 END)
                 ELSE 0 END) / CAST(NULLIF(SUM(w), 0) AS DOUBLE) AS logloss_reliability
 FROM (
     SELECT {{ by }}, w, w_pos / CAST(NULLIF(w, 0) AS DOUBLE) AS o,

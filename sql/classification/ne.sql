@@ -10,16 +10,18 @@
 --
 -- reads:  score_hist({{ by }}, score, w_pos, w_neg)
 -- output: {{ by }}, ne
-SELECT {{ by }},
-       CASE WHEN pos > 0 AND neg > 0
-            THEN cross_entropy / (-pos * LN(LEAST(GREATEST(pos / (pos + neg), 1e-12), 1 - 1e-12))
-                                  - neg * LN(LEAST(GREATEST(neg / (pos + neg), 1e-12), 1 - 1e-12))) END AS ne
+SELECT {{ by }}, CASE WHEN pos > 0 AND neg > 0 THEN cross_entropy / CAST(base_entropy AS DOUBLE) END AS ne
 FROM (
-    SELECT {{ by }}, CAST(SUM(w_pos) AS DOUBLE) AS pos, CAST(SUM(w_neg) AS DOUBLE) AS neg,
-           -SUM(w_pos * LN(p) + w_neg * LN(1 - p)) AS cross_entropy
+    SELECT {{ by }}, pos, neg, cross_entropy,
+           -pos * LN(LEAST(GREATEST(pos / CAST(pos + neg AS DOUBLE), 1e-12), 1 - 1e-12))
+           - neg * LN(LEAST(GREATEST(neg / CAST(pos + neg AS DOUBLE), 1e-12), 1 - 1e-12)) AS base_entropy
     FROM (
-        SELECT {{ by }}, w_pos, w_neg, LEAST(GREATEST(score, 1e-12), 1 - 1e-12) AS p
-        FROM score_hist
-    ) AS clamped
-    GROUP BY {{ by }}
-) AS sums
+        SELECT {{ by }}, CAST(SUM(w_pos) AS DOUBLE) AS pos, CAST(SUM(w_neg) AS DOUBLE) AS neg,
+               -SUM(w_pos * LN(p) + w_neg * LN(1 - p)) AS cross_entropy
+        FROM (
+            SELECT {{ by }}, w_pos, w_neg, LEAST(GREATEST(score, 1e-12), 1 - 1e-12) AS p
+            FROM score_hist
+        ) AS clamped
+        GROUP BY {{ by }}
+    ) AS sums
+) AS entropies
