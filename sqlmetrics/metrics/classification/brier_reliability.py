@@ -22,7 +22,7 @@ SPEC = Metric(
     score_domain="probability",
     higher_is_better=False,
     range=(0.0, 1.0),
-    reference="brute force over calibration_curve's bins (Murphy 1973; tests/test_calibration_metrics.py)",
+    reference="brute force over calibration_curve's bins (Murphy 1973)",
 )
 
 

@@ -24,7 +24,7 @@ SPEC = Metric(
     range=(0.0, 0.25),
     # its best is brier_uncertainty, which is 0.25 only at a base rate of ½
     best_reached=False,
-    reference="brute force over calibration_curve's bins (Murphy 1973; tests/test_calibration_metrics.py)",
+    reference="brute force over calibration_curve's bins (Murphy 1973)",
 )
 
 

@@ -24,13 +24,13 @@ SPEC = Metric(
     name="ece",
     family="classification",
     polars_form="frame",
-    summary="Σ_b W_b·|ō_b − f̄_b| / W over calibration_curve's bins (norm l2: √ of the squares; max: MCE)",
+    summary="Σ_b W_b·abs(ō_b − f̄_b) / W over calibration_curve's bins (norm l2: √ of the squares; max: MCE)",
     template="classification/ece.sql",
     intermediates=("calibration_bins",),
     params=(bins_param(15), STRATEGY, NORM),
     score_domain="probability",
     higher_is_better=False,
-    reference="torchmetrics BinaryCalibrationError and netcal ECE/MCE (their formulas, tests/test_calibration_metrics.py)",
+    reference="torchmetrics BinaryCalibrationError and netcal ECE/MCE (their formulas written out in tests/test_calibration_metrics.py)",
 )
 
 

@@ -22,7 +22,7 @@ SPEC = Metric(
     score_domain="probability",
     higher_is_better=False,
     range=(0.0, float("inf")),
-    reference="brute force over calibration_curve's bins (the log score's decomposition; tests/test_calibration_metrics.py)",
+    reference="brute force over calibration_curve's bins (the log score's decomposition)",
 )
 
 

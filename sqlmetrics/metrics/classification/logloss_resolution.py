@@ -25,7 +25,7 @@ SPEC = Metric(
     range=(0.0, math.log(2)),
     # its best is logloss_uncertainty, which is ln 2 only at a base rate of ½
     best_reached=False,
-    reference="brute force over calibration_curve's bins (the log score's decomposition; tests/test_calibration_metrics.py)",
+    reference="brute force over calibration_curve's bins (the log score's decomposition)",
 )
 
 

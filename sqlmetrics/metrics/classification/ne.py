@@ -22,7 +22,7 @@ SPEC = Metric(
     range=(0.0, float("inf")),
     # the clamp keeps a perfect score's cross-entropy at −ln(1 − 1e-12) a row: NE ≈ 1.4e-12, not 0
     best_reached=False,
-    reference="torchrec.metrics.ne (compute_ne, its formula in tests/test_calibration_metrics.py)",
+    reference="torchrec.metrics.ne (compute_ne, written out in tests/metrics/classification/ne.py)",
 )
 
 

@@ -21,7 +21,7 @@ SPEC = Metric(
     range=(float("-inf"), 1.0),
     # ne's clamp keeps a perfect score's rig at 1 − 1.4e-12
     best_reached=False,
-    reference="1 − torchrec.metrics.ne (its formula in tests/test_calibration_metrics.py)",
+    reference="1 − torchrec.metrics.ne (written out in tests/metrics/classification/ne.py)",
 )
 
 
