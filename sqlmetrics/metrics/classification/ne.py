@@ -4,10 +4,35 @@ from __future__ import annotations
 
 import polars as pl
 
+from sqlmetrics.intervals.histogram_delta import histogram_delta
 from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights
-from sqlmetrics.spec import Metric
+from sqlmetrics.spec import Interval, Metric
 
 ETA = 1e-12  # torchrec's clamp (NEMetricComputation.eta): scores and the base rate within [eta, 1 - eta]
+
+# NE = m_ce / H(m_y): m_ce the slice's mean cross-entropy (nats, each score clamped), m_y
+# its mean label, H(r) = −r·ln r − (1 − r)·ln(1 − r), H'(r) = ln((1 − r)/r). A row's
+# influence (the gradient times the row's values less their means) is
+#   u = (ce − m_ce)/H − m_ce·H'(m_y)·(y − m_y)/H²,
+# NULL for a one-class slice (H = 0). The clamp of the base rate, which binds only when
+# it is within 1e-12 of 0 or 1, is left out of the gradient.
+_ETA = "CAST(0.000000000001 AS DOUBLE)"  # 1e-12 (polars' SQL reads no exponent literal)
+_CLAMPED = f"LEAST(GREATEST(score, {_ETA}), 1 - {_ETA})"
+_MEANS = {
+    "m_ce": f"-SUM(w_pos * LN({_CLAMPED}) + w_neg * LN(1 - {_CLAMPED})) / CAST(SUM(w_pos + w_neg) AS DOUBLE)",
+    "m_y": "SUM(w_pos) / CAST(SUM(w_pos + w_neg) AS DOUBLE)",
+}
+_ENTROPY = "(CASE WHEN m_y > 0 AND m_y < 1 THEN -m_y * LN(m_y) - (1 - m_y) * LN(1 - m_y) END)"
+_SLOPE = f"m_ce * LN((1 - m_y) / CAST(m_y AS DOUBLE)) / CAST({_ENTROPY} * {_ENTROPY} AS DOUBLE)"
+
+
+def influence_interval(sign: str = "") -> Interval:
+    """The delta method's interval of NE (``sign`` "-": of 1 − NE, rig) from the score
+    histogram: a positive row's and a negative row's influence u (see above)."""
+    positive = f"{sign}((-LN({_CLAMPED}) - m_ce) / CAST({_ENTROPY} AS DOUBLE) - {_SLOPE} * (1 - m_y))"
+    negative = f"{sign}((-LN(1 - {_CLAMPED}) - m_ce) / CAST({_ENTROPY} AS DOUBLE) + {_SLOPE} * m_y)"
+    return histogram_delta(_MEANS, positive, negative)
+
 
 SPEC = Metric(
     name="ne",
@@ -23,6 +48,7 @@ SPEC = Metric(
     # the clamp keeps a perfect score's cross-entropy at −ln(1 − 1e-12) a row: NE ≈ 1.4e-12, not 0
     best_reached=False,
     reference="torchrec.metrics.ne (compute_ne, written out in tests/metrics/classification/ne.py)",
+    interval=influence_interval(),
 )
 
 

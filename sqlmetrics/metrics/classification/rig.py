@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from sqlmetrics.metrics.classification._binary import IntoExpr, binary_weights
-from sqlmetrics.metrics.classification.ne import normalized_entropy
+from sqlmetrics.metrics.classification.ne import influence_interval, normalized_entropy
 from sqlmetrics.spec import Metric
 
 SPEC = Metric(
@@ -22,6 +22,7 @@ SPEC = Metric(
     # ne's clamp keeps a perfect score's rig at 1 − 1.4e-12
     best_reached=False,
     reference="1 − torchrec.metrics.ne (written out in tests/metrics/classification/ne.py)",
+    interval=influence_interval("-"),
 )
 
 
