@@ -11,11 +11,15 @@
 SELECT {{ by }},
        SUM(CASE WHEN w > 0 THEN w * (o - base_rate) * (o - base_rate) ELSE 0 END)
        / CAST(NULLIF(SUM(w), 0) AS DOUBLE) AS brier_resolution
-FROM (
-    SELECT {{ by }}, w, w_pos / CAST(NULLIF(w, 0) AS DOUBLE) AS o,
-           SUM(w_pos) OVER (PARTITION BY {{ by }}) / CAST(NULLIF(SUM(w) OVER (PARTITION BY {{ by }}), 0) AS DOUBLE)
-               AS base_rate
-    FROM calibration_bins
-    WHERE bins = {{ bins }} AND strategy = {{ strategy }}
+FROM (  -- each bin with its slice's positive rate (a join: no window over a slice)
+    SELECT {{ by(b) }}, b.w, b.w_pos / CAST(NULLIF(b.w, 0) AS DOUBLE) AS o, r.base_rate
+    FROM calibration_bins AS b
+    JOIN (
+        SELECT {{ by }}, SUM(w_pos) / CAST(NULLIF(SUM(w), 0) AS DOUBLE) AS base_rate
+        FROM calibration_bins
+        WHERE bins = {{ bins }} AND strategy = {{ strategy }}
+        GROUP BY {{ by }}
+    ) AS r ON {{ same_slice(b, r) }}
+    WHERE b.bins = {{ bins }} AND b.strategy = {{ strategy }}
 ) AS bin_rates
 GROUP BY {{ by }}

@@ -13,11 +13,15 @@ SELECT {{ by }},
                 THEN w * (CASE WHEN o > 0 THEN o * LN(o / CAST(base_rate AS DOUBLE)) ELSE 0 END
                           + CASE WHEN o < 1 THEN (1 - o) * LN((1 - o) / CAST(1 - base_rate AS DOUBLE)) ELSE 0 END)
                 ELSE 0 END) / CAST(NULLIF(SUM(w), 0) AS DOUBLE) AS logloss_resolution
-FROM (
-    SELECT {{ by }}, w, w_pos / CAST(NULLIF(w, 0) AS DOUBLE) AS o,
-           SUM(w_pos) OVER (PARTITION BY {{ by }}) / CAST(NULLIF(SUM(w) OVER (PARTITION BY {{ by }}), 0) AS DOUBLE)
-               AS base_rate
-    FROM calibration_bins
-    WHERE bins = {{ bins }} AND strategy = {{ strategy }}
+FROM (  -- each bin with its slice's positive rate (a join: no window over a slice)
+    SELECT {{ by(b) }}, b.w, b.w_pos / CAST(NULLIF(b.w, 0) AS DOUBLE) AS o, r.base_rate
+    FROM calibration_bins AS b
+    JOIN (
+        SELECT {{ by }}, SUM(w_pos) / CAST(NULLIF(SUM(w), 0) AS DOUBLE) AS base_rate
+        FROM calibration_bins
+        WHERE bins = {{ bins }} AND strategy = {{ strategy }}
+        GROUP BY {{ by }}
+    ) AS r ON {{ same_slice(b, r) }}
+    WHERE b.bins = {{ bins }} AND b.strategy = {{ strategy }}
 ) AS bin_rates
 GROUP BY {{ by }}

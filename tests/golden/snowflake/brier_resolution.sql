@@ -13,15 +13,30 @@ m_brier_resolution AS (
       o - base_rate
     ) ELSE 0 END) / CAST(NULLIF(SUM(w), 0) AS DOUBLE) AS brier_resolution
   FROM (
+    /* each bin with its slice's positive rate (a join: no window over a slice) */
     SELECT
-      slice_1,
-      slice_2,
-      w,
-      w_pos / CAST(NULLIF(w, 0) AS DOUBLE) AS o,
-      SUM(w_pos) OVER (PARTITION BY slice_1, slice_2) / CAST(NULLIF(SUM(w) OVER (PARTITION BY slice_1, slice_2), 0) AS DOUBLE) AS base_rate
-    FROM calibration_bins
+      b.slice_1,
+      b.slice_2,
+      b.w,
+      b.w_pos / CAST(NULLIF(b.w, 0) AS DOUBLE) AS o,
+      r.base_rate
+    FROM calibration_bins AS b
+    JOIN (
+      SELECT
+        slice_1,
+        slice_2,
+        SUM(w_pos) / CAST(NULLIF(SUM(w), 0) AS DOUBLE) AS base_rate
+      FROM calibration_bins
+      WHERE
+        bins = 15 AND strategy = 'uniform'
+      GROUP BY
+        slice_1,
+        slice_2
+    ) AS r
+      ON b.slice_1 IS NOT DISTINCT FROM r.slice_1
+      AND b.slice_2 IS NOT DISTINCT FROM r.slice_2
     WHERE
-      bins = 15 AND strategy = 'uniform'
+      b.bins = 15 AND b.strategy = 'uniform'
   ) AS bin_rates
   GROUP BY
     slice_1,
