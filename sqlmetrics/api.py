@@ -105,7 +105,8 @@ def evaluate(
     fbeta, balanced_accuracy and mcc (over the confusion cells), for cohen_kappa and the
     multi-class multiclass_accuracy, multiclass_precision, multiclass_recall,
     multiclass_f1, multiclass_fbeta (every average), multiclass_balanced_accuracy and
-    multiclass_mcc (over the confusion matrix), for calibration (over the rows' means) and
+    multiclass_mcc (over the confusion matrix), for calibration, ne and rig (over the rows'
+    means) and
     for r2 (over the rows' squared errors and deviations) (``ci_method="analytic"``;
     ``docs/intervals.md``); for the other metrics ``ci_method="auto"`` (the default)
     takes the percentile interval of a Poisson bootstrap of ``resamples`` replicates

@@ -332,8 +332,9 @@ def test_an_unknown_argument_is_refused_by_name():
 
 
 def test_an_unknown_metric_is_refused_by_name():
-    """The package carries every registered metric: a name it lacks is no metric."""
-    assert {spec.name for spec in carried()} == set(sm.registry())
+    """The package carries every registered metric but those it leaves out saying why
+    (the next tests): a name it lacks is no metric."""
+    assert {spec.name for spec in carried()} == set(sm.registry()) - set(dbt_package.left_out())
     with pytest.raises(CompilerError, match="unknown metric 'aucc' "):
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc", "aucc"], label="click", score="pctr")
     with pytest.raises(CompilerError, match="ndcg: parameter 'gain' must be one of"):
@@ -352,12 +353,26 @@ def test_a_metric_reading_a_familys_role_is_left_out_saying_why(tmp_path, monkey
         "it reads the 'exposure' column (a role its family adds), which the dbt package's evaluate does not bind; "
         "evaluate it with sqlmetrics itself (sm.evaluate, or sm.to_sql for the statement)"
     )
-    assert dbt_package.left_out() == {"exposure_mae": why}
+    assert dbt_package.left_out()["exposure_mae"] == why
     package = shutil.copytree(PACKAGE, tmp_path / "sqlmetrics")
     (package / "macros" / "catalog.sql").write_text(dbt_package.catalog_file())
     with pytest.raises(CompilerError) as refused:
         evaluate_sql(package, "duckdb", '"t"', metrics=["auc", "exposure_mae"], label="click", score="pctr")
     assert f"exposure_mae is not carried by the dbt package: {why}" in str(refused.value)
+
+
+def test_a_metric_reading_a_step_the_package_does_not_write_is_left_out_saying_why():
+    """The metrics of the calibration bins (ece, the reliability and resolution terms) read
+    a step whose bins and strategy the package does not write as macros yet: the catalog
+    names them with why, and a model asking for one is refused with that reason; the
+    calibration metrics of the score histogram (ne, rig, the uncertainty terms) are carried."""
+    left_out = dbt_package.left_out()
+    binned = ["brier_reliability", "brier_resolution", "ece", "logloss_reliability", "logloss_resolution"]
+    assert [name for name in binned if name in left_out] == binned
+    assert {"ne", "rig", "brier_uncertainty", "logloss_uncertainty"} <= {spec.name for spec in carried()}
+    with pytest.raises(CompilerError) as refused:
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc", "ece"], label="click", score="pctr")
+    assert "ece is not carried by the dbt package: it reads the step 'calibration_bins'" in str(refused.value)
 
 
 # --- sqlmetrics dbt --output DIR: new, empty, or its own package; never through a link
