@@ -10,8 +10,8 @@
 SELECT {{ by }}, CASE WHEN pos > 0 AND neg > 0 THEN 1 - cross_entropy / CAST(base_entropy AS DOUBLE) END AS rig
 FROM (
     SELECT {{ by }}, pos, neg, cross_entropy,
-           -pos * LN(LEAST(GREATEST(pos / CAST(pos + neg AS DOUBLE), 1e-12), 1 - 1e-12))
-           - neg * LN(LEAST(GREATEST(neg / CAST(pos + neg AS DOUBLE), 1e-12), 1 - 1e-12)) AS base_entropy
+           -pos * LN(LEAST(GREATEST(pos / CAST(NULLIF(pos + neg, 0) AS DOUBLE), 1e-12), 1 - 1e-12))
+           - neg * LN(LEAST(GREATEST(neg / CAST(NULLIF(pos + neg, 0) AS DOUBLE), 1e-12), 1 - 1e-12)) AS base_entropy
     FROM (
         SELECT {{ by }}, CAST(SUM(w_pos) AS DOUBLE) AS pos, CAST(SUM(w_neg) AS DOUBLE) AS neg,
                -SUM(w_pos * LN(p) + w_neg * LN(1 - p)) AS cross_entropy

@@ -53,7 +53,7 @@ FROM (
         GROUP BY {{ by }}
     ),
     positions AS (
-        SELECT {{ by }}, j, FLOOR(v) AS lower, LEAST(FLOOR(v) + 1, n - 1) AS upper, v - FLOOR(v) AS t
+        SELECT {{ by }}, j, FLOOR(v) AS lower, LEAST(FLOOR(v) + 1, CAST(n - 1 AS DOUBLE)) AS upper, v - FLOOR(v) AS t
         FROM (
             SELECT {{ by(s) }}, cuts.j, CAST(s.n - 1 AS DOUBLE) * cuts.level AS v, s.n
             FROM slice_rows AS s

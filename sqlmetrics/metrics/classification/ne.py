@@ -23,7 +23,8 @@ _MEANS = {
     "m_y": "SUM(w_pos) / CAST(SUM(w_pos + w_neg) AS DOUBLE)",
 }
 _ENTROPY = "(CASE WHEN m_y > 0 AND m_y < 1 THEN -m_y * LN(m_y) - (1 - m_y) * LN(1 - m_y) END)"
-_SLOPE = f"m_ce * LN((1 - m_y) / CAST(m_y AS DOUBLE)) / CAST({_ENTROPY} * {_ENTROPY} AS DOUBLE)"
+_LOG_ODDS = "(CASE WHEN m_y > 0 AND m_y < 1 THEN LN((1 - m_y) / CAST(m_y AS DOUBLE)) END)"  # H'(m_y)
+_SLOPE = f"m_ce * {_LOG_ODDS} / CAST({_ENTROPY} * {_ENTROPY} AS DOUBLE)"
 
 
 def influence_interval(sign: str = "") -> Interval:

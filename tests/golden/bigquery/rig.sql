@@ -19,7 +19,7 @@ m_rig AS (
       pos,
       neg,
       cross_entropy,
-      -pos * LN(LEAST(GREATEST(pos / CAST(pos + neg AS FLOAT64), 1e-12), 1 - 1e-12)) - neg * LN(LEAST(GREATEST(neg / CAST(pos + neg AS FLOAT64), 1e-12), 1 - 1e-12)) AS base_entropy
+      -pos * LN(LEAST(GREATEST(pos / CAST(NULLIF(pos + neg, 0) AS FLOAT64), 1e-12), 1 - 1e-12)) - neg * LN(LEAST(GREATEST(neg / CAST(NULLIF(pos + neg, 0) AS FLOAT64), 1e-12), 1 - 1e-12)) AS base_entropy
     FROM (
       SELECT
         slice_1,

@@ -19,7 +19,11 @@ m_rig AS (
       pos,
       neg,
       cross_entropy,
-      -pos * LN(LEAST(GREATEST(pos / CAST(pos + neg AS Nullable(Float64)), 1e-12), 1 - 1e-12)) - neg * LN(LEAST(GREATEST(neg / CAST(pos + neg AS Nullable(Float64)), 1e-12), 1 - 1e-12)) AS base_entropy
+      -pos * LN(
+        LEAST(GREATEST(pos / CAST(nullIf(pos + neg, 0) AS Nullable(Float64)), 1e-12), 1 - 1e-12)
+      ) - neg * LN(
+        LEAST(GREATEST(neg / CAST(nullIf(pos + neg, 0) AS Nullable(Float64)), 1e-12), 1 - 1e-12)
+      ) AS base_entropy
     FROM (
       SELECT
         slice_1,

@@ -416,7 +416,7 @@ WITH input AS (
         slice_2,
         j,
         FLOOR(v) AS lower,
-        LEAST_IGNORE_NULLS(FLOOR(v) + 1, n - 1) AS upper,
+        LEAST_IGNORE_NULLS(FLOOR(v) + 1, CAST(n - 1 AS DOUBLE)) AS upper,
         v - FLOOR(v) AS t
       FROM (
         SELECT

@@ -20,9 +20,15 @@ m_ne AS (
       neg,
       cross_entropy,
       -pos * LN(
-        LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(pos / CAST(pos + neg AS DOUBLE), 1e-12), 1 - 1e-12)
+        LEAST_IGNORE_NULLS(
+          GREATEST_IGNORE_NULLS(pos / CAST(NULLIF(pos + neg, 0) AS DOUBLE), 1e-12),
+          1 - 1e-12
+        )
       ) - neg * LN(
-        LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(neg / CAST(pos + neg AS DOUBLE), 1e-12), 1 - 1e-12)
+        LEAST_IGNORE_NULLS(
+          GREATEST_IGNORE_NULLS(neg / CAST(NULLIF(pos + neg, 0) AS DOUBLE), 1e-12),
+          1 - 1e-12
+        )
       ) AS base_entropy
     FROM (
       SELECT

@@ -455,7 +455,7 @@ WITH input AS (
         slice_2,
         j,
         FLOOR(v) AS lower,
-        LEAST(FLOOR(v) + 1, n - 1) AS upper,
+        LEAST(FLOOR(v) + 1, CAST(n - 1 AS DOUBLE)) AS upper,
         v - FLOOR(v) AS t
       FROM (
         SELECT
