@@ -332,8 +332,9 @@ def test_an_unknown_argument_is_refused_by_name():
 
 
 def test_an_unknown_metric_is_refused_by_name():
-    """The package carries every registered metric but those it leaves out saying why
-    (the next tests): a name it lacks is no metric."""
+    """The package carries every registered metric but those it leaves out saying why (a
+    family's role it does not bind, a step it does not write: the next tests): a name it
+    lacks is no metric."""
     assert {spec.name for spec in carried()} == set(sm.registry()) - set(dbt_package.left_out())
     with pytest.raises(CompilerError, match="unknown metric 'aucc' "):
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc", "aucc"], label="click", score="pctr")

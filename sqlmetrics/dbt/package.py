@@ -529,7 +529,7 @@ def base_macros(dialect: str) -> dict[str, str]:
     counts = ("COUNT(*) AS n_all", "COUNT(w) AS n", "SUM(w) AS w")
     out = {"base__counts": ", ".join(select_item(a, dialect) for a in counts)}
     for name, declaration in intermediates().items():
-        if declaration.base_aggregates:
+        if declaration.base_aggregates and not callable(declaration.base_aggregates):  # a parameter's: none carried
             sums = declaration.base_aggregates
             out[f"base__sums__{name}"] = ", ".join(select_item(a, dialect) for a in sums)
     for check, calls, weighted, scope in rule_probes():
