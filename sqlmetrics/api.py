@@ -110,9 +110,9 @@ def evaluate(
     balanced_accuracy and mcc (over the confusion cells), for cohen_kappa and the
     multi-class multiclass_accuracy, multiclass_precision, multiclass_recall,
     multiclass_f1, multiclass_fbeta (every average), multiclass_balanced_accuracy and
-    multiclass_mcc (over the confusion matrix), for calibration (over the rows' means), for
-    the off-policy ratios snips and sndr (over each row's influence) and for r2 (over the
-    rows' squared errors and deviations) (``ci_method="analytic"``;
+    multiclass_mcc (over the confusion matrix), for calibration, ne and rig (over the rows'
+    means), for the off-policy ratios snips and sndr (over each row's influence) and for r2
+    (over the rows' squared errors and deviations) (``ci_method="analytic"``;
     ``docs/intervals.md``); for the other metrics ``ci_method="auto"`` (the default)
     takes the percentile interval of a Poisson bootstrap of ``resamples`` replicates
     drawn from ``seed`` (an integer from 0 to 2**31 - 2; ``sqlmetrics.binding.bootstrap``),

@@ -95,7 +95,11 @@ from sqlmetrics.metrics.classification import auc as _auc
 from sqlmetrics.metrics.classification import average_precision as _average_precision
 from sqlmetrics.metrics.classification import balanced_accuracy as _balanced_accuracy
 from sqlmetrics.metrics.classification import brier as _brier
+from sqlmetrics.metrics.classification import brier_reliability as _brier_reliability
+from sqlmetrics.metrics.classification import brier_resolution as _brier_resolution
+from sqlmetrics.metrics.classification import brier_uncertainty as _brier_uncertainty
 from sqlmetrics.metrics.classification import calibration as _calibration
+from sqlmetrics.metrics.classification import ece as _ece
 from sqlmetrics.metrics.classification import f1 as _f1
 from sqlmetrics.metrics.classification import fbeta as _fbeta
 from sqlmetrics.metrics.classification import fn as _fn
@@ -103,9 +107,14 @@ from sqlmetrics.metrics.classification import fp as _fp
 from sqlmetrics.metrics.classification import gauc as _gauc
 from sqlmetrics.metrics.classification import label_mean as _label_mean
 from sqlmetrics.metrics.classification import logloss as _logloss
+from sqlmetrics.metrics.classification import logloss_reliability as _logloss_reliability
+from sqlmetrics.metrics.classification import logloss_resolution as _logloss_resolution
+from sqlmetrics.metrics.classification import logloss_uncertainty as _logloss_uncertainty
 from sqlmetrics.metrics.classification import mcc as _mcc
+from sqlmetrics.metrics.classification import ne as _ne
 from sqlmetrics.metrics.classification import precision as _precision
 from sqlmetrics.metrics.classification import recall as _recall
+from sqlmetrics.metrics.classification import rig as _rig
 from sqlmetrics.metrics.classification import score_mean as _score_mean
 from sqlmetrics.metrics.classification import specificity as _specificity
 from sqlmetrics.metrics.classification import tn as _tn
@@ -155,6 +164,9 @@ auc = _expression("auc", _auc.expr)
 average_precision = _expression("average_precision", _average_precision.expr)
 balanced_accuracy = _expression("balanced_accuracy", _balanced_accuracy.expr)
 brier = _expression("brier", _brier.expr)
+brier_reliability = _frame("brier_reliability", _brier_reliability.frame)
+brier_resolution = _frame("brier_resolution", _brier_resolution.frame)
+brier_uncertainty = _expression("brier_uncertainty", _brier_uncertainty.expr)
 calibration = _expression("calibration", _calibration.expr)
 cg = _frame("cg", _cg.frame)
 clipped_ips = _expression("clipped_ips", _clipped_ips.expr)
@@ -163,6 +175,7 @@ dcg = _frame("dcg", _dcg.frame)
 dm = _expression("dm", _dm.expr)
 dr = _expression("dr", _dr.expr)
 dr_os = _expression("dr_os", _dr_os.expr)
+ece = _frame("ece", _ece.frame)
 err = _frame("err", _err.frame)
 ess = _expression("ess", _ess.expr)
 f1 = _expression("f1", _f1.expr)
@@ -174,6 +187,9 @@ hit_rate = _frame("hit_rate", _hit_rate.frame)
 ips = _expression("ips", _ips.expr)
 label_mean = _expression("label_mean", _label_mean.expr)
 logloss = _expression("logloss", _logloss.expr)
+logloss_reliability = _frame("logloss_reliability", _logloss_reliability.frame)
+logloss_resolution = _frame("logloss_resolution", _logloss_resolution.frame)
+logloss_uncertainty = _expression("logloss_uncertainty", _logloss_uncertainty.expr)
 mae = _expression("mae", _mae.expr)
 map = _frame("map", _map.frame)
 mape = _expression("mape", _mape.expr)
@@ -195,12 +211,14 @@ multiclass_mcc = _frame("multiclass_mcc", _multiclass_mcc.frame)
 multiclass_precision = _frame("multiclass_precision", _multiclass_precision.frame)
 multiclass_recall = _frame("multiclass_recall", _multiclass_recall.frame)
 ndcg = _frame("ndcg", _ndcg.frame)
+ne = _expression("ne", _ne.expr)
 precision = _expression("precision", _precision.expr)
 precision_at_k = _frame("precision@k", _precision_at_k.frame)
 r2 = _expression("r2", _r2.expr)
 rank_corr = _frame("rank_corr", _rank_corr.frame)
 recall = _expression("recall", _recall.expr)
 recall_at_k = _frame("recall@k", _recall_at_k.frame)
+rig = _expression("rig", _rig.expr)
 rmse = _expression("rmse", _rmse.expr)
 score_mean = _expression("score_mean", _score_mean.expr)
 sndr = _expression("sndr", _sndr.expr)
@@ -216,6 +234,9 @@ __all__ = [
     "average_precision",
     "balanced_accuracy",
     "brier",
+    "brier_reliability",
+    "brier_resolution",
+    "brier_uncertainty",
     "calibration",
     "cg",
     "clipped_ips",
@@ -224,6 +245,7 @@ __all__ = [
     "dm",
     "dr",
     "dr_os",
+    "ece",
     "err",
     "ess",
     "f1",
@@ -235,6 +257,9 @@ __all__ = [
     "ips",
     "label_mean",
     "logloss",
+    "logloss_reliability",
+    "logloss_resolution",
+    "logloss_uncertainty",
     "mae",
     "map",
     "mape",
@@ -256,12 +281,14 @@ __all__ = [
     "multiclass_precision",
     "multiclass_recall",
     "ndcg",
+    "ne",
     "precision",
     "precision_at_k",
     "r2",
     "rank_corr",
     "recall",
     "recall_at_k",
+    "rig",
     "rmse",
     "score_mean",
     "sndr",

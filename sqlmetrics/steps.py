@@ -103,6 +103,9 @@ class Intermediate:
     # the polars expressions of ``base_aggregates``, by the same names and with SQL's NULLs
     # (a state's base part built by the polars engine: ``sm.state``)
     polars_sums: Callable[..., list[Any]] | None = None
+    # why the dbt package does not write the step ("": it does): its readers are left out
+    # of the package's catalog with this reason (``dbt/package.py``'s ``left_out``)
+    not_packaged: str = ""
 
 
 def cumulative(hist: str, folded: Folded, keys: tuple[str, ...] = (), distinct: str = "") -> Intermediate:

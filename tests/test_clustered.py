@@ -89,6 +89,17 @@ def _r2(y, p, w):
     return skm.r2_score(y, p, sample_weight=w) if len(targets) and targets.min() < targets.max() else np.nan
 
 
+def _ne(y, s, w):
+    """torchrec's normalized entropy (tests/metrics/classification/ne.py) in nats; NaN for
+    one class (ne is NULL there)."""
+    positives, negatives = (w * y).sum(), (w * (1 - y)).sum()
+    if positives == 0 or negatives == 0:
+        return np.nan
+    p, rate = np.clip(s, 1e-12, 1 - 1e-12), positives / (positives + negatives)
+    cross_entropy = -(w * (y * np.log(p) + (1 - y) * np.log(1 - p))).sum()
+    return cross_entropy / (-positives * np.log(rate) - negatives * np.log(1 - rate))
+
+
 def _off_policy(value):
     """An off-policy mean Σ k·x / Σ k of each row's value x(r, w, q̂ₐ, q̂ₑ), w = πₑ/π₀; the
     "score" is the stacked columns π₀, πₑ, q̂ₐ, q̂ₑ (OFF_POLICY_CALLS' parameters)."""
@@ -114,6 +125,8 @@ OFF_POLICY_CALLS = {"clipped_ips": {"cap": 1.5}, "switch_dr": {"cap": 1.5}, "dr_
 REFERENCES = {  # each metric of (label, score or prediction, weights), NaN where it is undefined
     "auc": _auc,
     "calibration": lambda y, s, w: (w * s).sum() / (w * y).sum() if (w * y).sum() > 0 else np.nan,
+    "ne": _ne,
+    "rig": lambda y, s, w: 1 - _ne(y, s, w),
     **{name: _mean(values) for name, values in ROW_VALUES.items()},
     **{name: _confusion(name) for name in PAIRED_CONFUSION},
     **{name: _residual_mean(name) for name in RESIDUAL_VALUES},

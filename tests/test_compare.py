@@ -578,7 +578,7 @@ def test_paired_calibration_is_the_delta_method_over_rows(engine, rows):
 
     frame = pl.DataFrame(rows, schema=["country", "a", "b", "label", "w"], orient="row")
     result = sm.compare(frame, ["calibration"], scores=("a", "b"), weight="w", by="country", ci=0.9, engine=engine)
-    f = HISTOGRAM_METRICS["calibration"]
+    _, f = HISTOGRAM_METRICS["calibration"]  # (its rows' values, the metric of their means)
 
     def difference(m):  # the means of (a, b, label)
         return f(m[[1, 2]]) - f(m[[0, 2]])

@@ -333,7 +333,8 @@ def test_an_unknown_argument_is_refused_by_name():
 
 def test_an_unknown_metric_is_refused_by_name():
     """The package carries every registered metric but those it leaves out saying why (a
-    family's role it does not bind): a name it lacks is no metric."""
+    family's role it does not bind, a step it does not write: the next tests): a name it
+    lacks is no metric."""
     assert {spec.name for spec in carried()} == set(sm.registry()) - set(dbt_package.left_out())
     with pytest.raises(CompilerError, match="unknown metric 'aucc' "):
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc", "aucc"], label="click", score="pctr")
@@ -359,6 +360,20 @@ def test_a_metric_reading_a_familys_role_is_left_out_saying_why(tmp_path, monkey
     with pytest.raises(CompilerError) as refused:
         evaluate_sql(package, "duckdb", '"t"', metrics=["auc", "exposure_mae"], label="click", score="pctr")
     assert f"exposure_mae is not carried by the dbt package: {why}" in str(refused.value)
+
+
+def test_a_metric_reading_a_step_the_package_does_not_write_is_left_out_saying_why():
+    """The metrics of the calibration bins (ece, the reliability and resolution terms) read
+    a step whose bins and strategy the package does not write as macros yet: the catalog
+    names them with why, and a model asking for one is refused with that reason; the
+    calibration metrics of the score histogram (ne, rig, the uncertainty terms) are carried."""
+    left_out = dbt_package.left_out()
+    binned = ["brier_reliability", "brier_resolution", "ece", "logloss_reliability", "logloss_resolution"]
+    assert [name for name in binned if name in left_out] == binned
+    assert {"ne", "rig", "brier_uncertainty", "logloss_uncertainty"} <= {spec.name for spec in carried()}
+    with pytest.raises(CompilerError) as refused:
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc", "ece"], label="click", score="pctr")
+    assert "ece is not carried by the dbt package: it reads the step 'calibration_bins'" in str(refused.value)
 
 
 # --- sqlmetrics dbt --output DIR: new, empty, or its own package; never through a link

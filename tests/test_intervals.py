@@ -420,8 +420,22 @@ def test_confusion_delta_interval_is_the_multinomial_delta_method(engine, metric
     assert row[f"{column}_hi"] == pytest.approx(clipped(metric, value + half), abs=1e-7)
 
 
-HISTOGRAM_METRICS = {  # each metric as a function of the means of each row's (score, label)
-    "calibration": lambda means: means[0] / means[1],
+def cross_entropy(s: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each row's cross-entropy (nats), its score clamped as torchrec's NE clamps it (1e-12)."""
+    p = np.clip(s, 1e-12, 1 - 1e-12)
+    return -(y * np.log(p) + (1 - y) * np.log(1 - p))
+
+
+def normalized_entropy(means: np.ndarray) -> float:
+    """torchrec's NE of the means of (cross-entropy, label): the mean over the base rate's entropy."""
+    rate = means[1]
+    return means[0] / (-rate * np.log(rate) - (1 - rate) * np.log(1 - rate))
+
+
+HISTOGRAM_METRICS = {  # each metric: each row's values (of its score and label), a function of their means
+    "calibration": (lambda s, y: [s, y], lambda means: means[0] / means[1]),
+    "ne": (lambda s, y: [cross_entropy(s, y), y], normalized_entropy),
+    "rig": (lambda s, y: [cross_entropy(s, y), y], lambda means: 1 - normalized_entropy(means)),
 }
 
 
@@ -429,19 +443,25 @@ HISTOGRAM_METRICS = {  # each metric as a function of the means of each row's (s
 @pytest.mark.parametrize("metric", with_interval("histogram_delta"))
 @given(rows=ROWS, weighted=st.booleans())
 def test_histogram_delta_interval_is_the_delta_method_over_rows(engine, metric, rows, weighted):
-    """calibration: the normal interval with se² = g'·S·g / n, S numpy's sample covariance
-    of the rows' (score, label), g the metric's gradient at their means by central
-    differences; weights count as repeated rows."""
+    """calibration, ne, rig: the normal interval with se² = g'·S·g / n, S numpy's sample
+    covariance of the rows' values ((score, label); (cross-entropy, label) for ne and
+    rig), g the metric's gradient at their means by central differences; weights count
+    as repeated rows. NULL where the metric is undefined (no positive; ne: one class)."""
     frame, y, s = _repeated(rows, weighted)
     out = sm.evaluate(frame, [metric], score="score", weight="w" if weighted else None, ci=0.9, engine=engine)
     row = out.row(0, named=True)
-    if len(y) < 2 or y.sum() == 0:
+    row_values, f = HISTOGRAM_METRICS[metric]
+    values = np.stack(row_values(s, y.astype(float))) if len(y) else np.zeros((2, 0))
+    with np.errstate(all="ignore"):
+        defined = len(y) >= 2 and np.isfinite(f(values.mean(axis=1)))
+    if not defined:
         assert row[f"{metric}_lo"] is None and row[f"{metric}_hi"] is None
         return
-    values = np.stack([s, y.astype(float)])
-    means, f = values.mean(axis=1), HISTOGRAM_METRICS[metric]
-    steps = np.eye(2) * 1e-6
-    gradient = np.array([(f(means + step) - f(means - step)) / 2e-6 for step in steps])
+    means = values.mean(axis=1)
+    steps = np.eye(2) * 1e-5  # five-point central differences: an error of order step⁴
+    gradient = np.array(
+        [(8 * (f(means + h) - f(means - h)) - (f(means + 2 * h) - f(means - 2 * h))) / 12e-5 for h in steps]
+    )
     se = math.sqrt(max(gradient @ np.cov(values, ddof=1) @ gradient, 0.0) / len(y))
     half = stats.norm.ppf(0.95) * se
     assert row[metric] == pytest.approx(f(means), rel=1e-12)

@@ -2,13 +2,16 @@
 
 The steps their templates read (``INTERMEDIATES``, collected by the registry): the score
 histogram (or, on nearly distinct scores, the used rows), the running sums over it, the
-used rows of each query (gauc) and the confusion counts at every threshold in use. The
+used rows of each query (gauc), the confusion counts at every threshold in use and the
+calibration bins of every (bins, strategy) in use (ece, the Brier score's and logloss's
+reliability and resolution; ``calibration_bins.py``). The
 polars engine builds the histogram (``score_hist``, its polars form) and computes the
 other steps inside its metrics' expressions. ``ratio`` is the safe division the curves
 share.
 """
 
 from sqlmetrics.metrics.classification._binary import ratio, score_hist
+from sqlmetrics.metrics.classification.calibration_bins import cuts_sql
 from sqlmetrics.steps import Folded, Intermediate, cumulative
 
 INTERMEDIATES = {
@@ -38,6 +41,18 @@ INTERMEDIATES = {
             "each threshold metric sums the histogram's weights on either side of its threshold in its own "
             "from_histogram, within the one aggregation of the histogram",
         ),
+    ),
+    "calibration_bins": Intermediate(
+        "intermediates/calibration_bins.sql",
+        after=("score_hist",),
+        each=("bins", "strategy"),
+        derived=cuts_sql,
+        folded=Folded(
+            "frame",
+            "each metric of the bins cuts its slices' histogram in its own frame function "
+            "(calibration_bins.bin_sums, which sm.calibration_curve reads too)",
+        ),
+        not_packaged="its bins and strategy are not yet written as the package's macros",
     ),
 }
 

@@ -43,7 +43,7 @@ WITH input AS (
     CASE
       WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) > 0
       THEN ERROR(
-        'sqlmetrics: label column \'label\' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, balanced_accuracy, brier, calibration, f1, fbeta, fn, fp, gauc, label_mean, logloss, mcc, precision, recall, score_mean, specificity, tn, tp): ' || CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS STRING) || CASE
+        'sqlmetrics: label column \'label\' must be 0 or 1 (or boolean) (for accuracy, auc, average_precision, balanced_accuracy, brier, brier_reliability, brier_resolution, brier_uncertainty, calibration, ece, f1, fbeta, fn, fp, gauc, label_mean, logloss, logloss_reliability, logloss_resolution, logloss_uncertainty, mcc, ne, precision, recall, rig, score_mean, specificity, tn, tp): ' || CAST(SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) AS STRING) || CASE
           WHEN SUM(CASE WHEN NOT label IN (0, 1) THEN n_all ELSE 0 END) = 1
           THEN ' row is not'
           ELSE ' rows are not'
@@ -69,7 +69,7 @@ WITH input AS (
       )
       WHEN SUM(CASE WHEN IS_INF(score) THEN n_all ELSE 0 END) > 0
       THEN ERROR(
-        'sqlmetrics: score column \'score\' must be finite (for brier, calibration, logloss, score_mean): ' || CAST(SUM(CASE WHEN IS_INF(score) THEN n_all ELSE 0 END) AS STRING) || CASE
+        'sqlmetrics: score column \'score\' must be finite (for brier, brier_reliability, brier_resolution, brier_uncertainty, calibration, ece, logloss, logloss_reliability, logloss_resolution, logloss_uncertainty, ne, rig, score_mean): ' || CAST(SUM(CASE WHEN IS_INF(score) THEN n_all ELSE 0 END) AS STRING) || CASE
           WHEN SUM(CASE WHEN IS_INF(score) THEN n_all ELSE 0 END) = 1
           THEN ' row is not'
           ELSE ' rows are not'
@@ -84,7 +84,7 @@ WITH input AS (
         score < 0 OR score > 1
       ) THEN n_all ELSE 0 END) > 0
       THEN ERROR(
-        'sqlmetrics: score column \'score\' must be a probability in [0, 1] (for brier, logloss): ' || CAST(SUM(CASE WHEN (
+        'sqlmetrics: score column \'score\' must be a probability in [0, 1] (for brier, brier_reliability, brier_resolution, brier_uncertainty, ece, logloss, logloss_reliability, logloss_resolution, logloss_uncertainty, ne, rig): ' || CAST(SUM(CASE WHEN (
           score < 0 OR score > 1
         ) THEN n_all ELSE 0 END) AS STRING) || CASE
           WHEN SUM(CASE WHEN (
@@ -322,6 +322,255 @@ WITH input AS (
     ON e.slice_1 IS NOT DISTINCT FROM a.slice_1
     AND e.slice_2 IS NOT DISTINCT FROM a.slice_2
     AND e.bucket = a.bucket
+), calibration_bins AS (
+  /* calibration_bins: the score histogram cut into scikit-learn's calibration_curve bins, */
+  /* per slice and non-empty bin: n rows, weight w, positives' weight w_pos and Σ w·p */
+  /* (w_score). Read by sm.calibration_curve and by the metrics of the bins (ece, the */
+  /* reliability and resolution of brier and logloss), one render per (bins, strategy). */
+  /* Bin edges are numpy's: cuts holds numpy.linspace(0, 1, bins + 1), cut j at */
+  /* fraction = j · step (step = 1 / bins; the last cut exactly 1), and level = */
+  /* fraction · 100 / 100 (what numpy.percentile reads after scikit-learn's fraction · 100); */
+  /* the inner cuts j = 1 .. bins − 1 are the edges that separate bins. */
+  /*   uniform:  the edges are the fractions. A score's bin is c = ⌈p · bins⌉ − 1 (held */
+  /*             within 0 .. bins − 1), one lower when edge c is not below p, one higher */
+  /*             when edge c + 1 is (no sort: the score alone gives its bin). */
+  /*   quantile: the edges are numpy.percentile(p, fraction · 100) over the slice's rows */
+  /*             (weights do not move edges): virtual position v = (rows − 1) · level */
+  /*             between the order statistics a = p(⌊v⌋) and b = p(⌊v⌋ + 1), t = v − ⌊v⌋: */
+  /*             edge = a + (b − a)·t, or b − (b − a)·(1 − t) when t >= 0.5 (numpy's */
+  /*             _lerp, to the last bit); a score's bin is the number of edges below it. */
+  /* A score's bin is the number of inner edges strictly below it */
+  /* (numpy.searchsorted(edges, p, side="left")): a score equal to an edge falls in the */
+  /* lower bin; 0 is in bin 0, 1 in bin bins − 1. */
+  SELECT
+    15 AS bins,
+    'uniform' AS strategy,
+    slice_1,
+    slice_2,
+    bin,
+    CAST(SUM(n) AS INT64) AS n,
+    SUM(w) AS w,
+    SUM(w_pos) AS w_pos,
+    SUM(score * w) AS w_score
+  FROM (
+    WITH bin_scores AS (
+      SELECT
+        slice_1,
+        slice_2,
+        score,
+        SUM(n) AS n,
+        CAST(SUM(w_pos + w_neg) AS FLOAT64) AS w,
+        CAST(SUM(w_pos) AS FLOAT64) AS w_pos
+      FROM score_hist
+      GROUP BY
+        slice_1,
+        slice_2,
+        score
+    ), uniform_guess AS (
+      SELECT
+        slice_1,
+        slice_2,
+        score,
+        n,
+        w,
+        w_pos,
+        LEAST(GREATEST(CAST(CEIL(score * 15) AS INT64) - 1, 0), 15 - 1) AS c
+      FROM bin_scores
+      WHERE
+        TRUE
+    ), bin_ranked AS (
+      SELECT
+        slice_1,
+        slice_2,
+        score,
+        n,
+        COALESCE(
+          SUM(n) OVER (
+            PARTITION BY slice_1, slice_2
+            ORDER BY score ASC
+            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+          ),
+          0
+        ) AS below
+      FROM bin_scores
+      WHERE
+        FALSE
+    ), slice_rows AS (
+      SELECT
+        slice_1,
+        slice_2,
+        SUM(n) AS n
+      FROM bin_scores
+      WHERE
+        FALSE
+      GROUP BY
+        slice_1,
+        slice_2
+    ), positions AS (
+      SELECT
+        slice_1,
+        slice_2,
+        j,
+        FLOOR(v) AS lower,
+        LEAST(FLOOR(v) + 1, CAST(n - 1 AS FLOAT64)) AS upper,
+        v - FLOOR(v) AS t
+      FROM (
+        SELECT
+          s.slice_1,
+          s.slice_2,
+          cuts.j,
+          CAST(s.n - 1 AS FLOAT64) * cuts.level AS v,
+          s.n
+        FROM slice_rows AS s
+        CROSS JOIN (
+          SELECT
+            j,
+            fraction,
+            fraction * 100 / CAST(100 AS FLOAT64) AS level
+          FROM (
+            SELECT
+              j,
+              CASE
+                WHEN j = 15
+                THEN CAST(1 AS FLOAT64)
+                ELSE CAST(j AS FLOAT64) * CAST(0.06666666666666667 AS FLOAT64)
+              END AS fraction
+            FROM (
+              SELECT
+                1 * d0.d + 10 * d1.d AS j
+              FROM UNNEST([
+                STRUCT(0 AS d),
+                STRUCT(1 AS d),
+                STRUCT(2 AS d),
+                STRUCT(3 AS d),
+                STRUCT(4 AS d),
+                STRUCT(5 AS d),
+                STRUCT(6 AS d),
+                STRUCT(7 AS d),
+                STRUCT(8 AS d),
+                STRUCT(9 AS d)
+              ]) AS d0
+              CROSS JOIN UNNEST([
+                STRUCT(0 AS d),
+                STRUCT(1 AS d),
+                STRUCT(2 AS d),
+                STRUCT(3 AS d),
+                STRUCT(4 AS d),
+                STRUCT(5 AS d),
+                STRUCT(6 AS d),
+                STRUCT(7 AS d),
+                STRUCT(8 AS d),
+                STRUCT(9 AS d)
+              ]) AS d1
+            ) AS numbers
+            WHERE
+              j <= 15
+          ) AS fractions
+        ) AS cuts
+        WHERE
+          cuts.j BETWEEN 1 AND 15 - 1
+      ) AS levels
+    ), edges AS (
+      SELECT
+        p.slice_1,
+        p.slice_2,
+        CASE
+          WHEN p.t >= CAST(0.5 AS FLOAT64)
+          THEN b.score - (
+            b.score - a.score
+          ) * (
+            1 - p.t
+          )
+          ELSE a.score + (
+            b.score - a.score
+          ) * p.t
+        END AS edge
+      FROM positions AS p
+      JOIN bin_ranked AS a
+        ON p.slice_1 IS NOT DISTINCT FROM a.slice_1
+        AND p.slice_2 IS NOT DISTINCT FROM a.slice_2
+        AND p.lower >= a.below
+        AND p.lower < a.below + a.n
+      JOIN bin_ranked AS b
+        ON p.slice_1 IS NOT DISTINCT FROM b.slice_1
+        AND p.slice_2 IS NOT DISTINCT FROM b.slice_2
+        AND p.upper >= b.below
+        AND p.upper < b.below + b.n
+    ), quantile_binned AS (
+      /* score row (unique per slice) counts the edges below it whatever */
+      /* the order of equal edges */
+      SELECT
+        slice_1,
+        slice_2,
+        value AS score,
+        n,
+        w,
+        w_pos,
+        is_edge,
+        SUM(is_edge) OVER (
+          PARTITION BY slice_1, slice_2
+          ORDER BY value ASC, is_edge ASC
+          RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ) AS edges_below
+      FROM (
+        SELECT
+          slice_1,
+          slice_2,
+          score AS value,
+          n,
+          w,
+          w_pos,
+          0 AS is_edge
+        FROM bin_scores
+        WHERE
+          FALSE
+        UNION ALL
+        SELECT
+          slice_1,
+          slice_2,
+          edge,
+          NULL,
+          NULL,
+          NULL,
+          1
+        FROM edges
+      ) AS scores_and_edges
+    )
+    SELECT
+      slice_1,
+      slice_2,
+      score,
+      n,
+      w,
+      w_pos,
+      c - CASE
+        WHEN c >= 1 AND CAST(c AS FLOAT64) * CAST(0.06666666666666667 AS FLOAT64) >= score
+        THEN 1
+        ELSE 0
+      END + CASE
+        WHEN c + 1 <= 15 - 1
+        AND CAST(c + 1 AS FLOAT64) * CAST(0.06666666666666667 AS FLOAT64) < score
+        THEN 1
+        ELSE 0
+      END AS bin
+    FROM uniform_guess
+    UNION ALL
+    SELECT
+      slice_1,
+      slice_2,
+      score,
+      n,
+      w,
+      w_pos,
+      CAST(edges_below AS INT64) AS bin
+    FROM quantile_binned
+    WHERE
+      is_edge = 0
+  ) AS binned
+  GROUP BY
+    slice_1,
+    slice_2,
+    bin
 ), query_rows AS (
   /* query_rows: the used rows of the source with their query, as positive and negative */
   /* weight. Read by the metrics that sort within each query (gauc): sorting the rows of */
@@ -348,7 +597,11 @@ SELECT
   m_average_precision.average_precision AS average_precision,
   m_balanced_accuracy.balanced_accuracy AS balanced_accuracy,
   m_brier.brier AS brier,
+  m_brier_reliability.brier_reliability AS brier_reliability,
+  m_brier_resolution.brier_resolution AS brier_resolution,
+  m_brier_uncertainty.brier_uncertainty AS brier_uncertainty,
   m_calibration.calibration AS calibration,
+  m_ece.ece AS ece,
   m_f1.f1 AS f1,
   m_fbeta.fbeta AS fbeta,
   m_fn.fn AS fn,
@@ -358,9 +611,14 @@ SELECT
   COALESCE(m_gauc.gauc_skipped, 0) AS gauc_skipped,
   m_label_mean.label_mean AS label_mean,
   m_logloss.logloss AS logloss,
+  m_logloss_reliability.logloss_reliability AS logloss_reliability,
+  m_logloss_resolution.logloss_resolution AS logloss_resolution,
+  m_logloss_uncertainty.logloss_uncertainty AS logloss_uncertainty,
   m_mcc.mcc AS mcc,
+  m_ne.ne AS ne,
   m_precision.precision AS precision,
   m_recall.recall AS recall,
+  m_rig.rig AS rig,
   m_score_mean.score_mean AS score_mean,
   m_specificity.specificity AS specificity,
   m_tn.tn AS tn,
@@ -381,9 +639,21 @@ LEFT JOIN m_balanced_accuracy
 LEFT JOIN m_brier
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_brier.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_brier.slice_2
+LEFT JOIN m_brier_reliability
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_brier_reliability.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_brier_reliability.slice_2
+LEFT JOIN m_brier_resolution
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_brier_resolution.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_brier_resolution.slice_2
+LEFT JOIN m_brier_uncertainty
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_brier_uncertainty.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_brier_uncertainty.slice_2
 LEFT JOIN m_calibration
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_calibration.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_calibration.slice_2
+LEFT JOIN m_ece
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_ece.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_ece.slice_2
 LEFT JOIN m_f1
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_f1.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_f1.slice_2
@@ -405,15 +675,30 @@ LEFT JOIN m_label_mean
 LEFT JOIN m_logloss
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_logloss.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_logloss.slice_2
+LEFT JOIN m_logloss_reliability
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_logloss_reliability.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_logloss_reliability.slice_2
+LEFT JOIN m_logloss_resolution
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_logloss_resolution.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_logloss_resolution.slice_2
+LEFT JOIN m_logloss_uncertainty
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_logloss_uncertainty.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_logloss_uncertainty.slice_2
 LEFT JOIN m_mcc
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_mcc.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_mcc.slice_2
+LEFT JOIN m_ne
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_ne.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_ne.slice_2
 LEFT JOIN m_precision
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_precision.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_precision.slice_2
 LEFT JOIN m_recall
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_recall.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_recall.slice_2
+LEFT JOIN m_rig
+  ON row_counts.slice_1 IS NOT DISTINCT FROM m_rig.slice_1
+  AND row_counts.slice_2 IS NOT DISTINCT FROM m_rig.slice_2
 LEFT JOIN m_score_mean
   ON row_counts.slice_1 IS NOT DISTINCT FROM m_score_mean.slice_1
   AND row_counts.slice_2 IS NOT DISTINCT FROM m_score_mean.slice_2

@@ -1,0 +1,21 @@
+-- brier_reliability: the Brier score's reliability (miscalibration) in Murphy's binned
+-- decomposition: Σ_b W_b·(f̄_b − ō_b)² / W, with f̄_b = Σ w·p / Σ w the bin's mean score,
+-- ō_b = Σ w·y / Σ w its observed positive rate, W_b its weight and W the slice's. With
+-- brier_resolution and brier_uncertainty: reliability − resolution + uncertainty is the
+-- binned Brier score Σ w·(f̄_b − y)² / W (each score replaced by its bin's mean). The bins
+-- are sm.calibration_curve's (calibration_bins). NULL when the slice's weight is 0.
+--
+-- reads:  calibration_bins(bins, strategy, {{ by }}, bin, w, w_pos, w_score)
+-- params: {{ bins }} -- INTEGER 1 .. 1,000,000, default 15
+--         {{ strategy }} -- 'uniform' (default) or 'quantile'
+-- output: {{ by }}, brier_reliability
+SELECT {{ by }},
+       SUM(CASE WHEN w > 0 THEN w * (f - o) * (f - o) ELSE 0 END) / CAST(NULLIF(SUM(w), 0) AS DOUBLE)
+           AS brier_reliability
+FROM (
+    SELECT {{ by }}, w,
+           w_score / CAST(NULLIF(w, 0) AS DOUBLE) AS f, w_pos / CAST(NULLIF(w, 0) AS DOUBLE) AS o
+    FROM calibration_bins
+    WHERE bins = {{ bins }} AND strategy = {{ strategy }}
+) AS bin_means
+GROUP BY {{ by }}

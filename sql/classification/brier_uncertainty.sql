@@ -1,0 +1,12 @@
+-- brier_uncertainty: the Brier score's uncertainty in Murphy's decomposition, ō·(1 − ō)
+-- with ō = Σ w·y / Σ w the slice's positive rate (1 − ō taken as Σ w·(1 − y) / Σ w): the
+-- Brier score of predicting the base rate, the same for every binning. NULL when the
+-- slice's weight is 0.
+--
+-- reads:  score_hist({{ by }}, w_pos, w_neg)
+-- output: {{ by }}, brier_uncertainty
+SELECT {{ by }},
+       (SUM(w_pos) / CAST(NULLIF(SUM(w_pos + w_neg), 0) AS DOUBLE))
+       * (SUM(w_neg) / CAST(NULLIF(SUM(w_pos + w_neg), 0) AS DOUBLE)) AS brier_uncertainty
+FROM score_hist
+GROUP BY {{ by }}

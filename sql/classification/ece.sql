@@ -1,0 +1,26 @@
+-- ece: the expected calibration error, the gap between each calibration bin's observed
+-- positive rate ō_b = Σ w·y / Σ w and its mean score f̄_b = Σ w·p / Σ w, averaged over
+-- the bins by weight (W_b = Σ w of the bin, W of the slice):
+--   norm 'l1' (ECE):  Σ_b W_b·|ō_b − f̄_b| / W
+--   norm 'l2':        √(Σ_b W_b·(ō_b − f̄_b)² / W)
+--   norm 'max' (MCE): max_b |ō_b − f̄_b| over the bins of weight > 0
+-- The bins are sm.calibration_curve's (calibration_bins: numpy's edges, a score equal to
+-- an edge in the lower bin). NULL when the slice's weight is 0.
+--
+-- reads:  calibration_bins(bins, strategy, {{ by }}, bin, w, w_pos, w_score)
+-- params: {{ bins }} -- INTEGER 1 .. 1,000,000, default 15
+--         {{ strategy }} -- 'uniform' (default) or 'quantile'
+--         {{ norm }} -- 'l1' (default), 'l2' or 'max'
+-- output: {{ by }}, ece
+SELECT {{ by }},
+       CASE WHEN {{ norm }} = 'l1' THEN SUM(ABS(w_pos - w_score)) / CAST(NULLIF(SUM(w), 0) AS DOUBLE)
+            WHEN {{ norm }} = 'l2' THEN SQRT(SUM(CASE WHEN w > 0 THEN w * gap * gap ELSE 0 END)
+                                             / CAST(NULLIF(SUM(w), 0) AS DOUBLE))
+            ELSE MAX(CASE WHEN w > 0 THEN ABS(gap) END) END AS ece
+FROM (
+    SELECT {{ by }}, w, w_pos, w_score,
+           w_pos / CAST(NULLIF(w, 0) AS DOUBLE) - w_score / CAST(NULLIF(w, 0) AS DOUBLE) AS gap
+    FROM calibration_bins
+    WHERE bins = {{ bins }} AND strategy = {{ strategy }}
+) AS gaps
+GROUP BY {{ by }}
