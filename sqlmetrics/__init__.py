@@ -32,7 +32,7 @@ from sqlmetrics.errors import (
     UnsupportedInDialectError,
 )
 from sqlmetrics.html_report import report
-from sqlmetrics.metrics.multiclass.class_scores import long_scores
+from sqlmetrics.metrics.multiclass import long_scores
 from sqlmetrics.registry import metric, registry
 from sqlmetrics.spec import Metric, MetricCall
 from sqlmetrics.states import rollup, state

@@ -156,8 +156,9 @@ def interval_methods(
     >>> sm.interval_methods(["auc", "average_precision"], resamples=500)["method"].to_list()
     ['DeLong', 'bootstrap']
     """
+    request = Request.of(locals())
     bootstrap.check(resamples, seed, ci_unit)
-    calls = resolve(metrics, multiclass=prediction is not None, class_scores=class_scores is not None)
+    calls = resolve(metrics, bound=request.bound)
     return intervals.described(
         calls, ci, ci_method, Request(ci_unit=ci_unit).unit, resamples, seed, query, registered=registry()
     )
@@ -287,7 +288,7 @@ def _bound(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     """The binding of ``request``'s columns, without intervals, and its second table."""
     described, long_table = parse(request.class_scores)
     binding = bind(
-        resolve(metrics, multiclass=request.prediction is not None, class_scores=described is not None),
+        resolve(metrics, bound=request.bound),
         columns={role: column for role, column in request.columns.items() if role not in TABLE_ROLES},
         by=request.by,
         judgments=request.judgments is not None,
@@ -607,7 +608,7 @@ def per_class(
     >>> sm.per_class(df, ["precision", "recall"], label="y", prediction="y_hat").rows()
     [('cat', 2, 0.6666666666666666, 1.0), ('dog', 2, 1.0, 0.5)]
     """
-    calls = resolve(metrics, multiclass=True)
+    calls = resolve(metrics, bound=("prediction",))
     without = [repr(call) for call in calls if not call.spec.per_class]
     if without:
         raise InvalidParameterError(

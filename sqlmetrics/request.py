@@ -82,6 +82,12 @@ class Request:
         raise AttributeError(name)
 
     @property
+    def bound(self) -> tuple[str, ...]:
+        """The roles given a column or a table (a keyword not None), which route a metric's
+        name (``registry.routed``: with a predicted class ``"f1"`` is ``multiclass_f1``)."""
+        return tuple(role for role, value in self.columns.items() if value is not None)
+
+    @property
     def slices(self) -> list[str]:
         """The slice columns ``by`` names, as a list."""
         return [self.by] if isinstance(self.by, str) else list(self.by or [])

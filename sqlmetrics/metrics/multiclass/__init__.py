@@ -16,6 +16,7 @@ and ``class_checks`` after: ``class_score_rows.py``) and give its rules on class
 from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_scores
 from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
 from sqlmetrics.metrics.multiclass.class_score_rows import after_shared, before_shared
+from sqlmetrics.metrics.multiclass.class_scores import long_scores
 from sqlmetrics.metrics.multiclass.rules import class_rules, class_score_rules
 from sqlmetrics.spec import Role
 from sqlmetrics.steps import Family, Folded, Hooks, Intermediate, cumulative
@@ -54,6 +55,7 @@ __all__ = [
     "averaged",
     "class_score_rules",
     "long_rows",
+    "long_scores",
     "per_class_scores",
     "wide_rows",
 ]
