@@ -173,9 +173,12 @@ class Family:
     """A family's declaration, ``FAMILY`` in its package's ``__init__.py`` (beside its
     shared steps, ``INTERMEDIATES``): its name, the roles it adds (``spec.Role``: its
     columns' keywords, CLI options, what they hold and their input rules) and its hooks
-    (``Hooks``). The registry collects them (``registry.families()``, ``registry.roles()``,
-    ``registry.hooks()``); a family package without one adds no role and no hook."""
+    (``Hooks``), and ``summary``: what its metrics read, in a line (``sqlmetrics metrics``
+    heads the family's list with it). The registry collects them (``registry.families()``,
+    ``registry.roles()``, ``registry.hooks()``); a family package without one adds no role
+    and no hook."""
 
     name: str
     roles: tuple[Role, ...] = ()
     hooks: Hooks = Hooks()
+    summary: str = ""

@@ -9,7 +9,9 @@ share.
 """
 
 from sqlmetrics.metrics.classification._binary import ratio, score_hist
-from sqlmetrics.steps import Folded, Intermediate, cumulative
+from sqlmetrics.steps import Family, Folded, Intermediate, cumulative
+
+FAMILY = Family("classification", summary="binary label (0/1 or boolean) and a score")
 
 INTERMEDIATES = {
     "score_hist": Intermediate(
@@ -41,4 +43,4 @@ INTERMEDIATES = {
     ),
 }
 
-__all__ = ["INTERMEDIATES", "ratio"]
+__all__ = ["FAMILY", "INTERMEDIATES", "ratio"]

@@ -46,6 +46,7 @@ FAMILY = Family(
              option="--class-score", metavar="CLASS=COLUMN", annotation="ClassScores | None", after="judgments"),
     ),
     hooks=Hooks(steps_before=before_shared, steps_after=after_shared, table_rules=class_rules),
+    summary="a class label and a predicted class (--prediction) or class scores",
 )  # fmt: skip
 
 __all__ = [

@@ -36,6 +36,7 @@ FAMILY = Family(
              metavar="PATH", annotation="Any", after="weight"),
     ),
     hooks=Hooks(steps_before=ranking_steps, table_rules=judgment_rules),
+    summary="a graded relevance as label, a score and a query (the list)",
 )  # fmt: skip
 
 __all__ = ["FAMILY", "INTERMEDIATES", "Lists", "call_lists", "run_rules"]
