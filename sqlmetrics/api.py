@@ -527,7 +527,7 @@ def statement(
             if long
             else ("the judgments from a table or view: pass ", _JUDGMENTS_TABLE)
         )
-        second = _statement_source(second_source, dialect, second_view(long), reads)
+        second = _statement_source(second_source, dialect, second_view(binding.second_role), reads)
     reads = ("a table or view: pass ", _SOURCE_TABLE)
     source_sql = _statement_source(source, dialect, FRAME_VIEW, reads)
     sql = compose(binding, source_sql, second, dialect) if composer is None else composer(binding, source_sql, second)

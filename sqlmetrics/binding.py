@@ -167,6 +167,19 @@ class Binding:
         return ("true_class",) if self.class_scores is not None else ()
 
     @property
+    def second_role(self) -> str:
+        """The role read from the call's second table, which names its view
+        (``sources.second_view``): ``class_scores`` for long class scores, else
+        ``judgments``."""
+        return "class_scores" if self.long_scores is not None else "judgments"
+
+    @property
+    def plain_score(self) -> bool:
+        """Whether the metrics read one score column as the source's rows hold it: a score
+        bound, without class scores (one per class) or judgments (the run's rows joined)."""
+        return self.score is not None and self.class_scores is None and not self.judgments
+
+    @property
     def wide_scores(self) -> tuple[tuple[object, str], ...]:
         """(class, column) of each wide class-score column; empty otherwise."""
         return self.class_scores.columns if isinstance(self.class_scores, WideClassScores) else ()

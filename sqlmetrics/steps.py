@@ -33,8 +33,8 @@ metric module's polars expression.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -143,6 +143,10 @@ def _no_check(binding: Binding, result: pl.DataFrame) -> None:
     return None
 
 
+def _no_names(binding: Binding) -> tuple[str, ...]:
+    return ()
+
+
 @dataclass(frozen=True)
 class Hooks:
     """What a family adds to a call besides its shared steps and its metrics, called by
@@ -159,13 +163,21 @@ class Hooks:
       serves (``rules.tables.TableRule``; ranking: the judgments, multiclass: the class
       scores), which the DuckDB engine reads to name their keyword arguments in an error;
     * ``check_result(binding, result)``: raises on a result the family never reports
-      (regression: a sum that overflowed the float range).
+      (regression: a sum that overflowed the float range);
+    * ``check_steps(binding)``: the names of its steps (of ``steps_before`` or
+      ``steps_after``) whose ``failure`` must be NULL for the result to be returned
+      (ranking: ``run_checks``; multiclass: ``class_checks``);
+    * ``shared_steps(binding)``: the shared steps (``INTERMEDIATES``) the call renders
+      whatever its metrics read, which its own steps read (multiclass:
+      ``class_score_hist``, which ``class_checks`` reads).
     """
 
     steps_before: Callable[[Binding, bool], dict[str, str]] = _no_steps
     steps_after: Callable[[Binding], dict[str, str]] = _no_steps
     table_rules: Callable[[Binding], list[TableRule]] = _no_rules
     check_result: Callable[[Binding, pl.DataFrame], None] = _no_check
+    check_steps: Callable[[Binding], tuple[str, ...]] = _no_names
+    shared_steps: Callable[[Binding], tuple[str, ...]] = _no_names
 
 
 @dataclass(frozen=True)
@@ -173,8 +185,10 @@ class Family:
     """A family's declaration, ``FAMILY`` in its package's ``__init__.py`` (beside its
     shared steps, ``INTERMEDIATES``): its name, the roles it adds (``spec.Role``: its
     columns' keywords, CLI options, what they hold and their input rules) and its hooks
-    (``Hooks``), and ``summary``: what its metrics read, in a line (``sqlmetrics metrics``
-    heads the family's list with it). The registry collects them (``registry.families()``,
+    (``Hooks``); ``summary``: what its metrics read, in a line (``sqlmetrics metrics``
+    heads the family's list with it); ``notes``: what each of its own steps that Python
+    writes (``Hooks.steps_before``, ``steps_after``, its input steps) is, by name, which
+    the statement shows above the step's SQL. The registry collects them (``registry.families()``,
     ``registry.roles()``, ``registry.hooks()``); a family package without one adds no role
     and no hook."""
 
@@ -182,3 +196,4 @@ class Family:
     roles: tuple[Role, ...] = ()
     hooks: Hooks = Hooks()
     summary: str = ""
+    notes: Mapping[str, str] = field(default_factory=dict)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.rules.sql import check_steps
+from sqlmetrics.compose.intermediates import check_steps
 
 
 def user_slices(binding: Binding, relation: str) -> list[str]:

@@ -39,13 +39,12 @@ from typing import Any
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import shared_steps
-from sqlmetrics.compose.intermediates import needed
+from sqlmetrics.compose.intermediates import check_steps, needed
 from sqlmetrics.compose.plan import base_keys, base_sums
 from sqlmetrics.compose.rounding import rounded_score_sql
 from sqlmetrics.compose.statement import assemble, indent
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.registry import intermediates
-from sqlmetrics.rules.sql import check_steps
 from sqlmetrics.sources import is_frame, is_path, is_table_name
 from sqlmetrics.spec import ROLES as CALL_ROLES
 from sqlmetrics.spec import MetricCall

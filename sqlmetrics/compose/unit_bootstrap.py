@@ -22,8 +22,8 @@ from sqlmetrics import bootstrap, templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.bootstrap import Bootstrap
 from sqlmetrics.compose import shared_steps
+from sqlmetrics.compose.intermediates import check_steps
 from sqlmetrics.compose.statement import assemble, indent
-from sqlmetrics.rules.sql import check_steps
 from sqlmetrics.spec import MetricCall, SumsOfRows
 
 # the interval methods whose metric is the weighted mean of a row value (slope 1)

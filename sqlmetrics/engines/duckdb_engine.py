@@ -60,7 +60,7 @@ def run(
     second = opened(second, binding.second_columns, delta_dataset)
     if isinstance(source, (pl.DataFrame, pl.LazyFrame)):  # before DuckDB reads it: a type it cannot read
         check_schema(binding, {name: str(dtype) for name, dtype in source.collect_schema().items()})
-    second_name = second_view(binding.long_scores is not None)
+    second_name = second_view(binding.second_role)
     tables = ((FRAME_VIEW, source, binding.source_columns), (second_name, second, binding.second_columns))
     frames = {view: _without_nul_names(data, columns) for view, data, columns in tables if is_frame(data)}
     with _connection(con, (source, second)) as connection, _registered(connection, frames) as views:

@@ -75,7 +75,7 @@ def run_on(
         )
         second_sql = None
         if second is not None:
-            view = second_view(binding.long_scores is not None)
+            view = second_view(binding.second_role)
             second_sql, _ = warehouse.relation(
                 second, view, binding.second_columns, lambda found: check_second_schema(binding, found, schema)
             )

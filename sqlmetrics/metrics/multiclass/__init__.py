@@ -15,7 +15,12 @@ and ``class_checks`` after: ``class_score_rows.py``) and give its rules on class
 
 from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_scores
 from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
-from sqlmetrics.metrics.multiclass.class_score_rows import after_shared, before_shared
+from sqlmetrics.metrics.multiclass.class_score_rows import (
+    after_shared,
+    before_shared,
+    class_score_checks,
+    class_score_steps,
+)
 from sqlmetrics.metrics.multiclass.class_scores import long_scores
 from sqlmetrics.metrics.multiclass.rules import class_rules, class_score_rules
 from sqlmetrics.spec import Role
@@ -45,8 +50,17 @@ FAMILY = Family(
         Role("class_scores", "one score per class: {class: score column}, or sm.long_scores(table, ...)",
              option="--class-score", metavar="CLASS=COLUMN", annotation="ClassScores | None", after="judgments"),
     ),
-    hooks=Hooks(steps_before=before_shared, steps_after=after_shared, table_rules=class_rules),
+    hooks=Hooks(steps_before=before_shared, steps_after=after_shared, table_rules=class_rules,
+                check_steps=class_score_checks, shared_steps=class_score_steps),
     summary="a class label and a predicted class (--prediction) or class scores",
+    notes={
+        "long_scores": "long_scores: the long class scores under canonical names (row_id, class, score)",
+        "long_rows": "long_rows: per row id, its class rows and its scored class rows",
+        "source_rows": "source_rows: the source under canonical names, before the long class scores are joined",
+        "class_score_rows": "class_score_rows: one row per used row and class, with the class's score",
+        "class_nan": "class_nan: per class, the rows whose class score is NaN",
+        "class_checks": "class_checks: the class-score rules; error() refuses the query with the first one broken",
+    },
 )  # fmt: skip
 
 __all__ = [

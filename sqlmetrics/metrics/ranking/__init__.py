@@ -22,7 +22,7 @@ give its rules on a run's judgments (``rules.py``).
 
 from sqlmetrics.metrics.ranking._lists import Lists, call_lists
 from sqlmetrics.metrics.ranking._steps import INTERMEDIATES
-from sqlmetrics.metrics.ranking.list_sql import ranking_steps
+from sqlmetrics.metrics.ranking.list_sql import ranking_steps, run_check_steps
 from sqlmetrics.metrics.ranking.rules import judgment_rules, run_rules
 from sqlmetrics.spec import Role
 from sqlmetrics.steps import Family, Hooks
@@ -35,8 +35,16 @@ FAMILY = Family(
         Role("judgments", "a table of query, item and label (the relevance) for a run's lists", option="--judgments",
              metavar="PATH", annotation="Any", after="weight"),
     ),
-    hooks=Hooks(steps_before=ranking_steps, table_rules=judgment_rules),
+    hooks=Hooks(steps_before=ranking_steps, table_rules=judgment_rules, check_steps=run_check_steps),
     summary="a graded relevance as label, a score and a query (the list)",
+    notes={
+        "judgments": "judgments: the relevance judgments under canonical names (query, item, label)",
+        "ideal_rows": "ideal_rows: every list's judged items, the ideal ranking's rows",
+        "list_floors": "list_floors: per list, its relevant and judged items, the lowest score any ranking metric "
+        "ranks\n-- down to (rows below are never ranked) and, for the metrics that rank nothing, its top relevant\n"
+        "-- score and the lowest score that can hold a relevant item within each cutoff k",
+        "run_checks": "run_checks: the rules of a run and its judgments (no item ranked or judged twice)",
+    },
 )  # fmt: skip
 
 __all__ = ["FAMILY", "INTERMEDIATES", "Lists", "call_lists", "run_rules"]
