@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sqlmetrics.bootstrap import Bootstrap
 from sqlmetrics.class_scores import LongClassScoreColumns, WideClassScores
 from sqlmetrics.errors import InvalidParameterError, Keyword, shown
-from sqlmetrics.spec import ROLES, ClusteredInterval, MetricCall
+from sqlmetrics.spec import ClusteredInterval, MetricCall
 
 # ci_unit's value declaring each row its own unit (rows assigned their arm one by one): not a
 # column; a source that also has a column of this name is refused (``rules.schema``), so
@@ -93,14 +93,20 @@ class Binding:
     def prediction(self) -> str | None:
         return self.columns.get("prediction")
 
+    def has(self, role: str) -> bool:
+        """Whether ``role`` is bound: a column role to a column, a table role
+        (``spec.Role.table``, the field of its name: ``judgments``, ``class_scores``) to
+        its table."""
+        return role in self.columns or getattr(self, role, None) not in (None, False)
+
     @property
     def generic_roles(self) -> tuple[str, ...]:
         """The bound roles a family declares beyond the core's own (``spec.Role.generic``)
         that a metric of the call reads: ``input`` holds each as a number under the
         role's name (a role no metric reads is not read, as the item without a ranking
         metric)."""
-        needed = {role for call in self.calls for role in call.spec.needs}
-        return tuple(role for role in self.columns if role not in ROLES and role in needed)
+        needed = {role.name for call in self.calls for role in call.spec.roles}
+        return tuple(role for role in self.columns if role in needed)
 
     def clustered(self, call: MetricCall) -> ClusteredInterval | None:
         """The clustered form the call's analytic interval takes (``Interval.clustered``)
@@ -362,8 +368,7 @@ def _check_generic_roles(binding: Binding) -> None:
     """Raise for a role a family declares (``spec.Role.generic``) that a metric needs and
     the call does not bind."""
     for call in binding.calls:
-        own = (*ROLES, "judgments")  # the core's roles, bound by their own rules
-        missing = [role for role in call.spec.needs if role not in own and role not in binding.columns]
+        missing = [role.name for role in call.spec.roles if role.name not in binding.columns]
         if missing:
             raise InvalidParameterError(
                 f"{call.column} reads the {missing[0]} column: pass ", Keyword(missing[0], hint="its column")

@@ -60,14 +60,17 @@ from sqlmetrics.errors import Counted, OutputError, SqlMetricsError
 from sqlmetrics.metrics.multiclass.class_score_rows import CLASS_NAN_SQL, class_score_rows_sql
 from sqlmetrics.metrics.multiclass.rules import class_checks_sql
 from sqlmetrics.metrics.ranking.list_sql import hit_floor, ideal_rows_sql, ranked_rows_sql
-from sqlmetrics.registry import FLOAT_NUMERAL, INTEGER_NUMERAL, intermediates, registry
+from sqlmetrics.registry import FLOAT_NUMERAL, INTEGER_NUMERAL, intermediates, registry, roles
 from sqlmetrics.rules.columns import checks_for, message_scope
 from sqlmetrics.rules.sql import checks_sql
-from sqlmetrics.spec import MAX_INT, MAX_INT_RULE, ROLES, Metric, MetricCall, Param
+from sqlmetrics.spec import MAX_INT, MAX_INT_RULE, Metric, MetricCall, Param
 from sqlmetrics.steps import Intermediate
 
 # the adapters the package dispatches to (dbt's adapter type: the dialect of the same name)
 DBT_DIALECTS = ("duckdb", "postgres", "spark", "trino", "bigquery", "snowflake")
+# the roles the package's evaluate binds: the core's own (``spec.Role.generic`` off) but a
+# run's judgments, a second table (the package reads one relation); class scores wide
+ROLES = tuple(role.name for role in roles() if not role.generic and not role.state_flag)
 # the probe's column names, one per role a metric reads (class scores: wide, a column per class)
 NAMES = {role: f"sm__{role}__" for role in ROLES}
 NAME_TEXTS = {name: f"{{{{ c.names.{role} }}}}" for role, name in NAMES.items()}  # a name as the call's

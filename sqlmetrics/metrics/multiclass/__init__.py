@@ -46,9 +46,11 @@ INTERMEDIATES = {
 FAMILY = Family(
     "multiclass",
     roles=(
-        Role("prediction", "the predicted class (a number, string or boolean), compared with the label", after="score"),
+        Role("prediction", "the predicted class (a number, string or boolean), compared with the label", after="score",
+             generic=False),
         Role("class_scores", "one score per class: {class: score column}, or sm.long_scores(table, ...)",
-             option="--class-score", metavar="CLASS=COLUMN", annotation="ClassScores | None", after="judgments"),
+             option="--class-score", metavar="CLASS=COLUMN", annotation="ClassScores | None", after="judgments",
+             generic=False, table=True),
     ),
     hooks=Hooks(steps_before=before_shared, steps_after=after_shared, table_rules=class_rules,
                 check_steps=class_score_checks, shared_steps=class_score_steps),

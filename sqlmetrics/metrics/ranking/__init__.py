@@ -33,7 +33,7 @@ FAMILY = Family(
     "ranking",
     roles=(
         Role("judgments", "a table of query, item and label (the relevance) for a run's lists", option="--judgments",
-             metavar="PATH", annotation="Any", after="weight"),
+             metavar="PATH", annotation="Any", after="weight", generic=False, table=True, state_flag=True),
     ),
     hooks=Hooks(steps_before=ranking_steps, table_rules=judgment_rules, check_steps=run_check_steps),
     summary="a graded relevance as label, a score and a query (the list)",
