@@ -22,10 +22,10 @@ from sqlmetrics.engines import engine_named, polars_engine
 from sqlmetrics.engines.polars_engine.unit_bootstrap import unit_bootstrap as polars_unit_bootstrap
 from sqlmetrics.engines.record import Engine, OwnTable
 from sqlmetrics.errors import InvalidParameterError, Keyword, Part, SourceError
-from sqlmetrics.metrics.multiclass.class_scores import parse
+from sqlmetrics.metrics.multiclass.class_scores import ClassScores, parse
 from sqlmetrics.registry import hooks as family_hooks
 from sqlmetrics.registry import registry, resolve
-from sqlmetrics.request import ROWS, ClassScores, Request
+from sqlmetrics.request import ROWS, Request
 from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
 from sqlmetrics.spec import MetricCall
 

@@ -173,6 +173,19 @@ class Binding:
         return ("true_class",) if self.class_scores is not None else ()
 
     @property
+    def class_roles(self) -> dict[str, str]:
+        """Each class column of ``input`` (``class_keys``) with the role whose column it
+        holds as it is: the true class the label's, the predicted class the prediction's
+        (the tables of classes name them so: ``sm.confusion_matrix``)."""
+        return dict(zip(self.class_keys, ("label", "prediction")))
+
+    @property
+    def paired_key(self) -> str:
+        """The ``input`` column each of two paired rows takes its ``paired_role``'s value
+        in: ``score``, or ``predicted_class`` for two predicted classes."""
+        return "predicted_class" if self.multiclass else "score"
+
+    @property
     def second_role(self) -> str:
         """The role read from the call's second table, which names its view
         (``sources.second_view``): ``class_scores`` for long class scores, else

@@ -16,10 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlmetrics.binding import ROWS
-from sqlmetrics.class_scores import LongClassScores
 from sqlmetrics.registry import roles
 
-ClassScores = Mapping[Any, str] | LongClassScores
 COMPARE_LEVEL = 0.95  # sm.compare's default ci, which to_sql and report take for a comparison without ci
 
 

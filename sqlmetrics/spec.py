@@ -282,7 +282,7 @@ class Metric:
       says whether ``sqlmetrics.polars`` gives an expression or a function of a frame;
     * ``row_plan``: for the histogram form, whether the row expression is used on nearly
       distinct scores (False where it measured slower than the histogram);
-    * ``per_class``: for a multi-class metric, its column of ``per_class_scores``, which
+    * ``per_class``: for a multi-class metric, its column of ``per_class_values``, which
       ``sm.per_class`` reports (empty: it has no per-class value);
     * ``intermediates``: the shared steps the template selects from (``score_hist``, ...);
     * ``reads_of``: where a call reads only some of them, by its parameters, the ones it

@@ -20,7 +20,7 @@ metrics, ``INTERMEDIATES`` and ``FAMILY``). Only these modules outside ``metrics
 import a family by name, each in a layer above the composer (``tests/test_imports.py``
 holds this list to the code and fails on any other importer): the polars engine, which
 runs each family's polars forms (``engines/polars_engine/__init__.py``: multiclass's
-``per_class_scores``; ``engines/polars_engine/plan.py``: multiclass's ``long_rows``,
+``per_class_values``; ``engines/polars_engine/plan.py``: multiclass's ``long_rows``,
 ``wide_rows`` and ``class_score_rules``, ranking's ``run_rules``;
 ``engines/polars_engine/forms.py``: multiclass's ``COUNTS`` and ``averaged``, ranking's
 ``Lists`` and ``call_lists``); the entry points of a family's own (``api.py``:

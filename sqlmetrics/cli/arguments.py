@@ -110,6 +110,16 @@ def binding_kwargs(args: argparse.Namespace, paths: bool = True) -> dict[str, An
     }
 
 
+def compared_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """``binding_kwargs`` as ``compare`` takes them: at the 95% level unless --ci says
+    another, and without class scores, which it refuses (the one-vs-rest metrics have no
+    interval yet)."""
+    kwargs = binding_kwargs(args) | {"ci": 0.95 if args.ci is None else args.ci}
+    if kwargs.pop("class_scores") is not None:
+        raise UsageError("compare: the one-vs-rest metrics (--class-scores, --long-scores) have no interval yet")
+    return kwargs
+
+
 def read_sources(args: argparse.Namespace, paths: bool = True) -> tuple[Any, dict[str, Any]]:
     """SOURCE, and --judgments as ``evaluate``'s keyword: Parquet paths, or with --trec
     the frames of TREC files. (The CLI has no DuckDB tables to name, so SOURCE is always

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import polars as pl
 
 import sqlmetrics
-from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, paired_kwargs, read_sources
+from sqlmetrics.cli.arguments import binding_calls, compared_kwargs, paired_kwargs, read_sources
 from sqlmetrics.cli.messages import UsageError
 from sqlmetrics.cli.output import compute_and_write, output_format
 from sqlmetrics.compare import p_values_as_text
@@ -20,9 +20,7 @@ from sqlmetrics.html_report import numbers
 def run_compare(args: argparse.Namespace) -> None:
     calls = binding_calls(args)
     source, second = read_sources(args)
-    kwargs = binding_kwargs(args) | second | {"ci": 0.95 if args.ci is None else args.ci}
-    if kwargs.pop("class_scores") is not None:
-        raise UsageError("compare: the one-vs-rest metrics (--class-scores, --long-scores) have no interval yet")
+    kwargs = compared_kwargs(args) | second
     paired = paired_kwargs(args, "compare")
     if paired:
         if args.arm is not None or args.baseline is not None:

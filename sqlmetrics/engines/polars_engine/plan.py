@@ -196,9 +196,9 @@ def _source_rows(binding: Binding, lf: pl.LazyFrame) -> pl.LazyFrame:
     scores = [pl.col(roles["score"]).cast(pl.Float64).alias("score")] if "score" in roles and not paired else []
     if paired and binding.paired_role == "score":
         scores = [pl.col(c).cast(pl.Float64).alias(f"score_{i}") for i, c in enumerate(paired, 1)]
-    classes = [pl.col(roles[role]).alias(key) for role, key in zip(("label", "prediction"), binding.class_keys)]
-    if paired and binding.paired_role == "prediction":  # two predicted classes, paired as two scores are
-        classes = [classes[0], *(pl.col(c).alias(f"prediction_{i}") for i, c in enumerate(paired, 1))]
+    classes = [pl.col(roles[role]).alias(key) for key, role in binding.class_roles.items()]
+    if paired and binding.multiclass:  # two predicted classes, paired as two scores are
+        classes = [classes[0], *(pl.col(c).alias(f"{binding.paired_role}_{i}") for i, c in enumerate(paired, 1))]
     columns = [
         *slices,
         *(
@@ -232,7 +232,7 @@ def _input(binding: Binding, rows: pl.LazyFrame, judged: pl.LazyFrame | None) ->
     if binding.bootstrap:
         rows = _resampled_rows(binding, rows if binding.bootstrap.unit else _numbered_rows(rows))
     if paired:
-        return _paired_rows(_judged_rows(rows, judged), binding.pair_slice, binding.paired_role)
+        return _paired_rows(_judged_rows(rows, judged), binding)
     if binding.bootstrap:
         return rows
     if binding.long_scores is not None:
@@ -256,17 +256,18 @@ def _judged_rows(rows: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFram
     return rows.join(labels, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
 
 
-def _paired_rows(rows: pl.LazyFrame, pair: str, role: str) -> pl.LazyFrame:
-    """Each row twice, as compose/plan.py's paired input: with the slice ``pair`` = 1 and
-    ``score`` its first score, and = 2 and its second; both scores stay (``score_1``,
-    ``score_2``: the paired DeLong reads them on the rows of ``pair`` = 1). Two predicted
-    classes (``role`` "prediction") likewise, each row's ``predicted_class`` one of
-    ``prediction_1`` and ``prediction_2`` (of their common type, as SQL's CASE gives)."""
-    each = "predicted_class" if role == "prediction" else "score"
+def _paired_rows(rows: pl.LazyFrame, binding: Binding) -> pl.LazyFrame:
+    """Each row twice, as compose/plan.py's paired input: with the slice ``pair_slice`` = 1
+    and ``score`` its first score, and = 2 and its second; both scores stay (``score_1``,
+    ``score_2``: the paired DeLong reads them on the rows of ``pair_slice`` = 1). Two
+    predicted classes likewise (``Binding.paired_role``, ``paired_key``), each row's
+    predicted class one of its two (of their common type, as SQL's CASE gives)."""
+    role, each = binding.paired_role, binding.paired_key
     first, second = pl.col(f"{role}_1"), pl.col(f"{role}_2")
     copies = [
         rows.with_columns(
-            pl.lit(i, pl.Int32).alias(pair), pl.when(pl.lit(i == 1)).then(first).otherwise(second).alias(each)
+            pl.lit(i, pl.Int32).alias(binding.pair_slice),
+            pl.when(pl.lit(i == 1)).then(first).otherwise(second).alias(each),
         )
         for i in (1, 2)
     ]

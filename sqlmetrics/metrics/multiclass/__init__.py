@@ -13,7 +13,7 @@ and ``class_checks`` after: ``class_score_rows.py``) and give its rules on class
 (``compose/class_tables.py``).
 """
 
-from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_scores
+from sqlmetrics.metrics.multiclass._classes import COUNTS, class_confusion, class_counts, per_class_values
 from sqlmetrics.metrics.multiclass._ovr import averaged, class_score_hist, long_rows, wide_rows
 from sqlmetrics.metrics.multiclass.class_score_rows import (
     after_shared,
@@ -73,6 +73,6 @@ __all__ = [
     "class_score_rules",
     "long_rows",
     "long_scores",
-    "per_class_scores",
+    "per_class_values",
     "wide_rows",
 ]
