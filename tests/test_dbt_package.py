@@ -6,7 +6,6 @@ failing the model with Python's message, and an unknown metric refused by name."
 
 from __future__ import annotations
 
-import dataclasses
 import filecmp
 import json
 import os
@@ -336,26 +335,6 @@ def test_an_unknown_metric_is_refused_by_name():
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc", "aucc"], label="click", score="pctr")
     with pytest.raises(CompilerError, match="ndcg: parameter 'gain' must be one of"):
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["ndcg:gain=cubic"], label="rel", score="pctr", query="q")
-
-
-def test_a_metric_reading_a_familys_role_is_left_out_saying_why(tmp_path, monkeypatch):
-    """A metric needing a role a family adds (``Role.generic``; here mae made to read an
-    ``exposure`` column) is not carried: the catalog names it with why, and a model
-    asking for it is refused with that reason, not as an unknown metric.
-    (tests/test_new_family.py checks the same of its toy family's metric.)"""
-    exposed = dataclasses.replace(sm.registry()["mae"], name="exposure_mae", needs=("label", "score", "exposure"))
-    monkeypatch.setattr(dbt_package, "registry", lambda: {**sm.registry(), "exposure_mae": exposed})
-    assert "exposure_mae" not in {spec.name for spec in carried()}
-    why = (
-        "it reads the 'exposure' column (a role its family adds), which the dbt package's evaluate does not bind; "
-        "evaluate it with sqlmetrics itself (sm.evaluate, or sm.to_sql for the statement)"
-    )
-    assert dbt_package.left_out() == {"exposure_mae": why}
-    package = shutil.copytree(PACKAGE, tmp_path / "sqlmetrics")
-    (package / "macros" / "catalog.sql").write_text(dbt_package.catalog_file())
-    with pytest.raises(CompilerError) as refused:
-        evaluate_sql(package, "duckdb", '"t"', metrics=["auc", "exposure_mae"], label="click", score="pctr")
-    assert f"exposure_mae is not carried by the dbt package: {why}" in str(refused.value)
 
 
 # --- sqlmetrics dbt --output DIR: new, empty, or its own package; never through a link
