@@ -24,14 +24,15 @@ from sqlmetrics.engines.record import Engine, OwnTable
 from sqlmetrics.errors import InvalidParameterError, Keyword, Part, SourceError
 from sqlmetrics.metrics.multiclass.class_scores import ClassScores, parse
 from sqlmetrics.registry import hooks as family_hooks
-from sqlmetrics.registry import registry, resolve
+from sqlmetrics.registry import registry, resolve, roles
 from sqlmetrics.request import ROWS, Request
 from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
 from sqlmetrics.spec import MetricCall
 
 Metrics = str | MetricCall | Iterable[str | MetricCall]
-# The roles bound to a table or a mapping rather than a column of the source: ``bind`` takes them apart.
-TABLE_ROLES = ("judgments", "class_scores")
+# The roles bound to a table or a mapping rather than a column of the source (``spec.Role.table``):
+# ``bind`` takes them apart.
+TABLE_ROLES = tuple(role.name for role in roles() if role.table)
 
 
 def evaluate(
@@ -160,7 +161,7 @@ def interval_methods(
     bootstrap.check(resamples, seed, ci_unit)
     calls = resolve(metrics, bound=request.bound)
     return intervals.described(
-        calls, ci, ci_method, Request(ci_unit=ci_unit).unit, resamples, seed, query, registered=registry()
+        calls, ci, ci_method, request.unit, resamples, seed, query, registered=registry()
     )
 
 

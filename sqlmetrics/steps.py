@@ -20,10 +20,9 @@ metrics, ``INTERMEDIATES`` and ``FAMILY``). Only these modules outside ``metrics
 import a family by name, each in a layer above the composer (``tests/test_imports.py``
 holds this list to the code and fails on any other importer): the polars engine, which
 runs each family's polars forms (``engines/polars_engine/__init__.py``: multiclass's
-``per_class_values``; ``engines/polars_engine/plan.py``: multiclass's ``long_rows``,
-``wide_rows`` and ``class_score_rules``, ranking's ``run_rules``;
-``engines/polars_engine/forms.py``: multiclass's ``COUNTS`` and ``averaged``, ranking's
-``Lists`` and ``call_lists``); the entry points of a family's own (``api.py``:
+``per_class_values``; ``engines/polars_engine/forms.py``: multiclass's ``COUNTS`` and
+``averaged``, ranking's ``Lists`` and ``call_lists``; its input plan reads the second
+table and a family's own steps through the hooks); the entry points of a family's own (``api.py``:
 multiclass's ``class_scores=`` read by ``metrics/multiclass/class_scores.py``; ``__init__.py``:
 ``sm.long_scores``); the curves (``curves/roc.py``, ``curves/pr.py`` and
 ``curves/calibration.py``: classification's ``ratio``); ``dbt_package.py``, which writes
@@ -147,6 +146,14 @@ def _no_names(binding: Binding) -> tuple[str, ...]:
     return ()
 
 
+def _no_table(binding: Binding, table: pl.LazyFrame, source_schema: dict[str, str]) -> None:
+    return None
+
+
+def _no_frames(binding: Binding, *frames: Any) -> dict[str, pl.DataFrame]:
+    return {}
+
+
 @dataclass(frozen=True)
 class Hooks:
     """What a family adds to a call besides its shared steps and its metrics, called by
@@ -169,7 +176,17 @@ class Hooks:
       (ranking: ``run_checks``; multiclass: ``class_checks``);
     * ``shared_steps(binding)``: the shared steps (``INTERMEDIATES``) the call renders
       whatever its metrics read, which its own steps read (multiclass:
-      ``class_score_hist``, which ``class_checks`` reads).
+      ``class_score_hist``, which ``class_checks`` reads);
+    * ``polars_second(binding, table, source_schema)``: for the polars engine, the call's
+      second table (``table``, a LazyFrame of its columns, ``Binding.second_columns``)
+      under canonical names once its schema holds, when it is the family's (ranking: a
+      run's judgments; multiclass: long class scores), else None;
+    * ``polars_rules(binding)``: its rules on the second table the polars engine checks
+      with the column rules, on ``rules.tables.RuleTables(rows, second)`` (ranking: a
+      run's);
+    * ``polars_steps(binding, rows, second, base)``: its own steps the polars engine
+      builds after ``base``, by name, once their rules hold (multiclass:
+      ``class_score_hist`` with class scores bound, whatever reads it).
     """
 
     steps_before: Callable[[Binding, bool], dict[str, str]] = _no_steps
@@ -178,6 +195,9 @@ class Hooks:
     check_result: Callable[[Binding, pl.DataFrame], None] = _no_check
     check_steps: Callable[[Binding], tuple[str, ...]] = _no_names
     shared_steps: Callable[[Binding], tuple[str, ...]] = _no_names
+    polars_second: Callable[[Binding, pl.LazyFrame, dict[str, str]], pl.LazyFrame | None] = _no_table
+    polars_rules: Callable[[Binding], list[TableRule]] = _no_rules
+    polars_steps: Callable[..., dict[str, pl.DataFrame]] = _no_frames
 
 
 @dataclass(frozen=True)

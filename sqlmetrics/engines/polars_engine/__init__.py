@@ -40,7 +40,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     also = [*row_passes, first.list_rows] if first.ranks else row_passes  # the lists' rows last
     base, values = plan.collect_checked(data, also)
     list_rows = values.pop().lazy() if first.ranks else None
-    hist = plan.checked_class_score_hist(binding, data.rows, data.judged, base)
+    hist = plan.family_steps(binding, data.rows, data.judged, base).get("class_score_hist")
     steps = dataclasses.replace(first, base=base, class_hist=hist, collected_list_rows=list_rows)
     values += [frame for runner, calls in runs(binding, False) for frame in runner(calls, steps)]
     slices = steps.slices

@@ -11,9 +11,11 @@ import polars as pl
 from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.errors import Counted, Keyword
+from sqlmetrics.metrics.multiclass._ovr import class_score_hist, long_rows, wide_rows
 from sqlmetrics.rules.columns import ROWS_ARE_NOT
+from sqlmetrics.rules.schema import check_long_schema
 from sqlmetrics.rules.sql import rules_sql
-from sqlmetrics.rules.tables import ROWS_DO_NOT, RuleTables, TableRule, key_pair, null_pair
+from sqlmetrics.rules.tables import ROWS_DO_NOT, RuleTables, TableRule, key_pair, null_pair, raise_failed_tables
 
 # The class scores as the rules' messages name them (sm.long_scores' table and keywords).
 _LONG_TABLE = Keyword("long_scores", python="class_scores")
@@ -142,6 +144,37 @@ def class_rules(binding: Binding) -> list[TableRule]:
     """``class_score_rules`` for a call with class scores, none without (multiclass's
     ``Hooks.table_rules``)."""
     return class_score_rules(binding) if binding.class_scores is not None else []
+
+
+def long_table(binding: Binding, table: pl.LazyFrame, source_schema: dict[str, str]) -> pl.LazyFrame | None:
+    """Long class scores under canonical names (row_id, class, score) once their schema
+    holds (the polars engine's ``steps.Hooks.polars_second``); None without them."""
+    long = binding.long_scores
+    if long is None:
+        return None
+    check_long_schema(binding, {name: str(dtype) for name, dtype in table.collect_schema().items()}, source_schema)
+    return table.select(
+        row_id=pl.col(long.row_id), **{"class": pl.col(long.class_)}, score=pl.col(long.score).cast(pl.Float64)
+    )
+
+
+def checked_class_score_hist(
+    binding: Binding, rows: pl.LazyFrame, second: pl.LazyFrame | None, base: pl.DataFrame
+) -> dict[str, pl.DataFrame]:
+    """With class scores bound, the polars engine's class score histogram of the used
+    ``rows`` (wide scores unpivoted, long scores joined by row id: ``_ovr.py``), once their
+    rules hold (bound class scores are checked, whatever reads them): ``steps.Hooks.polars_steps``."""
+    if binding.class_scores is None:
+        return {}
+    slices = list(binding.slices)
+    used = rows.filter(pl.col("w").is_not_null())
+    if binding.long_scores is not None:
+        class_rows = long_rows(used, slices, second)
+    else:
+        class_rows = wide_rows(used, slices, binding.class_scores.classes)
+    hist = class_score_hist(class_rows, slices).collect(engine="streaming")
+    raise_failed_tables(class_score_rules(binding), RuleTables(rows, second, base, hist))
+    return {"class_score_hist": hist}
 
 
 def class_checks_sql(binding: Binding) -> str:

@@ -12,6 +12,7 @@ import polars as pl
 from sqlmetrics.binding import Binding
 from sqlmetrics.errors import Counted
 from sqlmetrics.rules.columns import LABEL_RELEVANCE, ROWS_ARE_NOT, Check, checks_for, number_text_sql
+from sqlmetrics.rules.schema import check_second_schema
 from sqlmetrics.rules.sql import rules_sql
 from sqlmetrics.rules.tables import ROWS_DO_NOT, TableRule, key_pair, null_pair
 from sqlmetrics.spec import MetricCall
@@ -117,6 +118,20 @@ def run_rules(binding: Binding) -> list[TableRule]:
 def judgment_rules(binding: Binding) -> list[TableRule]:
     """``run_rules`` for a run with judgments, none without (ranking's ``Hooks.table_rules``)."""
     return run_rules(binding) if binding.judgments else []
+
+
+def judged_table(binding: Binding, table: pl.LazyFrame, source_schema: dict[str, str]) -> pl.LazyFrame | None:
+    """A run's judgments under canonical names (query, item, label: the relevance) once
+    their schema holds (the polars engine's ``steps.Hooks.polars_second``); None without
+    judgments."""
+    if not binding.judgments:
+        return None
+    check_second_schema(binding, {name: str(dtype) for name, dtype in table.collect_schema().items()}, source_schema)
+    return table.select(
+        query=pl.col(binding.judgment_roles["query"]),
+        item=pl.col(binding.judgment_roles["item"]),
+        label=pl.col(binding.label).cast(pl.Float64),
+    )
 
 
 def run_checks_sql(binding: Binding) -> str:
