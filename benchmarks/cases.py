@@ -219,7 +219,7 @@ for _engine in ("duckdb", "polars"):
     )
 
 # the same-number reference of a bootstrap: three metrics, 200 resamples of users, in numpy
-# and scikit-learn with the counts sqlmetrics draws (sqlmetrics/bootstrap.py's hash, written
+# and scikit-learn with the counts sqlmetrics draws (sqlmetrics/binding/bootstrap.py's hash, written
 # here again in numpy), against sqlmetrics' same call
 BOOTSTRAP_METRICS = ["auc", "logloss", "calibration"]
 for _engine in ("duckdb", "polars"):
@@ -242,7 +242,7 @@ def sklearn_bootstrap3_users(parquet_glob, data_dir):
     bounds = np.array([math.ceil(stats.poisson.cdf(k, 1) * p) for k in range(10)], dtype=np.int64)
 
     def counts(unit: np.ndarray, replicate: int) -> np.ndarray:
-        """Poisson(1) counts of (unit, replicate, seed 0): the hash of sqlmetrics/bootstrap.py."""
+        """Poisson(1) counts of (unit, replicate, seed 0): the hash of sqlmetrics/binding/bootstrap.py."""
         h = (48_271 * (unit % p) + 69_621 * replicate + 12_345) % p
         h = (h * h + 1_103_515_245) % p
         h = (h * h + 12_345) % p

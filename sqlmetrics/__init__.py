@@ -34,9 +34,9 @@ from sqlmetrics.errors import (
 from sqlmetrics.html_report import report
 from sqlmetrics.metrics.multiclass import long_scores
 from sqlmetrics.registry import metric, registry
+from sqlmetrics.sources.trec import read_trec_qrels, read_trec_run
 from sqlmetrics.spec import Metric, MetricCall
 from sqlmetrics.states import rollup, state
-from sqlmetrics.trec import read_trec_qrels, read_trec_run
 
 __all__ = [
     "ColumnNotFoundError",

@@ -9,16 +9,15 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from sqlmetrics import bootstrap, intervals, long_bootstrap, source_evidence
-from sqlmetrics.binding import PAIRED_SLICE, Binding, bind
-from sqlmetrics.bootstrap import REPLICATE_SLICE
+from sqlmetrics import intervals
+from sqlmetrics.binding import PAIRED_SLICE, Binding, bind, bootstrap
+from sqlmetrics.binding.bootstrap import REPLICATE_SLICE
 from sqlmetrics.compose import compose
 from sqlmetrics.compose.class_tables import compose_confusion_matrix, compose_per_class
 from sqlmetrics.compose.rollup import compose_rollup, rollup_binding
 from sqlmetrics.compose.state import Identity, check_mergeable, compose_state, meta_text, source_identity, state_meta
 from sqlmetrics.compose.unit_bootstrap import compose_unit_bootstrap, sums_per_unit
-from sqlmetrics.dialects import check_dialect, dialect_named, transpile
-from sqlmetrics.engines import engine_named, polars_engine
+from sqlmetrics.engines import engine_named, long_bootstrap, polars_engine, source_evidence
 from sqlmetrics.engines.polars_engine.unit_bootstrap import unit_bootstrap as polars_unit_bootstrap
 from sqlmetrics.engines.record import Engine, OwnTable
 from sqlmetrics.errors import InvalidParameterError, Keyword, Part, SourceError
@@ -28,6 +27,7 @@ from sqlmetrics.registry import registry, resolve, roles
 from sqlmetrics.request import ROWS, Request
 from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
 from sqlmetrics.spec import MetricCall
+from sqlmetrics.sqltext.dialects import check_dialect, dialect_named, transpile
 
 Metrics = str | MetricCall | Iterable[str | MetricCall]
 # The roles bound to a table or a mapping rather than a column of the source (``spec.Role.table``):
@@ -110,7 +110,7 @@ def evaluate(
     for r2 (over the rows' squared errors and deviations) (``ci_method="analytic"``;
     ``docs/intervals.md``); for the other metrics ``ci_method="auto"`` (the default)
     takes the percentile interval of a Poisson bootstrap of ``resamples`` replicates
-    drawn from ``seed`` (an integer from 0 to 2**31 - 2; ``sqlmetrics.bootstrap``),
+    drawn from ``seed`` (an integer from 0 to 2**31 - 2; ``sqlmetrics.binding.bootstrap``),
     which ``ci_method="bootstrap"`` takes for every metric; ``ci_unit`` (a column, e.g.
     the user, whose rows are not independent) clusters every analytic interval by it
     (the units' sums: ``sqlmetrics/intervals/clustered.py``; a mean over queries from
@@ -420,7 +420,7 @@ def to_sql(
     """The one SQL statement ``evaluate`` runs for the same arguments, written for
     ``dialect``: one of ``duckdb`` (the default), ``spark``, ``trino``, ``bigquery``,
     ``snowflake``, ``postgres`` or ``clickhouse`` (whose statement ends with the SETTINGS
-    it needs: ``sqlmetrics.dialects``).
+    it needs: ``sqlmetrics.sqltext.dialects``).
 
     ``source`` is a table or view name, quoted part by part for the dialect
     (``"catalog.schema.table"`` reads ``"catalog"."schema"."table"``); the statement
@@ -430,7 +430,7 @@ def to_sql(
     reads as the view ``sqlmetrics_source``. ``judgments`` and long ``class_scores`` are
     read the same way (frames: the views ``sqlmetrics_judgments`` and
     ``sqlmetrics_class_scores``). Bad data makes the statement fail with a message
-    starting "sqlmetrics: " (see ``sqlmetrics.dialects`` for how each dialect fails).
+    starting "sqlmetrics: " (see ``sqlmetrics.sqltext.dialects`` for how each dialect fails).
     A metric the dialect cannot express raises ``UnsupportedInDialectError`` naming it.
     With ``ci`` and ``ci_method="bootstrap"`` (or ``ci_unit``), the statement has a row
     per slice and replicate (the column ``sqlmetrics_replicate``, 0 the data as it is):

@@ -31,7 +31,7 @@ import polars as pl
 from sqlmetrics import intervals
 from sqlmetrics.api import Metrics, prepare_arms, prepare_paired, run
 from sqlmetrics.binding import PAIRED_SLICE, Binding
-from sqlmetrics.bootstrap import REPLICATE_SLICE
+from sqlmetrics.binding.bootstrap import REPLICATE_SLICE
 from sqlmetrics.errors import Counted, InvalidInputError, InvalidParameterError
 from sqlmetrics.request import ROWS, Request
 from sqlmetrics.rules.columns import counted_polars

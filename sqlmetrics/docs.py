@@ -35,7 +35,7 @@ ROLES_BLOCK = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 # The modules whose public functions write the roles' keywords.
-SIGNATURES = ("api.py", "compare.py", "states.py", "html_report/__init__.py")
+SIGNATURES = ("api.py", "compare.py", "states/__init__.py", "html_report/__init__.py")
 SLICES = "    by: str | Sequence[str] | None = None,"  # the slices' keyword, after the core's roles
 
 

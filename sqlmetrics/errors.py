@@ -133,7 +133,7 @@ class SlicesNotShownWarning(UserWarning):
 
 
 class LongBootstrapWarning(UserWarning):
-    """A call whose bootstrap will be long (``sqlmetrics.long_bootstrap``), said before it
+    """A call whose bootstrap will be long (``sqlmetrics.engines.long_bootstrap``), said before it
     starts: its ``rows`` × ``resamples``, the ``metrics`` it resamples (result columns)
     and, in the message, why each is resampled and how to make it cheaper."""
 

@@ -249,7 +249,7 @@ def _named_call(text: str, bound: Collection[str]) -> MetricCall:
 
 
 # The numerals a metric spec's value is read as a number from (the dbt package reads them
-# with the same patterns: ``dbt_package.catalog``): ASCII digits only, as written in SQL.
+# with the same patterns: ``dbt.package.catalog``): ASCII digits only, as written in SQL.
 # Python's int() and float() also take other scripts' digits ('١٠') and underscores
 # ('1_0'), which would read a typo as another number. The integer's digits are bounded
 # by what int() reads (a longer one is read as a float: inf); the float's numeral

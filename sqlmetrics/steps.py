@@ -25,7 +25,7 @@ runs each family's polars forms (``engines/polars_engine/__init__.py``: multicla
 table and a family's own steps through the hooks); the entry points of a family's own (``api.py``:
 multiclass's ``class_scores=`` read by ``metrics/multiclass/class_scores.py``; ``__init__.py``:
 ``sm.long_scores``); the curves (``curves/roc.py``, ``curves/pr.py`` and
-``curves/calibration.py``: classification's ``ratio``); ``dbt_package.py``, which writes
+``curves/calibration.py``: classification's ``ratio``); ``dbt/package.py``, which writes
 ranking's and multiclass's steps as macros; and ``polars.py``, which re-exports every
 metric module's polars expression.
 """

@@ -25,7 +25,7 @@ from sqlmetrics.engines import postgres_engine, spark_engine
 from sqlmetrics.engines.warehouse import composed_in_dialect, refusal
 from sqlmetrics.request import Request
 from sqlmetrics.sources import table_sql
-from sqlmetrics.templates import quote
+from sqlmetrics.sqltext.templates import quote
 
 Tables = Mapping[str, pl.DataFrame]
 

@@ -1,4 +1,4 @@
-"""The Poisson bootstrap (sqlmetrics/bootstrap.py): the counts follow Poisson(1) and are
+"""The Poisson bootstrap (sqlmetrics/binding/bootstrap.py): the counts follow Poisson(1) and are
 uncorrelated; each interval is the percentile interval of the metric recomputed by
 scikit-learn on rows reweighted by an independent implementation of the counts; DuckDB
 and polars draw the same resamples (the same numbers to 1e-9); the same seed gives the
@@ -21,7 +21,8 @@ from scipy import stats
 from sklearn.metrics import f1_score, mean_absolute_error, roc_auc_score
 
 import sqlmetrics as sm
-from sqlmetrics import api, bootstrap
+from sqlmetrics import api
+from sqlmetrics.binding import bootstrap
 from sqlmetrics.errors import ColumnNotFoundError, InvalidParameterError
 
 from strategies import AGREEMENT, examples, impressions, regression_rows

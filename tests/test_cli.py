@@ -20,9 +20,10 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import sqlmetrics as sm
-from sqlmetrics import cli, progress
+from sqlmetrics import cli
 from sqlmetrics.cli import messages
 from sqlmetrics.registry import parse_metric, parse_value
+from sqlmetrics.running import progress
 
 BINDING = ["--label", "click", "--score", "pctr", "--query", "user_id"]
 KWARGS = {"label": "click", "score": "pctr", "query": "user_id"}
@@ -818,7 +819,7 @@ def test_sql_for_a_run_reads_the_judgments(capsys):
 def test_progress_line_shows_share_and_time_then_erases_itself():
     import time
 
-    from sqlmetrics.progress import Progress
+    from sqlmetrics.running.progress import Progress
 
     stream = io.StringIO()
     shares = iter([12.0, 55.0, 80.0, 95.0, 99.0] + [99.0] * 100)
@@ -831,7 +832,7 @@ def test_progress_line_shows_share_and_time_then_erases_itself():
 
 
 def test_progress_line_fits_the_terminal_keeping_the_file_name():
-    from sqlmetrics.progress import Progress
+    from sqlmetrics.running.progress import Progress
 
     what = "computing over /data/" + "x" * 200 + "/logs.parquet"
     line = Progress(io.StringIO(), what, lambda: 37.0, width=60).line(4.2)
@@ -840,7 +841,7 @@ def test_progress_line_fits_the_terminal_keeping_the_file_name():
 
 
 def test_progress_is_silent_for_a_short_run_and_without_a_share():
-    from sqlmetrics.progress import Progress
+    from sqlmetrics.running.progress import Progress
 
     stream = io.StringIO()
     with Progress(stream, "computing", after=5.0):

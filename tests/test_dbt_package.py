@@ -23,8 +23,10 @@ import pytest
 from dbt_render import CompilerError, evaluate_sql
 
 import sqlmetrics as sm
-from sqlmetrics import cli, dbt_package, templates
-from sqlmetrics.dbt_package import DBT_DIALECTS, MARKER, cache_folder, carried, generator_key, write_package
+from sqlmetrics import cli
+from sqlmetrics.dbt import package as dbt_package
+from sqlmetrics.dbt.package import DBT_DIALECTS, MARKER, cache_folder, carried, generator_key, write_package
+from sqlmetrics.sqltext import templates
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "examples" / "dbt" / "sqlmetrics"
@@ -621,8 +623,8 @@ def test_the_cache_key_changes_with_the_templates_the_code_and_sqlglot(tmp_path,
         patch.setattr(dbt_package.sqlglot, "__version__", "0.0.0")
         assert generator_key() != key
     package = tmp_path / "package"
-    shutil.copytree(Path(dbt_package.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(dbt_package, "__file__", str(package / "dbt_package.py"))
+    shutil.copytree(Path(dbt_package.__file__).parent.parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(dbt_package, "__file__", str(package / "dbt" / "package.py"))
     assert generator_key() == key
     (package / "registry.py").write_text((package / "registry.py").read_text() + "# another version\n")
     assert generator_key() != key

@@ -8,8 +8,8 @@ import sqlglot
 from sqlglot.dialects.dialect import Dialect as SqlglotDialect
 
 import sqlmetrics as sm
-from sqlmetrics.dialects import DIALECTS, dialect_named, transpile
 from sqlmetrics.registry import resolve
+from sqlmetrics.sqltext.dialects import DIALECTS, dialect_named, transpile
 
 ROLES = {"label": "click", "score": "pctr", "by": "day"}
 

@@ -58,7 +58,7 @@ def engine_name_tests(root: Path) -> list[str]:
 def test_no_module_outside_the_engines_asks_an_engine_its_name():
     """The callers ask the record (``engine.supports_states``, ``engine.run(...)``): there
     were 13 such comparisons in api.py, states.py, the curves, table_formats.py and
-    long_bootstrap.py, and two ``LOCAL_ENGINES`` membership tests."""
+    engines/long_bootstrap.py, and two ``LOCAL_ENGINES`` membership tests."""
     assert engine_name_tests(PACKAGE) == []
 
 

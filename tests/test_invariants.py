@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sqlmetrics as sm
-from sqlmetrics import templates
 from sqlmetrics.registry import intermediates
 from sqlmetrics.spec import LABEL_DOMAINS, SCORE_DOMAINS, SCORE_ROUNDINGS
+from sqlmetrics.sqltext import templates
 
 from strategies import AGREEMENT, examples, impressions, role_keywords, with_role_columns
 

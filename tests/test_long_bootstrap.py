@@ -16,9 +16,10 @@ import polars as pl
 import pytest
 
 import sqlmetrics as sm
-from sqlmetrics import cli, long_bootstrap, progress
-from sqlmetrics.engines import duckdb_engine
+from sqlmetrics import cli
+from sqlmetrics.engines import duckdb_engine, long_bootstrap
 from sqlmetrics.errors import LongBootstrapWarning
+from sqlmetrics.running import progress
 
 ROWS = 50
 

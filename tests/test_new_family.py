@@ -155,7 +155,7 @@ import polars as pl
 import pytest
 
 import sqlmetrics as sm
-from sqlmetrics.dialects import DIALECTS
+from sqlmetrics.sqltext.dialects import DIALECTS
 
 ROWS = pl.DataFrame(
     {
@@ -318,7 +318,7 @@ sys.path.insert(0, "tests")
 from dbt_render import CompilerError, evaluate_sql
 from test_exposure_family import ROWS
 
-from sqlmetrics import dbt_package
+from sqlmetrics.dbt import package as dbt_package
 
 package = Path(sys.argv[1])
 dbt_package.write_package(package, use_cache=False)

@@ -31,13 +31,13 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 import sqlmetrics as sm
-from sqlmetrics import templates
 from sqlmetrics.api import _class_table_binding, prepare
 from sqlmetrics.compose import compose as composed
 from sqlmetrics.compose.class_tables import compose_per_class
 from sqlmetrics.compose.rollup import compose_rollup
 from sqlmetrics.registry import resolve
 from sqlmetrics.request import Request
+from sqlmetrics.sqltext import templates
 
 from strategies import role_keywords
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import sqlglot
 from sqlglot import exp
+from test_golden_sql import GOLDEN, KINDS, kind, roles
 
 import sqlmetrics as sm
-from sqlmetrics.dialects import DIALECTS
-from test_golden_sql import GOLDEN, KINDS, kind, roles
+from sqlmetrics.sqltext.dialects import DIALECTS
 
 VARIABLES = (exp.Column, exp.AggFunc, exp.Window, exp.Subquery, exp.Star, exp.Anonymous, exp.Rand)
 COMPARISONS = (exp.Is, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)

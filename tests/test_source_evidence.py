@@ -1,4 +1,4 @@
-"""The two plans of the score-histogram metrics (``sqlmetrics/source_evidence.py``): by
+"""The two plans of the score-histogram metrics (``sqlmetrics/engines/source_evidence.py``): by
 distinct score, or row by row when the scores are nearly all distinct. Both are forced on
 the same data, with ties, weights, slices and NULLs, and must give the same numbers (and
 scikit-learn's, for auc and average_precision) and refuse bad input with the same
@@ -14,7 +14,7 @@ import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 import sqlmetrics as sm
-from sqlmetrics import source_evidence
+from sqlmetrics.engines import source_evidence
 from sqlmetrics.errors import InvalidInputError
 from sqlmetrics.metrics.ranking import list_sql as lists
 

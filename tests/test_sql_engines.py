@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 
 import sqlmetrics as sm
-from sqlmetrics.templates import literal, quote
+from sqlmetrics.sqltext.templates import literal, quote
 
 from sql_engines import (
     COMPOSED,

@@ -18,12 +18,13 @@ import sqlglot
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlglot.errors import ErrorLevel
-from strategies import AGREEMENT, examples, ranked_impressions, regression_rows
 from test_state import PER_QUERY, SUMMED, assert_same_frame, parts_of, split_impressions
 
 import sqlmetrics as sm
-from sqlmetrics.dialects import DIALECTS
 from sqlmetrics.errors import InvalidParameterError
+from sqlmetrics.sqltext.dialects import DIALECTS
+
+from strategies import AGREEMENT, examples, ranked_impressions, regression_rows
 
 COLUMNS = {"label": "label", "score": "score", "query": "user", "weight": "weight"}
 

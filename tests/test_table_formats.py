@@ -1,4 +1,4 @@
-"""Lake tables as sources (``sqlmetrics/table_formats.py``): a Delta Lake table (its
+"""Lake tables as sources (``sqlmetrics/sources/table_formats.py``): a Delta Lake table (its
 folder's path) and an Iceberg table (a pyiceberg Table of a SQLite catalog), each read
 as its current snapshot on both engines, partition columns usable in ``by``: the same
 numbers as the snapshot's rows given as a frame (which every other test checks against
@@ -17,7 +17,7 @@ from test_state import assert_same_frame
 
 import sqlmetrics as sm
 from sqlmetrics.errors import ColumnNotFoundError
-from sqlmetrics.table_formats import delta_files
+from sqlmetrics.sources.table_formats import delta_files
 
 METRICS = ["auc", "logloss", "gauc", "f1"]
 COLUMNS = {"label": "click", "score": "pctr", "query": "user"}

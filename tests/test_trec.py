@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sqlmetrics as sm
-import sqlmetrics.trec
+import sqlmetrics.sources.trec
 
 RUN_SCHEMA = {"query": pl.String, "item": pl.String, "score": pl.Float64, "rank": pl.Int64, "run": pl.String}
 QRELS_SCHEMA = {"query": pl.String, "item": pl.String, "relevance": pl.Float64}
@@ -216,6 +216,6 @@ def test_docstring_examples_run():
     # of the same worker left set (seen twice, hiding the shape line; not traced yet) must
     # not change them
     with pl.Config(restore_defaults=True):
-        result = doctest.testmod(sqlmetrics.trec, optionflags=doctest.NORMALIZE_WHITESPACE)
+        result = doctest.testmod(sqlmetrics.sources.trec, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0
     assert result.failed == 0

@@ -70,7 +70,7 @@ row objects) and ``parquet`` (needs ``--output``). Without ``--format`` the exte
 On a terminal, a run longer than 2 s shows one progress line on stderr (DuckDB's share
 done and the elapsed time, fitted to the terminal's width), erased before the result;
 ``--quiet``, or a stderr that is not a terminal, turns it off. A bootstrap that will be
-long (rows × resamples above ``sqlmetrics.long_bootstrap.LONG_BOOTSTRAP``) says so on
+long (rows × resamples above ``sqlmetrics.engines.long_bootstrap.LONG_BOOTSTRAP``) says so on
 stderr before it starts (``sqlmetrics: warning: a long bootstrap: ...``), terminal or not.
 
 A run that used no row (the source has no rows, or every row has a NULL in a bound
@@ -96,8 +96,8 @@ from typing import Any
 from sqlmetrics.cli.messages import PROG, UsageError, fail, options
 from sqlmetrics.cli.parser import build_parser
 from sqlmetrics.errors import LongBootstrapWarning, SkippedFilesWarning, SqlMetricsError
-from sqlmetrics.interrupt import query_still_running
-from sqlmetrics.progress import showing
+from sqlmetrics.running.interrupt import query_still_running
+from sqlmetrics.running.progress import showing
 
 __all__ = ["main"]
 

@@ -14,8 +14,8 @@ import polars as pl
 
 from sqlmetrics.cli.messages import PROG, UsageError
 from sqlmetrics.errors import Counted
-from sqlmetrics.parquet_files import row_count
-from sqlmetrics.progress import on_terminal
+from sqlmetrics.running.progress import on_terminal
+from sqlmetrics.sources.parquet_files import row_count
 
 FORMATS = ("table", "csv", "json", "parquet")
 TABLE_CONFIG = {

@@ -19,11 +19,11 @@ from sqlmetrics.cli.report import run_report
 from sqlmetrics.cli.rollup import run_rollup
 from sqlmetrics.cli.sql import run_sql
 from sqlmetrics.cli.state import run_state
-from sqlmetrics.dialects import DIALECTS
 from sqlmetrics.engines import LOCAL_ENGINES
 from sqlmetrics.errors import SqlMetricsError
 from sqlmetrics.html_report import MAX_SLICES
 from sqlmetrics.registry import parse_metric, parse_value, roles
+from sqlmetrics.sqltext.dialects import DIALECTS
 
 METRIC_SYNTAX = """\
 metric specs: comma separated, each NAME[@K][:PARAM=VALUE]..., e.g.

@@ -13,7 +13,7 @@ from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, paired_kwarg
 from sqlmetrics.cli.messages import PROG, UsageError
 from sqlmetrics.cli.output import warn_no_rows
 from sqlmetrics.errors import LongBootstrapWarning, NoRowsUsedWarning, SlicesNotShownWarning
-from sqlmetrics.progress import on_terminal
+from sqlmetrics.running.progress import on_terminal
 from sqlmetrics.states import common_meta, is_state, read_states
 
 

@@ -43,16 +43,17 @@ state (``state.py``) keeps the slices under their user names, and a roll-up
 
 from __future__ import annotations
 
-from sqlmetrics import intervals, templates
+from sqlmetrics import intervals
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import check_steps, intermediate_sql, needed, reads
 from sqlmetrics.compose.plan import base_keys, base_sql, input_steps, row_counts_sql
 from sqlmetrics.compose.select import final_select
 from sqlmetrics.compose.spread import t_quantiles_needed, with_spread
 from sqlmetrics.compose.statement import assemble
-from sqlmetrics.dialects import dialect_named
 from sqlmetrics.registry import hooks as family_hooks
 from sqlmetrics.rules.sql import checks_sql, unit_checks_sql
+from sqlmetrics.sqltext import templates
+from sqlmetrics.sqltext.dialects import dialect_named
 
 __all__ = [
     "compose",

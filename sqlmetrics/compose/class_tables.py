@@ -4,13 +4,13 @@ class_counts) with a final SELECT of its own."""
 
 from __future__ import annotations
 
-from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.plan import base_keys, base_sql, input_sql
 from sqlmetrics.compose.select import user_slices
 from sqlmetrics.compose.statement import assemble
 from sqlmetrics.registry import intermediates
 from sqlmetrics.rules.sql import checks_sql
+from sqlmetrics.sqltext import templates
 
 
 def _class_steps(binding: Binding, source_sql: str) -> dict[str, str]:

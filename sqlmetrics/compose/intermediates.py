@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlmetrics import templates
 from sqlmetrics.binding import Binding
-from sqlmetrics.dialects import dialect_named
 from sqlmetrics.registry import hooks as family_hooks
 from sqlmetrics.registry import intermediates, reads
 from sqlmetrics.rules.tables import unit_rules
+from sqlmetrics.sqltext import templates
+from sqlmetrics.sqltext.dialects import dialect_named
 from sqlmetrics.steps import Intermediate
 
 # On the engines that spread rows over workers (``dialects.Dialect.distributed``), where a

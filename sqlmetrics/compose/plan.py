@@ -16,12 +16,12 @@ the bad-row counters of the input rules and the sums the intermediates declare.
 
 from __future__ import annotations
 
-from sqlmetrics import bootstrap, templates
-from sqlmetrics.binding import Binding
+from sqlmetrics.binding import Binding, bootstrap
 from sqlmetrics.compose.intermediates import needed, reads, step
 from sqlmetrics.compose.rounding import spread_aggregates
 from sqlmetrics.compose.statement import indent
 from sqlmetrics.rules.columns import Check, checks_for
+from sqlmetrics.sqltext import templates
 
 
 def base_keys(binding: Binding) -> tuple[str, ...]:
@@ -160,7 +160,7 @@ def _paired_input_steps(binding: Binding, rows_sql: str) -> dict[str, str]:
 
 
 def _bootstrap_input_steps(binding: Binding, source_sql: str) -> dict[str, str]:
-    """The bootstrap (``sqlmetrics.bootstrap``): ``sampled_rows``, the source's rows with
+    """The bootstrap (``sqlmetrics.binding.bootstrap``): ``sampled_rows``, the source's rows with
     their unit's number, and ``input``, each row once per replicate (the slice
     REPLICATE_SLICE: 0 the data as it is, 1..R the resamples) with its weight times the
     replicate's Poisson(1) count of its unit."""
@@ -181,7 +181,7 @@ def _bootstrap_input_steps(binding: Binding, source_sql: str) -> dict[str, str]:
         "input": (
             f"-- every row once per replicate: 0 as it is, 1..{boot.resamples} with its weight times a Poisson(1)\n"
             f"-- count hashed from its {'unit' if boot.unit else 'row'}, the replicate and the seed "
-            "(sqlmetrics/bootstrap.py)\n"
+            "(sqlmetrics/binding/bootstrap.py)\n"
             f"SELECT {', '.join(kept)}, replicate AS {replicate}, w * {bootstrap.count_sql('h3')} AS w\n"
             f"FROM (\n{indent(hashed)}\n) AS hashed"
         ),

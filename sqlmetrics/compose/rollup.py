@@ -13,7 +13,7 @@ holding one slice (``state_slice``: a job run twice writes two ids for the same 
 Intervals come from the same steps: the metrics' own from base, the t over queries from
 the queries' values. Rolling up rounded states (``score_digits``),
 each metric that rounding can change also gets its bound ``<column>_max_error``
-(``compose/rounded.py``).
+(``compose/rounding_bound.py``).
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from sqlmetrics import intervals, templates
+from sqlmetrics import intervals
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import intermediate_sql, needed
 from sqlmetrics.compose.plan import base_keys, base_sums, row_counts_sql
-from sqlmetrics.compose.rounded import max_error_steps
+from sqlmetrics.compose.rounding_bound import max_error_steps
 from sqlmetrics.compose.select import final_select
 from sqlmetrics.compose.spread import t_quantiles_needed, with_spread
 from sqlmetrics.compose.state import BASE_PART, META_PART, SLICES_PART, merged, reads_only_base, spread_calls
@@ -34,6 +34,7 @@ from sqlmetrics.errors import Counted, InvalidParameterError, Keyword
 from sqlmetrics.registry import get, resolve
 from sqlmetrics.rules.columns import ERROR_PREFIX, counted_sql
 from sqlmetrics.spec import MetricCall
+from sqlmetrics.sqltext import templates
 
 REPEATS_STEP = "query_repeats"
 METAS_STEP = "state_metas"

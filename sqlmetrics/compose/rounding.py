@@ -12,7 +12,7 @@ which divides each value. The steps are monotone, so rounding keeps the order of
 
 With the scores rounded the state keeps, per rounded score and label, the smallest and
 largest score it stands for (``SCORE_SPREAD``), which roll-ups read to bound the error
-rounding caused (``compose/rounded.py``).
+rounding caused (``compose/rounding_bound.py``).
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ by the slice keys, the slices under the user's names."""
 
 from __future__ import annotations
 
-from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import check_steps
+from sqlmetrics.sqltext import templates
 
 
 def user_slices(binding: Binding, relation: str) -> list[str]:

@@ -6,10 +6,11 @@ returns the point with ``<name>_lo`` and ``<name>_hi`` = value ∓ q·se (and ``
 
 from __future__ import annotations
 
-from sqlmetrics import intervals, templates
+from sqlmetrics import intervals
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.statement import indent
 from sqlmetrics.spec import MetricCall
+from sqlmetrics.sqltext import templates
 
 
 def t_quantiles_needed(binding: Binding) -> bool:

@@ -36,7 +36,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import shared_steps
 from sqlmetrics.compose.intermediates import check_steps, needed
@@ -47,6 +46,7 @@ from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.registry import intermediates, roles
 from sqlmetrics.sources import is_frame, is_path, is_table_name
 from sqlmetrics.spec import MetricCall
+from sqlmetrics.sqltext import templates
 
 BASE_PART, META_PART, SLICES_PART = "base", "meta", "slices"
 ROUNDED_BASE = "rounded_base"  # base with its scores rounded (``score_digits``): a rounded state's base part

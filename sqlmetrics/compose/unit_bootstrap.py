@@ -12,19 +12,19 @@ the sums over unit u's rows k of the metric's summands a_j (``Metric.sums``; for
 mean, its interval's row value x and 1), and its value the metric of them: the
 statement reads the rows once into one row per slice and unit, then R rows per unit:
 R × units rather than R × rows. The counts are the row bootstrap's
-(``sqlmetrics.bootstrap``: the same unit numbers, hash and seed), so the replicates, and
+(``sqlmetrics.binding.bootstrap``: the same unit numbers, hash and seed), so the replicates, and
 the interval, are the same numbers as resampling the units' rows.
 """
 
 from __future__ import annotations
 
-from sqlmetrics import bootstrap, templates
-from sqlmetrics.binding import Binding
-from sqlmetrics.bootstrap import Bootstrap
+from sqlmetrics.binding import Binding, bootstrap
+from sqlmetrics.binding.bootstrap import Bootstrap
 from sqlmetrics.compose import shared_steps
 from sqlmetrics.compose.intermediates import check_steps
 from sqlmetrics.compose.statement import assemble, indent
 from sqlmetrics.spec import MetricCall, SumsOfRows
+from sqlmetrics.sqltext import templates
 
 # the interval methods whose metric is the weighted mean of a row value (slope 1)
 _MEANS = ("row_mean", "residual_mean")
@@ -107,6 +107,6 @@ def _counted_sql(by: str, totals: str, resampling: Bootstrap) -> str:
     hashed = f"SELECT *, {third} AS h3\nFROM (\n{indent(first_hash)}\n) AS second_hash"
     return (
         f"-- each unit once per replicate: 0 as it is, 1..{resampling.resamples} with a Poisson(1) count hashed\n"
-        "-- from its number, the replicate and the seed (sqlmetrics/bootstrap.py)\n"
+        "-- from its number, the replicate and the seed (sqlmetrics/binding/bootstrap.py)\n"
         f"SELECT {by}, replicate, {bootstrap.count_sql('h3')} AS c, {totals}\nFROM (\n{indent(hashed)}\n) AS hashed"
     )

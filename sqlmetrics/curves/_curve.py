@@ -17,7 +17,6 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import compose_curve
 from sqlmetrics.curves._thin import thin
@@ -26,6 +25,7 @@ from sqlmetrics.engines.record import OwnTable
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.sources import source_sql
 from sqlmetrics.spec import Metric, MetricCall, Param
+from sqlmetrics.sqltext import templates
 
 DROP_INTERMEDIATE = Param(
     "drop_intermediate",

@@ -8,10 +8,10 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from sqlmetrics import templates
 from sqlmetrics.curves._curve import CurveKind, compute
 from sqlmetrics.metrics.classification import ratio
 from sqlmetrics.spec import Metric, Param
+from sqlmetrics.sqltext import templates
 
 SPEC = Metric(
     name="calibration_curve",

@@ -1,5 +1,5 @@
 """The ClickHouse engine: runs the composed statement, written in ClickHouse's dialect
-(with the SETTINGS it needs: ``sqlmetrics.dialects``), and returns a polars frame.
+(with the SETTINGS it needs: ``sqlmetrics.sqltext.dialects``), and returns a polars frame.
 
 ``con`` is a chdb session (``chdb.session.Session()``, embedded ClickHouse), a
 clickhouse-connect client (``clickhouse_connect.get_client(...)``: a server's, or chdb's
@@ -30,7 +30,7 @@ from sqlmetrics.engines.record import Engine
 from sqlmetrics.engines.warehouse import Warehouse, frame_schema, read_columns, refusal, run_on
 from sqlmetrics.errors import InvalidParameterError, SourceError, shown
 from sqlmetrics.sources import is_frame, is_path, table_sql
-from sqlmetrics.templates import literal, quote
+from sqlmetrics.sqltext.templates import literal, quote
 
 # A timestamp's unit as DateTime64's precision (digits of a second).
 _TIME_UNITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}

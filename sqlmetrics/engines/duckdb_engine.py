@@ -15,18 +15,18 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.dataset as pads
 
-from sqlmetrics import progress
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import compose
 from sqlmetrics.engines.record import Engine, OwnTable
+from sqlmetrics.engines.source_evidence import planned
 from sqlmetrics.engines.spill import spill_directory
 from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError, SqlMetricsError, shown
-from sqlmetrics.interrupt import interruptible
 from sqlmetrics.registry import hooks as family_hooks
 from sqlmetrics.rules.columns import ERROR_PREFIX
 from sqlmetrics.rules.schema import check_schema, check_second_schema
 from sqlmetrics.rules.tables import unit_rules, with_keywords
-from sqlmetrics.source_evidence import planned
+from sqlmetrics.running import progress
+from sqlmetrics.running.interrupt import interruptible
 from sqlmetrics.sources import (
     FRAME_VIEW,
     BoundSql,
@@ -40,7 +40,7 @@ from sqlmetrics.sources import (
     second_view,
     table_sql,
 )
-from sqlmetrics.table_formats import delta_dataset, opened
+from sqlmetrics.sources.table_formats import delta_dataset, opened
 
 
 @names_unreadable_files

@@ -19,11 +19,11 @@ import pyarrow as pa
 
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import compose
-from sqlmetrics.dialects import transpile
 from sqlmetrics.errors import InvalidInputError, SqlMetricsError
 from sqlmetrics.rules.columns import ERROR_PREFIX
 from sqlmetrics.rules.schema import check_schema, check_second_schema
 from sqlmetrics.sources import FRAME_VIEW, second_view, table_sql
+from sqlmetrics.sqltext.dialects import transpile
 
 # Where an engine's own text resumes after the message on its first line: the quote
 # closing a failed cast's value (PostgreSQL), Spark's SQLSTATE, DataFusion's and

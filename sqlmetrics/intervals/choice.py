@@ -33,7 +33,7 @@ def resampled(
     *,
     registered: Mapping[str, Metric],
 ) -> list[MetricCall]:
-    """The calls whose interval is the bootstrap's (``sqlmetrics.bootstrap``): all of them
+    """The calls whose interval is the bootstrap's (``sqlmetrics.binding.bootstrap``): all of them
     for ``"bootstrap"``, for ``"auto"`` those without an analytic interval (with a
     ``unit``, without one clustered by it: ``Interval.clustered``); none for
     ``"analytic"``. Raise for a level outside (0, 1), an unknown method, an analytic

@@ -18,9 +18,9 @@ from collections.abc import Callable
 
 import polars as pl
 
-from sqlmetrics import templates
 from sqlmetrics.intervals.confusion_delta import PAIRED_METHOD
 from sqlmetrics.spec import ClusteredInterval, Interval, MetricCall, PairedInterval
+from sqlmetrics.sqltext import templates
 
 TERMS = ("g_diagonal", "g_true", "g_predicted")
 

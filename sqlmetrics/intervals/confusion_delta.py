@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics import templates
 from sqlmetrics.spec import ClusteredInterval, Interval, MetricCall, PairedInterval
+from sqlmetrics.sqltext import templates
 
 CELLS = ("tp", "fp", "tn", "fn")
 PAIRED_METHOD = "paired, normal: delta method"

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from sqlmetrics import templates
 from sqlmetrics.errors import Counted, InvalidInputError
 from sqlmetrics.spec import MetricCall, Role
+from sqlmetrics.sqltext import templates
 
 ERROR_PREFIX = "sqlmetrics: "
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.rules.columns import (
     ERROR_PREFIX,
@@ -27,6 +26,7 @@ from sqlmetrics.rules.columns import (
     weight_total_message,
 )
 from sqlmetrics.rules.tables import TableRule, unit_rules
+from sqlmetrics.sqltext import templates
 
 
 def checks_sql(binding: Binding, base_roles: Sequence[str]) -> str:

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.errors import Counted, InvalidInputError, Keyword, Part
 from sqlmetrics.rules.columns import number_text, number_text_polars, number_text_sql
 from sqlmetrics.spec import MetricCall
+from sqlmetrics.sqltext import templates
 
 ROWS_DO_NOT = Counted("row does not", "rows do not")
 

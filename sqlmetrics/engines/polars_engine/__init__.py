@@ -21,9 +21,9 @@ from sqlmetrics.binding import Binding
 from sqlmetrics.engines.polars_engine import plan
 from sqlmetrics.engines.polars_engine.forms import Steps, runs
 from sqlmetrics.engines.record import Engine, OwnTable
-from sqlmetrics.interrupt import in_a_worker
+from sqlmetrics.engines.source_evidence import planned
 from sqlmetrics.metrics.multiclass import per_class_values
-from sqlmetrics.source_evidence import planned
+from sqlmetrics.running.interrupt import in_a_worker
 from sqlmetrics.sources import names_unreadable_files
 
 

@@ -22,8 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics import bootstrap
-from sqlmetrics.binding import Binding
+from sqlmetrics.binding import Binding, bootstrap
 from sqlmetrics.registry import hooks as family_hooks
 from sqlmetrics.registry import intermediates
 from sqlmetrics.rules.columns import checks_for, raise_failed, raise_weight_total, row_counters_polars

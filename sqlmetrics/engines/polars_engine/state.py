@@ -35,8 +35,8 @@ from sqlmetrics.compose.state import (
 from sqlmetrics.engines import duckdb_engine
 from sqlmetrics.engines.polars_engine import plan
 from sqlmetrics.engines.polars_engine.forms import Steps
-from sqlmetrics.interrupt import in_a_worker
 from sqlmetrics.registry import intermediates
+from sqlmetrics.running.interrupt import in_a_worker
 from sqlmetrics.sources import names_unreadable_files
 from sqlmetrics.spec import MetricCall
 

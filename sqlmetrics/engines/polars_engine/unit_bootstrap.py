@@ -8,13 +8,13 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics import bootstrap, templates
-from sqlmetrics.binding import Binding
-from sqlmetrics.bootstrap import Bootstrap
+from sqlmetrics.binding import Binding, bootstrap
+from sqlmetrics.binding.bootstrap import Bootstrap
 from sqlmetrics.compose.unit_bootstrap import sum_names, unit_sums
 from sqlmetrics.engines.polars_engine import plan
-from sqlmetrics.interrupt import in_a_worker
+from sqlmetrics.running.interrupt import in_a_worker
 from sqlmetrics.sources import names_unreadable_files
+from sqlmetrics.sqltext import templates
 
 
 @names_unreadable_files

@@ -45,7 +45,7 @@ SPEC = Metric(
     reference="sklearn.metrics.matthews_corrcoef",
     interval=confusion_delta(*GRADIENT),
     sums=of_confusion_shares(f"(tp * tn - fp * fn) / {_D}"),  # as mcc.sql: of the shares
-    # rises with tp and falls with fp, P and N fixed (compose/rounded.py derives it): a row's
+    # rises with tp and falls with fp, P and N fixed (compose/rounding_bound.py derives it): a row's
     # score moves it one way only
     score_rounding="monotone",
 )

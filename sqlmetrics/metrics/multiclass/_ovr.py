@@ -1,7 +1,7 @@
 """Shared pieces of the one-vs-rest metrics' polars forms (``multiclass_auc``,
 ``multiclass_average_precision``).
 
-Both shapes of class scores (``sqlmetrics/class_scores.py``) are normalised to class
+Both shapes of class scores (``sqlmetrics/binding/class_scores.py``) are normalised to class
 rows: one row per used row and class with the class's ``score``, the row's
 ``true_class`` and weight ``w`` (the SQL ``class_score_rows``), then summed into one
 score histogram per slice and class (``class_score_hist``: score, n, w_pos, w_neg).
@@ -23,7 +23,7 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics.class_scores import LongClassScores
+from sqlmetrics.binding.class_scores import LongClassScores
 from sqlmetrics.metrics.classification._binary import ratio
 from sqlmetrics.metrics.multiclass.class_scores import parse
 from sqlmetrics.sources import Frame, in_kind, polars_source, slice_names

@@ -7,7 +7,7 @@ from typing import Any
 
 import polars as pl
 
-from sqlmetrics.class_scores import LongClassScores
+from sqlmetrics.binding.class_scores import LongClassScores
 from sqlmetrics.metrics.classification import average_precision
 from sqlmetrics.metrics.multiclass._ovr import OVR_AVERAGE, Frame, per_slice
 from sqlmetrics.spec import Metric

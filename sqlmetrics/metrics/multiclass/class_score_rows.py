@@ -7,9 +7,9 @@ them (``after_shared``), for a call with class scores."""
 
 from __future__ import annotations
 
-from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.metrics.multiclass.rules import class_checks_sql
+from sqlmetrics.sqltext import templates
 
 
 def class_score_rows_sql(binding: Binding) -> str:

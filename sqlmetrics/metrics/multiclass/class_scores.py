@@ -12,7 +12,7 @@ Classes are values (numbers, strings or booleans, compared with the label as the
 they reach SQL only as typed literals, and column names only as quoted identifiers.
 
 Here ``class_scores=`` is read (``parse``) and ``sm.long_scores`` made; the shapes
-themselves, which the bound call holds, are the core's (``sqlmetrics/class_scores.py``).
+themselves, which the bound call holds, are the core's (``sqlmetrics/binding/class_scores.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from sqlmetrics.class_scores import LongClassScoreColumns, LongClassScores, WideClassScores
+from sqlmetrics.binding.class_scores import LongClassScoreColumns, LongClassScores, WideClassScores
 from sqlmetrics.errors import InvalidParameterError, shown
 
 # What ``class_scores=`` takes (the public signatures' annotation): {class: score column}, or

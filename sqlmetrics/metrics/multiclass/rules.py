@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.errors import Counted, Keyword
 from sqlmetrics.metrics.multiclass._ovr import class_score_hist, long_rows, wide_rows
@@ -16,6 +15,7 @@ from sqlmetrics.rules.columns import ROWS_ARE_NOT
 from sqlmetrics.rules.schema import check_long_schema
 from sqlmetrics.rules.sql import rules_sql
 from sqlmetrics.rules.tables import ROWS_DO_NOT, RuleTables, TableRule, key_pair, null_pair, raise_failed_tables
+from sqlmetrics.sqltext import templates
 
 # The class scores as the rules' messages name them (sm.long_scores' table and keywords).
 _LONG_TABLE = Keyword("long_scores", python="class_scores")

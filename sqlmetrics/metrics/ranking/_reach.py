@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics import templates
+from sqlmetrics.sqltext import templates
 
 
 def floor_sql(reach: str, k: int | None, min_relevance: float, portable: bool = False) -> str:

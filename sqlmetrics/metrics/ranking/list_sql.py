@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.metrics.ranking._steps import INTERMEDIATES
 from sqlmetrics.metrics.ranking.rules import run_checks_sql
 from sqlmetrics.spec import MetricCall
+from sqlmetrics.sqltext import templates
 from sqlmetrics.steps import cutoff_column, reads_among
 
 # DuckDB's top-k aggregate ``max(x, k)`` reserves about 16 bytes per k for every list

@@ -53,9 +53,9 @@ from sqlmetrics.compose.state import (
     state_flags,
 )
 from sqlmetrics.errors import Counted, InvalidInputError, InvalidParameterError, SourceError, SqlMetricsError
-from sqlmetrics.parquet_files import listing
 from sqlmetrics.registry import roles
 from sqlmetrics.rules.columns import ROWS_ARE_NOT, checks_for, message_scope, number_text
+from sqlmetrics.sources.parquet_files import listing
 
 ORIGIN = "state_origin"  # the index of the state (file or frame) a row was read from, while it is checked
 # and each of ``state_flags()``; and score_digits, when rounded

@@ -16,11 +16,11 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.dataset as pads
 
-from sqlmetrics import templates
 from sqlmetrics.errors import SourceError
-from sqlmetrics.parquet_files import GLOB_CHARS, ParquetFiles, raise_unreadable_file, read_parquet_files
-from sqlmetrics.partitions import FILE_COLUMN
-from sqlmetrics.table_formats import delta_frame, delta_sql, is_delta, opened
+from sqlmetrics.sources.parquet_files import GLOB_CHARS, ParquetFiles, raise_unreadable_file, read_parquet_files
+from sqlmetrics.sources.partitions import FILE_COLUMN
+from sqlmetrics.sources.table_formats import delta_frame, delta_sql, is_delta, opened
+from sqlmetrics.sqltext import templates
 
 # The names under which in-memory frames are visible to the composed SQL.
 FRAME_VIEW = "sqlmetrics_source"
@@ -107,13 +107,13 @@ class BoundSql:
 def read_sql(source: Any, columns: Collection[str], view: str = FRAME_VIEW) -> BoundSql:
     """The FROM expression the DuckDB engine reads ``source`` through (a frame: ``view``).
 
-    A Parquet path's files are listed and checked first (``sqlmetrics.parquet_files``), and
+    A Parquet path's files are listed and checked first (``sqlmetrics.sources.parquet_files``), and
     bound as parameters named after ``view`` (a path is never pasted into the statement).
     They are read with ``can_have_nan = true`` (DuckDB otherwise trusts the files' min/max
     statistics, which leave NaN out, and folds ``isnan`` to false), by name with
     ``union_by_name = true`` when their schemas differ, and without DuckDB's own reading
     of ``key=value`` folders: the partition columns are joined to each file's rows by its
-    path (``sqlmetrics.partitions``)."""
+    path (``sqlmetrics.sources.partitions``)."""
     if not is_path(source):
         return BoundSql(source_sql(source, view=view))
     files = read_parquet_files(source, columns)
@@ -139,7 +139,7 @@ def read_sql(source: Any, columns: Collection[str], view: str = FRAME_VIEW) -> B
     return BoundSql(sql, parameters)
 
 
-# The DuckDB type of each type a partition key may have (sqlmetrics.partitions).
+# The DuckDB type of each type a partition key may have (sqlmetrics.sources.partitions).
 _DUCKDB_TYPES = {
     pa.int64(): "BIGINT",
     pa.float64(): "DOUBLE",

@@ -2,7 +2,7 @@
 on a terminal.
 
 A bootstrap evaluates every resampled metric on every row once per resample
-(``sqlmetrics.bootstrap``), so its cost grows as rows × resamples. The rows are read
+(``sqlmetrics.binding.bootstrap``), so its cost grows as rows × resamples. The rows are read
 from evidence that reads no row (``source_evidence.source_rows``: the Parquet footers, a
 frame's height); without it (a table in a connection, a LazyFrame, Spark) there is no
 estimate and nothing is said. Above ``LONG_BOOTSTRAP`` row-replicates (measured: 200
@@ -22,17 +22,18 @@ import warnings
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from sqlmetrics import intervals, progress
+from sqlmetrics import intervals
 from sqlmetrics.binding import Binding
 from sqlmetrics.engines.record import Engine
+from sqlmetrics.engines.source_evidence import source_rows
 from sqlmetrics.errors import LongBootstrapWarning
 from sqlmetrics.intervals.choice import clusters
-from sqlmetrics.source_evidence import source_rows
+from sqlmetrics.running import progress
 from sqlmetrics.spec import MetricCall
 
 # rows × resamples above which a bootstrap says it will be long: 500,000 rows × 200 resamples
 LONG_BOOTSTRAP = 10**8
-PACKAGE = os.path.dirname(os.path.abspath(__file__))
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # sqlmetrics/
 
 
 def announced(binding: Binding, source: Any, engine: Engine) -> AbstractContextManager:

@@ -50,12 +50,10 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
-from sqlmetrics import templates
 from sqlmetrics.binding import Binding, bind
-from sqlmetrics.class_scores import WideClassScores
+from sqlmetrics.binding.class_scores import WideClassScores
 from sqlmetrics.compose.intermediates import intermediate_sql, needed, reads
 from sqlmetrics.compose.plan import bad_row_counters, row_counts_sql
-from sqlmetrics.dialects import dialect_named, rewritten
 from sqlmetrics.errors import Counted, OutputError, SqlMetricsError
 from sqlmetrics.metrics.multiclass.class_score_rows import CLASS_NAN_SQL, class_score_rows_sql
 from sqlmetrics.metrics.multiclass.rules import class_checks_sql
@@ -64,6 +62,8 @@ from sqlmetrics.registry import FLOAT_NUMERAL, INTEGER_NUMERAL, intermediates, r
 from sqlmetrics.rules.columns import checks_for, message_scope, role_check
 from sqlmetrics.rules.sql import checks_sql
 from sqlmetrics.spec import MAX_INT, MAX_INT_RULE, Metric, MetricCall, Param, Role
+from sqlmetrics.sqltext import templates
+from sqlmetrics.sqltext.dialects import dialect_named, rewritten
 from sqlmetrics.steps import Intermediate
 
 # the adapters the package dispatches to (dbt's adapter type: the dialect of the same name)
@@ -853,7 +853,7 @@ def generator_key() -> str:
     (its code, the hand-written dbt files, and the templates when installed inside it),
     the templates (``sql/``), and sqlglot's version (its writer writes each dialect)."""
     digest = hashlib.sha256(f"sqlmetrics dbt package {CACHE_FORMAT}; sqlglot {sqlglot.__version__}\n".encode())
-    for name, root in (("sqlmetrics", Path(__file__).resolve().parent), ("sql", templates.root())):
+    for name, root in (("sqlmetrics", Path(__file__).resolve().parent.parent), ("sql", templates.root())):
         for path, data in _files_below(root, name):
             digest.update(f"{path}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()

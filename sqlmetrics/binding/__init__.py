@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sqlmetrics.bootstrap import Bootstrap
-from sqlmetrics.class_scores import LongClassScoreColumns, WideClassScores
+from sqlmetrics.binding.bootstrap import Bootstrap
+from sqlmetrics.binding.class_scores import LongClassScoreColumns, WideClassScores
 from sqlmetrics.errors import InvalidParameterError, Keyword, shown
 from sqlmetrics.spec import ClusteredInterval, MetricCall
 
@@ -52,7 +52,7 @@ class Binding:
     paired_scores: tuple[str, str] | None = None
     # sm.compare's arms: the source column of the slice (in ``by``) naming each row's arm
     arm: str | None = None
-    # the bootstrap's calls and parameters (sqlmetrics.bootstrap): every row is evaluated
+    # the bootstrap's calls and parameters (sqlmetrics.binding.bootstrap): every row is evaluated
     # once per replicate, the last slice of ``by`` (REPLICATE_SLICE, not a source column)
     # numbering them; the other calls with ``ci`` get their analytic interval
     bootstrap: Bootstrap | None = None

@@ -22,8 +22,8 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
-from sqlmetrics import templates
 from sqlmetrics.errors import SourceError
+from sqlmetrics.sqltext import templates
 
 
 def is_delta(source: Any) -> bool:

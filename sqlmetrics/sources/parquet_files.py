@@ -7,7 +7,7 @@ path has a file or folder name starting with ``_`` or ``.`` is skipped, as Spark
 and pyarrow skip them (a failed job's ``_temporary/`` attempts, hidden ``.part`` copies,
 ``_SUCCESS`` markers), with a :class:`~sqlmetrics.errors.SkippedFilesWarning`; a file
 named on its own is read. Folders named ``key=value`` below it are partition columns
-(``sqlmetrics.partitions``). Every matched file's footer is read (its schema and
+(``sqlmetrics.sources.partitions``). Every matched file's footer is read (its schema and
 statistics, not its rows): a file that is not Parquet, or is empty, is a
 :class:`~sqlmetrics.errors.SourceError` naming it, the same for every engine.
 
@@ -42,7 +42,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sqlmetrics.errors import Counted, Keyword, Part, SkippedFilesWarning, SourceError
-from sqlmetrics.partitions import Partitions, check_file_columns, column_summary, names_below, partitions
+from sqlmetrics.sources.partitions import Partitions, check_file_columns, column_summary, names_below, partitions
 
 GLOB_CHARS = ("*", "?", "[")
 # The largest magnitude up to which every integer is exact in a float type (its mantissa).

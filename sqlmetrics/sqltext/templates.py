@@ -53,7 +53,7 @@ from pathlib import Path
 
 from sqlglot import exp
 
-from sqlmetrics import folding
+from sqlmetrics.sqltext import folding
 
 _PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 _SAME_SLICE = re.compile(r"\{\{\s*same_slice\((\w+),\s*(\w+)\)\s*\}\}")
@@ -68,7 +68,7 @@ def root() -> Traversable:
     try:
         return resources.files("sqlmetrics.sql")
     except ModuleNotFoundError:  # running from a source tree that was not installed
-        return Path(__file__).resolve().parent.parent / "sql"
+        return Path(__file__).resolve().parents[2] / "sql"
 
 
 @cache

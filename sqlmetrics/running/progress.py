@@ -1,5 +1,5 @@
 """A one-line progress report on a terminal for runs longer than a moment: the command
-line's, and a long bootstrap's (``sqlmetrics.long_bootstrap``).
+line's, and a long bootstrap's (``sqlmetrics.engines.long_bootstrap``).
 
 One line at a time: while a ``Progress`` shows (``showing``), ``on_terminal`` adds no
 other, and an engine that can tell the share of its statement done hands it to the line

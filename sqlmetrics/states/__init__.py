@@ -33,7 +33,7 @@ from sqlmetrics.engines.polars_engine.state import state as polars_state
 from sqlmetrics.engines.record import OwnTable
 from sqlmetrics.errors import InvalidParameterError
 from sqlmetrics.request import Request
-from sqlmetrics.state_checks import ORIGIN, read_states, state_files
+from sqlmetrics.states.checks import ORIGIN, read_states, state_files
 
 __all__ = ["common_meta", "is_state", "read_states", "rolled_up", "rollup", "rollup_binding", "state"]
 
@@ -98,7 +98,7 @@ def state(
     over the rows lies between its values with every positive, and every negative, at the
     least or greatest score of its rounded bin (four corners; for auc the bound is at most
     Σ_b w⁺_b·w⁻_b / (2·W⁺·W⁻) over the bins, the pairs that rounding tied, each moved by
-    at most ½; derivation: ``compose/rounded.py``). It is 0 when rounding moved no score.
+    at most ½; derivation: ``compose/rounding_bound.py``). It is 0 when rounding moved no score.
     label_mean, gauc and the ranking metrics stay exact (gauc's per-query values are
     computed before rounding); average_precision, not monotone where scores tie, is
     bounded per rounded bin (``sql/rounding/average_precision.sql``); calls without a
@@ -154,7 +154,7 @@ def rollup(
 
     The states must be of the same call (metrics, parameters, columns, slices, format
     version): a difference is refused, naming it. Each is checked when read
-    (``state_checks``: its file, meta, columns, parts and values), and rows held twice are
+    (``states/checks.py``: its file, meta, columns, parts and values), and rows held twice are
     refused, naming both states: one state given twice (its ``state_id`` twice), or two
     states of one source holding the same slice (a job run twice, a folder read again
     after it grew). A mean over queries (gauc, the ranking

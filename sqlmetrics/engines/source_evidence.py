@@ -37,9 +37,9 @@ import pyarrow.parquet as pq
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import reads
 from sqlmetrics.errors import SqlMetricsError
-from sqlmetrics.parquet_files import matched_paths
 from sqlmetrics.sources import is_path
-from sqlmetrics.table_formats import delta_files, is_delta
+from sqlmetrics.sources.parquet_files import matched_paths
+from sqlmetrics.sources.table_formats import delta_files, is_delta
 
 # Plain bytes per value of the Parquet physical types a score can have.
 PLAIN_BYTES = {"DOUBLE": 8, "FLOAT": 4, "INT64": 8, "INT32": 4}

@@ -51,13 +51,13 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from sqlmetrics import templates
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.intermediates import intermediate_sql, needed
 from sqlmetrics.compose.plan import base_keys, base_sums
 from sqlmetrics.compose.rounding import SCORE_SPREAD
 from sqlmetrics.compose.state import alias
 from sqlmetrics.spec import MetricCall
+from sqlmetrics.sqltext import templates
 
 CORNER_SLICE = "sqlmetrics_corner"  # the slice numbering the corners (1..4), after the roll-up's
 CORNERS = 4
