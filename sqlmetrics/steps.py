@@ -138,7 +138,7 @@ def _no_rules(binding: Binding) -> list[TableRule]:
     return []
 
 
-def _no_check(binding: Binding, result: pl.DataFrame) -> None:
+def _no_check(binding: Binding, *checked: Any) -> None:
     return None
 
 
@@ -177,6 +177,12 @@ class Hooks:
     * ``shared_steps(binding)``: the shared steps (``INTERMEDIATES``) the call renders
       whatever its metrics read, which its own steps read (multiclass:
       ``class_score_hist``, which ``class_checks`` reads);
+    * ``source_schema(binding, schema)``: raises for the source's schema of its roles'
+      columns, after the core's rules (``rules.schema.check_schema``; multiclass: classes
+      that cannot be compared, wide class-score columns);
+    * ``second_schema(binding, schema, source_schema)``: raises for the second table's
+      schema when the table is the family's (ranking: a run's judgments; multiclass: long
+      class scores);
     * ``polars_second(binding, table, source_schema)``: for the polars engine, the call's
       second table (``table``, a LazyFrame of its columns, ``Binding.second_columns``)
       under canonical names once its schema holds, when it is the family's (ranking: a
@@ -195,6 +201,8 @@ class Hooks:
     check_result: Callable[[Binding, pl.DataFrame], None] = _no_check
     check_steps: Callable[[Binding], tuple[str, ...]] = _no_names
     shared_steps: Callable[[Binding], tuple[str, ...]] = _no_names
+    source_schema: Callable[[Binding, Mapping[str, str]], None] = _no_check
+    second_schema: Callable[[Binding, Mapping[str, str], Mapping[str, str]], None] = _no_check
     polars_second: Callable[[Binding, pl.LazyFrame, dict[str, str]], pl.LazyFrame | None] = _no_table
     polars_rules: Callable[[Binding], list[TableRule]] = _no_rules
     polars_steps: Callable[..., dict[str, pl.DataFrame]] = _no_frames

@@ -1,7 +1,8 @@
 """How the caller's columns map onto the canonical roles, and what the call's metrics need:
 ``bind`` checks the keywords themselves (a role the metrics need is bound, names do not
 collide) and returns the ``Binding``. What the source's columns must be (present,
-numeric, of comparable kinds) is checked against its schema in ``rules/schema.py``."""
+numeric, of comparable kinds) is checked against its schema in ``rules/schema.py`` and by
+each family's hooks (``steps.Hooks.source_schema``)."""
 
 from __future__ import annotations
 

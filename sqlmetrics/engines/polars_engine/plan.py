@@ -23,10 +23,10 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics.binding import Binding, bootstrap
+from sqlmetrics.engines.record import check_source_schema
 from sqlmetrics.registry import hooks as family_hooks
 from sqlmetrics.registry import intermediates
 from sqlmetrics.rules.columns import checks_for, raise_failed, raise_weight_total, row_counters_polars
-from sqlmetrics.rules.schema import check_schema
 from sqlmetrics.rules.tables import RuleTables, raise_failed_tables, unit_rules
 from sqlmetrics.sources import polars_source
 from sqlmetrics.spec import MetricCall
@@ -59,7 +59,7 @@ def read_input(
     default ``base_keys``, with the aggregates ``sums`` too), once the schemas hold."""
     lf = polars_source(source, binding.source_columns)
     schema = {name: str(dtype) for name, dtype in lf.collect_schema().items()}
-    check_schema(binding, schema)
+    check_source_schema(binding, schema)
     judged = None if second is None else _second_table(binding, second, schema)
     checks = checks_for(binding.calls, binding.weight is not None)
     source_rows = _source_rows(binding, lf)
@@ -161,7 +161,7 @@ def _second_table(binding: Binding, second: Any, source_schema: dict[str, str]) 
 def _source_rows(binding: Binding, lf: pl.LazyFrame) -> pl.LazyFrame:
     """Each source row once under canonical names (compose/plan.py's ``input_sql``); ``w``
     is NULL for an excluded row. The true and predicted classes keep their types
-    (check_schema made sure they compare)."""
+    (the schema's checks made sure they compare)."""
     roles = binding.roles
     slices = [pl.col(c).alias(s) for s, c in zip(binding.slices, binding.source_by)]
     slices = slices or [pl.lit(0, pl.Int32).alias("slice_0")]

@@ -23,7 +23,13 @@ from sqlmetrics.metrics.multiclass.class_score_rows import (
     class_score_steps,
 )
 from sqlmetrics.metrics.multiclass.class_scores import long_scores
-from sqlmetrics.metrics.multiclass.rules import checked_class_score_hist, class_rules, long_table
+from sqlmetrics.metrics.multiclass.rules import (
+    check_class_schema,
+    check_long_schema,
+    checked_class_score_hist,
+    class_rules,
+    long_table,
+)
 from sqlmetrics.spec import Role
 from sqlmetrics.steps import Family, Folded, Hooks, Intermediate, cumulative
 
@@ -54,8 +60,8 @@ FAMILY = Family(
              generic=False, table=True),
     ),
     hooks=Hooks(steps_before=before_shared, steps_after=after_shared, table_rules=class_rules,
-                check_steps=class_score_checks, shared_steps=class_score_steps, polars_second=long_table,
-                polars_steps=checked_class_score_hist),
+                check_steps=class_score_checks, shared_steps=class_score_steps, source_schema=check_class_schema,
+                second_schema=check_long_schema, polars_second=long_table, polars_steps=checked_class_score_hist),
     summary="a class label and a predicted class (--prediction) or class scores",
     notes={
         "long_scores": "long_scores: the long class scores under canonical names (row_id, class, score)",

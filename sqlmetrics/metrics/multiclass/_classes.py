@@ -29,7 +29,7 @@ import polars as pl
 
 from sqlmetrics.intervals.class_confusion_delta import class_confusion_delta
 from sqlmetrics.metrics.classification._binary import fscore_weights, ratio
-from sqlmetrics.rules.schema import check_classes
+from sqlmetrics.metrics.multiclass.rules import check_classes
 from sqlmetrics.sources import Frame, slice_names
 from sqlmetrics.spec import Interval, Param
 

@@ -23,7 +23,7 @@ give its rules on a run's judgments and read them for the polars engine (``rules
 from sqlmetrics.metrics.ranking._lists import Lists, call_lists
 from sqlmetrics.metrics.ranking._steps import INTERMEDIATES
 from sqlmetrics.metrics.ranking.list_sql import ranking_steps, run_check_steps
-from sqlmetrics.metrics.ranking.rules import judged_table, judgment_rules
+from sqlmetrics.metrics.ranking.rules import check_judgments_schema, judged_table, judgment_rules
 from sqlmetrics.spec import Role
 from sqlmetrics.steps import Family, Hooks
 
@@ -36,7 +36,7 @@ FAMILY = Family(
              metavar="PATH", annotation="Any", after="weight", generic=False, table=True, state_flag=True),
     ),
     hooks=Hooks(steps_before=ranking_steps, table_rules=judgment_rules, check_steps=run_check_steps,
-                polars_second=judged_table, polars_rules=judgment_rules),
+                second_schema=check_judgments_schema, polars_second=judged_table, polars_rules=judgment_rules),
     summary="a graded relevance as label, a score and a query (the list)",
     notes={
         "judgments": "judgments: the relevance judgments under canonical names (query, item, label)",
