@@ -49,6 +49,10 @@ def evaluate(
     by: str | Sequence[str] | None = None,
     judgments: Any = None,
     class_scores: ClassScores | None = None,
+    propensity: str | None = None,
+    target_propensity: str | None = None,
+    reward_model: str | None = None,
+    target_reward_model: str | None = None,
     # </roles>
     ci: float | None = None,
     ci_method: str = "auto",
@@ -101,13 +105,15 @@ def evaluate(
     metric's column, computed in the same query (``sqlmetrics.intervals``): DeLong's
     interval for ``auc``, Student's t over queries for ``gauc`` and the ranking metrics,
     the binomial one for accuracy, precision, recall and specificity, the mean's for
-    logloss, brier, score_mean, label_mean and the regression errors mae, mse, mape and
-    mean_error, and for rmse mse's through the delta method, the delta method's for f1,
-    fbeta, balanced_accuracy and mcc (over the confusion cells), for cohen_kappa and the
+    logloss, brier, score_mean, label_mean, the regression errors mae, mse, mape and
+    mean_error and the off-policy ips, clipped_ips, dm, dr, switch_dr, dr_os and mean_weight, and for
+    rmse mse's through the delta method, the delta method's for f1, fbeta,
+    balanced_accuracy and mcc (over the confusion cells), for cohen_kappa and the
     multi-class multiclass_accuracy, multiclass_precision, multiclass_recall,
     multiclass_f1, multiclass_fbeta (every average), multiclass_balanced_accuracy and
-    multiclass_mcc (over the confusion matrix), for calibration (over the rows' means) and
-    for r2 (over the rows' squared errors and deviations) (``ci_method="analytic"``;
+    multiclass_mcc (over the confusion matrix), for calibration (over the rows' means), for
+    the off-policy ratios snips and sndr (over each row's influence) and for r2 (over the
+    rows' squared errors and deviations) (``ci_method="analytic"``;
     ``docs/intervals.md``); for the other metrics ``ci_method="auto"`` (the default)
     takes the percentile interval of a Poisson bootstrap of ``resamples`` replicates
     drawn from ``seed`` (an integer from 0 to 2**31 - 2; ``sqlmetrics.binding.bootstrap``),
@@ -404,6 +410,10 @@ def to_sql(
     by: str | Sequence[str] | None = None,
     judgments: Any = None,
     class_scores: ClassScores | None = None,
+    propensity: str | None = None,
+    target_propensity: str | None = None,
+    reward_model: str | None = None,
+    target_reward_model: str | None = None,
     # </roles>
     ci: float | None = None,
     ci_method: str = "auto",

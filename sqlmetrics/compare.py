@@ -75,6 +75,10 @@ def compare(
     weight: str | None = None,
     by: str | Sequence[str] | None = None,
     judgments: Any = None,
+    propensity: str | None = None,
+    target_propensity: str | None = None,
+    reward_model: str | None = None,
+    target_reward_model: str | None = None,
     # </roles>
     ci: float = 0.95,
     ci_method: str = "auto",

@@ -120,6 +120,17 @@ from sqlmetrics.metrics.multiclass import fbeta as _multiclass_fbeta
 from sqlmetrics.metrics.multiclass import mcc as _multiclass_mcc
 from sqlmetrics.metrics.multiclass import precision as _multiclass_precision
 from sqlmetrics.metrics.multiclass import recall as _multiclass_recall
+from sqlmetrics.metrics.off_policy import clipped_ips as _clipped_ips
+from sqlmetrics.metrics.off_policy import dm as _dm
+from sqlmetrics.metrics.off_policy import dr as _dr
+from sqlmetrics.metrics.off_policy import dr_os as _dr_os
+from sqlmetrics.metrics.off_policy import ess as _ess
+from sqlmetrics.metrics.off_policy import ips as _ips
+from sqlmetrics.metrics.off_policy import max_weight as _max_weight
+from sqlmetrics.metrics.off_policy import mean_weight as _mean_weight
+from sqlmetrics.metrics.off_policy import sndr as _sndr
+from sqlmetrics.metrics.off_policy import snips as _snips
+from sqlmetrics.metrics.off_policy import switch_dr as _switch_dr
 from sqlmetrics.metrics.ranking import cg as _cg
 from sqlmetrics.metrics.ranking import dcg as _dcg
 from sqlmetrics.metrics.ranking import err as _err
@@ -146,23 +157,31 @@ balanced_accuracy = _expression("balanced_accuracy", _balanced_accuracy.expr)
 brier = _expression("brier", _brier.expr)
 calibration = _expression("calibration", _calibration.expr)
 cg = _frame("cg", _cg.frame)
+clipped_ips = _expression("clipped_ips", _clipped_ips.expr)
 cohen_kappa = _frame("cohen_kappa", _cohen_kappa.frame)
 dcg = _frame("dcg", _dcg.frame)
+dm = _expression("dm", _dm.expr)
+dr = _expression("dr", _dr.expr)
+dr_os = _expression("dr_os", _dr_os.expr)
 err = _frame("err", _err.frame)
+ess = _expression("ess", _ess.expr)
 f1 = _expression("f1", _f1.expr)
 fbeta = _expression("fbeta", _fbeta.expr)
 fn = _expression("fn", _fn.expr)
 fp = _expression("fp", _fp.expr)
 gauc = _frame("gauc", _gauc.frame)
 hit_rate = _frame("hit_rate", _hit_rate.frame)
+ips = _expression("ips", _ips.expr)
 label_mean = _expression("label_mean", _label_mean.expr)
 logloss = _expression("logloss", _logloss.expr)
 mae = _expression("mae", _mae.expr)
 map = _frame("map", _map.frame)
 mape = _expression("mape", _mape.expr)
 max_error = _expression("max_error", _max_error.expr)
+max_weight = _expression("max_weight", _max_weight.expr)
 mcc = _expression("mcc", _mcc.expr)
 mean_error = _expression("mean_error", _mean_error.expr)
+mean_weight = _expression("mean_weight", _mean_weight.expr)
 median_absolute_error = _expression("median_absolute_error", _median_absolute_error.expr)
 mrr = _frame("mrr", _mrr.frame)
 mse = _expression("mse", _mse.expr)
@@ -184,7 +203,10 @@ recall = _expression("recall", _recall.expr)
 recall_at_k = _frame("recall@k", _recall_at_k.frame)
 rmse = _expression("rmse", _rmse.expr)
 score_mean = _expression("score_mean", _score_mean.expr)
+sndr = _expression("sndr", _sndr.expr)
+snips = _expression("snips", _snips.expr)
 specificity = _expression("specificity", _specificity.expr)
+switch_dr = _expression("switch_dr", _switch_dr.expr)
 tn = _expression("tn", _tn.expr)
 tp = _expression("tp", _tp.expr)
 
@@ -196,23 +218,31 @@ __all__ = [
     "brier",
     "calibration",
     "cg",
+    "clipped_ips",
     "cohen_kappa",
     "dcg",
+    "dm",
+    "dr",
+    "dr_os",
     "err",
+    "ess",
     "f1",
     "fbeta",
     "fn",
     "fp",
     "gauc",
     "hit_rate",
+    "ips",
     "label_mean",
     "logloss",
     "mae",
     "map",
     "mape",
     "max_error",
+    "max_weight",
     "mcc",
     "mean_error",
+    "mean_weight",
     "median_absolute_error",
     "mrr",
     "mse",
@@ -234,7 +264,10 @@ __all__ = [
     "recall_at_k",
     "rmse",
     "score_mean",
+    "sndr",
+    "snips",
     "specificity",
+    "switch_dr",
     "tn",
     "tp",
 ]

@@ -65,7 +65,10 @@ class Intermediate:
     tie policy and relevance threshold of the ranking metrics: each sorts its own way).
     ``base_aggregates`` are added to ``base`` when the step is rendered: sums over the
     rows that the step then adds up per slice, so that the source is still aggregated
-    once. ``distributed`` is the template for the engines that spread a slice over
+    once; a step with ``each`` parameters may declare them as a function of those
+    parameters instead, whose sums are added for every combination in use (their names
+    holding the values, e.g. ``derived``'s), and ``polars_sums`` likewise (the off-policy
+    family's clipped and shrunk weights). ``distributed`` is the template for the engines that spread a slice over
     workers, if it differs; ``distinct`` the template when the scores are nearly all
     distinct (``Binding.distinct_scores``), if it differs. ``values`` are fixed
     placeholder values (the table a shared template reads), ``keys`` the columns the step
@@ -86,7 +89,7 @@ class Intermediate:
     after: tuple[str, ...] = ()
     collects: tuple[str, ...] = ()
     table: str = ""
-    base_aggregates: tuple[str, ...] = ()
+    base_aggregates: tuple[str, ...] | Callable[..., tuple[str, ...]] = ()
     each: tuple[str, ...] = ()
     derived: Callable[..., dict[str, str]] | None = None
     distributed: str = ""
@@ -98,7 +101,7 @@ class Intermediate:
     folded: Folded | None = None
     # the polars expressions of ``base_aggregates``, by the same names and with SQL's NULLs
     # (a state's base part built by the polars engine: ``sm.state``)
-    polars_sums: Callable[[], list[Any]] | None = None
+    polars_sums: Callable[..., list[Any]] | None = None
 
 
 def cumulative(hist: str, folded: Folded, keys: tuple[str, ...] = (), distinct: str = "") -> Intermediate:

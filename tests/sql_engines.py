@@ -46,7 +46,8 @@ def call_for(name: str):
         return metric, {"label": "rel", "score": "score", "query": "q", "item": "item"}
     label = "target" if spec.family == "regression" else "label"
     roles = {"label": label, "score": "score", "weight": "w"}
-    return metric, roles | ({"query": "q"} if "query" in spec.needs else {})
+    family_roles = {role.name: role.name for role in spec.roles}  # each a column of its name (off-policy's)
+    return metric, roles | ({"query": "q"} if "query" in spec.needs else {}) | family_roles
 
 
 # Calls composed in one statement, each with every role its metrics read.
@@ -93,6 +94,18 @@ COMPOSED = {
         ],
         {"label": "y", "prediction": "pred", "weight": "w"},
     ),
+    "off_policy": (
+        [n for n, s in REGISTRY.items() if s.family == "off_policy"]
+        + [sm.clipped_ips(cap=2), sm.switch_dr(cap=2), sm.dr_os(shrinkage=0.5)],
+        {
+            "label": "label",
+            "propensity": "propensity",
+            "target_propensity": "target_propensity",
+            "reward_model": "reward_model",
+            "target_reward_model": "target_reward_model",
+            "weight": "w",
+        },
+    ),
     "one_vs_rest": (
         ["auc", "average_precision", sm.multiclass_auc(average="weighted")],
         {"label": "y", "class_scores": {"x": "p_x", "y": "p_y", "z": "p_z"}, "weight": "w"},
@@ -129,6 +142,11 @@ def impressions(seed: int, n: int = 400) -> pl.DataFrame:
             "p_x": p[:, 0].tolist(),
             "p_y": p[:, 1].tolist(),
             "p_z": p[:, 2].tolist(),
+            # the off-policy roles: a logging and a target propensity, a reward model of each
+            "propensity": nulls(rng.choice([0.1, 0.25, 0.5, 1.0], n)),
+            "target_propensity": nulls(rng.choice([0.0, 0.2, 0.5, 1.0], n)),
+            "reward_model": nulls(rng.choice([0.0, 0.3, 1.0], n)),
+            "target_reward_model": nulls(rng.uniform(0, 1, n).round(2)),
         },
         schema_overrides={"q": pl.Int64, "label": pl.Int64, "rel": pl.Int64},
     )

@@ -18,6 +18,8 @@ import sqlmetrics as sm
 import sqlmetrics.polars as smp
 from sqlmetrics import cli
 
+from strategies import role_keywords
+
 FRAME = pl.DataFrame(
     {
         "click": [1, 0, 1, 0, 1, 0],
@@ -143,7 +145,10 @@ def test_empty_source_gives_one_row_of_nulls(engine):
     # binary metrics: tests/test_multiclass_reference.py checks them on an empty source
     names = [name for name, spec in sm.registry().items() if spec.family != "multiclass"]
     metrics = [sm.metric(name, k=3) if name.endswith("@k") else name for name in names]
-    result = evaluate(FRAME.clear(), metrics, engine, query="user")
+    # the roles the families add (the off-policy propensities, ...), each a column of its own
+    roles = role_keywords()
+    empty = FRAME.clear().with_columns(pl.lit(None, pl.Float64).alias(column) for column in roles)
+    result = evaluate(empty, metrics, engine, query="user", **roles)
     assert result.height == 1
     counts = [c for c in result.columns if c.endswith(("_groups", "_skipped", "_queries"))]
     assert result.row(0, named=True) == {

@@ -31,7 +31,8 @@ CLUSTERED = sorted(name for name, spec in sm.registry().items() if spec.interval
 QUERY_MEANS = sorted(name for name in CLUSTERED if sm.registry()[name].interval.name == "query_mean")
 REGRESSION = sorted(name for name in CLUSTERED if sm.registry()[name].family == "regression")
 MULTICLASS = sorted(name for name in CLUSTERED if sm.registry()[name].family == "multiclass")
-CLASSIFICATION = sorted(set(CLUSTERED) - set(REGRESSION) - set(MULTICLASS) - set(QUERY_MEANS))
+OFF_POLICY = sorted(name for name in CLUSTERED if sm.registry()[name].family == "off_policy")
+CLASSIFICATION = sorted(set(CLUSTERED) - set(REGRESSION) - set(MULTICLASS) - set(QUERY_MEANS) - set(OFF_POLICY))
 
 
 def _auc(y, s, w):
@@ -88,6 +89,28 @@ def _r2(y, p, w):
     return skm.r2_score(y, p, sample_weight=w) if len(targets) and targets.min() < targets.max() else np.nan
 
 
+def _off_policy(value):
+    """An off-policy mean Σ k·x / Σ k of each row's value x(r, w, q̂ₐ, q̂ₑ), w = πₑ/π₀; the
+    "score" is the stacked columns π₀, πₑ, q̂ₐ, q̂ₑ (OFF_POLICY_CALLS' parameters)."""
+
+    def mean(r, columns, k):
+        p0, pe, qa, qe = columns
+        return (k * value(r, pe / p0, qa, qe)).sum() / k.sum() if k.sum() > 0 else np.nan
+
+    return mean
+
+
+OFF_POLICY_VALUES = {  # each row's value, at OFF_POLICY_CALLS' parameters
+    "ips": lambda r, w, qa, qe: w * r,
+    "clipped_ips": lambda r, w, qa, qe: np.minimum(w, 1.5) * r,
+    "dm": lambda r, w, qa, qe: qe,
+    "dr": lambda r, w, qa, qe: qe + w * (r - qa),
+    "switch_dr": lambda r, w, qa, qe: qe + (w <= 1.5) * w * (r - qa),
+    "dr_os": lambda r, w, qa, qe: qe + 3 * w / (w * w + 3) * (r - qa),
+    "mean_weight": lambda r, w, qa, qe: w,
+}
+OFF_POLICY_CALLS = {"clipped_ips": {"cap": 1.5}, "switch_dr": {"cap": 1.5}, "dr_os": {"shrinkage": 3.0}}
+
 REFERENCES = {  # each metric of (label, score or prediction, weights), NaN where it is undefined
     "auc": _auc,
     "calibration": lambda y, s, w: (w * s).sum() / (w * y).sum() if (w * y).sum() > 0 else np.nan,
@@ -97,6 +120,7 @@ REFERENCES = {  # each metric of (label, score or prediction, weights), NaN wher
     **{name: _class_metric(name) for name in CLASS_METRICS},
     "cohen_kappa": _kappa,
     "r2": _r2,
+    **{name: _off_policy(value) for name, value in OFF_POLICY_VALUES.items()},
 }
 CALLS = {"fbeta": {"beta": 2.0}}
 
@@ -165,6 +189,34 @@ def test_clustered_regression_interval_is_the_linearization_over_units(engine, m
         assert out["rmse"].item() == 0 and out["rmse_lo"].item() is None and out["rmse_hi"].item() is None
         return
     _check(out.row(0, named=True), metric, metric, REFERENCES[metric], y, p, w, units)
+
+
+OFF_POLICY_UNIT_ROWS = st.lists(  # unit, reward, π₀, πₑ, q̂ₐ, q̂ₑ, weight
+    st.tuples(
+        st.integers(0, 5), st.sampled_from([0.0, 1.0, 2.5]), st.sampled_from([0.1, 0.5, 1.0]),
+        st.sampled_from([0.0, 0.3, 1.0]), st.sampled_from([0.0, 0.4]), st.sampled_from([0.2, 0.9]), st.integers(0, 3),
+    ),
+    max_size=40,
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", OFF_POLICY)
+@examples(25)
+@given(rows=OFF_POLICY_UNIT_ROWS)
+def test_clustered_off_policy_interval_is_the_linearization_over_units(engine, metric, rows):
+    """The off-policy means over rows (ips, dr, ... at a cap or shrinkage): each unit's
+    rows reweighted by 1 ± h, differentiated numerically; weights of 0 too."""
+    schema = {"unit": pl.Int64, "r": pl.Float64, "p0": pl.Float64, "pe": pl.Float64, "qa": pl.Float64,
+              "qe": pl.Float64, "k": pl.Int64}  # fmt: skip
+    frame = pl.DataFrame(rows, schema=schema, orient="row")
+    call = sm.metric(metric, **OFF_POLICY_CALLS.get(metric, {}))
+    roles = dict(label="r", propensity="p0", target_propensity="pe", reward_model="qa", target_reward_model="qe")
+    out = sm.evaluate(frame, [call], weight="k", ci=0.9, ci_unit="unit", engine=engine, **roles)
+    assert sm.interval_methods([call], ci=0.9, ci_unit="unit")["unit"].to_list() == ["unit"]
+    r, k, units = (frame[c].to_numpy().astype(float) for c in ("r", "k", "unit"))
+    columns = np.stack([frame[c].to_numpy().astype(float) for c in ("p0", "pe", "qa", "qe")])
+    _check(out.row(0, named=True), call.column, metric, REFERENCES[metric], r, columns, k, units)
 
 
 CLASS_UNIT_ROWS = st.lists(  # unit, label, prediction (NULL: the row is left out), weight

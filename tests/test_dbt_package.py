@@ -77,7 +77,13 @@ def impressions(n: int = 500, seed: int = 0) -> pl.DataFrame:
     )
     nulls = {"pctr": missing[0], "click": missing[1], "user_id": missing[2], "guess": rng.random(n) < 0.03}
     nulls["p_virginica"] = rng.random(n) < 0.03
-    return frame.with_columns(pl.when(pl.Series(m)).then(None).otherwise(pl.col(c)).alias(c) for c, m in nulls.items())
+    frame = frame.with_columns(pl.when(pl.Series(m)).then(None).otherwise(pl.col(c)).alias(c) for c, m in nulls.items())
+    # the off-policy family's roles: the logging and the target policy's propensities (in
+    # (0, 1], two decimals) and the reward models' predictions, a few logged ones NULL
+    off_policy = {name: np.round(rng.uniform(0.05, 1.0, n), 2) for name in ("prop", "target", "rm", "trm")}
+    return frame.with_columns(**{name: pl.Series(values) for name, values in off_policy.items()}).with_columns(
+        prop=pl.when(pl.Series(rng.random(n) < 0.03)).then(None).otherwise(pl.col("prop"))
+    )
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +127,9 @@ def one_metric_call(name: str) -> dict:
         return dict(metrics=[metric], label="species", weight="wt", by=["day", "country"], **given)
     if family == "ranking":
         return dict(metrics=[metric], label="rel", score="pctr", query="user_id", by=["day", "country"])
+    if family == "off_policy":  # each role a family adds, by its keyword
+        roles = dict(propensity="prop", target_propensity="target", reward_model="rm", target_reward_model="trm")
+        return dict(metrics=[metric], label="click", weight="wt", by=["day", "country"], **roles)
     label = "rel" if family == "regression" else "click"
     return dict(metrics=[metric], label=label, score="pctr", query="user_id", weight="wt", by=["day", "country"])
 
@@ -331,12 +340,28 @@ def test_an_unknown_argument_is_refused_by_name():
 
 
 def test_an_unknown_metric_is_refused_by_name():
-    """The package carries every registered metric: a name it lacks is no metric."""
-    assert {spec.name for spec in carried()} == set(sm.registry())
+    """The package carries every registered metric but those it leaves out saying why (a
+    family's role it does not bind): a name it lacks is no metric."""
+    assert {spec.name for spec in carried()} == set(sm.registry()) - set(dbt_package.left_out())
     with pytest.raises(CompilerError, match="unknown metric 'aucc' "):
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["auc", "aucc"], label="click", score="pctr")
     with pytest.raises(CompilerError, match="ndcg: parameter 'gain' must be one of"):
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["ndcg:gain=cubic"], label="rel", score="pctr", query="q")
+
+
+def test_a_metric_whose_base_sums_depend_on_its_parameters_is_left_out_saying_why():
+    """A metric reading a step whose sums in base depend on its parameters (the off-policy
+    caps: ``Intermediate.base_aggregates`` a function) is not carried: the catalog names it
+    with why, and a model asking for it is refused with that reason, not as an unknown
+    metric; the family's other metrics are carried, their roles bound by keyword
+    (``test_each_carried_metric_is_evaluates_table``)."""
+    why = dbt_package.left_out()["clipped_ips"]
+    assert why.startswith("it reads the step 'clipped_sums', whose sums in base depend on its parameters")
+    assert "ips" in {spec.name for spec in carried()}
+    roles = dict(propensity="prop", target_propensity="target")
+    with pytest.raises(CompilerError) as refused:
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["ips", "clipped_ips"], label="click", **roles)
+    assert f"clipped_ips is not carried by the dbt package: {why}" in str(refused.value)
 
 
 # --- sqlmetrics dbt --output DIR: new, empty, or its own package; never through a link

@@ -56,6 +56,7 @@ def roles(names: list[str]) -> dict:
         bound["weight"] = "weight"
     if any("query" in spec.needs for spec in specs):
         bound["query"] = "user_id"
+    bound |= {role.name: role.name for spec in specs for role in spec.roles}  # the roles a family adds
     if specs[0].family == "multiclass":
         bound.pop("score")
         if "class_scores" in specs[0].needs:

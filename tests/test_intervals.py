@@ -227,8 +227,8 @@ def infinitesimal_jackknife_se(metric, y: np.ndarray, p: np.ndarray, w: np.ndarr
     for j in range(len(w)):
         step = np.zeros(len(w))
         step[j] = 1e-6 * w[j]
-        influences[j] = total * (metric(y, p, sample_weight=w + step) - metric(y, p, sample_weight=w - step)) / (
-            2 * step[j]
+        influences[j] = (
+            total * (metric(y, p, sample_weight=w + step) - metric(y, p, sample_weight=w - step)) / (2 * step[j])
         )
     return math.sqrt((w * influences**2).sum() / (total * (total - 1)))
 
@@ -295,9 +295,7 @@ def test_engines_agree_on_regression_intervals(rows):
     """Every regression metric with an analytic interval, by slice (a NULL slice too), with
     NULL scores, targets and weights, weights of 0 and below 1, and the paired difference
     of two predictions: DuckDB and polars agree."""
-    frame = pl.DataFrame(
-        rows, schema={"s": pl.String, "p": pl.Float64, "y": pl.Float64, "w": pl.Float64}, orient="row"
-    )
+    frame = pl.DataFrame(rows, schema={"s": pl.String, "p": pl.Float64, "y": pl.Float64, "w": pl.Float64}, orient="row")
     metrics = [name for name, spec in registry().items() if spec.family == "regression" and spec.interval]
     kwargs = dict(label="y", score="p", weight="w", by="s", ci=0.8, ci_method="analytic")
     assert_frame_equal(
@@ -601,6 +599,98 @@ def test_engines_agree_on_multiclass_intervals(rows):
     assert_frame_equal(duck, sm.evaluate(frame, calls, engine="polars", **kwargs), abs_tol=1e-9, check_dtypes=False)
 
 
+IMPORTANCE_VALUES = {  # each row's value whose weighted mean the off-policy metric is (obp 0.5.7's round rewards)
+    "ips": lambda r, w, qa, qe: w * r,
+    "clipped_ips": lambda r, w, qa, qe: np.minimum(w, 1.5) * r,  # cap = 1.5 (IMPORTANCE_CALLS)
+    "dm": lambda r, w, qa, qe: qe,
+    "dr": lambda r, w, qa, qe: qe + w * (r - qa),
+    "switch_dr": lambda r, w, qa, qe: qe + (w <= 1.5) * w * (r - qa),
+    "dr_os": lambda r, w, qa, qe: qe + 3 * w / (w * w + 3) * (r - qa),  # shrinkage = 3
+    "mean_weight": lambda r, w, qa, qe: w,  # the diagnostic: the mean importance weight itself
+}
+IMPORTANCE_PARAMS = {"clipped_ips": {"cap": 1.5}, "switch_dr": {"cap": 1.5}, "dr_os": {"shrinkage": 3}}
+OFF_POLICY_ROWS = st.lists(
+    st.tuples(
+        st.sampled_from([0.0, 1.0, 2.5]),  # reward
+        st.sampled_from([0.1, 0.5, 1.0]),  # π₀
+        st.sampled_from([0.0, 0.3, 1.0]),  # πₑ: w = 0 to 10
+        st.sampled_from([0.0, 0.4]),  # q̂ₐ
+        st.sampled_from([0.2, 0.9]),  # q̂ₑ
+        st.integers(1, 3),  # row weight
+    ),
+    max_size=30,
+)
+OFF_POLICY_ROLES = dict(
+    label="r", propensity="p0", target_propensity="pe", reward_model="qa", target_reward_model="qe", weight="k"
+)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", with_interval("importance_mean"))
+@given(rows=OFF_POLICY_ROWS)
+def test_off_policy_mean_interval_is_the_standard_error_of_the_mean(engine, metric, rows):
+    """ips, clipped_ips, dm, dr, switch_dr, dr_os and mean_weight are means of a value of each row:
+    their interval is the normal one with scipy's standard error of the mean, weights
+    counting as repeated rows; for ips that is vw-estimators' Gaussian interval."""
+    schema = dict.fromkeys(["r", "p0", "pe", "qa", "qe"], pl.Float64) | {"k": pl.Int64}
+    frame = pl.DataFrame(rows, schema=schema, orient="row")
+    call = sm.metric(metric, **IMPORTANCE_PARAMS.get(metric, {}))
+    row = sm.evaluate(frame, [call], ci=0.9, engine=engine, **OFF_POLICY_ROLES).row(0, named=True)
+    r, p0, pe, qa, qe = (np.repeat(frame[c].to_numpy(), frame["k"].to_numpy()) for c in ("r", "p0", "pe", "qa", "qe"))
+    values = IMPORTANCE_VALUES[metric](r, pe / p0, qa, qe)
+    if len(values) < 2:
+        assert row[f"{call.column}_lo"] is None and row[f"{call.column}_hi"] is None
+        return
+    center, half = values.mean(), stats.norm.ppf(0.95) * stats.sem(values)
+    assert row[call.column] == pytest.approx(center, abs=1e-12)
+    assert row[f"{call.column}_lo"] == pytest.approx(clipped(metric, center - half), abs=1e-9)
+    assert row[f"{call.column}_hi"] == pytest.approx(clipped(metric, center + half), abs=1e-9)
+    if metric == "ips":
+        from estimators.bandits import gaussian
+
+        vw = gaussian.Interval()
+        for reward, logged, target in zip(r, p0, pe):
+            vw.add_example(p_log=logged, r=reward, p_pred=target)
+        assert [row["ips_lo"], row["ips_hi"]] == pytest.approx(vw.get(alpha=0.1), abs=1e-9)
+
+
+def snips_influences(r, w, qa, qe):
+    """snips = Σ w·r / Σ w and each row's influence on it, w·(r − V) / w̄ (the delta method)."""
+    value = (w * r).sum() / w.sum()
+    return value, w * (r - value) / w.mean()
+
+
+def sndr_influences(r, w, qa, qe):
+    """sndr = mean(q̂ₑ) + Σ w·(r − q̂ₐ) / Σ w and each row's influence on it."""
+    ratio = (w * (r - qa)).sum() / w.sum()
+    return qe.mean() + ratio, (qe - qe.mean()) + w * ((r - qa) - ratio) / w.mean()
+
+
+IMPORTANCE_RATIOS = {"snips": snips_influences, "sndr": sndr_influences}
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("metric", with_interval("importance_ratio"))
+@given(rows=OFF_POLICY_ROWS)
+def test_off_policy_ratio_interval_is_the_delta_method(engine, metric, rows):
+    """snips and sndr are ratios of sums over rows: their interval is the normal one with
+    the standard error of the mean of each row's influence (the delta method), weights
+    counting as repeated rows; NULL where every importance weight is 0 (no ratio)."""
+    schema = dict.fromkeys(["r", "p0", "pe", "qa", "qe"], pl.Float64) | {"k": pl.Int64}
+    frame = pl.DataFrame(rows, schema=schema, orient="row")
+    row = sm.evaluate(frame, [metric], ci=0.9, engine=engine, **OFF_POLICY_ROLES).row(0, named=True)
+    r, p0, pe, qa, qe = (np.repeat(frame[c].to_numpy(), frame["k"].to_numpy()) for c in ("r", "p0", "pe", "qa", "qe"))
+    w = pe / p0
+    if len(w) < 2 or w.sum() == 0:
+        assert row[f"{metric}_lo"] is None and row[f"{metric}_hi"] is None
+        return
+    center, influences = IMPORTANCE_RATIOS[metric](r, w, qa, qe)
+    half = stats.norm.ppf(0.95) * stats.sem(influences)
+    assert row[metric] == pytest.approx(center, abs=1e-12)
+    assert row[f"{metric}_lo"] == pytest.approx(center - half, abs=1e-9)
+    assert row[f"{metric}_hi"] == pytest.approx(center + half, abs=1e-9)
+
+
 REFERENCE_TESTS = {  # interval method -> its test against an independent reference
     "delong": test_auc_interval_equals_brute_force_delong,
     "row_mean": test_row_mean_interval_is_the_standard_error_of_the_mean,
@@ -612,6 +702,8 @@ REFERENCE_TESTS = {  # interval method -> its test against an independent refere
     "kappa_delta": test_kappa_interval_is_the_multinomial_delta_method,
     "class_confusion_delta": test_class_confusion_delta_interval_is_the_multinomial_delta_method,
     "r2_delta": test_r2_interval_is_the_delta_method_of_scikit_learns_r2,
+    "importance_mean": test_off_policy_mean_interval_is_the_standard_error_of_the_mean,
+    "importance_ratio": test_off_policy_ratio_interval_is_the_delta_method,
 }
 
 
@@ -627,6 +719,8 @@ def test_every_interval_method_and_metric_has_a_reference():
     assert sorted(HISTOGRAM_METRICS) == with_interval("histogram_delta")
     assert sorted(CLASS_METRICS) == with_interval("class_confusion_delta")
     assert sorted(R2_METRICS) == with_interval("r2_delta")
+    assert sorted(IMPORTANCE_VALUES) == with_interval("importance_mean")
+    assert sorted(IMPORTANCE_RATIOS) == with_interval("importance_ratio")
 
 
 @examples(60, AGREEMENT)

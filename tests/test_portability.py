@@ -94,6 +94,10 @@ def calls():
     kappa = sm.metric("cohen_kappa", weights="quadratic")
     classes = [kappa, "accuracy", sm.metric("multiclass_fbeta", beta=2, average="weighted"), "mcc"]
     yield "multiclass-intervals", lambda: sm.to_sql(classes, source="t", label="y", prediction="pred", by="s", ci=0.9)
+    off_policy = [name for name, spec in sm.registry().items() if spec.family == "off_policy"]
+    logged = {"label": "r", "propensity": "p0", "target_propensity": "pe", "reward_model": "qa",
+              "target_reward_model": "qe", "by": "s"}  # fmt: skip
+    yield "off-policy-intervals", lambda: sm.to_sql(off_policy, source="t", ci=0.9, **logged)
     paired = {"label": "label", "query": "q", "by": "s", "scores": ("score", "score_b")}
     paired_metrics = [
         name

@@ -163,6 +163,7 @@ _BINARY = {"label": "label", "score": "score", "by": "s"}
 _RANKING = {"label": "rel", "score": "score", "query": "q", "item": "item", "by": "s"}
 _FLOAT_REL = pl.col("rel").cast(pl.Float64)
 _JUDGED_RUN = {"label": "rel", "score": "score", "query": "q", "item": "item", "by": "s"}
+_OFF_POLICY = {**COMPOSED["off_policy"][1], "by": "s"}
 # every rule the statement checks (sqlmetrics/rules/: each Check of columns.py, the total
 # weight, each TableRule of tables.py), broken by three rows (or one table row) of good data
 REFUSALS = {
@@ -221,6 +222,8 @@ REFUSALS = {
     "unit NULL": (
         _impressions_with(_first_rows("q", None, pl.Int64)), ["auc", "logloss"], _BINARY | {"ci": 0.9, "ci_unit": "q"}
     ),
+    "propensity 0": (_impressions_with(_first_rows("propensity", 0.0)), ["ips", "dr"], _OFF_POLICY),
+    "target propensity > 1": (_impressions_with(_first_rows("target_propensity", 1.5)), ["snips"], _OFF_POLICY),
     "wide class score NaN": (
         _impressions_with(_first_rows("p_y", float("nan"))),
         ["auc"],
@@ -380,6 +383,19 @@ def test_intervals(engine):
     check(engine, {"src": frame}, regression, label="rel", score="score", query="q", by="s", ci=0.9, ci_unit="q")
     by_class = {"label": "y", "prediction": "pred", "weight": "w", "by": "s", "ci": 0.9, "ci_unit": "q", "query": "q"}
     check(engine, {"src": frame}, [*classes, *kappas], **by_class)
+
+
+def test_off_policy_intervals(engine):
+    """The off-policy means' interval (at a cap and a shrinkage too) and the ratios' delta
+    method, and the means' clustered by a unit, computed by each engine from the same
+    statement."""
+    frame = impressions(7)
+    off_policy, logged = COMPOSED["off_policy"]
+    calls = [sm.metric(call) if isinstance(call, str) else call for call in off_policy]
+    with_interval = [call for call in calls if call.spec.interval is not None]
+    check(engine, {"src": frame}, with_interval, **logged, by="s", ci=0.9)
+    means = [call for call in with_interval if call.spec.interval.clustered is not None]
+    check(engine, {"src": frame}, means, **logged, by="s", query="q", ci=0.9, ci_unit="q")
 
 
 @pytest.mark.parametrize("name", COMPARE_ENGINES)

@@ -7,7 +7,9 @@ collected by ``registry.intermediates``); nothing here knows a family.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import Any
 
 from sqlmetrics.binding import Binding
 from sqlmetrics.registry import hooks as family_hooks
@@ -115,6 +117,21 @@ def combinations(binding: Binding, name: str, params: tuple[str, ...]) -> list[t
         },
         key=lambda combination: [(value is not None, value) for value in combination],
     )
+
+
+def each_sums(binding: Binding, name: str, sums: Callable[..., Iterable[Any]] | Iterable[Any]) -> list[Any]:
+    """A step's sums of ``base`` (its ``base_aggregates``, or their polars forms
+    ``polars_sums``): as declared, or, declared as a function of the step's ``each``
+    parameters (sums that depend on a parameter: the off-policy family's clipped weights),
+    that function's sums for every combination of them in use."""
+    if not callable(sums):
+        return list(sums)
+    each = intermediates()[name].each
+    return [
+        aggregate
+        for combination in combinations(binding, name, each)
+        for aggregate in sums(**dict(zip(each, combination)))
+    ]
 
 
 def _collected(binding: Binding, name: str) -> dict[str, str]:

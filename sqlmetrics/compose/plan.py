@@ -17,7 +17,7 @@ the bad-row counters of the input rules and the sums the intermediates declare.
 from __future__ import annotations
 
 from sqlmetrics.binding import Binding, bootstrap
-from sqlmetrics.compose.intermediates import needed, reads, step
+from sqlmetrics.compose.intermediates import each_sums, needed, reads, step
 from sqlmetrics.compose.rounding import spread_aggregates
 from sqlmetrics.compose.statement import indent
 from sqlmetrics.rules.columns import Check, checks_for
@@ -243,7 +243,7 @@ def base_sums(binding: Binding) -> list[str]:
     state keeps them (``sm.state``), and a roll-up merges them (``compose/rollup.py``)."""
     aggregates = ["COUNT(*) AS n_all", "COUNT(w) AS n", "SUM(w) AS w"]
     for name in needed(binding):
-        aggregates += step(binding, name).base_aggregates
+        aggregates += each_sums(binding, name, step(binding, name).base_aggregates)
     if binding.score_digits is not None:
         aggregates += spread_aggregates()
     return aggregates

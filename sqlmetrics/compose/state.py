@@ -268,7 +268,8 @@ def spread_sql(call: MetricCall, binding: Binding) -> str:
     """``call``'s kept spread over the rows, per slice: the mean as ``value``, W as
     ``weight``, and ``spread``."""
     interval = call.spec.interval
-    values = {"by": ", ".join(binding.slices), **dict(interval.values)}
+    params = {name: templates.literal(value) for name, value in call.params}  # a value's {{ cap }}, ...
+    values = {"by": ", ".join(binding.slices), **{key: templates.fill(sql, params) for key, sql in interval.values}}
     step = templates.render(dict(interval.steps)[interval.kept.step], values, binding.slices)
     return f"SELECT {values['by']}, mean AS value, total AS weight, spread\nFROM (\n{indent(step)}\n) AS kept"
 

@@ -56,6 +56,10 @@ def report(
     by: str | Sequence[str] | None = None,
     judgments: Any = None,
     class_scores: ClassScores | None = None,
+    propensity: str | None = None,
+    target_propensity: str | None = None,
+    reward_model: str | None = None,
+    target_reward_model: str | None = None,
     # </roles>
     ci: float | None = None,
     ci_method: str = "auto",

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics.binding import Binding
-from sqlmetrics.compose.intermediates import needed
+from sqlmetrics.compose.intermediates import each_sums, needed
 from sqlmetrics.compose.plan import base_sums
 from sqlmetrics.compose.rounding import round_scores, spread_sums_polars
 from sqlmetrics.compose.state import (
@@ -47,7 +47,7 @@ def state(binding: Binding, source: Any, second: Any, meta: str, identity: Ident
     """The state of ``binding``'s metrics over ``source``; ``meta``: its JSON description,
     ``identity``: the rows it covers (its id given)."""
     binding = dataclasses.replace(binding, distinct_scores=False, ci=None)
-    sums = tuple(expr for name in needed(binding) for expr in _polars_sums(name))
+    sums = tuple(expr for name in needed(binding) for expr in _polars_sums(binding, name))
     if binding.score_digits is not None:
         sums += tuple(spread_sums_polars())
     rows, base, judged = plan.checked_base(binding, source, second, keys=state_keys(binding), sums=sums)
@@ -102,9 +102,13 @@ def _slices(binding: Binding, base: pl.DataFrame) -> pl.DataFrame:
     return distinct.join(texts, on=_ROW).drop(_ROW)
 
 
-def _polars_sums(name: str) -> list[pl.Expr]:
+def _polars_sums(binding: Binding, name: str) -> list[pl.Expr]:
+    """The polars forms of step ``name``'s sums of base (for each combination of its
+    ``each`` parameters in use, when its sums depend on them: ``each_sums``)."""
     build = intermediates()[name].polars_sums
-    return build() if build is not None else []
+    if build is None:
+        return []
+    return each_sums(binding, name, build) if callable(intermediates()[name].base_aggregates) else build()
 
 
 def _spread(call: MetricCall, steps: Steps) -> pl.DataFrame:

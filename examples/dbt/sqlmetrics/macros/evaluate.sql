@@ -373,6 +373,9 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
     {%- set others = given.keys() | reject('in', own) | list -%}
     {%- if others and given.keys() | reject('in', theirs) | list | length == 0 -%}{%- set name = prefixed -%}{%- endif -%}
   {%- endif -%}
+  {%- if name in catalog.left_out -%}
+    {%- do sqlmetrics.sm_fail(name ~ " is not carried by the dbt package: " ~ catalog.left_out[name]) -%}
+  {%- endif -%}
   {%- if name not in catalog.metrics -%}
     {%- do sqlmetrics.sm_fail("unknown metric '" ~ name ~ "' (the metrics: " ~ (catalog.metrics.keys() | sort | join(', ')) ~ ")") -%}
   {%- endif -%}

@@ -1,0 +1,9 @@
+-- snips: self-normalized inverse propensity scoring: ips divided by the mean importance weight
+--   SNIPS = Σ k·w·r / Σ k·w,   w = πₑ/π₀
+-- NULL where Σ k·w = 0 (the target policy gives every used row probability 0).
+-- As obp 0.5.7's obp.ope.SelfNormalizedInverseProbabilityWeighting; sqlmetrics/metrics/off_policy/snips.py.
+--
+-- reads:  importance_sums
+-- output: {{ by }}, snips
+SELECT {{ by }}, ope_reward / CAST(NULLIF(ope_weight, 0) AS DOUBLE) AS snips
+FROM importance_sums
