@@ -360,16 +360,15 @@ def test_the_dbt_package_carries_the_new_role(tree, tmp_path):
     lines = done.stdout.splitlines()
     assert len(lines) == 5, done.stdout + done.stderr
     carried, table, bad, missing, unknown = lines
-    # the roles the families add (the toy's last: its package comes last), and the table
-    assert carried.startswith("True [") and carried.endswith(", 'exposure']"), carried
+    # carried, with the roles the families add (the toy's among the other families')
+    assert carried.startswith("True [") and "'exposure'" in carried, carried
     assert table == "[('a', 2, 0, 0.75), ('b', 2, 2, 2.0)]", done.stderr
     # the statement fails with Python's message (DuckDB names the failure its own way around it)
     assert "sqlmetrics: exposure column 'e' must be finite and >= 0 (for exposure_mean): 2 rows are not, e.g. -1" in bad
     assert missing == "sqlmetrics: exposure_mean reads the exposure column: pass exposure=<its column>"
-    assert unknown.startswith(
-        "sqlmetrics: evaluate: unknown argument 'exposur' (arguments: relation, metrics, label, score, query, item, "
-        "weight, by, prediction, class_scores, "
-    ) and unknown.endswith(", exposure)"), unknown
+    known = "relation, metrics, label, score, query, item, weight, by, prediction, class_scores, "
+    assert unknown.startswith(f"sqlmetrics: evaluate: unknown argument 'exposur' (arguments: {known}"), unknown
+    assert "exposure" in unknown.removesuffix(")").split("(arguments: ")[1].split(", "), unknown
     project = tmp_path / "project"
     (project / "models").mkdir(parents=True)
     (project / "seeds").mkdir()
