@@ -850,3 +850,26 @@ def test_query_mean_interval_covers_the_population_mean():
 
     truth = sum(1 / p for p in range(1, 6)) / 5
     assert 0.92 <= _coverage(sample, truth, "mrr", 300, score="score", query="query") <= 0.98
+
+
+def test_a_template_header_ending_in_a_parenthesis_still_takes_its_interval(monkeypatch):
+    """A metric's interval opens WITH steps after its template's header unless the header
+    ends a step: a header whose last comment line ended in ")" was read as a step, and the
+    statement lost its WITH (a parser error); the comments aside, it is the same interval."""
+    from sqlmetrics.sqltext import templates
+
+    frame = pl.DataFrame({"r": [1.0, 0.0, 1.0, 0.0], "p0": [0.5, 0.5, 0.25, 1.0], "pe": [1.0, 0.0, 0.5, 0.5]})
+    roles = dict(label="r", propensity="p0", target_propensity="pe")
+    expected = sm.evaluate(frame, ["ips"], ci=0.9, **roles)
+    loaded = templates.load
+
+    def load(name: str) -> str:
+        text = loaded(name)
+        if name == "off_policy/ips.sql":  # the header's last line now ends in ")"
+            text = text.replace("off_policy/ips.py.\n", "off_policy/ips.py (the polars form)\n", 1)
+            assert "(the polars form)" in text
+        return text
+
+    monkeypatch.setattr(templates, "load", load)
+    assert "(the polars form)" in sm.to_sql(["ips"], source="t", ci=0.9, **roles)
+    assert_frame_equal(sm.evaluate(frame, ["ips"], ci=0.9, **roles), expected)

@@ -23,7 +23,7 @@ def with_spread(step: str, call: MetricCall, binding: Binding, values: dict[str,
     head, final = templates.split_final_select(step)
     spread = _spread_sql(call, binding, values)
     steps = f"point AS (\n{indent(final)}\n),\nspread AS (\n{indent(spread)}\n)"
-    opened = f"{head.rstrip()},\n{steps}" if head.strip(" \n").endswith(")") else f"{head}WITH {steps}"
+    opened = f"{head.rstrip()},\n{steps}" if opens_with_steps(head) else f"{head}WITH {steps}"
     point = [f"point.{column}" for column in (*slices, name, *(f"{name}_{o}" for o in call.spec.outputs))]
     spread_columns = [f"margin.se AS {name}_se", f"margin.df AS {name}_df"]
     columns = ", ".join([*point, *intervals.bounds_sql(call, binding.ci), *spread_columns])
@@ -32,6 +32,14 @@ def with_spread(step: str, call: MetricCall, binding: Binding, values: dict[str,
         f"{opened}\nSELECT {columns}\nFROM point\n"
         f"LEFT JOIN (\n{margin}\n) AS margin ON {templates.same_slice(slices, 'point', 'margin')}"
     )
+
+
+def opens_with_steps(head: str) -> bool:
+    """Whether a step's text before its final SELECT (``templates.split_final_select``)
+    holds WITH steps, its last code closing one: its comments aside, so that a comment
+    line ending in ")" (``-- Σ w·r / n (obp)``) is not read as a step."""
+    code = "\n".join(line.split("--", 1)[0] for line in head.splitlines())
+    return code.strip(" \n").endswith(")")
 
 
 def _spread_sql(call: MetricCall, binding: Binding, values: dict[str, str]) -> str:
