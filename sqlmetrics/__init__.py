@@ -32,7 +32,7 @@ from sqlmetrics.errors import (
     UnsupportedInDialectError,
 )
 from sqlmetrics.html_report import report
-from sqlmetrics.metrics.multiclass.class_scores import long_scores
+from sqlmetrics.metrics.multiclass import long_scores
 from sqlmetrics.registry import metric, registry
 from sqlmetrics.sources.trec import read_trec_qrels, read_trec_run
 from sqlmetrics.spec import Metric, MetricCall

@@ -21,17 +21,18 @@ from sqlmetrics.engines import engine_named, long_bootstrap, polars_engine, sour
 from sqlmetrics.engines.polars_engine.unit_bootstrap import unit_bootstrap as polars_unit_bootstrap
 from sqlmetrics.engines.record import Engine, OwnTable
 from sqlmetrics.errors import InvalidParameterError, Keyword, Part, SourceError
-from sqlmetrics.metrics.multiclass.class_scores import parse
+from sqlmetrics.metrics.multiclass.class_scores import ClassScores, parse
 from sqlmetrics.registry import hooks as family_hooks
-from sqlmetrics.registry import registry, resolve
-from sqlmetrics.request import ROWS, ClassScores, Request
+from sqlmetrics.registry import registry, resolve, roles
+from sqlmetrics.request import ROWS, Request
 from sqlmetrics.sources import FRAME_VIEW, is_path, second_view, source_sql
 from sqlmetrics.spec import MetricCall
 from sqlmetrics.sqltext.dialects import check_dialect, dialect_named, transpile
 
 Metrics = str | MetricCall | Iterable[str | MetricCall]
-# The roles bound to a table or a mapping rather than a column of the source: ``bind`` takes them apart.
-TABLE_ROLES = ("judgments", "class_scores")
+# The roles bound to a table or a mapping rather than a column of the source (``spec.Role.table``):
+# ``bind`` takes them apart.
+TABLE_ROLES = tuple(role.name for role in roles() if role.table)
 
 
 def evaluate(
@@ -162,10 +163,11 @@ def interval_methods(
     >>> sm.interval_methods(["auc", "average_precision"], resamples=500)["method"].to_list()
     ['DeLong', 'bootstrap']
     """
+    request = Request.of(locals())
     bootstrap.check(resamples, seed, ci_unit)
-    calls = resolve(metrics, multiclass=prediction is not None, class_scores=class_scores is not None)
+    calls = resolve(metrics, bound=request.bound)
     return intervals.described(
-        calls, ci, ci_method, Request(ci_unit=ci_unit).unit, resamples, seed, query, registered=registry()
+        calls, ci, ci_method, request.unit, resamples, seed, query, registered=registry()
     )
 
 
@@ -293,7 +295,7 @@ def _bound(metrics: Metrics, request: Request) -> tuple[Binding, Any]:
     """The binding of ``request``'s columns, without intervals, and its second table."""
     described, long_table = parse(request.class_scores)
     binding = bind(
-        resolve(metrics, multiclass=request.prediction is not None, class_scores=described is not None),
+        resolve(metrics, bound=request.bound),
         columns={role: column for role, column in request.columns.items() if role not in TABLE_ROLES},
         by=request.by,
         judgments=request.judgments is not None,
@@ -536,7 +538,7 @@ def statement(
             if long
             else ("the judgments from a table or view: pass ", _JUDGMENTS_TABLE)
         )
-        second = _statement_source(second_source, dialect, second_view(long), reads)
+        second = _statement_source(second_source, dialect, second_view(binding.second_role), reads)
     reads = ("a table or view: pass ", _SOURCE_TABLE)
     source_sql = _statement_source(source, dialect, FRAME_VIEW, reads)
     sql = compose(binding, source_sql, second, dialect) if composer is None else composer(binding, source_sql, second)
@@ -617,7 +619,7 @@ def per_class(
     >>> sm.per_class(df, ["precision", "recall"], label="y", prediction="y_hat").rows()
     [('cat', 2, 0.6666666666666666, 1.0), ('dog', 2, 1.0, 0.5)]
     """
-    calls = resolve(metrics, multiclass=True)
+    calls = resolve(metrics, bound=("prediction",))
     without = [repr(call) for call in calls if not call.spec.per_class]
     if without:
         raise InvalidParameterError(

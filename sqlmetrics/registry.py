@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from functools import cache
 from typing import Any
 
@@ -199,27 +199,25 @@ def _parse_k(name: str, text: str) -> int:
     return int(text.strip())
 
 
-def routed(name: str, multiclass: bool, class_scores: bool = False) -> str:
+def routed(name: str, bound: Collection[str] = ()) -> str:
     """The registered name a metric name means. Every ``multiclass_<name>`` answers to its
-    plain name when the role it reads instead of the score is bound: with a prediction
-    column (``multiclass``), ``"f1"`` means ``multiclass_f1``; with class scores
-    (``class_scores``), ``"auc"`` means ``multiclass_auc``. Otherwise, and for every
-    other name, the name itself."""
+    plain name when the roles it reads that a family adds (instead of the score) are
+    among the ``bound`` ones: with a predicted class bound, ``"f1"`` means
+    ``multiclass_f1``; with class scores, ``"auc"`` means ``multiclass_auc``. Otherwise,
+    and for every other name, the name itself."""
     prefixed = MULTICLASS_PREFIX + name
     spec = registry().get(prefixed)
     if spec is None:
         return name
-    bound = {"prediction": multiclass, "class_scores": class_scores}
-    return prefixed if all(bound.get(role, True) for role in spec.needs) else name
+    core = {role.name for role in CORE_ROLES}
+    return prefixed if set(spec.needs) - core <= set(bound) else name
 
 
-def resolve(
-    metrics: Iterable[str | MetricCall] | str | MetricCall, *, multiclass: bool = False, class_scores: bool = False
-) -> list[MetricCall]:
+def resolve(metrics: Iterable[str | MetricCall] | str | MetricCall, *, bound: Collection[str] = ()) -> list[MetricCall]:
     """Metric names and calls as a list of calls with distinct result columns. Names are
-    ``routed``: with ``multiclass`` (a prediction column is bound) ``"accuracy"`` is
-    ``multiclass_accuracy``, with ``class_scores`` ``"auc"`` is ``multiclass_auc``; calls
-    are taken as they are."""
+    ``routed`` by the roles ``bound`` (the call's roles given a column or table): with a
+    predicted class ``"accuracy"`` is ``multiclass_accuracy``, with class scores
+    ``"auc"`` is ``multiclass_auc``; calls are taken as they are."""
     if isinstance(metrics, (str, MetricCall)):
         metrics = [metrics]
     if metrics is None or not isinstance(metrics, Iterable):
@@ -232,7 +230,7 @@ def resolve(
         raise InvalidParameterError(
             f"metrics must be names (e.g. 'auc') or metric calls (e.g. sm.fbeta(beta=2)), got {others[0]!r}"
         )
-    calls = [m if isinstance(m, MetricCall) else _named_call(m, multiclass, class_scores) for m in metrics]
+    calls = [m if isinstance(m, MetricCall) else _named_call(m, bound) for m in metrics]
     if not calls:
         raise InvalidParameterError("no metrics given")
     seen: dict[str, MetricCall] = {}
@@ -244,10 +242,10 @@ def resolve(
     return calls
 
 
-def _named_call(text: str, multiclass: bool, class_scores: bool) -> MetricCall:
+def _named_call(text: str, bound: Collection[str]) -> MetricCall:
     """A name or spec (``"fbeta:beta=2"``) as a call, its name ``routed``."""
     name, params = parse_metric(text)
-    return metric(routed(name, multiclass, class_scores), **params)
+    return metric(routed(name, bound), **params)
 
 
 # The numerals a metric spec's value is read as a number from (the dbt package reads them

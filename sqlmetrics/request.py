@@ -16,10 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlmetrics.binding import ROWS
-from sqlmetrics.binding.class_scores import LongClassScores
 from sqlmetrics.registry import roles
 
-ClassScores = Mapping[Any, str] | LongClassScores
 COMPARE_LEVEL = 0.95  # sm.compare's default ci, which to_sql and report take for a comparison without ci
 
 
@@ -80,6 +78,12 @@ class Request:
         if name in columns:
             return columns[name]
         raise AttributeError(name)
+
+    @property
+    def bound(self) -> tuple[str, ...]:
+        """The roles given a column or a table (a keyword not None), which route a metric's
+        name (``registry.routed``: with a predicted class ``"f1"`` is ``multiclass_f1``)."""
+        return tuple(role for role, value in self.columns.items() if value is not None)
 
     @property
     def slices(self) -> list[str]:

@@ -14,12 +14,6 @@ from typing import Any
 
 from sqlmetrics.errors import InvalidParameterError, closest
 
-# The roles the core reads with code of its own (``class_scores`` is one score per class:
-# wide columns or a long table, see class_scores.py). A role a family declares beyond
-# these (``Role``, declared in a family's ``steps.Family``) is read the one generic way: a numeric column under its
-# role's name.
-ROLES = ("label", "score", "prediction", "class_scores", "query", "item", "weight")
-
 # What a metric requires of the score column beyond "not NaN".
 SCORE_DOMAINS = ("any", "finite", "probability")
 
@@ -288,7 +282,7 @@ class Metric:
       says whether ``sqlmetrics.polars`` gives an expression or a function of a frame;
     * ``row_plan``: for the histogram form, whether the row expression is used on nearly
       distinct scores (False where it measured slower than the histogram);
-    * ``per_class``: for a multi-class metric, its column of ``per_class_scores``, which
+    * ``per_class``: for a multi-class metric, its column of ``per_class_values``, which
       ``sm.per_class`` reports (empty: it has no per-class value);
     * ``intermediates``: the shared steps the template selects from (``score_hist``, ...);
     * ``reads_of``: where a call reads only some of them, by its parameters, the ones it
@@ -478,9 +472,14 @@ class Role:
     from them (``tests/strategies.py``), the library itself never reads them.
 
     The core's roles (``CORE_ROLES``) and the families' (``steps.Family.roles``) are declared
-    alike; a role not in ``ROLES`` is read the one generic way: ``input`` holds the
-    column as a number under the role's name (NULL excludes the row, as for every bound
-    role), the schema must make it numeric, and a metric reads it by that name."""
+    alike. ``generic`` (the default): the core reads the role the one generic way:
+    ``input`` holds the column as a number under the role's name (NULL excludes the row,
+    as for every bound role), the schema must make it numeric, and a metric reads it by
+    that name; the core's own roles and those read with code of their own (a class, a
+    table) say ``generic=False``. ``table``: the role is bound to a table or a mapping
+    rather than a column of the source (``bind`` takes it by its own keyword: the
+    judgments, class scores). ``state_flag``: a table role whose state records whether it
+    was bound, as a true or false of its meta under the role's name (a run's judgments)."""
 
     name: str
     holds: str
@@ -491,25 +490,22 @@ class Role:
     default: Any = None
     after: str = ""
     valid_values: tuple[Any, ...] = ()
+    generic: bool = True
+    table: bool = False
+    state_flag: bool = False
 
     @property
     def flag(self) -> str:
         """The CLI option: ``option``, or ``--<name>`` with ``_`` written ``-``."""
         return self.option or "--" + self.name.replace("_", "-")
 
-    @property
-    def generic(self) -> bool:
-        """Whether the core reads it the one generic way (a number under its name): every
-        role but those the core reads with code of its own (``ROLES``, ``judgments``)."""
-        return self.name not in (*ROLES, "judgments")
-
 
 # The roles every family reads, declared once here; a family adds its own (``steps.Family.roles``).
 CORE_ROLES = (
     Role("label", "the label: 0/1, a graded relevance, a regression target or a class, as the metrics read it",
-         metavar="COLUMN", annotation="str", default="label"),
-    Role("score", "the score (a number); default: the column score, when a metric reads a score"),
-    Role("query", "the query (list) id: the list of a ranking metric, the group of gauc"),
-    Role("item", "the item (document) id, for ranking metrics"),
-    Role("weight", "the row weight: a number, finite and >= 0"),
+         metavar="COLUMN", annotation="str", default="label", generic=False),
+    Role("score", "the score (a number); default: the column score, when a metric reads a score", generic=False),
+    Role("query", "the query (list) id: the list of a ranking metric, the group of gauc", generic=False),
+    Role("item", "the item (document) id, for ranking metrics", generic=False),
+    Role("weight", "the row weight: a number, finite and >= 0", generic=False),
 )  # fmt: skip

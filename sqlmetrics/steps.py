@@ -20,10 +20,9 @@ metrics, ``INTERMEDIATES`` and ``FAMILY``). Only these modules outside ``metrics
 import a family by name, each in a layer above the composer (``tests/test_imports.py``
 holds this list to the code and fails on any other importer): the polars engine, which
 runs each family's polars forms (``engines/polars_engine/__init__.py``: multiclass's
-``per_class_scores``; ``engines/polars_engine/plan.py``: multiclass's ``long_rows``,
-``wide_rows`` and ``class_score_rules``, ranking's ``run_rules``;
-``engines/polars_engine/forms.py``: multiclass's ``COUNTS`` and ``averaged``, ranking's
-``Lists`` and ``call_lists``); the entry points of a family's own (``api.py``:
+``per_class_values``; ``engines/polars_engine/forms.py``: multiclass's ``COUNTS`` and
+``averaged``, ranking's ``Lists`` and ``call_lists``; its input plan reads the second
+table and a family's own steps through the hooks); the entry points of a family's own (``api.py``:
 multiclass's ``class_scores=`` read by ``metrics/multiclass/class_scores.py``; ``__init__.py``:
 ``sm.long_scores``); the curves (``curves/roc.py``, ``curves/pr.py`` and
 ``curves/calibration.py``: classification's ``ratio``); ``dbt/package.py``, which writes
@@ -33,8 +32,8 @@ metric module's polars expression.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -145,8 +144,20 @@ def _no_rules(binding: Binding) -> list[TableRule]:
     return []
 
 
-def _no_check(binding: Binding, result: pl.DataFrame) -> None:
+def _no_check(binding: Binding, *checked: Any) -> None:
     return None
+
+
+def _no_names(binding: Binding) -> tuple[str, ...]:
+    return ()
+
+
+def _no_table(binding: Binding, table: pl.LazyFrame, source_schema: dict[str, str]) -> None:
+    return None
+
+
+def _no_frames(binding: Binding, *frames: Any) -> dict[str, pl.DataFrame]:
+    return {}
 
 
 @dataclass(frozen=True)
@@ -165,13 +176,42 @@ class Hooks:
       serves (``rules.tables.TableRule``; ranking: the judgments, multiclass: the class
       scores), which the DuckDB engine reads to name their keyword arguments in an error;
     * ``check_result(binding, result)``: raises on a result the family never reports
-      (regression: a sum that overflowed the float range).
+      (regression: a sum that overflowed the float range);
+    * ``check_steps(binding)``: the names of its steps (of ``steps_before`` or
+      ``steps_after``) whose ``failure`` must be NULL for the result to be returned
+      (ranking: ``run_checks``; multiclass: ``class_checks``);
+    * ``shared_steps(binding)``: the shared steps (``INTERMEDIATES``) the call renders
+      whatever its metrics read, which its own steps read (multiclass:
+      ``class_score_hist``, which ``class_checks`` reads);
+    * ``source_schema(binding, schema)``: raises for the source's schema of its roles'
+      columns, after the core's rules (``rules.schema.check_schema``; multiclass: classes
+      that cannot be compared, wide class-score columns);
+    * ``second_schema(binding, schema, source_schema)``: raises for the second table's
+      schema when the table is the family's (ranking: a run's judgments; multiclass: long
+      class scores);
+    * ``polars_second(binding, table, source_schema)``: for the polars engine, the call's
+      second table (``table``, a LazyFrame of its columns, ``Binding.second_columns``)
+      under canonical names once its schema holds, when it is the family's (ranking: a
+      run's judgments; multiclass: long class scores), else None;
+    * ``polars_rules(binding)``: its rules on the second table the polars engine checks
+      with the column rules, on ``rules.tables.RuleTables(rows, second)`` (ranking: a
+      run's);
+    * ``polars_steps(binding, rows, second, base)``: its own steps the polars engine
+      builds after ``base``, by name, once their rules hold (multiclass:
+      ``class_score_hist`` with class scores bound, whatever reads it).
     """
 
     steps_before: Callable[[Binding, bool], dict[str, str]] = _no_steps
     steps_after: Callable[[Binding], dict[str, str]] = _no_steps
     table_rules: Callable[[Binding], list[TableRule]] = _no_rules
     check_result: Callable[[Binding, pl.DataFrame], None] = _no_check
+    check_steps: Callable[[Binding], tuple[str, ...]] = _no_names
+    shared_steps: Callable[[Binding], tuple[str, ...]] = _no_names
+    source_schema: Callable[[Binding, Mapping[str, str]], None] = _no_check
+    second_schema: Callable[[Binding, Mapping[str, str], Mapping[str, str]], None] = _no_check
+    polars_second: Callable[[Binding, pl.LazyFrame, dict[str, str]], pl.LazyFrame | None] = _no_table
+    polars_rules: Callable[[Binding], list[TableRule]] = _no_rules
+    polars_steps: Callable[..., dict[str, pl.DataFrame]] = _no_frames
 
 
 @dataclass(frozen=True)
@@ -179,9 +219,15 @@ class Family:
     """A family's declaration, ``FAMILY`` in its package's ``__init__.py`` (beside its
     shared steps, ``INTERMEDIATES``): its name, the roles it adds (``spec.Role``: its
     columns' keywords, CLI options, what they hold and their input rules) and its hooks
-    (``Hooks``). The registry collects them (``registry.families()``, ``registry.roles()``,
-    ``registry.hooks()``); a family package without one adds no role and no hook."""
+    (``Hooks``); ``summary``: what its metrics read, in a line (``sqlmetrics metrics``
+    heads the family's list with it); ``notes``: what each of its own steps that Python
+    writes (``Hooks.steps_before``, ``steps_after``, its input steps) is, by name, which
+    the statement shows above the step's SQL. The registry collects them (``registry.families()``,
+    ``registry.roles()``, ``registry.hooks()``); a family package without one adds no role
+    and no hook."""
 
     name: str
     roles: tuple[Role, ...] = ()
     hooks: Hooks = Hooks()
+    summary: str = ""
+    notes: Mapping[str, str] = field(default_factory=dict)

@@ -6,7 +6,6 @@ failing the model with Python's message, and an unknown metric refused by name."
 
 from __future__ import annotations
 
-import dataclasses
 import filecmp
 import json
 import os
@@ -78,7 +77,13 @@ def impressions(n: int = 500, seed: int = 0) -> pl.DataFrame:
     )
     nulls = {"pctr": missing[0], "click": missing[1], "user_id": missing[2], "guess": rng.random(n) < 0.03}
     nulls["p_virginica"] = rng.random(n) < 0.03
-    return frame.with_columns(pl.when(pl.Series(m)).then(None).otherwise(pl.col(c)).alias(c) for c, m in nulls.items())
+    frame = frame.with_columns(pl.when(pl.Series(m)).then(None).otherwise(pl.col(c)).alias(c) for c, m in nulls.items())
+    # the off-policy family's roles: the logging and the target policy's propensities (in
+    # (0, 1], two decimals) and the reward models' predictions, a few logged ones NULL
+    off_policy = {name: np.round(rng.uniform(0.05, 1.0, n), 2) for name in ("prop", "target", "rm", "trm")}
+    return frame.with_columns(**{name: pl.Series(values) for name, values in off_policy.items()}).with_columns(
+        prop=pl.when(pl.Series(rng.random(n) < 0.03)).then(None).otherwise(pl.col("prop"))
+    )
 
 
 @pytest.fixture(scope="module")
@@ -122,6 +127,9 @@ def one_metric_call(name: str) -> dict:
         return dict(metrics=[metric], label="species", weight="wt", by=["day", "country"], **given)
     if family == "ranking":
         return dict(metrics=[metric], label="rel", score="pctr", query="user_id", by=["day", "country"])
+    if family == "off_policy":  # each role a family adds, by its keyword
+        roles = dict(propensity="prop", target_propensity="target", reward_model="rm", target_reward_model="trm")
+        return dict(metrics=[metric], label="click", weight="wt", by=["day", "country"], **roles)
     label = "rel" if family == "regression" else "click"
     return dict(metrics=[metric], label=label, score="pctr", query="user_id", weight="wt", by=["day", "country"])
 
@@ -342,24 +350,19 @@ def test_an_unknown_metric_is_refused_by_name():
         evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["ndcg:gain=cubic"], label="rel", score="pctr", query="q")
 
 
-def test_a_metric_reading_a_familys_role_is_left_out_saying_why(tmp_path, monkeypatch):
-    """A metric needing a role a family adds (``Role.generic``; here mae made to read an
-    ``exposure`` column) is not carried: the catalog names it with why, and a model
-    asking for it is refused with that reason, not as an unknown metric.
-    (tests/test_new_family.py checks the same of its toy family's metric.)"""
-    exposed = dataclasses.replace(sm.registry()["mae"], name="exposure_mae", needs=("label", "score", "exposure"))
-    monkeypatch.setattr(dbt_package, "registry", lambda: {**sm.registry(), "exposure_mae": exposed})
-    assert "exposure_mae" not in {spec.name for spec in carried()}
-    why = (
-        "it reads the 'exposure' column (a role its family adds), which the dbt package's evaluate does not bind; "
-        "evaluate it with sqlmetrics itself (sm.evaluate, or sm.to_sql for the statement)"
-    )
-    assert dbt_package.left_out()["exposure_mae"] == why
-    package = shutil.copytree(PACKAGE, tmp_path / "sqlmetrics")
-    (package / "macros" / "catalog.sql").write_text(dbt_package.catalog_file())
+def test_a_metric_whose_base_sums_depend_on_its_parameters_is_left_out_saying_why():
+    """A metric reading a step whose sums in base depend on its parameters (the off-policy
+    caps: ``Intermediate.base_aggregates`` a function) is not carried: the catalog names it
+    with why, and a model asking for it is refused with that reason, not as an unknown
+    metric; the family's other metrics are carried, their roles bound by keyword
+    (``test_each_carried_metric_is_evaluates_table``)."""
+    why = dbt_package.left_out()["clipped_ips"]
+    assert why.startswith("it reads the step 'clipped_sums', whose sums in base depend on its parameters")
+    assert "ips" in {spec.name for spec in carried()}
+    roles = dict(propensity="prop", target_propensity="target")
     with pytest.raises(CompilerError) as refused:
-        evaluate_sql(package, "duckdb", '"t"', metrics=["auc", "exposure_mae"], label="click", score="pctr")
-    assert f"exposure_mae is not carried by the dbt package: {why}" in str(refused.value)
+        evaluate_sql(PACKAGE, "duckdb", '"t"', metrics=["ips", "clipped_ips"], label="click", **roles)
+    assert f"clipped_ips is not carried by the dbt package: {why}" in str(refused.value)
 
 
 def test_a_metric_reading_a_step_the_package_does_not_write_is_left_out_saying_why():

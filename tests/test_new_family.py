@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import shutil
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 from test_new_metric import copy_tree, pytest_in, run
 
@@ -302,35 +304,92 @@ def test_the_registry_driven_tests_run_the_new_familys_metric(tree):
     assert result.returncode == 0, result.stdout[-5000:]
 
 
-# In the copy: its dbt package's catalog (the committed package's other files beside it)
-# rendered as dbt would, for a model asking for the toy metric.
+# In the copy: its dbt package written (as ``sqlmetrics dbt --output`` writes it), and a
+# model asking for the toy metric rendered as dbt renders it (tests/dbt_render.py) and run
+# on DuckDB: its table, a bad exposure's and a missing one's refusals, an unknown keyword's.
 DBT_MODEL = """\
-import sys, shutil, tempfile
+import sys
 from pathlib import Path
+
+import duckdb
+import polars as pl
+
 sys.path.insert(0, "tests")
 from dbt_render import CompilerError, evaluate_sql
+from test_exposure_family import ROWS
+
 from sqlmetrics.dbt import package as dbt_package
-print("exposure_mean" in dbt_package.left_out(), "exposure_mean" in {spec.name for spec in dbt_package.carried()})
-package = Path(shutil.copytree("examples/dbt/sqlmetrics", Path(tempfile.mkdtemp()) / "sqlmetrics"))
-(package / "macros" / "catalog.sql").write_text(dbt_package.catalog_file())
+
+package = Path(sys.argv[1])
+dbt_package.write_package(package, use_cache=False)
+print("exposure_mean" in {spec.name for spec in dbt_package.carried()}, dbt_package.catalog()["roles"])
+con = duckdb.connect()
+con.register("t", ROWS.to_arrow())
+con.register("bad", ROWS.with_columns(pl.Series("e", [3.0, -1.0, -0.5, 1.0, None, 0.0])).to_arrow())
+call = dict(metrics=["exposure_mean"], label="y", exposure="e", by=["g"])
+print(con.sql(evaluate_sql(package, "duckdb", '"t"', **call)).pl().rows())
 try:
-    evaluate_sql(package, "duckdb", '"t"', metrics=["exposure_mean"], label="y")
-except CompilerError as refused:
-    print(refused)
+    con.sql(evaluate_sql(package, "duckdb", '"bad"', **call)).fetchall()
+except duckdb.Error as refused:
+    print(str(refused).splitlines()[0])
+for wrong in (dict(metrics=["exposure_mean"], label="y"), dict(call, exposur="e")):
+    try:
+        evaluate_sql(package, "duckdb", '"t"', **wrong)
+    except CompilerError as refused:
+        print(refused)
 """
+
+# A dbt project of the copy's package: the toy rows as a seed and a model of exposure_mean.
+DBT_ROWS = "y,e,g\n1.0,3.0,a\n0.0,1.0,a\n2.0,0.5,b\n,1.0,b\n1.0,,b\n4.0,0.0,b\n"  # END_TO_END's ROWS
+DBT_MODEL_SQL = (
+    "{{ config(materialized='table') }}\n"
+    "{{ sqlmetrics.evaluate(ref('rows'), metrics=['exposure_mean'], label='y', exposure='e', by=['g']) }}\n"
+)
 
 
 @pytest.mark.scale
-def test_the_dbt_package_leaves_the_new_role_out_saying_why(tree):
-    """The dbt package's evaluate binds the core's roles only: the toy metric is left out,
-    named in the catalog with why, and a model asking for it is refused saying so."""
-    done = run(tree, sys.executable, "-c", DBT_MODEL)
-    assert done.stdout.splitlines() == [
-        "True False",  # left out (with the other families' metrics reading a role of theirs), not carried
-        "sqlmetrics: exposure_mean is not carried by the dbt package: it reads the 'exposure' column (a role its "
-        "family adds), which the dbt package's evaluate does not bind; evaluate it with sqlmetrics itself "
-        "(sm.evaluate, or sm.to_sql for the statement)",
-    ], done.stderr
+def test_the_dbt_package_carries_the_new_role(tree, tmp_path):
+    """The dbt package's evaluate takes the toy family's role by its keyword, as
+    ``sm.evaluate`` does: the metric is carried (the catalog lists the role), its table is
+    ``sm.evaluate``'s (END_TO_END's EXPECTED, per slice: a 0.75, b 2.0; b's rows with a
+    NULL label or exposure excluded), a bad exposure fails the statement with Python's
+    message, a model without the role is refused with Python's message, an unknown keyword
+    still by name; and ``dbt run`` on DuckDB builds the same table."""
+    package = tmp_path / "package" / "sqlmetrics"
+    done = run(tree, sys.executable, "-c", DBT_MODEL, str(package), SQLMETRICS_CACHE_DIR=str(tmp_path / "cache"))
+    lines = done.stdout.splitlines()
+    assert len(lines) == 5, done.stdout + done.stderr
+    carried, table, bad, missing, unknown = lines
+    # carried, with the roles the families add (the toy's among the other families')
+    assert carried.startswith("True [") and "'exposure'" in carried, carried
+    assert table == "[('a', 2, 0, 0.75), ('b', 2, 2, 2.0)]", done.stderr
+    # the statement fails with Python's message (DuckDB names the failure its own way around it)
+    assert "sqlmetrics: exposure column 'e' must be finite and >= 0 (for exposure_mean): 2 rows are not, e.g. -1" in bad
+    assert missing == "sqlmetrics: exposure_mean reads the exposure column: pass exposure=<its column>"
+    known = "relation, metrics, label, score, query, item, weight, by, prediction, class_scores, "
+    assert unknown.startswith(f"sqlmetrics: evaluate: unknown argument 'exposur' (arguments: {known}"), unknown
+    assert "exposure" in unknown.removesuffix(")").split("(arguments: ")[1].split(", "), unknown
+    project = tmp_path / "project"
+    (project / "models").mkdir(parents=True)
+    (project / "seeds").mkdir()
+    for name in ("dbt_project.yml", "profiles.yml"):
+        shutil.copy(tree / "examples" / "dbt" / "project" / name, project / name)
+    (project / "packages.yml").write_text(f"packages:\n  - local: {package}\n")
+    (project / "seeds" / "rows.csv").write_text(DBT_ROWS)
+    (project / "models" / "exposure_metrics.sql").write_text(DBT_MODEL_SQL)
+    env = {
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "DBT_LOG_PATH": str(tmp_path / "logs"),
+        "DBT_TARGET_PATH": str(tmp_path / "target"),
+        "SQLMETRICS_DBT_DUCKDB": str(tmp_path / "dbt.duckdb"),
+    }
+    for step in ("deps", "seed", "run"):
+        built = run(project, sys.executable, "-m", "dbt.cli.main", step, "--project-dir", str(project),
+                    "--profiles-dir", str(project), **env)  # fmt: skip
+        assert built.returncode == 0, built.stdout[-4000:]
+    with duckdb.connect(str(tmp_path / "dbt.duckdb"), read_only=True) as con:
+        table = con.sql("SELECT * FROM main.exposure_metrics ORDER BY g").fetchall()
+    assert table == [("a", 2, 0, 0.75), ("b", 2, 2, 2.0)]
 
 
 # --- the registry's reading of the declarations, in this tree -----------------------------

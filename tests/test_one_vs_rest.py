@@ -35,7 +35,7 @@ CALLS = resolve(
         sm.multiclass_auc(average="weighted"),
         sm.multiclass_average_precision(average="weighted"),
     ],
-    class_scores=True,
+    bound=("class_scores",),
 )
 
 

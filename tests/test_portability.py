@@ -70,7 +70,7 @@ def calls():
         "per_class",
         lambda: compose_per_class(
             _class_table_binding(
-                resolve(["f1", sm.multiclass_fbeta(beta=2)], multiclass=True), "y", "pred", None, "s", ()
+                resolve(["f1", sm.multiclass_fbeta(beta=2)], bound=("prediction",)), "y", "pred", None, "s", ()
             ),
             "t",
         ),

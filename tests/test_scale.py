@@ -520,15 +520,18 @@ def test_polars_expressions_match_references(case, references):
     expressions = [
         getattr(smp, c.spec.name)("score", "label", w, **c.kwargs).alias(c.column)
         for c in BINARY_CALLS
-        if c.spec.name not in GROUPED
+        if c.spec.is_expression
     ]
     expected = expected_rows(references, case, "classification")
     by = [case.by] if case.by else []
-    gauc = smp.gauc(lf, score="score", label="label", query="user", weight=w, by=by).collect()
-    if by:
-        gauc = gauc.sort(by)
-    values = grouped(lf, case, expressions)
-    assert_matches(values.hstack(gauc.drop(by)), expected, case, "classification expressions")
+    frames = [grouped(lf, case, expressions)]
+    for call in (c for c in BINARY_CALLS if not c.spec.is_expression):  # gauc and the calibration bins' metrics
+        roles = {"query": "user"} if call.spec.name in GROUPED else {}
+        frame = getattr(smp, call.spec.name)(lf, score="score", label="label", weight=w, by=by, **roles, **call.kwargs)
+        frame = frame.collect().sort(by) if by else frame.collect()
+        names = [call.column, *(f"{call.column}_{output}" for output in call.spec.outputs)]
+        frames.append(value_columns(frame, by, names).drop(by))
+    assert_matches(pl.concat(frames, how="horizontal"), expected, case, "classification expressions")
     regression = [
         getattr(smp, c.spec.name)("estimate", "target", w, **c.kwargs).alias(c.column) for c in REGRESSION_CALLS
     ]

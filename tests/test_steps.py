@@ -235,7 +235,7 @@ def test_polars_builder_makes_the_rows_of_its_sql_step(name, seed):
     source = case.rows(seed)
     binding, second = prepare(case.metrics, case.request)
     rows, base, judged = plan.checked_base(binding, source, second)
-    steps = Steps(binding, rows, base, judged, plan.checked_class_score_hist(binding, rows, judged, base))
+    steps = Steps(binding, rows, base, judged, plan.family_steps(binding, rows, judged, base).get("class_score_hist"))
     sql = case.sql(sql_step(binding, source, second, name))
     step = intermediates()[name]
     columns = [*(binding.slices if case.sliced else ()), *case.keys, *case.values]

@@ -1,7 +1,8 @@
 """How the caller's columns map onto the canonical roles, and what the call's metrics need:
 ``bind`` checks the keywords themselves (a role the metrics need is bound, names do not
 collide) and returns the ``Binding``. What the source's columns must be (present,
-numeric, of comparable kinds) is checked against its schema in ``rules/schema.py``."""
+numeric, of comparable kinds) is checked against its schema in ``rules/schema.py`` and by
+each family's hooks (``steps.Hooks.source_schema``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from sqlmetrics.binding.bootstrap import Bootstrap
 from sqlmetrics.binding.class_scores import LongClassScoreColumns, WideClassScores
 from sqlmetrics.errors import InvalidParameterError, Keyword, shown
-from sqlmetrics.spec import ROLES, ClusteredInterval, MetricCall
+from sqlmetrics.spec import ClusteredInterval, MetricCall
 
 # ci_unit's value declaring each row its own unit (rows assigned their arm one by one): not a
 # column; a source that also has a column of this name is refused (``rules.schema``), so
@@ -93,14 +94,20 @@ class Binding:
     def prediction(self) -> str | None:
         return self.columns.get("prediction")
 
+    def has(self, role: str) -> bool:
+        """Whether ``role`` is bound: a column role to a column, a table role
+        (``spec.Role.table``, the field of its name: ``judgments``, ``class_scores``) to
+        its table."""
+        return role in self.columns or getattr(self, role, None) not in (None, False)
+
     @property
     def generic_roles(self) -> tuple[str, ...]:
         """The bound roles a family declares beyond the core's own (``spec.Role.generic``)
         that a metric of the call reads: ``input`` holds each as a number under the
         role's name (a role no metric reads is not read, as the item without a ranking
         metric)."""
-        needed = {role for call in self.calls for role in call.spec.needs}
-        return tuple(role for role in self.columns if role not in ROLES and role in needed)
+        needed = {role.name for call in self.calls for role in call.spec.roles}
+        return tuple(role for role in self.columns if role in needed)
 
     def clustered(self, call: MetricCall) -> ClusteredInterval | None:
         """The clustered form the call's analytic interval takes (``Interval.clustered``)
@@ -165,6 +172,32 @@ class Binding:
         if self.multiclass:
             return ("true_class", "predicted_class")
         return ("true_class",) if self.class_scores is not None else ()
+
+    @property
+    def class_roles(self) -> dict[str, str]:
+        """Each class column of ``input`` (``class_keys``) with the role whose column it
+        holds as it is: the true class the label's, the predicted class the prediction's
+        (the tables of classes name them so: ``sm.confusion_matrix``)."""
+        return dict(zip(self.class_keys, ("label", "prediction")))
+
+    @property
+    def paired_key(self) -> str:
+        """The ``input`` column each of two paired rows takes its ``paired_role``'s value
+        in: ``score``, or ``predicted_class`` for two predicted classes."""
+        return "predicted_class" if self.multiclass else "score"
+
+    @property
+    def second_role(self) -> str:
+        """The role read from the call's second table, which names its view
+        (``sources.second_view``): ``class_scores`` for long class scores, else
+        ``judgments``."""
+        return "class_scores" if self.long_scores is not None else "judgments"
+
+    @property
+    def plain_score(self) -> bool:
+        """Whether the metrics read one score column as the source's rows hold it: a score
+        bound, without class scores (one per class) or judgments (the run's rows joined)."""
+        return self.score is not None and self.class_scores is None and not self.judgments
 
     @property
     def wide_scores(self) -> tuple[tuple[object, str], ...]:
@@ -349,8 +382,7 @@ def _check_generic_roles(binding: Binding) -> None:
     """Raise for a role a family declares (``spec.Role.generic``) that a metric needs and
     the call does not bind."""
     for call in binding.calls:
-        own = (*ROLES, "judgments")  # the core's roles, bound by their own rules
-        missing = [role for role in call.spec.needs if role not in own and role not in binding.columns]
+        missing = [role.name for role in call.spec.roles if role.name not in binding.columns]
         if missing:
             raise InvalidParameterError(
                 f"{call.column} reads the {missing[0]} column: pass ", Keyword(missing[0], hint="its column")

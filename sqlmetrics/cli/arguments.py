@@ -4,13 +4,14 @@ class scores, sources, shared by ``eval``, ``compare``, ``report`` and ``sql``."
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
 import sqlmetrics
 from sqlmetrics.api import TABLE_ROLES
 from sqlmetrics.cli.messages import UsageError
+from sqlmetrics.compose.rollup import bound_in
 from sqlmetrics.registry import roles, routed
 from sqlmetrics.spec import MetricCall
 
@@ -23,28 +24,31 @@ def split_list(text: str, option: str) -> list[str]:
     return items
 
 
-def metric_calls(
-    specs: Sequence[tuple[str, dict[str, Any]]], multiclass: bool, class_scores: bool = False
-) -> list[MetricCall]:
-    """The metric specs as calls; with a prediction column (``multiclass``) plain names
-    such as ``f1`` mean the multi-class metrics, with class scores ``auc`` and
-    ``average_precision`` the one-vs-rest ones."""
-    return [sqlmetrics.metric(routed(name, multiclass, class_scores), **params) for name, params in specs]
+def metric_calls(specs: Sequence[tuple[str, dict[str, Any]]], bound: Collection[str]) -> list[MetricCall]:
+    """The metric specs as calls, their names routed by the roles ``bound``
+    (``registry.routed``: with a predicted class plain names such as ``f1`` mean the
+    multi-class metrics, with class scores ``auc`` and ``average_precision`` the
+    one-vs-rest ones)."""
+    return [sqlmetrics.metric(routed(name, bound), **params) for name, params in specs]
 
 
 def state_calls(specs: Sequence[tuple[str, dict[str, Any]]], meta: dict[str, Any]) -> list[MetricCall]:
-    """The metric specs as calls of states of ``meta``'s call: routed to the multi-class
-    metrics when the states were built with a prediction column."""
-    return metric_calls(specs, meta["columns"]["prediction"] is not None)
+    """The metric specs as calls of states of ``meta``'s call, routed by the roles its
+    states bound."""
+    return metric_calls(specs, bound_in(meta))
 
 
 def binding_calls(args: argparse.Namespace) -> list[MetricCall]:
-    """--metrics as calls, routed by the roles the command line binds."""
-    class_scores = args.class_scores is not None or args.long_scores is not None
-    predicted = args.prediction is not None or getattr(args, "predictions", None) is not None
-    return metric_calls(args.metrics, predicted, class_scores)
+    """--metrics as calls, routed by the roles the command line binds: each role's option
+    given, and the options standing for one (two predicted classes, long class scores)."""
+    given = {role.name for role in roles() if getattr(args, role.name, None) is not None}
+    given |= {role for option, role in STANDING_FOR.items() if getattr(args, option, None) is not None}
+    return metric_calls(args.metrics, given)
 
 
+# The options that bind a role under another name: --predictions (two predicted classes)
+# and --long-scores (class scores as a long table).
+STANDING_FOR = {"predictions": "prediction", "long_scores": "class_scores"}
 EXAMPLES = {"--scores": "pctr_v1,pctr_v2", "--predictions": "class_v1,class_v2"}  # of paired columns
 
 
@@ -106,11 +110,25 @@ def binding_kwargs(args: argparse.Namespace, paths: bool = True) -> dict[str, An
     }
 
 
-def read_sources(args: argparse.Namespace) -> tuple[Any, Any]:
-    """SOURCE and --judgments: Parquet paths, or with --trec the frames of TREC files.
-    (The CLI has no DuckDB tables to name, so SOURCE is always a path or glob.)"""
+def compared_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """``binding_kwargs`` as ``compare`` takes them: at the 95% level unless --ci says
+    another, and without class scores, which it refuses (the one-vs-rest metrics have no
+    interval yet)."""
+    kwargs = binding_kwargs(args) | {"ci": 0.95 if args.ci is None else args.ci}
+    if kwargs.pop("class_scores") is not None:
+        raise UsageError("compare: the one-vs-rest metrics (--class-scores, --long-scores) have no interval yet")
+    return kwargs
+
+
+def read_sources(args: argparse.Namespace, paths: bool = True) -> tuple[Any, dict[str, Any]]:
+    """SOURCE, and --judgments as ``evaluate``'s keyword: Parquet paths, or with --trec
+    the frames of TREC files. (The CLI has no DuckDB tables to name, so SOURCE is always
+    a path or glob; for ``sql`` (``paths=False``) each is a path or a table name, as
+    given.)"""
     if args.trec:
         if args.judgments is None:
             raise UsageError("--trec reads a run and its qrels: pass --judgments QRELS")
-        return sqlmetrics.read_trec_run(args.source), sqlmetrics.read_trec_qrels(args.judgments)
-    return Path(args.source), None if args.judgments is None else Path(args.judgments)
+        return sqlmetrics.read_trec_run(args.source), {"judgments": sqlmetrics.read_trec_qrels(args.judgments)}
+    if not paths:
+        return args.source, {"judgments": args.judgments}
+    return Path(args.source), {"judgments": None if args.judgments is None else Path(args.judgments)}

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import polars as pl
 
 import sqlmetrics
-from sqlmetrics.cli.arguments import binding_calls, binding_kwargs, paired_kwargs, read_sources
+from sqlmetrics.cli.arguments import binding_calls, compared_kwargs, paired_kwargs, read_sources
 from sqlmetrics.cli.messages import UsageError
 from sqlmetrics.cli.output import compute_and_write, output_format
 from sqlmetrics.compare import p_values_as_text
@@ -19,10 +19,8 @@ from sqlmetrics.html_report import numbers
 
 def run_compare(args: argparse.Namespace) -> None:
     calls = binding_calls(args)
-    source, judgments = read_sources(args)
-    kwargs = binding_kwargs(args) | {"ci": 0.95 if args.ci is None else args.ci}
-    if kwargs.pop("class_scores") is not None:
-        raise UsageError("compare: the one-vs-rest metrics (--class-scores, --long-scores) have no interval yet")
+    source, second = read_sources(args)
+    kwargs = compared_kwargs(args) | second
     paired = paired_kwargs(args, "compare")
     if paired:
         if args.arm is not None or args.baseline is not None:
@@ -31,7 +29,7 @@ def run_compare(args: argparse.Namespace) -> None:
                 "not both"
             )
         kwargs |= paired
-        compute_and_write(args, sqlmetrics.compare, source, calls, judgments=judgments, shown=_shown(args), **kwargs)
+        compute_and_write(args, sqlmetrics.compare, source, calls, shown=_shown(args), **kwargs)
         return
     if args.arm is None or args.baseline is None:
         raise UsageError(
@@ -39,7 +37,7 @@ def run_compare(args: argparse.Namespace) -> None:
             "classes) or --arm COLUMN --baseline VALUE (arms that saw different rows)"
         )
     compute_and_write(
-        args, sqlmetrics.compare, source, calls, arm=args.arm, baseline=args.baseline, judgments=judgments,
+        args, sqlmetrics.compare, source, calls, arm=args.arm, baseline=args.baseline,
         shown=_shown(args), **kwargs,
     )  # fmt: skip
 

@@ -14,8 +14,8 @@ from sqlmetrics.request import ROWS
 
 def run_eval(args: argparse.Namespace) -> None:
     calls = binding_calls(args)
-    source, judgments = read_sources(args)
-    result = compute_and_write(args, sqlmetrics.evaluate, source, calls, **binding_kwargs(args), judgments=judgments)
+    source, second = read_sources(args)
+    result = compute_and_write(args, sqlmetrics.evaluate, source, calls, **binding_kwargs(args), **second)
     warn_if_no_rows_used(result)
     if args.ci is not None:
         options = {"ci_method": args.ci_method, "ci_unit": args.ci_unit, "resamples": args.resamples, "seed": args.seed}

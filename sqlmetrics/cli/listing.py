@@ -12,15 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 import sqlmetrics
+from sqlmetrics.registry import families
 from sqlmetrics.spec import Metric, Param
 
-# The families in the order ``sqlmetrics metrics`` lists them, with what their labels are.
-FAMILIES = {
-    "classification": "binary label (0/1 or boolean) and a score",
-    "regression": "a real target as label and the prediction as score",
-    "ranking": "a graded relevance as label, a score and a query (the list)",
-    "multiclass": "a class label and a predicted class (--prediction) or class scores",
-}
+# The families ``sqlmetrics metrics`` lists first, in this order (then any other), each
+# headed by its declaration's summary (``steps.Family.summary``).
+FAMILIES = ("classification", "regression", "ranking", "multiclass")
 
 
 def run_metrics(args: argparse.Namespace) -> None:
@@ -32,10 +29,12 @@ def run_metrics(args: argparse.Namespace) -> None:
         return
     lines = []
     registered = sqlmetrics.registry().values()
+    declared = families()
     for family in dict.fromkeys([*FAMILIES, *(spec.family for spec in registered)]):
         specs = [spec for spec in registered if spec.family == family]
         indent = 2 + max(len(spec.name) for spec in specs) + 2
-        heading = f"{family} ({FAMILIES[family]})" if family in FAMILIES else family
+        summary = declared[family].summary if family in declared else ""
+        heading = f"{family} ({summary})" if summary else family
         lines += ["", *_wrapped("", heading, 2, width)]
         for spec in specs:
             lines += _wrapped(f"  {spec.name.ljust(indent - 2)}", spec.summary, indent, width)

@@ -18,11 +18,11 @@ from sqlmetrics.states import common_meta, is_state, read_states
 
 
 def run_report(args: argparse.Namespace) -> None:
-    source, judgments = read_sources(args)
+    source, second = read_sources(args)
     calls = binding_calls(args)
     if is_state(source):  # the states say whether --metrics names the multi-class metrics
         calls = state_calls(args.metrics, common_meta(read_states(source)))
-    kwargs = binding_kwargs(args) | {"judgments": judgments}
+    kwargs = binding_kwargs(args) | second
     if (args.arm is None) != (args.baseline is None):
         raise UsageError("report: --arm and --baseline go together")
     kwargs |= paired_kwargs(args, "report")

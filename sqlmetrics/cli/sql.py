@@ -17,16 +17,16 @@ def run_sql(args: argparse.Namespace) -> None:
         raise SqlMetricsError("give the source as SOURCE (a Parquet path or a table name) or as --table NAME, once")
     if args.table is not None:
         args.source = args.table
-    source, judgments = (args.source, args.judgments) if not args.trec else read_sources(args)
+    source, second = read_sources(args, paths=False)
     kwargs = binding_kwargs(args, paths=False) | paired_kwargs(args, "sql")
     statement = sqlmetrics.to_sql(
         binding_calls(args),
         source=source,
-        judgments=judgments,
         dialect=args.dialect,
         arm=args.arm,
         state=args.state,
         rollup=args.rollup,
         **kwargs,
+        **second,
     )
     sys.stdout.write(statement.rstrip("\n") + "\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 
 import sqlmetrics
-from sqlmetrics.cli.arguments import column_kwargs, metric_calls, read_sources
+from sqlmetrics.cli.arguments import binding_calls, column_kwargs, read_sources
 from sqlmetrics.cli.messages import PROG, UsageError
 from sqlmetrics.cli.output import compute_and_write
 
@@ -21,15 +21,15 @@ def run_state(args: argparse.Namespace) -> None:
             f"state: --output {args.output} is not a .parquet file: a state is written as Parquet, and rollup reads "
             "a directory's *.parquet files (e.g. --output states/day=2026-11-01.parquet)"
         )
-    source, judgments = read_sources(args)
-    calls = metric_calls(args.metrics, args.prediction is not None)
+    source, second = read_sources(args)
+    calls = binding_calls(args)
     kept = compute_and_write(
         args,
         sqlmetrics.state,
         source,
         calls,
         **column_kwargs(args),
-        judgments=judgments,
+        **second,
         score_digits=args.score_digits,
     )
     sys.stderr.write(f"{PROG}: wrote {args.output}: {written(kept)}\n")

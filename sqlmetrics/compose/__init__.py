@@ -45,13 +45,13 @@ from __future__ import annotations
 
 from sqlmetrics import intervals
 from sqlmetrics.binding import Binding
-from sqlmetrics.compose.intermediates import intermediate_sql, needed, reads
+from sqlmetrics.compose.intermediates import check_steps, intermediate_sql, needed, reads
 from sqlmetrics.compose.plan import base_keys, base_sql, input_steps, row_counts_sql
 from sqlmetrics.compose.select import final_select
 from sqlmetrics.compose.spread import t_quantiles_needed, with_spread
 from sqlmetrics.compose.statement import assemble
 from sqlmetrics.registry import hooks as family_hooks
-from sqlmetrics.rules.sql import check_steps, checks_sql, unit_checks_sql
+from sqlmetrics.rules.sql import checks_sql, unit_checks_sql
 from sqlmetrics.sqltext import templates
 from sqlmetrics.sqltext.dialects import dialect_named
 

@@ -30,7 +30,8 @@ def _class_steps(binding: Binding, source_sql: str) -> dict[str, str]:
 def compose_confusion_matrix(binding: Binding, source_sql: str) -> str:
     """``sm.confusion_matrix``: per slice, one row per pair of true and predicted class
     that occurs in the used rows, with its rows ``n`` and (weighted) its ``weight``."""
-    columns = [*user_slices(binding, "c"), "c.true_class AS label", "c.predicted_class AS prediction", "c.n"]
+    classes = [f"c.{key} AS {role}" for key, role in binding.class_roles.items()]
+    columns = [*user_slices(binding, "c"), *classes, "c.n"]
     if binding.weight is not None:
         columns.append("c.w AS weight")
     order = [*(f"c.{s}" for s in binding.slices if binding.by), "c.true_class", "c.predicted_class"]

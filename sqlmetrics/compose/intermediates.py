@@ -12,7 +12,9 @@ from dataclasses import replace
 from typing import Any
 
 from sqlmetrics.binding import Binding
+from sqlmetrics.registry import hooks as family_hooks
 from sqlmetrics.registry import intermediates, reads
+from sqlmetrics.rules.tables import unit_rules
 from sqlmetrics.sqltext import templates
 from sqlmetrics.sqltext.dialects import dialect_named
 from sqlmetrics.steps import Intermediate
@@ -41,9 +43,21 @@ def needed(binding: Binding) -> list[str]:
     for call in binding.calls:
         for name in call.spec.intermediates:
             add(name)
-    if binding.class_scores is not None:  # bound class scores are checked, whatever reads them
-        add("class_score_hist")
+    for hooks in family_hooks():  # the shared steps a family's own steps read
+        for name in hooks.shared_steps(binding):
+            add(name)
     return ordered
+
+
+def check_steps(binding: Binding) -> list[str]:
+    """The CTEs whose ``failure`` must be NULL for the result to be returned: the input
+    rules' (``rules/sql.py``), each family's own (``steps.Hooks.check_steps``) and the
+    units' (with ``ci_unit``)."""
+    return [
+        "checks",
+        *(name for hooks in family_hooks() for name in hooks.check_steps(binding)),
+        *(["unit_checks"] if unit_rules(binding) else []),
+    ]
 
 
 def step(binding: Binding, name: str) -> Intermediate:

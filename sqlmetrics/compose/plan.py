@@ -148,7 +148,7 @@ def _paired_input_steps(binding: Binding, rows_sql: str) -> dict[str, str]:
     dropped = ("slice_0", *paired, *([] if binding.cluster else ["unit_id"]))
     judged = ["label"] if binding.judgments else []  # a run's label is its judgment
     kept = [name for name in _input_columns(binding) if name not in dropped] + judged + replicate
-    each = "predicted_class" if role == "prediction" else "score"
+    each = binding.paired_key
     return {
         "paired_rows": rows_sql,
         "input": (

@@ -157,13 +157,19 @@ def metas_sql(state_sql: str) -> str:
     return f"SELECT CASE WHEN {count} <> 1 THEN error({message}) END AS failure"
 
 
+def bound_in(meta: dict[str, Any]) -> list[str]:
+    """The roles the states of ``meta``'s call bound to a column (they route a metric's
+    name as the call did: ``registry.routed``)."""
+    return [role for role, column in meta["columns"].items() if column is not None]
+
+
 def rollup_binding(meta: dict[str, Any], by: Any, metrics: Any, ci: float | None) -> Binding:
     """The binding of a roll-up of states of ``meta``'s call (``state.state_meta``): its
     metrics (or those of ``metrics``), per slice of ``by`` (some of the states' slices),
     with ``ci``."""
     calls = tuple(resolve([_call(entry) for entry in meta["metrics"]]))  # a metric twice (an edit) refused by name
     if metrics is not None:
-        wanted = resolve(metrics, multiclass=meta["columns"]["prediction"] is not None)
+        wanted = resolve(metrics, bound=bound_in(meta))
         missing = [call.column for call in wanted if call not in calls]
         if missing:
             raise InvalidParameterError(

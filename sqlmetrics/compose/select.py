@@ -5,7 +5,7 @@ by the slice keys, the slices under the user's names."""
 from __future__ import annotations
 
 from sqlmetrics.binding import Binding
-from sqlmetrics.rules.sql import check_steps
+from sqlmetrics.compose.intermediates import check_steps
 from sqlmetrics.sqltext import templates
 
 

@@ -38,15 +38,13 @@ from typing import Any
 
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import shared_steps
-from sqlmetrics.compose.intermediates import needed
+from sqlmetrics.compose.intermediates import check_steps, needed
 from sqlmetrics.compose.plan import base_keys, base_sums
 from sqlmetrics.compose.rounding import rounded_score_sql
 from sqlmetrics.compose.statement import assemble, indent
 from sqlmetrics.errors import InvalidParameterError
-from sqlmetrics.registry import intermediates
-from sqlmetrics.rules.sql import check_steps
+from sqlmetrics.registry import intermediates, roles
 from sqlmetrics.sources import is_frame, is_path, is_table_name
-from sqlmetrics.spec import ROLES as CALL_ROLES
 from sqlmetrics.spec import MetricCall
 from sqlmetrics.sqltext import templates
 
@@ -59,8 +57,20 @@ STATE_VERSION = 3  # 2: the regression means' spread parts; 3: the rows a state 
 # which rows a state covers: its slices' text (slices rows), its id and its source (meta and slices rows)
 STATE_IDENTITY = ("state_slice", "state_id", "state_source")
 ALL_ROWS = "(all rows)"  # the slice text of a state without slices
-# the roles a state keeps in its meta, in this order (it keeps no class scores)
-ROLES = tuple(role for role in CALL_ROLES if role != "class_scores")
+
+
+def meta_roles() -> tuple[str, ...]:
+    """The column roles a state's meta always names (bound or null), in the order
+    declared: those the core reads with code of its own (``spec.Role.generic`` off), not
+    a table's (a role a family adds is named when a metric reads it)."""
+    return tuple(role.name for role in roles() if not role.generic and not role.table)
+
+
+def state_flags() -> tuple[str, ...]:
+    """The table roles a state's meta records as bound or not, each a true or false under
+    its name (``spec.Role.state_flag``: a run's judgments)."""
+    return tuple(role.name for role in roles() if role.state_flag)
+
 
 # A table a step reads: FROM or JOIN a name (a subquery opens a parenthesis instead).
 _READS = re.compile(r"\b(?:FROM|JOIN)\s+([A-Za-z_][A-Za-z0-9_]*)\b")
@@ -140,8 +150,8 @@ def state_meta(binding: Binding) -> dict[str, Any]:
         "version": STATE_VERSION,
         "metrics": [{"metric": call.spec.name, "params": call.kwargs} for call in binding.calls],
         # and a role a family declares, when bound (``Binding.generic_roles``)
-        "columns": {role: binding.columns.get(role) for role in (*ROLES, *binding.generic_roles)},
-        "judgments": binding.judgments,
+        "columns": {role: binding.columns.get(role) for role in (*meta_roles(), *binding.generic_roles)},
+        **{flag: binding.has(flag) for flag in state_flags()},
         "by": list(binding.by),
     }
 
@@ -186,11 +196,12 @@ def slice_text_sql(slices: Sequence[tuple[str, str]]) -> str:
 
 
 def check_mergeable(binding: Binding) -> None:
-    """Refuse a metric a state cannot keep: one computed from the rows themselves."""
+    """Refuse a metric a state cannot keep: one computed from the rows themselves, as
+    every metric of a call binding a table a state does not record (class scores)."""
     rows = [
         call.column for call in binding.calls if call.spec.per_query is None and not merges_from_base(call, binding)
     ]
-    if binding.class_scores is not None:
+    if any(binding.has(role.name) for role in roles() if role.table and not role.state_flag):
         rows = [call.column for call in binding.calls]
     if rows:
         raise InvalidParameterError(

@@ -3,27 +3,19 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
-# What each step that Python writes (rather than a template) is, shown above its SQL.
+from sqlmetrics.registry import families
+
+# What each step of the core's that Python writes (rather than a template) is, shown
+# above its SQL; a family's own steps are noted in its declaration (``steps.Family.notes``).
 STEP_NOTES = {
-    "judgments": "judgments: the relevance judgments under canonical names (query, item, label)",
-    "long_scores": "long_scores: the long class scores under canonical names (row_id, class, score)",
-    "long_rows": "long_rows: per row id, its class rows and its scored class rows",
-    "source_rows": "source_rows: the source under canonical names, before the long class scores are joined",
     "input": "input: the source under canonical names (the only step that names your columns); w is the weight\n"
     "-- of a used row, NULL for a row left out for a NULL in a bound column",
     "base": "base: the one aggregation over the source, per slice (and score, label or class where a metric\n"
     "-- reads them): used rows n, all rows n_all, weight w; everything below reads it",
     "checks": "checks: the input rules; error() refuses the query with the first rule the data breaks",
     "row_counts": "row_counts: n_rows (used) and n_excluded per slice, the spine of the result",
-    "ideal_rows": "ideal_rows: every list's judged items, the ideal ranking's rows",
-    "list_floors": "list_floors: per list, its relevant and judged items, the lowest score any ranking metric ranks\n"
-    "-- down to (rows below are never ranked) and, for the metrics that rank nothing, its top relevant\n"
-    "-- score and the lowest score that can hold a relevant item within each cutoff k",
-    "run_checks": "run_checks: the rules of a run and its judgments (no item ranked or judged twice)",
-    "class_score_rows": "class_score_rows: one row per used row and class, with the class's score",
-    "class_nan": "class_nan: per class, the rows whose class score is NaN",
-    "class_checks": "class_checks: the class-score rules; error() refuses the query with the first one broken",
     "unit_checks": "unit_checks: a unit of ci_unit in every used row; each query within one unit (a mean over\n"
     "-- queries clustered by it); each unit within one arm (arms compared)",
 }
@@ -46,7 +38,15 @@ def assemble(ctes: dict[str, str], final_select: str, streamed: tuple[str, ...] 
 
 
 def _noted(name: str, sql: str) -> str:
-    return sql if sql.startswith("--") or name not in STEP_NOTES else f"-- {STEP_NOTES[name]}\n{sql}"
+    notes = step_notes()
+    return sql if sql.startswith("--") or name not in notes else f"-- {notes[name]}\n{sql}"
+
+
+@cache
+def step_notes() -> dict[str, str]:
+    """What each step that Python writes is: the core's (``STEP_NOTES``) and each
+    family's own (``steps.Family.notes``)."""
+    return {**STEP_NOTES, **{name: note for family in families().values() for name, note in family.notes.items()}}
 
 
 def indent(sql: str, prefix: str = "  ") -> str:

@@ -21,8 +21,8 @@ from __future__ import annotations
 from sqlmetrics.binding import Binding, bootstrap
 from sqlmetrics.binding.bootstrap import Bootstrap
 from sqlmetrics.compose import shared_steps
+from sqlmetrics.compose.intermediates import check_steps
 from sqlmetrics.compose.statement import assemble, indent
-from sqlmetrics.rules.sql import check_steps
 from sqlmetrics.spec import MetricCall, SumsOfRows
 from sqlmetrics.sqltext import templates
 

@@ -94,10 +94,11 @@ def bind_curve(
 
 
 def curve_statement(
-    kind: CurveKind, params: dict[str, Any], binding: Binding, source: str, judgments: str | None = None
+    kind: CurveKind, params: dict[str, Any], binding: Binding, source: str, second_sql: str | None = None
 ) -> str:
     """The one SQL statement computing the curve: the shared steps up to ``score_hist``,
-    the curve's steps, thinning when ``max_points`` is set, then its rows in order."""
+    the curve's steps, thinning when ``max_points`` is set, then its rows in order
+    (``second_sql``: a composer's second table, which a curve never reads)."""
     by = ", ".join(binding.slices)
     ctes = {}
     values = {

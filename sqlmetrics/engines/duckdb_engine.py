@@ -17,13 +17,12 @@ import pyarrow.dataset as pads
 
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import compose
-from sqlmetrics.engines.record import Engine, OwnTable
+from sqlmetrics.engines.record import Engine, OwnTable, check_second_schema, check_source_schema
 from sqlmetrics.engines.source_evidence import planned
 from sqlmetrics.engines.spill import spill_directory
 from sqlmetrics.errors import EngineOutOfMemoryError, InvalidInputError, SourceError, SqlMetricsError, shown
 from sqlmetrics.registry import hooks as family_hooks
 from sqlmetrics.rules.columns import ERROR_PREFIX
-from sqlmetrics.rules.schema import check_schema, check_second_schema
 from sqlmetrics.rules.tables import unit_rules, with_keywords
 from sqlmetrics.running import progress
 from sqlmetrics.running.interrupt import interruptible
@@ -59,14 +58,14 @@ def run(
     source = opened(source, binding.source_columns, delta_dataset)
     second = opened(second, binding.second_columns, delta_dataset)
     if isinstance(source, (pl.DataFrame, pl.LazyFrame)):  # before DuckDB reads it: a type it cannot read
-        check_schema(binding, {name: str(dtype) for name, dtype in source.collect_schema().items()})
-    second_name = second_view(binding.long_scores is not None)
+        check_source_schema(binding, {name: str(dtype) for name, dtype in source.collect_schema().items()})
+    second_name = second_view(binding.second_role)
     tables = ((FRAME_VIEW, source, binding.source_columns), (second_name, second, binding.second_columns))
     frames = {view: _without_nul_names(data, columns) for view, data, columns in tables if is_frame(data)}
     with _connection(con, (source, second)) as connection, _registered(connection, frames) as views:
         from_sql = read_sql(source, binding.source_columns, view=views.get(FRAME_VIEW, FRAME_VIEW))
         schema = _schema(connection, from_sql, source)
-        check_schema(binding, schema)
+        check_source_schema(binding, schema)
         second_sql = None
         parameters = from_sql.parameters
         if second is not None:

@@ -5,13 +5,15 @@ their lookup by name are in ``sqlmetrics/engines/__init__.py``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import polars as pl
 
 from sqlmetrics.binding import Binding
+from sqlmetrics.registry import hooks as family_hooks
+from sqlmetrics.rules.schema import check_schema
 
 # A statement of a table of its own (``OwnTable.statement``): written from the binding and
 # the FROM expressions of the source and the second table (or None), as ``compose`` is.
@@ -82,3 +84,19 @@ class Engine:
         needs_tables = self.supports_states or self.supports_curves or self.supports_class_tables
         if (needs_tables or self.resamples_unit_sums) and self.table is None:
             raise TypeError(f"engine {self.name!r} supports a table of its own but has no table runner")
+
+
+def check_source_schema(binding: Binding, schema: Mapping[str, str]) -> None:
+    """Raise for the source's ``schema`` breaking the core's rules (``rules.schema.check_schema``)
+    or a family's on its roles' columns (``steps.Hooks.source_schema``): every engine
+    checks it before its statement runs."""
+    check_schema(binding, schema)
+    for hooks in family_hooks():
+        hooks.source_schema(binding, schema)
+
+
+def check_second_schema(binding: Binding, schema: Mapping[str, str], source_schema: Mapping[str, str]) -> None:
+    """Raise for the second table's ``schema`` breaking the rules of the family it belongs to
+    (``steps.Hooks.second_schema``: a run's judgments, long class scores)."""
+    for hooks in family_hooks():
+        hooks.second_schema(binding, schema, source_schema)

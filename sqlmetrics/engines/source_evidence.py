@@ -57,7 +57,7 @@ def planned(binding: Binding, source: Any) -> Binding:
     ``source_rows`` when a ranking metric has a cutoff."""
     if binding.ranking and any(call.kwargs.get("k") is not None for call in binding.calls):
         binding = dataclasses.replace(binding, source_rows=source_rows(source))
-    if binding.score is None or binding.class_scores is not None or binding.judgments:
+    if not binding.plain_score:
         return binding
     if not any(reads("score_hist", call.spec.intermediates) for call in binding.calls):
         return binding

@@ -19,9 +19,9 @@ import pyarrow as pa
 
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose import compose
+from sqlmetrics.engines.record import check_second_schema, check_source_schema
 from sqlmetrics.errors import InvalidInputError, SqlMetricsError
 from sqlmetrics.rules.columns import ERROR_PREFIX
-from sqlmetrics.rules.schema import check_schema, check_second_schema
 from sqlmetrics.sources import FRAME_VIEW, second_view, table_sql
 from sqlmetrics.sqltext.dialects import transpile
 
@@ -71,11 +71,11 @@ def run_on(
     its schemas checked first, its temporary tables dropped after it."""
     with opened as warehouse:
         from_sql, schema = warehouse.relation(
-            source, FRAME_VIEW, binding.source_columns, functools.partial(check_schema, binding)
+            source, FRAME_VIEW, binding.source_columns, functools.partial(check_source_schema, binding)
         )
         second_sql = None
         if second is not None:
-            view = second_view(binding.long_scores is not None)
+            view = second_view(binding.second_role)
             second_sql, _ = warehouse.relation(
                 second, view, binding.second_columns, lambda found: check_second_schema(binding, found, schema)
             )

@@ -125,7 +125,7 @@ def report(
     started, when = time.perf_counter(), dt.datetime.now(dt.UTC)
     table = evaluate_request(source, metrics, evaluated, engine)
     shown = table if max_slices is None else table.head(max_slices)
-    calls = resolve(metrics, multiclass=first_prediction is not None, class_scores=class_scores is not None)
+    calls = resolve(metrics, bound=evaluated.bound)
     scored = _scored(scores, predictions)
     sections = [page.metric_tables(shown, slices, _families(calls), ci, scored)]
     first = (scores or predictions or [None])[0]  # the compared column the tables and charts show

@@ -29,16 +29,6 @@ from sqlmetrics.rules.tables import TableRule, unit_rules
 from sqlmetrics.sqltext import templates
 
 
-def check_steps(binding: Binding) -> list[str]:
-    """The CTEs whose ``failure`` must be NULL for the result to be returned."""
-    return [
-        "checks",
-        *(["run_checks"] if binding.judgments else []),
-        *(["class_checks"] if binding.class_scores else []),
-        *(["unit_checks"] if unit_rules(binding) else []),
-    ]
-
-
 def checks_sql(binding: Binding, base_roles: Sequence[str]) -> str:
     """One row whose ``failure`` raises an error naming the first rule the data breaks.
     A rule on one of ``base_roles`` (base's grouping keys) is checked on base's groups;

@@ -100,7 +100,7 @@ def source_rows_step(binding: Binding) -> str:
     its ``w`` and ``unit_id`` (``compose/plan.py``'s ``input_steps``): before a bootstrap's
     replicates (``sampled_rows``), two paired scores' copies (``paired_rows``) and the
     long class scores' join (``source_rows``); a run's ``input`` has a row per run row."""
-    if binding.judgments:
+    if "label" not in binding.roles:  # a run's rows, each label joined from its judgments in input
         return "paired_rows" if binding.paired_scores else "input"
     if binding.long_scores is not None:
         return "source_rows"
@@ -143,10 +143,10 @@ def _row_text(binding: Binding) -> tuple[str, pl.Expr]:
     (``day = 2, label = 1, score = 0.7``), in SQL and polars, over ``source_rows_step``'s
     canonical columns (an integral number without a fraction, as ``number_text``)."""
     shown = [(user, canonical, False) for canonical, user in zip(binding.slices, binding.source_by)]
-    if binding.numeric_label and not binding.judgments:
+    if binding.numeric_label and "label" in binding.roles:  # the source's (not a run's judgments)
         shown.append((binding.label, "label", True))
-    classes = binding.class_keys[: 1 if binding.paired_scores else 2]  # a pair's predicted classes are its own
-    shown += [(column, key, False) for column, key in zip((binding.label, binding.prediction), classes)]
+    classes = list(binding.class_roles.items())[: 1 if binding.paired_scores else 2]  # a pair's are its own
+    shown += [(binding.columns[role], key, False) for key, role in classes]
     if binding.paired_scores:
         numeric = binding.paired_role == "score"
         shown += [(column, f"{binding.paired_role}_{i}", numeric) for i, column in enumerate(binding.paired_scores, 1)]

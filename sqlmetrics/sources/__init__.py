@@ -24,8 +24,6 @@ from sqlmetrics.sqltext import templates
 
 # The names under which in-memory frames are visible to the composed SQL.
 FRAME_VIEW = "sqlmetrics_source"
-JUDGMENTS_VIEW = "sqlmetrics_judgments"
-CLASS_SCORES_VIEW = "sqlmetrics_class_scores"
 
 
 # The kind of frame a ``sqlmetrics.polars`` frame function is given, and answers in.
@@ -46,9 +44,10 @@ def slice_names(by: Sequence[str]) -> list[str]:
     return [f"slice_{i}" for i in range(1, len(by) + 1)]
 
 
-def second_view(long_scores: bool) -> str:
-    """The view an in-memory second table is read through: long class scores or judgments."""
-    return CLASS_SCORES_VIEW if long_scores else JUDGMENTS_VIEW
+def second_view(role: str) -> str:
+    """The view an in-memory second table is read through, named for the role it is bound
+    to (``Binding.second_role``: the judgments, or long class scores)."""
+    return f"sqlmetrics_{role}"
 
 
 _FRAMES = (pl.DataFrame, pl.LazyFrame, pa.Table, pads.Dataset)  # a dataset: a Delta table's snapshot

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics import api
-from sqlmetrics.api import Metrics
+from sqlmetrics.api import ClassScores, Metrics
 from sqlmetrics.binding import Binding
 from sqlmetrics.compose.rollup import compose_rollup, rollup_binding
 from sqlmetrics.compose.rounding import check_score_digits
@@ -32,7 +32,7 @@ from sqlmetrics.engines import duckdb_engine, engine_named
 from sqlmetrics.engines.polars_engine.state import state as polars_state
 from sqlmetrics.engines.record import OwnTable
 from sqlmetrics.errors import InvalidParameterError
-from sqlmetrics.request import ClassScores, Request
+from sqlmetrics.request import Request
 from sqlmetrics.states.checks import ORIGIN, read_states, state_files
 
 __all__ = ["common_meta", "is_state", "read_states", "rolled_up", "rollup", "rollup_binding", "state"]

@@ -41,15 +41,16 @@ from sqlmetrics.compose.rounding import DIGITS, check_score_digits
 from sqlmetrics.compose.state import (
     BASE_PART,
     META_PART,
-    ROLES,
     SLICES_PART,
     STATE_FORMAT,
     STATE_VERSION,
     check_mergeable,
     count_columns,
+    meta_roles,
     per_query_calls,
     spread_calls,
     state_columns,
+    state_flags,
 )
 from sqlmetrics.errors import Counted, InvalidInputError, InvalidParameterError, SourceError, SqlMetricsError
 from sqlmetrics.registry import roles
@@ -57,7 +58,8 @@ from sqlmetrics.rules.columns import ROWS_ARE_NOT, checks_for, message_scope, nu
 from sqlmetrics.sources.parquet_files import listing
 
 ORIGIN = "state_origin"  # the index of the state (file or frame) a row was read from, while it is checked
-META_KEYS = ("by", "columns", "format", "judgments", "metrics", "version")  # and score_digits, when rounded
+# and each of ``state_flags()``; and score_digits, when rounded
+META_KEYS = ("by", "columns", "format", "metrics", "version")
 TEXT_COLUMNS = ("state_part", "state_meta", "state_slice", "state_id", "state_source")
 MAX_COUNT = 2**53  # the counts of all states together stay below: exact as doubles, and no BIGINT overflow
 
@@ -241,7 +243,7 @@ def _parsed_meta(text: Any, name: str) -> dict[str, Any]:
         try:
             binding = rollup_binding(meta, meta["by"], None, None)
             # the roles its metrics need
-            bind(binding.calls, columns=meta["columns"], by=meta["by"], judgments=meta["judgments"])
+            bind(binding.calls, columns=meta["columns"], by=meta["by"], **{flag: meta[flag] for flag in state_flags()})
             check_mergeable(binding)
             check_score_digits(meta.get("score_digits"), binding)
         except SqlMetricsError as error:
@@ -256,7 +258,7 @@ def _parsed_meta(text: Any, name: str) -> dict[str, Any]:
 
 def _meta_problem(meta: dict[str, Any]) -> str | None:
     """What is wrong with the shape of a meta (``state.state_meta``'s keys and types), or None."""
-    keys = set(META_KEYS) | ({"score_digits"} if "score_digits" in meta else set())
+    keys = {*META_KEYS, *state_flags()} | ({"score_digits"} if "score_digits" in meta else set())
     if set(meta) != keys:
         missing, unknown = sorted(keys - set(meta)), sorted(set(meta) - keys)
         return f"{'no key ' + ', '.join(missing) if missing else ''}{'; ' if missing and unknown else ''}" + (
@@ -272,15 +274,17 @@ def _meta_problem(meta: dict[str, Any]) -> str | None:
             return f"the params of {entry['metric']} are not an object: {entry['params']!r}"
     columns = meta["columns"]
     generic = {role.name for role in roles() if role.generic}  # a role a family declares, when bound
-    if not isinstance(columns, dict) or not set(ROLES) <= set(columns) <= set(ROLES) | generic:
-        return f"columns is not an object of the roles {', '.join(ROLES)} (and those the families declare)"
+    named = meta_roles()
+    if not isinstance(columns, dict) or not set(named) <= set(columns) <= set(named) | generic:
+        return f"columns is not an object of the roles {', '.join(named)} (and those the families declare)"
     if not all(value is None or isinstance(value, str) for value in columns.values()):
         return "a column of columns is not a name (or null)"
     by = meta["by"]
     if not isinstance(by, list) or not all(isinstance(column, str) for column in by) or len(set(by)) < len(by):
         return f"by is not a list of distinct column names: {by!r}"
-    if not isinstance(meta["judgments"], bool):
-        return f"judgments is not true or false: {meta['judgments']!r}"
+    for flag in state_flags():
+        if not isinstance(meta[flag], bool):
+            return f"{flag} is not true or false: {meta[flag]!r}"
     digits = meta.get("score_digits")
     if "score_digits" in meta and (isinstance(digits, bool) or not isinstance(digits, int)):
         return f"score_digits is not an integer from {DIGITS[0]} to {DIGITS[1]}: {digits!r}"

@@ -22,7 +22,7 @@ from sqlmetrics.engines.polars_engine import plan
 from sqlmetrics.engines.polars_engine.forms import Steps, runs
 from sqlmetrics.engines.record import Engine, OwnTable
 from sqlmetrics.engines.source_evidence import planned
-from sqlmetrics.metrics.multiclass import per_class_scores
+from sqlmetrics.metrics.multiclass import per_class_values
 from sqlmetrics.running.interrupt import in_a_worker
 from sqlmetrics.sources import names_unreadable_files
 
@@ -40,7 +40,7 @@ def run(binding: Binding, source: Any, second: Any = None) -> pl.DataFrame:
     also = [*row_passes, first.list_rows] if first.ranks else row_passes  # the lists' rows last
     base, values = plan.collect_checked(data, also)
     list_rows = values.pop().lazy() if first.ranks else None
-    hist = plan.checked_class_score_hist(binding, data.rows, data.judged, base)
+    hist = plan.family_steps(binding, data.rows, data.judged, base).get("class_score_hist")
     steps = dataclasses.replace(first, base=base, class_hist=hist, collected_list_rows=list_rows)
     values += [frame for runner, calls in runs(binding, False) for frame in runner(calls, steps)]
     slices = steps.slices
@@ -77,24 +77,23 @@ def confusion_matrix(binding: Binding, source: Any) -> pl.DataFrame:
     """``sm.confusion_matrix``: the class_confusion of base, under the user's names."""
     _, base, _ = plan.checked_base(binding, source)
     slices = list(binding.slices)
-    matrix = plan.build("class_confusion", base.lazy(), slices).rename(
-        {"true_class": "label", "predicted_class": "prediction", "w": "weight"}
-    )
-    columns = [*binding.by, "label", "prediction", "n", *(["weight"] if binding.weight is not None else [])]
-    return _user_table(binding, matrix.collect(), ["label", "prediction"]).select(columns)
+    matrix = plan.build("class_confusion", base.lazy(), slices).rename({**binding.class_roles, "w": "weight"})
+    classes = list(binding.class_roles.values())
+    columns = [*binding.by, *classes, "n", *(["weight"] if binding.weight is not None else [])]
+    return _user_table(binding, matrix.collect(), classes).select(columns)
 
 
 @names_unreadable_files
 @in_a_worker
 def per_class(binding: Binding, source: Any) -> pl.DataFrame:
     """``sm.per_class``: per slice and class, the support and each metric's per-class value
-    (its module's column of ``per_class_scores``, at its β)."""
+    (its module's column of ``per_class_values``, at its β)."""
     _, base, _ = plan.checked_base(binding, source)
     slices = list(binding.slices)
     counts = plan.build("class_counts", plan.build("class_confusion", base.lazy(), slices), slices).collect().lazy()
     table = counts.select(*slices, "class", "support")
     for call in binding.calls:
-        scores = per_class_scores(counts, call.kwargs.get("beta", 1.0))
+        scores = per_class_values(counts, call.kwargs.get("beta", 1.0))
         value = scores.select(*slices, "class", pl.col(call.spec.per_class).alias(call.column))
         table = table.join(value, on=[*slices, "class"], how="left", nulls_equal=True)
     return _user_table(binding, table.collect(), ["class"]).select(

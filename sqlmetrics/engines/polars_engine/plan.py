@@ -23,11 +23,10 @@ from typing import Any
 import polars as pl
 
 from sqlmetrics.binding import Binding, bootstrap
-from sqlmetrics.metrics.multiclass import class_score_rules, long_rows, wide_rows
-from sqlmetrics.metrics.ranking import run_rules
+from sqlmetrics.engines.record import check_source_schema
+from sqlmetrics.registry import hooks as family_hooks
 from sqlmetrics.registry import intermediates
 from sqlmetrics.rules.columns import checks_for, raise_failed, raise_weight_total, row_counters_polars
-from sqlmetrics.rules.schema import check_long_schema, check_schema, check_second_schema
 from sqlmetrics.rules.tables import RuleTables, raise_failed_tables, unit_rules
 from sqlmetrics.sources import polars_source
 from sqlmetrics.spec import MetricCall
@@ -60,12 +59,8 @@ def read_input(
     default ``base_keys``, with the aggregates ``sums`` too), once the schemas hold."""
     lf = polars_source(source, binding.source_columns)
     schema = {name: str(dtype) for name, dtype in lf.collect_schema().items()}
-    check_schema(binding, schema)
-    judged = None
-    if binding.long_scores is not None:
-        judged = _long_scores(binding, second, schema)
-    elif second is not None:
-        judged = _judgments(binding, second, schema)
+    check_source_schema(binding, schema)
+    judged = None if second is None else _second_table(binding, second, schema)
     checks = checks_for(binding.calls, binding.weight is not None)
     source_rows = _source_rows(binding, lf)
     rows = _input(binding, source_rows, judged)
@@ -113,27 +108,22 @@ def _raise_broken_rules(data: Input, base: pl.DataFrame) -> None:
     raise_failed(original, data.rows, data.checks, data.keys, binding.role_columns)
     if binding.weight is not None:
         raise_weight_total(original, binding.slices, binding.weight)
-    if binding.judgments:
-        raise_failed_tables(run_rules(binding), RuleTables(data.rows, data.judged))
+    second_rules = [rule for hooks in family_hooks() for rule in hooks.polars_rules(binding)]
+    raise_failed_tables(second_rules, RuleTables(data.rows, data.judged))
     raise_failed_tables(unit_rules(binding), RuleTables(data.rows, units=data.units))
 
 
-def checked_class_score_hist(
-    binding: Binding, rows: pl.LazyFrame, judged: pl.LazyFrame | None, base: pl.DataFrame
-) -> pl.DataFrame | None:
-    """With class scores bound, the class score histogram of the used rows (wide scores
-    unpivoted, long scores joined by row id; ``metrics/multiclass/_ovr.py``) once their
-    rules hold: bound class scores are checked, whatever reads them. None without."""
-    if binding.class_scores is None:
-        return None
-    slices = list(binding.slices)
-    if binding.long_scores is not None:
-        class_rows = long_rows(used_rows(rows), slices, judged)
-    else:
-        class_rows = wide_rows(used_rows(rows), slices, binding.class_scores.classes)
-    hist = build("class_score_hist", class_rows, slices).collect(engine="streaming")
-    raise_failed_tables(class_score_rules(binding), RuleTables(rows, judged, base, hist))
-    return hist
+def family_steps(
+    binding: Binding, rows: pl.LazyFrame, second: pl.LazyFrame | None, base: pl.DataFrame
+) -> dict[str, pl.DataFrame]:
+    """The families' own steps built after ``base`` from the input's ``rows`` and the
+    ``second`` table, by name, once their rules hold (``steps.Hooks.polars_steps``:
+    multiclass's class score histogram)."""
+    return {
+        name: frame
+        for hooks in family_hooks()
+        for name, frame in hooks.polars_steps(binding, rows, second, base).items()
+    }
 
 
 def build(name: str, *inputs: Any, **params: Any) -> Any:
@@ -160,31 +150,18 @@ def reads_histogram(call: MetricCall, binding: Binding) -> bool:
     return spec.polars_form == "histogram" and (not binding.distinct_scores or not spec.row_plan)
 
 
-def _judgments(binding: Binding, judgments: Any, source_schema: dict[str, str]) -> pl.LazyFrame:
-    """The judgments under canonical names: query, item, label (the relevance)."""
-    judged = polars_source(judgments, binding.second_columns)
-    check_second_schema(binding, {name: str(dtype) for name, dtype in judged.collect_schema().items()}, source_schema)
-    return judged.select(
-        query=pl.col(binding.judgment_roles["query"]),
-        item=pl.col(binding.judgment_roles["item"]),
-        label=pl.col(binding.label).cast(pl.Float64),
-    )
-
-
-def _long_scores(binding: Binding, table: Any, source_schema: dict[str, str]) -> pl.LazyFrame:
-    """The long class scores under canonical names: row_id, class, score."""
-    long = binding.long_scores
-    scores = polars_source(table, binding.second_columns)
-    check_long_schema(binding, {name: str(dtype) for name, dtype in scores.collect_schema().items()}, source_schema)
-    return scores.select(
-        row_id=pl.col(long.row_id), **{"class": pl.col(long.class_)}, score=pl.col(long.score).cast(pl.Float64)
-    )
+def _second_table(binding: Binding, second: Any, source_schema: dict[str, str]) -> pl.LazyFrame:
+    """The second table under canonical names, as the family it belongs to reads it
+    (``steps.Hooks.polars_second``: a run's judgments, long class scores)."""
+    table = polars_source(second, binding.second_columns)
+    read = (hooks.polars_second(binding, table, source_schema) for hooks in family_hooks())
+    return next(frame for frame in read if frame is not None)
 
 
 def _source_rows(binding: Binding, lf: pl.LazyFrame) -> pl.LazyFrame:
     """Each source row once under canonical names (compose/plan.py's ``input_sql``); ``w``
     is NULL for an excluded row. The true and predicted classes keep their types
-    (check_schema made sure they compare)."""
+    (the schema's checks made sure they compare)."""
     roles = binding.roles
     slices = [pl.col(c).alias(s) for s, c in zip(binding.slices, binding.source_by)]
     slices = slices or [pl.lit(0, pl.Int32).alias("slice_0")]
@@ -195,9 +172,9 @@ def _source_rows(binding: Binding, lf: pl.LazyFrame) -> pl.LazyFrame:
     scores = [pl.col(roles["score"]).cast(pl.Float64).alias("score")] if "score" in roles and not paired else []
     if paired and binding.paired_role == "score":
         scores = [pl.col(c).cast(pl.Float64).alias(f"score_{i}") for i, c in enumerate(paired, 1)]
-    classes = [pl.col(roles[role]).alias(key) for role, key in zip(("label", "prediction"), binding.class_keys)]
-    if paired and binding.paired_role == "prediction":  # two predicted classes, paired as two scores are
-        classes = [classes[0], *(pl.col(c).alias(f"prediction_{i}") for i, c in enumerate(paired, 1))]
+    classes = [pl.col(roles[role]).alias(key) for key, role in binding.class_roles.items()]
+    if paired and binding.multiclass:  # two predicted classes, paired as two scores are
+        classes = [classes[0], *(pl.col(c).alias(f"{binding.paired_role}_{i}") for i, c in enumerate(paired, 1))]
     columns = [
         *slices,
         *(
@@ -231,7 +208,7 @@ def _input(binding: Binding, rows: pl.LazyFrame, judged: pl.LazyFrame | None) ->
     if binding.bootstrap:
         rows = _resampled_rows(binding, rows if binding.bootstrap.unit else _numbered_rows(rows))
     if paired:
-        return _paired_rows(_judged_rows(rows, judged), binding.pair_slice, binding.paired_role)
+        return _paired_rows(_judged_rows(rows, judged), binding)
     if binding.bootstrap:
         return rows
     if binding.long_scores is not None:
@@ -255,17 +232,18 @@ def _judged_rows(rows: pl.LazyFrame, judged: pl.LazyFrame | None) -> pl.LazyFram
     return rows.join(labels, on=["query", "item"], how="left").with_columns(pl.col("label").fill_null(0.0))
 
 
-def _paired_rows(rows: pl.LazyFrame, pair: str, role: str) -> pl.LazyFrame:
-    """Each row twice, as compose/plan.py's paired input: with the slice ``pair`` = 1 and
-    ``score`` its first score, and = 2 and its second; both scores stay (``score_1``,
-    ``score_2``: the paired DeLong reads them on the rows of ``pair`` = 1). Two predicted
-    classes (``role`` "prediction") likewise, each row's ``predicted_class`` one of
-    ``prediction_1`` and ``prediction_2`` (of their common type, as SQL's CASE gives)."""
-    each = "predicted_class" if role == "prediction" else "score"
+def _paired_rows(rows: pl.LazyFrame, binding: Binding) -> pl.LazyFrame:
+    """Each row twice, as compose/plan.py's paired input: with the slice ``pair_slice`` = 1
+    and ``score`` its first score, and = 2 and its second; both scores stay (``score_1``,
+    ``score_2``: the paired DeLong reads them on the rows of ``pair_slice`` = 1). Two
+    predicted classes likewise (``Binding.paired_role``, ``paired_key``), each row's
+    predicted class one of its two (of their common type, as SQL's CASE gives)."""
+    role, each = binding.paired_role, binding.paired_key
     first, second = pl.col(f"{role}_1"), pl.col(f"{role}_2")
     copies = [
         rows.with_columns(
-            pl.lit(i, pl.Int32).alias(pair), pl.when(pl.lit(i == 1)).then(first).otherwise(second).alias(each)
+            pl.lit(i, pl.Int32).alias(binding.pair_slice),
+            pl.when(pl.lit(i == 1)).then(first).otherwise(second).alias(each),
         )
         for i in (1, 2)
     ]

@@ -12,7 +12,9 @@ share.
 
 from sqlmetrics.metrics.classification._binary import ratio, score_hist
 from sqlmetrics.metrics.classification.calibration_bins import cuts_sql
-from sqlmetrics.steps import Folded, Intermediate, cumulative
+from sqlmetrics.steps import Family, Folded, Intermediate, cumulative
+
+FAMILY = Family("classification", summary="binary label (0/1 or boolean) and a score")
 
 INTERMEDIATES = {
     "score_hist": Intermediate(
@@ -56,4 +58,4 @@ INTERMEDIATES = {
     ),
 }
 
-__all__ = ["INTERMEDIATES", "ratio"]
+__all__ = ["FAMILY", "INTERMEDIATES", "ratio"]

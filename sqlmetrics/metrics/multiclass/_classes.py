@@ -14,7 +14,7 @@ predicted class are this class), ``support`` (weight of rows of this true class)
   ``gauc``), which builds the class counts from the rows and applies the former.
 
 The per-class metrics (precision, recall, F-scores) also name their column of
-``per_class_scores`` (its spec's ``per_class``), which ``sm.per_class`` reports class by class.
+``per_class_values`` (its spec's ``per_class``), which ``sm.per_class`` reports class by class.
 
 Classes are compared as they are, never cast: numbers (and booleans) by value, strings
 as strings; where the label's and the prediction's types differ (Int64 and Float64),
@@ -29,7 +29,7 @@ import polars as pl
 
 from sqlmetrics.intervals.class_confusion_delta import class_confusion_delta
 from sqlmetrics.metrics.classification._binary import fscore_weights, ratio
-from sqlmetrics.rules.schema import check_classes
+from sqlmetrics.metrics.multiclass.rules import check_classes
 from sqlmetrics.sources import Frame, slice_names
 from sqlmetrics.spec import Interval, Param
 
@@ -81,7 +81,7 @@ def fscore_terms(tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, beta: float)
     return tp, r * support + q * predicted
 
 
-def per_class_scores(counts: pl.LazyFrame, beta: float) -> pl.LazyFrame:
+def per_class_values(counts: pl.LazyFrame, beta: float) -> pl.LazyFrame:
     """The class counts with each class's ``precision``, ``recall`` and ``fscore`` (F_β),
     NULL where 0/0 (the SQL ``sql/multiclass/per_class.sql``)."""
     return counts.with_columns(

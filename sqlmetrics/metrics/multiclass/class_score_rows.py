@@ -43,6 +43,17 @@ def before_shared(binding: Binding, portable: bool) -> dict[str, str]:
     return {"class_score_rows": class_score_rows_sql(binding)} if binding.class_scores is not None else {}
 
 
+def class_score_checks(binding: Binding) -> tuple[str, ...]:
+    """The step refusing bad class scores (``class_checks``), with class scores bound."""
+    return ("class_checks",) if binding.class_scores is not None else ()
+
+
+def class_score_steps(binding: Binding) -> tuple[str, ...]:
+    """The shared step ``class_checks`` reads (``class_score_hist``), with class scores
+    bound, whatever the metrics read."""
+    return ("class_score_hist",) if binding.class_scores is not None else ()
+
+
 def after_shared(binding: Binding) -> dict[str, str]:
     """``class_nan`` and ``class_checks`` (after ``class_score_hist``, which they read),
     for a call with class scores."""

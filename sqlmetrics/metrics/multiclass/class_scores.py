@@ -24,6 +24,10 @@ from typing import Any
 from sqlmetrics.binding.class_scores import LongClassScoreColumns, LongClassScores, WideClassScores
 from sqlmetrics.errors import InvalidParameterError, shown
 
+# What ``class_scores=`` takes (the public signatures' annotation): {class: score column}, or
+# ``long_scores(table, ...)``.
+ClassScores = Mapping[Any, str] | LongClassScores
+
 
 def long_scores(table: Any, *, row_id: str, class_: str = "class", score: str = "score") -> LongClassScores:
     """Class scores as a long table: one row per (row id, class) with the class's score.

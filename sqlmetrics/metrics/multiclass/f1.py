@@ -29,7 +29,7 @@ SPEC = Metric(
     needs=("label", "prediction"),
     params=(AVERAGE,),
     label_domain="class",
-    per_class="fscore",  # its column of per_class_scores (at beta 1)
+    per_class="fscore",  # its column of per_class_values (at beta 1)
     reference="sklearn.metrics.f1_score(zero_division=np.nan)",
     interval=class_interval(*averaged_gradient(*fscore_gradient(HALF, HALF))),
 )

@@ -30,7 +30,7 @@ SPEC = Metric(
     needs=("label", "prediction"),
     params=(BETA, AVERAGE),
     label_domain="class",
-    per_class="fscore",  # its column of per_class_scores (at its beta)
+    per_class="fscore",  # its column of per_class_values (at its beta)
     reference="sklearn.metrics.fbeta_score(zero_division=np.nan)",
     interval=class_interval(*averaged_gradient(*fscore_gradient(R, Q))),
 )

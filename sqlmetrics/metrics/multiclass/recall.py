@@ -29,7 +29,7 @@ SPEC = Metric(
     needs=("label", "prediction"),
     params=(AVERAGE,),
     label_domain="class",
-    per_class="recall",  # its column of per_class_scores
+    per_class="recall",  # its column of per_class_values
     reference="sklearn.metrics.recall_score(zero_division=np.nan)",
     interval=class_interval(*averaged_gradient(*RECALL_GRADIENT)),
 )

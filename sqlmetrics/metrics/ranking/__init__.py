@@ -16,14 +16,14 @@ step declares its polars form beside its template, a function of the call's ``Li
 metrics read.
 
 Its ``FAMILY`` declares the role ``judgments``, and its hooks place its own steps before
-the shared ones (``ideal_rows``, ``list_floors`` and ``run_checks``: ``list_sql.py``) and
-give its rules on a run's judgments (``rules.py``).
+the shared ones (``ideal_rows``, ``list_floors`` and ``run_checks``: ``list_sql.py``),
+give its rules on a run's judgments and read them for the polars engine (``rules.py``).
 """
 
 from sqlmetrics.metrics.ranking._lists import Lists, call_lists
 from sqlmetrics.metrics.ranking._steps import INTERMEDIATES
-from sqlmetrics.metrics.ranking.list_sql import ranking_steps
-from sqlmetrics.metrics.ranking.rules import judgment_rules, run_rules
+from sqlmetrics.metrics.ranking.list_sql import ranking_steps, run_check_steps
+from sqlmetrics.metrics.ranking.rules import check_judgments_schema, judged_table, judgment_rules
 from sqlmetrics.spec import Role
 from sqlmetrics.steps import Family, Hooks
 
@@ -33,9 +33,19 @@ FAMILY = Family(
     "ranking",
     roles=(
         Role("judgments", "a table of query, item and label (the relevance) for a run's lists", option="--judgments",
-             metavar="PATH", annotation="Any", after="weight"),
+             metavar="PATH", annotation="Any", after="weight", generic=False, table=True, state_flag=True),
     ),
-    hooks=Hooks(steps_before=ranking_steps, table_rules=judgment_rules),
+    hooks=Hooks(steps_before=ranking_steps, table_rules=judgment_rules, check_steps=run_check_steps,
+                second_schema=check_judgments_schema, polars_second=judged_table, polars_rules=judgment_rules),
+    summary="a graded relevance as label, a score and a query (the list)",
+    notes={
+        "judgments": "judgments: the relevance judgments under canonical names (query, item, label)",
+        "ideal_rows": "ideal_rows: every list's judged items, the ideal ranking's rows",
+        "list_floors": "list_floors: per list, its relevant and judged items, the lowest score any ranking metric "
+        "ranks\n-- down to (rows below are never ranked) and, for the metrics that rank nothing, its top relevant\n"
+        "-- score and the lowest score that can hold a relevant item within each cutoff k",
+        "run_checks": "run_checks: the rules of a run and its judgments (no item ranked or judged twice)",
+    },
 )  # fmt: skip
 
-__all__ = ["FAMILY", "INTERMEDIATES", "Lists", "call_lists", "run_rules"]
+__all__ = ["FAMILY", "INTERMEDIATES", "Lists", "call_lists"]

@@ -54,6 +54,11 @@ def ranking_steps(binding: Binding, portable: bool) -> dict[str, str]:
     return ctes
 
 
+def run_check_steps(binding: Binding) -> tuple[str, ...]:
+    """The step refusing a bad run or judgments (``run_checks``), with judgments bound."""
+    return ("run_checks",) if binding.judgments else ()
+
+
 def ideal_rows_sql(binding: Binding) -> str:
     """The judged items of every list: its own used rows, or with judgments every judged
     item of the list's query."""

@@ -5,13 +5,14 @@ engine raises their polars forms)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
 from sqlmetrics.binding import Binding
-from sqlmetrics.errors import Counted
+from sqlmetrics.errors import Counted, SqlMetricsError
 from sqlmetrics.rules.columns import LABEL_RELEVANCE, ROWS_ARE_NOT, Check, checks_for, number_text_sql
+from sqlmetrics.rules.schema import check_columns, class_kind
 from sqlmetrics.rules.sql import rules_sql
 from sqlmetrics.rules.tables import ROWS_DO_NOT, TableRule, key_pair, null_pair
 from sqlmetrics.spec import MetricCall
@@ -117,6 +118,43 @@ def run_rules(binding: Binding) -> list[TableRule]:
 def judgment_rules(binding: Binding) -> list[TableRule]:
     """``run_rules`` for a run with judgments, none without (ranking's ``Hooks.table_rules``)."""
     return run_rules(binding) if binding.judgments else []
+
+
+def check_judgments_schema(binding: Binding, schema: Mapping[str, str], source_schema: Mapping[str, str]) -> None:
+    """Raise, when the second table holds a run's judgments (``steps.Hooks.second_schema``),
+    for its query, item or label column missing (the label not numeric where a metric
+    reads it as a number), or a query or item column holding another kind of value than
+    the run's (numbers, strings): they could not be joined (polars refuses, DuckDB would
+    cast). The message names kinds, not type names, so that every engine says the same."""
+    if not binding.judgments:
+        return
+    check_columns(binding, schema, list(binding.judgment_roles.items()), "the judgments have")
+    for role in ("query", "item"):
+        column = binding.judgment_roles[role]
+        kinds = (class_kind(source_schema[column]), class_kind(schema[column]))
+        if kinds[0] != kinds[1]:
+            raise SqlMetricsError(
+                f"{role} column {column!r} of the run holds {_KIND_WORDS[kinds[0]]} and {role} column {column!r} of "
+                f"the judgments holds {_KIND_WORDS[kinds[1]]}: the judgments are joined to the run by query and item, "
+                "so both must be numbers or both strings"
+            )
+
+
+_KIND_WORDS = {"number": "numbers", "text": "strings", None: "neither numbers nor strings"}
+
+
+def judged_table(binding: Binding, table: pl.LazyFrame, source_schema: dict[str, str]) -> pl.LazyFrame | None:
+    """A run's judgments under canonical names (query, item, label: the relevance) once
+    their schema holds (the polars engine's ``steps.Hooks.polars_second``); None without
+    judgments."""
+    if not binding.judgments:
+        return None
+    check_judgments_schema(binding, {name: str(dtype) for name, dtype in table.collect_schema().items()}, source_schema)
+    return table.select(
+        query=pl.col(binding.judgment_roles["query"]),
+        item=pl.col(binding.judgment_roles["item"]),
+        label=pl.col(binding.label).cast(pl.Float64),
+    )
 
 
 def run_checks_sql(binding: Binding) -> str:

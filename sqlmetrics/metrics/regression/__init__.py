@@ -75,6 +75,10 @@ INTERMEDIATES = {
     ),
 }
 
-FAMILY = Family("regression", hooks=Hooks(check_result=check_no_overflow))
+FAMILY = Family(
+    "regression",
+    hooks=Hooks(check_result=check_no_overflow),
+    summary="a real target as label and the prediction as score",
+)
 
 __all__ = ["FAMILY", "INTERMEDIATES", "RESIDUAL_SUMS"]

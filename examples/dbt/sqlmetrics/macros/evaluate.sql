@@ -9,15 +9,17 @@
     'ndcg@10:gain=linear:ties=pessimistic'; with prediction= (the predicted class column),
     'accuracy', 'f1', 'mcc', ... are the multi-class metrics, and with class_scores=
     ({class: score column}, wide) 'auc' and 'average_precision' the one-vs-rest ones, as
-    in Python. -#}
+    in Python. A role a family adds (catalog.roles) is a keyword too, as in Python
+    (exposure='e'): its column read as a number under the role's name, a row with it
+    NULL left out, its input rule checked. -#}
 {% macro evaluate(relation, metrics, label='label', score=none, query=none, item=none, weight=none, by=none, prediction=none, class_scores=none) %}
   {%- for key in kwargs if key in ['ci', 'ci_method', 'ci_unit', 'resamples', 'seed'] -%}
     {%- do exceptions.raise_compiler_error("sqlmetrics: intervals (ci=) are not carried by the dbt package (got " ~ key ~ "=): sm.evaluate(..., ci=0.95) computes them, and sm.to_sql(..., ci=0.95, dialect=...) writes their statement for a warehouse table") -%}
   {%- endfor -%}
-  {%- for key in kwargs -%}
-    {%- do exceptions.raise_compiler_error("sqlmetrics: evaluate: unknown argument '" ~ key ~ "' (arguments: relation, metrics, label, score, query, item, weight, by, prediction, class_scores)") -%}
-  {%- endfor -%}
   {%- set catalog = fromjson(sqlmetrics.sm_catalog()) -%}
+  {%- for key in kwargs if key not in catalog.roles -%}
+    {%- do exceptions.raise_compiler_error("sqlmetrics: evaluate: unknown argument '" ~ key ~ "' (arguments: " ~ (['relation', 'metrics', 'label', 'score', 'query', 'item', 'weight', 'by', 'prediction', 'class_scores'] + catalog.roles) | join(', ') ~ ")") -%}
+  {%- endfor -%}
   {%- set dispatch = adapter.dispatch -%}
   {%- set facts = fromjson(dispatch('sm_facts', 'sqlmetrics')()) -%}
   {%- if metrics is not string and (metrics is not iterable or metrics is mapping) -%}
@@ -49,8 +51,18 @@
   {%- for call in calls -%}{%- for role in call.spec.needs if role in reading -%}{%- do reading[role].append(call) -%}{%- endfor -%}{%- endfor -%}
   {%- set score = 'score' if score is none and reading.score else score -%}
   {%- set given = {'label': label, 'score': score, 'prediction': prediction, 'query': query, 'item': item, 'weight': weight} -%}
+  {%- set added = [] -%}  {#- the roles the families add that the calls read, as Python's Binding.generic_roles -#}
+  {%- for role in catalog.roles -%}
+    {%- do given.update({role: kwargs.get(role)}) -%}
+    {%- for call in calls if role in call.spec.needs -%}
+      {%- if given[role] is none -%}
+        {%- do exceptions.raise_compiler_error("sqlmetrics: " ~ call.column ~ " reads the " ~ role ~ " column: pass " ~ role ~ "=<its column>") -%}
+      {%- endif -%}
+      {%- if role not in added -%}{%- do added.append(role) -%}{%- endif -%}
+    {%- endfor -%}
+  {%- endfor -%}
   {%- set names = {} -%}
-  {%- for role in ['label', 'score', 'prediction', 'query', 'item', 'weight'] if given[role] is not none -%}
+  {%- for role in ['label', 'score', 'prediction', 'query', 'item', 'weight'] + catalog.roles if given[role] is not none -%}
     {%- do names.update({role: sqlmetrics.sm_plain(given[role], role)}) -%}
   {%- endfor -%}
   {%- for name in by -%}{%- do sqlmetrics.sm_plain(name, 'by') -%}{%- endfor -%}
@@ -102,8 +114,9 @@
   {%- for k in wide -%}{%- do columns.append(facts.double.replace('sm__x__', facts.quoted.replace('sm__x__', k.column)) ~ ' AS class_score_' ~ loop.index) -%}{%- endfor -%}
   {%- set one = facts.double.replace('sm__x__', q.weight if weight is not none else '1') -%}
   {%- if weight is not none -%}{%- do columns.append(one ~ ' AS weight') -%}{%- endif -%}
+  {%- for role in added -%}{%- do columns.append(facts.double.replace('sm__x__', q[role]) ~ ' AS ' ~ role) -%}{%- endfor -%}
   {%- set excluded = [] -%}
-  {%- for role in ['label', 'score', 'prediction', 'query', 'item', 'weight'] if role in q and (role != 'item' or ranking) -%}
+  {%- for role in ['label', 'score', 'prediction', 'query', 'item', 'weight'] + added if role in q and (role != 'item' or ranking) -%}
     {%- do excluded.append(q[role] ~ ' IS NULL') -%}
   {%- endfor -%}
   {%- for k in wide -%}{%- do excluded.append(facts.quoted.replace('sm__x__', k.column) ~ ' IS NULL') -%}{%- endfor -%}
@@ -241,7 +254,7 @@ WITH {{ steps | join(', ') }} SELECT {{ selected | join(', ') }} FROM row_counts
     {%- set taking = [] -%}
     {%- for call in calls -%}
       {%- set s = call.spec -%}
-      {%- set takes = {
+      {%- set takes = (rule.role in s.needs) if rule.role in catalog.roles else {
           'label': s.label_domain == 'binary',
           'relevance': s.label_domain == 'relevance',
           'exponential_gain': call.params.get('gain') == 'exponential',
