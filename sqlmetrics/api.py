@@ -166,9 +166,7 @@ def interval_methods(
     request = Request.of(locals())
     bootstrap.check(resamples, seed, ci_unit)
     calls = resolve(metrics, bound=request.bound)
-    return intervals.described(
-        calls, ci, ci_method, request.unit, resamples, seed, query, registered=registry()
-    )
+    return intervals.described(calls, ci, ci_method, request.unit, resamples, seed, query, registered=registry())
 
 
 def evaluate_request(

@@ -1,7 +1,8 @@
 """The interval of an off-policy estimator that is a weighted mean of a value of each row
 (ips, clipped_ips, dm, dr, switch_dr, dr_os, and the diagnostic mean_weight: Σ k·x / Σ k,
-x the row's weighted reward, corrected model value or importance weight): the standard error of that mean, se² = Σ k·(x − m)² / (W·(W − 1)),
-weights counting as frequencies, and the normal interval. It is ``residual_mean``'s
+x the row's weighted reward, corrected model value or importance weight): the standard
+error of that mean, se² = Σ k·(x − m)² / (W·(W − 1)), weights counting as frequencies,
+and the normal interval. It is ``residual_mean``'s
 computation (its templates, its state's kept spread, its clustered form) over a row value
 written in SQL over the off-policy roles (``propensity``, ``target_propensity``,
 ``reward_model``, ``target_reward_model``), ``label`` and the call's parameters

@@ -58,7 +58,10 @@ def frame(
 
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"score": [0.1, 0.3, 0.8, 0.9], "label": [0, 1, 1, 1]})
-    >>> smp.brier_reliability(df, score="score", label="label", bins=2).select(pl.all().round(12)).item()  # bins [.1, .3] and [.8, .9]: (2·(.2 − .5)² + 2·(.85 − 1)²) / 4
+    >>> # bins [.1, .3] and [.8, .9]: (2·(.2 − .5)² + 2·(.85 − 1)²) / 4
+    >>> smp.brier_reliability(df, score="score", label="label", bins=2).select(pl.all().round(12)).item()
     0.05625
     """
-    return binned_frame(data, SPEC, value(), score=score, label=label, weight=weight, by=by, bins=bins, strategy=strategy)
+    return binned_frame(
+        data, SPEC, value(), score=score, label=label, weight=weight, by=by, bins=bins, strategy=strategy
+    )

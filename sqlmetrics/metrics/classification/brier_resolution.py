@@ -56,7 +56,10 @@ def frame(
 
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"score": [0.1, 0.3, 0.8, 0.9], "label": [0, 1, 1, 1]})
-    >>> smp.brier_resolution(df, score="score", label="label", bins=2).select(pl.all().round(12)).item()  # ō = ¾, bins' rates ½ and 1: (2·¼² + 2·¼²) / 4
+    >>> # ō = ¾, bins' rates ½ and 1: (2·¼² + 2·¼²) / 4
+    >>> smp.brier_resolution(df, score="score", label="label", bins=2).select(pl.all().round(12)).item()
     0.0625
     """
-    return binned_frame(data, SPEC, value(), score=score, label=label, weight=weight, by=by, bins=bins, strategy=strategy)
+    return binned_frame(
+        data, SPEC, value(), score=score, label=label, weight=weight, by=by, bins=bins, strategy=strategy
+    )

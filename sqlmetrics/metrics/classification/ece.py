@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._bins import W, W_POS, W_SCORE, binned_frame, forecast, observed, weighted_mean
 from sqlmetrics.metrics.classification._binary import ratio
+from sqlmetrics.metrics.classification._bins import W_POS, W_SCORE, W, binned_frame, forecast, observed, weighted_mean
 from sqlmetrics.metrics.classification.calibration_bins import STRATEGY, bins_param
 from sqlmetrics.sources import Frame
 from sqlmetrics.spec import Metric, Param
@@ -30,7 +30,10 @@ SPEC = Metric(
     params=(bins_param(15), STRATEGY, NORM),
     score_domain="probability",
     higher_is_better=False,
-    reference="torchmetrics BinaryCalibrationError and netcal ECE/MCE (their formulas written out in tests/test_calibration_metrics.py)",
+    reference=(
+        "torchmetrics BinaryCalibrationError and netcal ECE/MCE "
+        "(their formulas written out in tests/test_calibration_metrics.py)"
+    ),
 )
 
 

@@ -58,7 +58,10 @@ def frame(
 
     >>> import polars as pl, sqlmetrics.polars as smp
     >>> df = pl.DataFrame({"score": [0.1, 0.3, 0.8, 0.9], "label": [0, 1, 1, 1]})
-    >>> smp.logloss_reliability(df, score="score", label="label", bins=2).select(pl.all().round(12)).item()  # KL(½ ‖ .2)·2/4 + KL(1 ‖ .85)·2/4
+    >>> # KL(½ ‖ .2)·2/4 + KL(1 ‖ .85)·2/4
+    >>> smp.logloss_reliability(df, score="score", label="label", bins=2).select(pl.all().round(12)).item()
     0.192831240406
     """
-    return binned_frame(data, SPEC, value(), score=score, label=label, weight=weight, by=by, bins=bins, strategy=strategy)
+    return binned_frame(
+        data, SPEC, value(), score=score, label=label, weight=weight, by=by, bins=bins, strategy=strategy
+    )

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqlmetrics.metrics.classification._binary import IntoExpr
 from sqlmetrics.intervals.importance_mean import importance_mean
+from sqlmetrics.metrics.classification._binary import IntoExpr
 from sqlmetrics.metrics.off_policy import _rows
 from sqlmetrics.spec import Metric
 
