@@ -54,8 +54,9 @@ def _both_forms(frame: pl.DataFrame, metrics, buckets: int, distinct_scores: boo
 )
 def test_auc_and_average_precision(frame, extremes, buckets, distinct_scores, weighted):
     """Weighted, auc reads the running sums; unweighted, the rows' positions (its rank sum)."""
-    extra = pl.DataFrame([("a", 0, label, score, 1.0) for score, label in extremes], schema=frame.schema, orient="row")
-    frame = pl.concat([frame, extra])
+    columns = {name: frame.schema[name] for name in ("slice", "query", "label", "score", "weight")}
+    extra = pl.DataFrame([("a", 0, label, score, 1.0) for score, label in extremes], schema=columns, orient="row")
+    frame = pl.concat([frame, extra], how="diagonal")  # the families' other columns NULL: auc reads none of them
     _both_forms(
         frame,
         ["auc", "average_precision"],

@@ -56,7 +56,7 @@ FAMILY = Family(
         Role("prediction", "the predicted class (a number, string or boolean), compared with the label", after="score",
              generic=False),
         Role("class_scores", "one score per class: {class: score column}, or sm.long_scores(table, ...)",
-             option="--class-score", metavar="CLASS=COLUMN", annotation="ClassScores | None", after="judgments",
+             option="--class-scores", metavar="CLASS=COLUMN", annotation="ClassScores | None", after="judgments",
              generic=False, table=True),
     ),
     hooks=Hooks(steps_before=before_shared, steps_after=after_shared, table_rules=class_rules,
