@@ -20,7 +20,16 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from scipy import stats
 from test_compare import PAIRED_CONFUSION, _undefined_as_nan
-from test_intervals import CLASS_METRICS, RESIDUAL_VALUES, ROW_VALUES, class_calls, clipped, query_level_calls
+from test_intervals import (
+    CLASS_METRICS,
+    IMPORTANCE_PARAMS,
+    IMPORTANCE_VALUES,
+    RESIDUAL_VALUES,
+    ROW_VALUES,
+    class_calls,
+    clipped,
+    query_level_calls,
+)
 
 import sqlmetrics as sm
 from sqlmetrics.errors import InvalidInputError, InvalidParameterError, SqlMetricsError
@@ -102,7 +111,7 @@ def _ne(y, s, w):
 
 def _off_policy(value):
     """An off-policy mean Σ k·x / Σ k of each row's value x(r, w, q̂ₐ, q̂ₑ), w = πₑ/π₀; the
-    "score" is the stacked columns π₀, πₑ, q̂ₐ, q̂ₑ (OFF_POLICY_CALLS' parameters)."""
+    "score" is the stacked columns π₀, πₑ, q̂ₐ, q̂ₑ (IMPORTANCE_PARAMS' parameters)."""
 
     def mean(r, columns, k):
         p0, pe, qa, qe = columns
@@ -110,17 +119,6 @@ def _off_policy(value):
 
     return mean
 
-
-OFF_POLICY_VALUES = {  # each row's value, at OFF_POLICY_CALLS' parameters
-    "ips": lambda r, w, qa, qe: w * r,
-    "clipped_ips": lambda r, w, qa, qe: np.minimum(w, 1.5) * r,
-    "dm": lambda r, w, qa, qe: qe,
-    "dr": lambda r, w, qa, qe: qe + w * (r - qa),
-    "switch_dr": lambda r, w, qa, qe: qe + (w <= 1.5) * w * (r - qa),
-    "dr_os": lambda r, w, qa, qe: qe + 3 * w / (w * w + 3) * (r - qa),
-    "mean_weight": lambda r, w, qa, qe: w,
-}
-OFF_POLICY_CALLS = {"clipped_ips": {"cap": 1.5}, "switch_dr": {"cap": 1.5}, "dr_os": {"shrinkage": 3.0}}
 
 REFERENCES = {  # each metric of (label, score or prediction, weights), NaN where it is undefined
     "auc": _auc,
@@ -133,7 +131,7 @@ REFERENCES = {  # each metric of (label, score or prediction, weights), NaN wher
     **{name: _class_metric(name) for name in CLASS_METRICS},
     "cohen_kappa": _kappa,
     "r2": _r2,
-    **{name: _off_policy(value) for name, value in OFF_POLICY_VALUES.items()},
+    **{name: _off_policy(value) for name, value in IMPORTANCE_VALUES.items()},
 }
 CALLS = {"fbeta": {"beta": 2.0}}
 
@@ -223,7 +221,7 @@ def test_clustered_off_policy_interval_is_the_linearization_over_units(engine, m
     schema = {"unit": pl.Int64, "r": pl.Float64, "p0": pl.Float64, "pe": pl.Float64, "qa": pl.Float64,
               "qe": pl.Float64, "k": pl.Int64}  # fmt: skip
     frame = pl.DataFrame(rows, schema=schema, orient="row")
-    call = sm.metric(metric, **OFF_POLICY_CALLS.get(metric, {}))
+    call = sm.metric(metric, **IMPORTANCE_PARAMS.get(metric, {}))
     roles = dict(label="r", propensity="p0", target_propensity="pe", reward_model="qa", target_reward_model="qe")
     out = sm.evaluate(frame, [call], weight="k", ci=0.9, ci_unit="unit", engine=engine, **roles)
     assert sm.interval_methods([call], ci=0.9, ci_unit="unit")["unit"].to_list() == ["unit"]
