@@ -35,7 +35,9 @@ FROM (
     ),
     uniform_guess AS (
         SELECT {{ by }}, score, n, w, w_pos,
-               LEAST(GREATEST(CAST(CEIL(score * {{ bins }}) AS BIGINT) - 1, 0), {{ bins }} - 1) AS c
+               -- the score clamped to [0, 1] first (the same bin for every finite score): a NaN or
+               -- infinite score, which the input check refuses, must not fail this cast before it
+               LEAST(GREATEST(CAST(CEIL(LEAST(GREATEST(score, 0), 1) * {{ bins }}) AS BIGINT) - 1, 0), {{ bins }} - 1) AS c
         FROM bin_scores
         WHERE {{ strategy }} = 'uniform'
     ),

@@ -345,7 +345,10 @@ WITH input AS (
         n,
         w,
         w_pos,
-        LEAST(GREATEST(CAST(CEIL(score * 15) AS Nullable(Int64)) - 1, 0), 15 - 1) AS c
+        LEAST(
+          GREATEST(CAST(CEIL(LEAST(GREATEST(score, 0), 1) * 15) AS Nullable(Int64)) - 1, 0),
+          15 - 1
+        ) AS c /* the score clamped to [0, 1] first (the same bin for every finite score): a NaN or */ /* infinite score, which the input check refuses, must not fail this cast before it */
       FROM bin_scores
       WHERE
         TRUE

@@ -378,7 +378,13 @@ WITH input AS (
         n,
         w,
         w_pos,
-        LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(CAST(CEIL(score * 15) AS BIGINT) - 1, 0), 15 - 1) AS c
+        LEAST_IGNORE_NULLS(
+          GREATEST_IGNORE_NULLS(
+            CAST(CEIL(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(score, 0), 1) * 15) AS BIGINT) - 1,
+            0
+          ),
+          15 - 1
+        ) AS c /* the score clamped to [0, 1] first (the same bin for every finite score): a NaN or */ /* infinite score, which the input check refuses, must not fail this cast before it */
       FROM bin_scores
       WHERE
         TRUE
